@@ -1,0 +1,593 @@
+#include "engine/ingest/heaptrack_reader.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <unordered_map>
+
+#include "engine/error.h"
+#include "engine/ingest/line_reader.h"
+#include "engine/store/block_matcher.h"
+
+namespace heapql {
+
+namespace {
+
+constexpr std::uint32_t kNewestFormatVersion = 3;
+constexpr std::int64_t kNsPerMs = 1'000'000;
+
+std::string_view base_name(std::string_view path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string record_name(char type) {
+  if (type >= 0x21 && type < 0x7f) return fmt::format("'{}'", type);
+  return fmt::format("0x{:02x}", static_cast<unsigned char>(type));
+}
+
+// The fields of one record line: `T f1 f2 ...`, single spaces, lowercase hex
+// numbers, length-prefixed strings (format 3).
+class Fields {
+ public:
+  Fields(std::string_view line, const LineReader& reader) : reader_(reader), type_(line.empty() ? '\0' : line[0]) {
+    if (line.size() >= 2) {
+      if (line[1] != ' ') fail(fmt::format("expected a space after the record type, got {}", record_name(line[1])));
+      rest_ = line.substr(2);
+    }
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(reader_.location(), fmt::format("{} record: {}", record_name(type_), what));
+  }
+
+  bool more() const { return !rest_.empty(); }
+
+  std::uint64_t hex(std::string_view what) {
+    const std::string_view field = next_field(what);
+    if (field.size() > 16) fail(fmt::format("{}: '{}' is longer than 64 bits", what, field));
+    std::uint64_t value = 0;
+    for (char c : field) {
+      unsigned digit;
+      if (c >= '0' && c <= '9') {
+        digit = static_cast<unsigned>(c - '0');
+      } else if (c >= 'a' && c <= 'f') {
+        digit = static_cast<unsigned>(c - 'a' + 10);
+      } else {
+        fail(fmt::format("{}: expected a lowercase hex number, got '{}'", what, field));
+      }
+      value = value << 4 | digit;
+    }
+    return value;
+  }
+
+  std::uint32_t index(std::string_view what) {
+    const std::uint64_t value = hex(what);
+    if (value > 0xFFFFFFFFu) fail(fmt::format("{}: {:x} does not fit heaptrack's 32-bit indices", what, value));
+    return static_cast<std::uint32_t>(value);
+  }
+
+  // Format 3 string: `<length> <bytes>`; bytes may hold spaces.
+  std::string_view length_prefixed(std::string_view what) {
+    const std::uint64_t length = hex(what);
+    if (length > rest_.size()) {
+      fail(fmt::format("{}: length {:x} runs past the end of the line ({} bytes left)", what, length, rest_.size()));
+    }
+    const std::string_view text = rest_.substr(0, length);
+    rest_.remove_prefix(length);
+    if (!rest_.empty()) {
+      if (rest_[0] != ' ') fail(fmt::format("{}: expected a space after the {}-byte string", what, length));
+      rest_.remove_prefix(1);
+    }
+    return text;
+  }
+
+  std::string_view rest() {
+    const std::string_view all = rest_;
+    rest_ = {};
+    return all;
+  }
+
+  void expect_end() const {
+    if (!rest_.empty()) fail(fmt::format("unexpected extra fields '{}'", rest_));
+  }
+
+ private:
+  std::string_view next_field(std::string_view what) {
+    if (rest_.empty()) fail(fmt::format("missing field: {}", what));
+    const auto space = rest_.find(' ');
+    std::string_view field = rest_.substr(0, space);
+    if (space == std::string_view::npos) {
+      rest_ = {};
+    } else {
+      rest_.remove_prefix(space + 1);
+      if (rest_.empty()) fail(fmt::format("{}: trailing space", what));
+    }
+    if (field.empty()) fail(fmt::format("{}: empty field (two spaces)", what));
+    return field;
+  }
+
+  const LineReader& reader_;
+  char type_;
+  std::string_view rest_;
+};
+
+// One `i` record: an instruction pointer and its frames, innermost first.
+struct InstructionPointer {
+  std::uint64_t address = 0;
+  std::uint32_t module_path = 0;  // file string index, 0 = unknown
+  std::uint32_t first_symbol = 0;  // into symbols_ (file string indices, 0 = unknown)
+  std::uint32_t symbol_count = 0;
+  std::uint32_t first_frame = 0;   // into frames_, once built
+  bool frames_built = false;
+};
+
+class HeaptrackParser {
+ public:
+  HeaptrackParser(const HeaptrackFiles& files, const std::string& user_path, TraceTables& tables,
+                  EventConsumer& consumer, const HeaptrackReadOptions& options)
+      : tables_(tables),
+        options_(options),
+        in_(files.interpreted, options.show_progress),
+        consumer_(consumer) {
+    if (files.raw) raw_.emplace(*files.raw, false);
+    info_.path = user_path;
+    info_.files.push_back(files.interpreted);
+    if (files.raw) info_.files.push_back(*files.raw);
+    info_.source = "heaptrack";
+    info_.format = files.raw ? "raw+interpreted" : "interpreted";
+    info_.compression = std::string(compression_name(in_.compression()));
+    info_.time_resolution_ns = kNsPerMs;
+    strings_.push_back(StringId());  // index 0: no string
+    traces_.push_back(StackId());    // index 0: the empty stack
+    ips_.emplace_back();             // index 0: no instruction pointer
+  }
+
+  SourceInfo run() {
+    std::string_view line;
+    while (in_.next(line)) handle(line);
+    if (in_.line_number() == 0) throw Error(SourceLocation::of_file(in_.path()), "no records: the file holds no text");
+    if (!matcher_) throw Error(SourceLocation::of_file(in_.path()), "not a heaptrack file: no 'v' record");
+    info_.lines = in_.line_number();
+    info_.block_identity = matcher_->identity();
+    info_.end_ns = matcher_->time();
+    info_.anomalies = matcher_->anomalies();
+    info_.anomalies.decreasing_timestamps = decreasing_timestamps_;
+    info_.anomalies.skipped_records = skipped_records_;
+    info_.peak_rss_bytes = peak_rss_pages_ * info_.page_size;
+    ensure_process();
+    matcher_->finish();
+    return info_;
+  }
+
+ private:
+  void handle(std::string_view line) {
+    if (line.empty()) return;  // the interpreter writes one; a comment
+    Fields f(line, in_);
+    const char type = line[0];
+    if (!saw_version_ && type != 'v' && type != '#') {
+      throw Error(in_.location(), fmt::format("not a heaptrack file: expected the 'v' record first, got {}",
+                                              record_name(type)));
+    }
+    switch (type) {
+      case 'v': return on_version(f);
+      case 'X': return on_command(f);
+      case 'I':
+        info_.page_size = f.hex("page size");
+        info_.physical_pages = f.hex("physical pages");
+        return;
+      case 'S': info_.embedded_suppressions.emplace_back(f.rest()); return;
+      case 'A': info_.attached = true; return;
+      case '#': return;
+      case 's': return on_string(f);
+      case 'i': return on_ip(f);
+      case 't': return on_trace(f);
+      case 'a': return on_alloc_info(f);
+      case '+': return on_alloc(f);
+      case '-': return on_free(f);
+      case 'c': return on_clock(f);
+      case 'R': peak_rss_pages_ = std::max(peak_rss_pages_, f.hex("RSS pages")); return;
+      case 'x':
+      case 'm':
+        f.fail(fmt::format("this is a raw heaptrack file (written by heaptrack --raw); heapql reads it together with "
+                           "its interpreted twin (run heaptrack_interpret on it, or record with `heapql record`)"));
+      default: return on_unknown(type, f);
+    }
+  }
+
+  void on_unknown(char type, Fields& f) {
+    // heaptrack skips record types it does not know (newer writers may add
+    // some); we do that for letters only. Anything else is not a heaptrack
+    // record at all: the file is damaged.
+    const bool letter = (type >= 'a' && type <= 'z') || (type >= 'A' && type <= 'Z');
+    if (!letter) f.fail("unknown record type: the line does not start with a heaptrack record type");
+    ++skipped_records_;
+    const std::string warning =
+        fmt::format("{}skipped unknown record type {} (as heaptrack does)\n", format_location(in_.location()),
+                    record_name(type));
+    if (options_.warnings) {
+      *options_.warnings += warning;
+    } else if (skipped_records_ <= 10) {
+      std::fputs(("heapql: warning: " + warning).c_str(), stderr);
+    }
+  }
+
+  void on_version(Fields& f) {
+    if (saw_version_) f.fail("a second 'v' record");
+    saw_version_ = true;
+    const std::uint64_t version = f.hex("heaptrack version");
+    info_.tracer_version = fmt::format("{}.{}.{}", version >> 16, (version >> 8) & 0xff, version & 0xff);
+    if (f.more()) {
+      const std::uint64_t format = f.hex("file format version");
+      if (format > kNewestFormatVersion) {
+        f.fail(fmt::format("file format version {} is newer than this reader knows ({})", format, kNewestFormatVersion));
+      }
+      format_version_ = static_cast<std::uint32_t>(format);
+    } else {
+      format_version_ = version == 0x10200 ? 1 : 0;
+    }
+    f.expect_end();
+    info_.format_version = format_version_;
+    // Version 0 files carry addresses, and so does a raw twin: exact identity.
+    matcher_.emplace(raw_ || format_version_ == 0 ? BlockIdentity::kExact : BlockIdentity::kBucketLifo, consumer_);
+  }
+
+  void on_command(Fields& f) {
+    if (saw_command_) f.fail("a second 'X' record (heaptrack rejects such files too)");
+    saw_command_ = true;
+    info_.command = std::string(f.rest());
+  }
+
+  std::string_view string_field(Fields& f, std::string_view what) {
+    return format_version_ >= 3 ? f.length_prefixed(what) : f.rest();
+  }
+
+  void on_string(Fields& f) {
+    const std::string_view text = string_field(f, "string");
+    f.expect_end();
+    strings_.push_back(tables_.intern_string(text));
+  }
+
+  std::uint32_t string_index(Fields& f, std::string_view what) {
+    const std::uint32_t index = f.index(what);
+    if (index >= strings_.size()) {
+      f.fail(fmt::format("{}: string index {:x} points nowhere ({} strings defined)", what, index, strings_.size() - 1));
+    }
+    return index;
+  }
+
+  void on_ip(Fields& f) {
+    InstructionPointer ip;
+    ip.address = f.hex("instruction pointer");
+    ip.module_path = string_index(f, "module");
+    ip.first_symbol = static_cast<std::uint32_t>(symbols_.size());
+    if (f.more()) {
+      symbols_.push_back(string_index(f, "function"));
+      if (f.more()) {
+        string_index(f, "file");
+        f.hex("line");
+        while (f.more()) {
+          symbols_.push_back(string_index(f, "inlined function"));
+          string_index(f, "inlined file");
+          f.hex("inlined line");
+        }
+      }
+    }
+    ip.symbol_count = static_cast<std::uint32_t>(symbols_.size()) - ip.first_symbol;
+    ips_.push_back(ip);
+  }
+
+  // Frames of an IP, innermost first; built on first use, when the raw twin
+  // has told us the module bases.
+  std::pair<const FrameId*, std::size_t> frames_of(InstructionPointer& ip) {
+    if (!ip.frames_built) {
+      ip.first_frame = static_cast<std::uint32_t>(frames_.size());
+      StringId module = tables_.unknown_module();
+      std::uint64_t address = ip.address;
+      if (ip.module_path != 0) {
+        const std::string_view path = tables_.string(strings_[ip.module_path]);
+        module = tables_.intern_string(base_name(path));
+        if (auto base = module_bases_.find(std::string(path)); base != module_bases_.end() && address >= base->second) {
+          address -= base->second;
+        }
+      }
+      if (ip.symbol_count == 0) {
+        frames_.push_back(tables_.intern_frame(module, StringId(), address));
+      } else {
+        for (std::uint32_t i = 0; i < ip.symbol_count; ++i) {
+          const std::uint32_t symbol = symbols_[ip.first_symbol + i];
+          frames_.push_back(tables_.intern_frame(module, symbol ? strings_[symbol] : StringId(), address));
+        }
+      }
+      ip.frames_built = true;
+    }
+    const std::size_t count = ip.symbol_count == 0 ? 1 : ip.symbol_count;
+    return {frames_.data() + ip.first_frame, count};
+  }
+
+  void on_trace(Fields& f) {
+    const std::uint32_t ip_index = f.index("instruction pointer index");
+    const std::uint32_t parent = f.index("parent trace index");
+    f.expect_end();
+    if (ip_index == 0 || ip_index >= ips_.size()) {
+      f.fail(fmt::format("instruction pointer index {:x} points nowhere ({} defined)", ip_index, ips_.size() - 1));
+    }
+    if (parent >= traces_.size()) {
+      f.fail(fmt::format("parent trace index {:x} points nowhere ({} traces defined)", parent, traces_.size() - 1));
+    }
+    if (raw_) raw_advance('t');
+    auto [frames, count] = frames_of(ips_[ip_index]);
+    StackId node = traces_[parent];
+    // The IP's outermost (real) function is called from the parent; its
+    // inlined callees stack on top of it.
+    for (std::size_t i = count; i-- > 0;) node = tables_.intern_stack(frames[i], node);
+    traces_.push_back(node);
+  }
+
+  void ensure_process() {
+    if (process_.valid()) return;
+    std::string name;
+    std::uint64_t pid = 0;
+    const std::string file = std::filesystem::path(info_.path).filename().string();
+    // heaptrack's default name: heaptrack.<program>.<pid>[.raw].<zst|gz>
+    if (file.rfind("heaptrack.", 0) == 0) {
+      const std::string rest = file.substr(10);
+      const auto dot = rest.find('.');
+      if (dot != std::string::npos) {
+        name = rest.substr(0, dot);
+        const std::string digits = rest.substr(dot + 1, rest.find('.', dot + 1) - dot - 1);
+        if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos && digits.size() < 19) {
+          pid = std::stoull(digits);
+        }
+      }
+    }
+    if (!info_.command.empty()) name = std::string(base_name(info_.command.substr(0, info_.command.find(' '))));
+    if (name.empty()) name = "?";
+    process_ = tables_.intern_process(pid, name);
+    heap_ = tables_.intern_heap(process_, 0, "default");
+  }
+
+  BucketId bucket_for(std::uint64_t size, std::uint32_t trace) {
+    ensure_process();
+    return tables_.intern_bucket(Bucket{size, traces_[trace], process_, heap_, 0, BlockKind::kHeap, false});
+  }
+
+  std::uint32_t trace_index(Fields& f, std::string_view what) {
+    const std::uint32_t trace = f.index(what);
+    if (trace >= traces_.size()) {
+      f.fail(fmt::format("{}: trace index {:x} points nowhere ({} traces defined)", what, trace, traces_.size() - 1));
+    }
+    return trace;
+  }
+
+  void on_alloc_info(Fields& f) {
+    const std::uint64_t size = f.hex("size");
+    const std::uint32_t trace = trace_index(f, "trace");
+    f.expect_end();
+    alloc_infos_.push_back(AllocInfo{bucket_for(size, trace), size, trace});
+  }
+
+  std::uint32_t alloc_info_index(Fields& f) {
+    const std::uint32_t index = f.index("allocation-info index");
+    if (index >= alloc_infos_.size()) {
+      f.fail(fmt::format("allocation-info index {:x} points nowhere ({} 'a' records so far)", index,
+                         alloc_infos_.size()));
+    }
+    return index;
+  }
+
+  void on_alloc(Fields& f) {
+    if (format_version_ == 0) {
+      const std::uint64_t size = f.hex("size");
+      const std::uint32_t trace = trace_index(f, "trace");
+      const std::uint64_t address = f.hex("address");
+      f.expect_end();
+      return matcher_->alloc(bucket_for(size, trace), address);
+    }
+    const std::uint32_t index = alloc_info_index(f);
+    f.expect_end();
+    const AllocInfo& info = alloc_infos_[index];
+    if (!raw_) return matcher_->alloc(info.bucket, 0);
+    const RawAlloc raw = raw_next_alloc();
+    if (raw.size != info.size || raw.trace != info.trace) {
+      raw_mismatch(fmt::format("allocation of {} bytes from trace {:x}", info.size, info.trace),
+                   fmt::format("'+' of {} bytes from trace {:x}", raw.size, raw.trace));
+    }
+    matcher_->alloc(info.bucket, raw.address);
+  }
+
+  void on_free(Fields& f) {
+    if (format_version_ == 0) {
+      const std::uint64_t address = f.hex("address");
+      f.expect_end();
+      matcher_->free_address(address);
+      return;
+    }
+    const std::uint32_t index = alloc_info_index(f);
+    f.expect_end();
+    const AllocInfo& info = alloc_infos_[index];
+    if (!raw_) {
+      if (!matcher_->free_bucket(info.bucket)) {
+        f.fail(fmt::format("frees a block of allocation-info {:x} ({} bytes), which has no live block", index,
+                           info.size));
+      }
+      return;
+    }
+    const std::uint64_t address = raw_next_live_free();
+    const LiveBlock* block = matcher_->live_at(address);
+    if (block->bucket != info.bucket) {
+      raw_mismatch(fmt::format("free of a block of allocation-info {:x}", index),
+                   fmt::format("'-' of address 0x{:x}, a block of another bucket", address));
+    }
+    matcher_->free_address(address);
+  }
+
+  void on_clock(Fields& f) {
+    const std::uint64_t ms = f.hex("milliseconds");
+    f.expect_end();
+    if (ms > static_cast<std::uint64_t>(kNeverNs / kNsPerMs)) f.fail("timestamp out of range");
+    const auto ns = static_cast<std::int64_t>(ms) * kNsPerMs;
+    if (ns < matcher_->time()) {
+      ++decreasing_timestamps_;  // kept at the previous time, as heaptrack's newer reader does
+      return;
+    }
+    matcher_->set_time(ns);
+  }
+
+  // ---- the raw twin, walked in step with the interpreted file ----
+
+  struct RawAlloc {
+    std::uint64_t size, trace, address;
+  };
+
+  [[noreturn]] void raw_mismatch(const std::string& interpreted, const std::string& raw) {
+    throw Error(in_.location(), fmt::format("the raw twin disagrees: this file has an {} where {}:{} has a {}",
+                                            interpreted, raw_->path(), raw_->line_number(), raw));
+  }
+
+  // Reads raw lines up to the next one of `wanted` type ('t', '+', or '-'
+  // with a live address), keeping module bases current. Returns its fields.
+  std::string_view raw_advance(char wanted) {
+    std::string_view line;
+    while (true) {
+      if (!raw_->next(line)) {
+        raw_mismatch(fmt::format("'{}' record", wanted), "the end of the file");
+      }
+      if (line.empty()) continue;
+      const char type = line[0];
+      if (type == wanted && type != '-') return line;
+      Fields f(line, *raw_);
+      switch (type) {
+        case 'v':
+          f.hex("heaptrack version");
+          raw_format_version_ = f.more() ? f.index("file format version") : 0;
+          break;
+        case 'x': raw_executable_ = std::string(raw_format_version_ >= 3 ? f.length_prefixed("path") : f.rest()); break;
+        case 'm': on_raw_module(f); break;
+        case '-': {
+          const std::uint64_t address = f.hex("address");
+          if (matcher_->live_at(address) != nullptr) {
+            if (wanted == '-') {
+              pending_free_ = address;
+              return line;
+            }
+            raw_mismatch(fmt::format("'{}' record", wanted), fmt::format("'-' of live address 0x{:x}", address));
+          }
+          matcher_->anomalies().unmatched_frees++;  // dropped by heaptrack_interpret too
+          break;
+        }
+        case 't':
+        case '+': raw_mismatch(fmt::format("'{}' record", wanted), fmt::format("'{}' record", type));
+        default: break;  // c, R, X, I, S, A, #: the interpreted file has them
+      }
+    }
+  }
+
+  RawAlloc raw_next_alloc() {
+    Fields f(raw_advance('+'), *raw_);
+    RawAlloc a{f.hex("size"), f.hex("trace"), f.hex("address")};
+    f.expect_end();
+    return a;
+  }
+
+  std::uint64_t raw_next_live_free() {
+    raw_advance('-');
+    return pending_free_;
+  }
+
+  void on_raw_module(Fields& f) {
+    const std::string_view name = raw_format_version_ >= 3 ? f.length_prefixed("module name") : std::string_view{};
+    if (raw_format_version_ < 3) return;  // pre-3 raw names are not delimited; keep absolute addresses
+    if (name == "-") {
+      module_bases_.clear();
+      return;
+    }
+    const std::uint64_t base = f.hex("load address");
+    module_bases_[name == "x" ? raw_executable_ : std::string(name)] = base;
+  }
+
+  struct AllocInfo {
+    BucketId bucket;
+    std::uint64_t size;
+    std::uint32_t trace;
+  };
+
+  TraceTables& tables_;
+  const HeaptrackReadOptions& options_;
+  LineReader in_;
+  std::optional<LineReader> raw_;
+  EventConsumer& consumer_;
+  std::optional<BlockMatcher> matcher_;  // made at the 'v' record, which decides identity
+  SourceInfo info_;
+  bool saw_version_ = false;
+  bool saw_command_ = false;
+  std::uint32_t format_version_ = 0;
+  std::uint32_t raw_format_version_ = 0;
+  std::string raw_executable_;
+  std::uint64_t pending_free_ = 0;
+  std::uint64_t peak_rss_pages_ = 0;
+  std::uint64_t decreasing_timestamps_ = 0;
+  std::uint64_t skipped_records_ = 0;
+  ProcessId process_;
+  HeapId heap_;
+  std::vector<StringId> strings_;
+  std::vector<std::uint32_t> symbols_;
+  std::vector<InstructionPointer> ips_;
+  std::vector<FrameId> frames_;
+  std::vector<StackId> traces_;
+  std::vector<AllocInfo> alloc_infos_;
+  std::unordered_map<std::string, std::uint64_t> module_bases_;
+};
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin) {
+  namespace fs = std::filesystem;
+  static constexpr std::array<std::string_view, 3> kSuffixes = {".zst", ".gz", ""};
+  std::string stem = path;
+  std::string_view suffix;
+  for (std::string_view s : kSuffixes) {
+    if (!s.empty() && ends_with(path, s)) {
+      stem = path.substr(0, path.size() - s.size());
+      suffix = s;
+      break;
+    }
+  }
+  if (ends_with(stem, ".raw")) {
+    const std::string base = stem.substr(0, stem.size() - 4);
+    for (std::string_view s : kSuffixes) {
+      const std::string candidate = base + std::string(s);
+      if (fs::is_regular_file(candidate)) return HeaptrackFiles{candidate, path};
+    }
+    throw Error(SourceLocation::of_file(path), fmt::format("a raw heaptrack file needs its interpreted twin ({}.zst, .gz or "
+                                                  "plain) beside it: run heaptrack_interpret on it, or record with "
+                                                  "`heapql record`",
+                                                  base));
+  }
+  HeaptrackFiles files{path, std::nullopt};
+  if (use_raw_twin) {
+    for (std::string_view s : kSuffixes) {
+      const std::string candidate = stem + ".raw" + std::string(s);
+      if (fs::is_regular_file(candidate)) {
+        files.raw = candidate;
+        break;
+      }
+    }
+  }
+  return files;
+}
+
+SourceInfo read_heaptrack(const std::string& path, TraceTables& tables, EventConsumer& consumer,
+                          const HeaptrackReadOptions& options) {
+  const HeaptrackFiles files = find_heaptrack_files(path, options.use_raw_twin);
+  HeaptrackParser parser(files, path, tables, consumer, options);
+  return parser.run();
+}
+
+}  // namespace heapql

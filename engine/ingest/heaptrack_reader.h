@@ -1,0 +1,40 @@
+// Reads heaptrack traces (../shared/formats/heaptrack.md): the interpreted
+// file (format versions 0-3, plain/gzip/zstd), alone or together with its raw
+// twin from `heaptrack --raw`, which gives exact block identity and module
+// bases. Streams: interns into TraceTables and feeds events to a consumer as
+// it reads, holding only live blocks and the tables.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "engine/store/events.h"
+#include "engine/store/source_info.h"
+#include "engine/store/trace_tables.h"
+
+namespace heapql {
+
+struct HeaptrackReadOptions {
+  bool show_progress = true;
+  // Look for the raw twin beside the file (NAME.raw.zst / .raw.gz / .raw for
+  // NAME.zst / NAME.gz / NAME) and use it when present.
+  bool use_raw_twin = true;
+  // Warnings (skipped records) go here; null = stderr.
+  std::string* warnings = nullptr;
+};
+
+// The file pair heapql reads for `path`: the interpreted file, and the raw
+// twin if there is one. Throws Error when `path` is a raw file whose
+// interpreted twin is missing.
+struct HeaptrackFiles {
+  std::string interpreted;
+  std::optional<std::string> raw;
+};
+HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin);
+
+// Reads the trace into `tables`, feeding `consumer`; returns what was learned.
+// Throws Error (file, line, what was expected) on malformed input.
+SourceInfo read_heaptrack(const std::string& path, TraceTables& tables, EventConsumer& consumer,
+                          const HeaptrackReadOptions& options = {});
+
+}  // namespace heapql

@@ -1,0 +1,372 @@
+// LineReader: chunked reading, incremental zstd/gzip decoding, line splitting
+// and the stderr progress bar.
+#include "engine/ingest/line_reader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <system_error>
+
+#include <fmt/format.h>
+
+namespace heapql {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kChunkSize = std::size_t{1} << 20;  // one read() of compressed input
+constexpr std::size_t kZstdSlice = std::size_t{128} << 10;  // input per decoder call
+constexpr std::size_t kSniffBytes = 4;                     // enough for either magic
+constexpr int kGzipWindowBits = 15 + 32;                   // max window, auto-detect gzip/zlib header
+constexpr auto kProgressFirstDraw = std::chrono::milliseconds(250);
+constexpr auto kProgressInterval = std::chrono::milliseconds(100);
+constexpr int kProgressBarWidth = 20;
+constexpr std::size_t kProgressNameWidth = 28;
+
+std::string errno_message(int error) { return std::system_category().message(error); }
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+Compression sniff(const unsigned char* data, std::size_t size, std::string_view path) {
+  if (size >= 4) {
+    if (data[0] == 0x28 && data[1] == 0xb5 && data[2] == 0x2f && data[3] == 0xfd) return Compression::kZstd;
+    // A skippable frame (magic 0x184D2A5?, little-endian) may open a zstd file too.
+    if ((data[0] & 0xf0) == 0x50 && data[1] == 0x2a && data[2] == 0x4d && data[3] == 0x18) return Compression::kZstd;
+  }
+  if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) return Compression::kGzip;
+  if (size < kSniffBytes) {
+    if (ends_with(path, ".zst") || ends_with(path, ".zstd")) return Compression::kZstd;
+    if (ends_with(path, ".gz")) return Compression::kGzip;
+  }
+  return Compression::kPlain;
+}
+
+std::string format_duration(double seconds) {
+  if (!(seconds >= 0) || seconds > 99 * 3600) return "--:--";
+  auto total = static_cast<std::uint64_t>(seconds + 0.5);
+  if (total >= 3600) return fmt::format("{}:{:02}:{:02}", total / 3600, total / 60 % 60, total % 60);
+  return fmt::format("{}:{:02}", total / 60, total % 60);
+}
+
+}  // namespace
+
+std::string_view compression_name(Compression compression) {
+  switch (compression) {
+    case Compression::kPlain: return "plain";
+    case Compression::kGzip: return "gzip";
+    case Compression::kZstd: return "zstd";
+  }
+  return "unknown";
+}
+
+struct LineReader::Source {
+  int fd = -1;
+  bool file_ended = false;  // read() has returned 0
+
+  // Compressed input: [in_pos, in_end) of in is not decoded yet; in[0] sits
+  // at file offset in_offset. (gzip keeps its position in z.next_in instead.)
+  std::unique_ptr<char[]> in;
+  std::size_t in_pos = 0;
+  std::size_t in_end = 0;
+  std::uint64_t in_offset = 0;
+  bool frame_open = false;  // inside a zstd frame / gzip member: ending here is truncation
+
+  ZSTD_DCtx* zstd = nullptr;
+  z_stream z{};
+  bool z_initialised = false;
+
+  bool progress = false;
+  Clock::time_point progress_start;
+  Clock::time_point progress_next;
+  std::size_t progress_width = 0;  // characters on screen now, 0 = nothing drawn
+
+  Source() = default;
+  Source(const Source&) = delete;
+  Source& operator=(const Source&) = delete;
+  ~Source() {
+    if (zstd != nullptr) ZSTD_freeDCtx(zstd);
+    if (z_initialised) inflateEnd(&z);
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+LineReader::LineReader(std::string path, bool show_progress)
+    : path_(std::move(path)), source_(std::make_unique<Source>()) {
+  Source& source = *source_;
+  source.fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (source.fd < 0) fail(std::nullopt, "cannot open: " + errno_message(errno));
+  struct stat st {};
+  if (::fstat(source.fd, &st) != 0) fail(std::nullopt, "cannot open: " + errno_message(errno));
+  // open() succeeds on a directory; say so now rather than at the first read.
+  if (S_ISDIR(st.st_mode)) fail(std::nullopt, "cannot open: " + errno_message(EISDIR));
+  if (S_ISREG(st.st_mode)) {
+    file_size_ = static_cast<std::uint64_t>(st.st_size);
+    if (file_size_ == 0) fail(std::nullopt, "empty file");
+  }
+  source.progress = show_progress && file_size_ > 0 && ::isatty(STDERR_FILENO) == 1;
+  source.progress_start = Clock::now();
+  source.progress_next = source.progress_start + kProgressFirstDraw;
+
+  // The first chunk is sniffed, then becomes the text buffer (plain) or the
+  // decoder's first input, so nothing is read twice. A pipe may deliver fewer
+  // bytes per read than the magic needs.
+  auto first = std::make_unique_for_overwrite<char[]>(kChunkSize);
+  std::size_t have = 0;
+  while (have < kSniffBytes) {
+    std::size_t got = read_file(first.get() + have, kChunkSize - have);
+    if (got == 0) break;
+    have += got;
+  }
+  if (have == 0) fail(std::nullopt, "empty file");
+  compression_ = sniff(reinterpret_cast<const unsigned char*>(first.get()), have, path_);
+
+  if (compression_ == Compression::kPlain) {
+    buffer_ = std::move(first);
+    capacity_ = kChunkSize;
+    begin_ = scan_ = buffer_.get();
+    end_ = begin_ + have;
+    return;
+  }
+
+  source.in = std::move(first);
+  source.in_end = have;
+  buffer_ = std::make_unique_for_overwrite<char[]>(kChunkSize);
+  capacity_ = kChunkSize;
+  begin_ = scan_ = end_ = buffer_.get();
+  if (compression_ == Compression::kZstd) {
+    source.zstd = ZSTD_createDCtx();
+    if (source.zstd == nullptr) fail(std::nullopt, "cannot create a zstd decoder (out of memory)");
+  } else {
+    int rc = inflateInit2(&source.z, kGzipWindowBits);
+    if (rc != Z_OK) fail(std::nullopt, fmt::format("cannot create a gzip decoder: {}", zError(rc)));
+    source.z_initialised = true;
+    source.z.next_in = reinterpret_cast<Bytef*>(source.in.get());
+    source.z.avail_in = static_cast<uInt>(have);
+  }
+}
+
+LineReader::~LineReader() { clear_progress(); }
+
+SourceLocation LineReader::location() const {
+  SourceLocation where;
+  where.file = path_;
+  if (line_number_ > 0) where.line = line_number_;
+  return where;
+}
+
+bool LineReader::next_slow(std::string_view& line) {
+  // The inline next() found no '\n' in [scan_, end_).
+  for (;;) {
+    scan_ = end_;
+    if (text_ended_) {
+      if (begin_ != end_) {
+        line = std::string_view(begin_, static_cast<std::size_t>(end_ - begin_));
+        begin_ = scan_ = end_;
+        ++line_number_;
+        return true;
+      }
+      clear_progress();
+      source_->progress = false;
+      return false;
+    }
+    make_room();
+    fill();
+    if (auto* newline = static_cast<char*>(std::memchr(scan_, '\n', static_cast<std::size_t>(end_ - scan_)))) {
+      line = std::string_view(begin_, static_cast<std::size_t>(newline - begin_));
+      begin_ = scan_ = newline + 1;
+      ++line_number_;
+      return true;
+    }
+  }
+}
+
+void LineReader::make_room() {
+  // Move the partial line to the front; grow when it leaves too little room
+  // to refill in big steps (a line longer than the buffer doubles it).
+  auto kept = static_cast<std::size_t>(end_ - begin_);
+  auto scanned = static_cast<std::size_t>(scan_ - begin_);
+  char* base = buffer_.get();
+  if (capacity_ - kept < capacity_ / 4) {
+    std::size_t capacity = capacity_ * 2;
+    auto grown = std::make_unique_for_overwrite<char[]>(capacity);
+    if (kept > 0) std::memcpy(grown.get(), begin_, kept);
+    buffer_ = std::move(grown);
+    capacity_ = capacity;
+    base = buffer_.get();
+  } else if (begin_ != base && kept > 0) {
+    std::memmove(base, begin_, kept);
+  }
+  begin_ = base;
+  scan_ = base + scanned;
+  end_ = base + kept;
+}
+
+void LineReader::fill() {
+  // Adds at least one byte at end_, or sets text_ended_.
+  switch (compression_) {
+    case Compression::kPlain: fill_plain(); return;
+    case Compression::kZstd: fill_zstd(); return;
+    case Compression::kGzip: fill_gzip(); return;
+  }
+}
+
+void LineReader::fill_plain() {
+  char* limit = buffer_.get() + capacity_;
+  std::size_t got = read_file(end_, static_cast<std::size_t>(limit - end_));
+  if (got == 0) text_ended_ = true;
+  end_ += got;
+}
+
+void LineReader::refill_input() {
+  Source& source = *source_;
+  source.in_offset = bytes_read_;
+  source.in_pos = 0;
+  source.in_end = read_file(source.in.get(), kChunkSize);
+  if (compression_ == Compression::kGzip) {
+    source.z.next_in = reinterpret_cast<Bytef*>(source.in.get());
+    source.z.avail_in = static_cast<uInt>(source.in_end);
+  }
+}
+
+void LineReader::fill_zstd() {
+  Source& source = *source_;
+  char* limit = buffer_.get() + capacity_;
+  for (;;) {
+    if (source.in_pos == source.in_end && !source.file_ended) refill_input();
+    bool input_done = source.in_pos == source.in_end && source.file_ended;
+    if (input_done && !source.frame_open) {
+      text_ended_ = true;
+      return;
+    }
+    // Called with empty input too: the decoder may still hold output. Input
+    // goes in slices because on an error zstd does not say how far it got:
+    // the slice start is then the offset, within kZstdSlice of the fault.
+    std::size_t slice = std::min(source.in_end - source.in_pos, kZstdSlice);
+    ZSTD_inBuffer in{source.in.get() + source.in_pos, slice, 0};
+    ZSTD_outBuffer out{end_, static_cast<std::size_t>(limit - end_), 0};
+    std::size_t rc = ZSTD_decompressStream(source.zstd, &out, &in);
+    if (ZSTD_isError(rc)) {
+      fail(source.in_offset + source.in_pos,
+           fmt::format("corrupt zstd stream: {}", ZSTD_getErrorName(rc)));
+    }
+    source.in_pos += in.pos;
+    end_ += out.pos;
+    // 0 = a frame is complete and flushed; what follows may start another.
+    source.frame_open = rc != 0;
+    if (out.pos > 0) return;
+    if (input_done && source.frame_open) {
+      fail(bytes_read_, "truncated zstd stream: the file ends inside a frame (expected more compressed data)");
+    }
+  }
+}
+
+void LineReader::fill_gzip() {
+  Source& source = *source_;
+  z_stream& z = source.z;
+  char* limit = buffer_.get() + capacity_;
+  for (;;) {
+    if (z.avail_in == 0 && !source.file_ended) refill_input();
+    bool input_done = z.avail_in == 0 && source.file_ended;
+    if (input_done && !source.frame_open) {
+      text_ended_ = true;
+      return;
+    }
+    if (!source.frame_open) {
+      // Another member follows (or the first begins): restart the decoder.
+      int rc = inflateReset(&z);
+      if (rc != Z_OK) fail(bytes_read_, fmt::format("cannot reset the gzip decoder: {}", zError(rc)));
+      source.frame_open = true;
+    }
+    auto room = static_cast<uInt>(std::min<std::size_t>(static_cast<std::size_t>(limit - end_), UINT_MAX));
+    z.next_out = reinterpret_cast<Bytef*>(end_);
+    z.avail_out = room;
+    int rc = inflate(&z, Z_NO_FLUSH);
+    end_ += room - z.avail_out;
+    if (rc == Z_STREAM_END) {
+      source.frame_open = false;
+    } else if (rc != Z_OK && rc != Z_BUF_ERROR) {  // Z_BUF_ERROR: only needs more input
+      auto offset = source.in_offset + static_cast<std::uint64_t>(
+                                           reinterpret_cast<char*>(z.next_in) - source.in.get());
+      fail(offset, fmt::format("corrupt gzip stream: {}", z.msg != nullptr ? z.msg : zError(rc)));
+    }
+    if (room != z.avail_out) return;
+    if (input_done && source.frame_open) {
+      fail(bytes_read_, "truncated gzip stream: the file ends inside a member (expected more compressed data)");
+    }
+  }
+}
+
+std::size_t LineReader::read_file(char* dst, std::size_t size) {
+  for (;;) {
+    ssize_t got = ::read(source_->fd, dst, size);
+    if (got >= 0) {
+      bytes_read_ += static_cast<std::uint64_t>(got);
+      if (got == 0) source_->file_ended = true;
+      tick_progress();
+      return static_cast<std::size_t>(got);
+    }
+    if (errno != EINTR) fail(bytes_read_, "read failed: " + errno_message(errno));
+  }
+}
+
+void LineReader::tick_progress() {
+  // Runs once per chunk read (about a millisecond of work), so a clock read
+  // here costs nothing measurable.
+  Source& source = *source_;
+  if (!source.progress) return;
+  auto now = Clock::now();
+  if (now < source.progress_next) return;
+  source.progress_next = now + kProgressInterval;
+
+  double elapsed = std::chrono::duration<double>(now - source.progress_start).count();
+  double fraction = std::min(1.0, static_cast<double>(bytes_read_) / static_cast<double>(file_size_));
+  double rate = elapsed > 0 ? static_cast<double>(bytes_read_) / elapsed : 0.0;
+  double left = rate > 0 ? static_cast<double>(file_size_ - std::min(bytes_read_, file_size_)) / rate : -1.0;
+
+  std::string name = path_.substr(path_.find_last_of('/') + 1);
+  if (name.size() > kProgressNameWidth) name = "..." + name.substr(name.size() - (kProgressNameWidth - 3));
+  auto filled = static_cast<int>(fraction * kProgressBarWidth);
+  std::string bar(static_cast<std::size_t>(filled), '#');
+  bar.append(static_cast<std::size_t>(kProgressBarWidth - filled), '.');
+  std::string text = fmt::format("{} {:3.0f}% [{}] {:7.1f} MB/s  ETA {}", name, fraction * 100, bar,
+                                 rate / 1e6, format_duration(left));
+  std::size_t width = text.size();
+  // Overwrite leftovers of a longer previous line.
+  if (width < source.progress_width) text.append(source.progress_width - width, ' ');
+  text.insert(0, 1, '\r');
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  std::fflush(stderr);
+  source.progress_width = std::max(width, source.progress_width);
+}
+
+void LineReader::clear_progress() {
+  Source* source = source_.get();
+  if (source == nullptr || source->progress_width == 0) return;
+  std::string blank = "\r" + std::string(source->progress_width, ' ') + "\r";
+  std::fwrite(blank.data(), 1, blank.size(), stderr);
+  std::fflush(stderr);
+  source->progress_width = 0;
+}
+
+void LineReader::fail(std::optional<std::uint64_t> byte_offset, const std::string& message) {
+  // The bar would otherwise share a line with the caller's error message.
+  clear_progress();
+  if (source_) source_->progress = false;
+  SourceLocation where;
+  where.file = path_;
+  where.byte_offset = byte_offset;
+  throw Error(std::move(where), message);
+}
+
+}  // namespace heapql

@@ -1,0 +1,120 @@
+// Streaming line reader for trace inputs: opens a plain, gzip or zstd file,
+// decompresses it incrementally in chunks and hands out one line at a time
+// from an internal buffer. Also owns the optional progress bar on stderr.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/error.h"
+
+namespace heapql {
+
+enum class Compression { kPlain, kGzip, kZstd };
+
+// "plain", "gzip" or "zstd".
+std::string_view compression_name(Compression compression);
+
+// Reads a file line by line, whatever its compression.
+//
+// Compression is decided by the content, not the name: a zstd frame (magic
+// 28 b5 2f fd, or a zstd skippable frame) means zstd, 1f 8b means gzip,
+// anything else is plain text, whatever the suffix says (so a plain file named
+// .gz is read as plain). Only a file shorter than 4 bytes, too short to sniff,
+// goes by its suffix (.zst/.zstd -> zstd, .gz -> gzip); such a file then fails
+// as a truncated stream, which is what it is.
+//
+// Several concatenated zstd frames and several gzip members are read as one
+// stream. Any bytes after the last frame or member that do not start a new one
+// are reported as corrupt data (gzip(1) would ignore them with a warning).
+//
+// Errors are heapql::Error and always name the file: "cannot open: <reason>",
+// "empty file" (0 bytes; a compressed file holding no text is fine and just
+// has no lines), "truncated zstd stream" / "truncated gzip stream" at the
+// byte offset where the file ended, "corrupt zstd stream: <library message>"
+// / "corrupt gzip stream: <...>" at about the byte offset the decoder stopped.
+//
+// Lines are split on '\n' only; a '\r' before it stays in the line, and NUL
+// bytes pass through (callers validate the content).
+//
+// Not thread-safe; not copyable or movable (the line view points into it).
+class LineReader {
+ public:
+  // Opens path for streaming reading and sniffs its compression (reads the
+  // first chunk). show_progress: draw a progress bar on stderr while reading,
+  // but only when stderr is a terminal and the file is a regular file (the
+  // percentage needs its size). The bar first appears after a quarter of a
+  // second, so quick reads never flash one.
+  explicit LineReader(std::string path, bool show_progress = true);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  // Next line without its '\n' (a final line without '\n' is still returned).
+  // The view stays valid until the next call. Returns false at the clean end
+  // of the input (and keeps returning false); throws Error otherwise.
+  bool next(std::string_view& line);
+
+  // 1-based number of the line last returned (0 before the first).
+  std::uint64_t line_number() const { return line_number_; }
+  const std::string& path() const { return path_; }
+  Compression compression() const { return compression_; }
+  // Bytes read from the file so far (includes read-ahead of up to a chunk).
+  std::uint64_t compressed_bytes_read() const { return bytes_read_; }
+  // Size of the file in bytes; 0 when it is not a regular file (a pipe).
+  std::uint64_t file_size() const { return file_size_; }
+  // {path, line_number()} for the caller's error messages (no line before
+  // the first line is returned).
+  SourceLocation location() const;
+
+ private:
+  struct Source;  // file descriptor, decoder state, progress bar state
+
+  bool next_slow(std::string_view& line);
+  void make_room();
+  void fill();
+  void fill_plain();
+  void fill_zstd();
+  void fill_gzip();
+  void refill_input();
+  std::size_t read_file(char* dst, std::size_t size);
+  void tick_progress();
+  void clear_progress();
+  [[noreturn]] void fail(std::optional<std::uint64_t> byte_offset, const std::string& message);
+
+  std::string path_;
+  Compression compression_ = Compression::kPlain;
+  std::unique_ptr<Source> source_;
+
+  // Decompressed text: [begin_, end_) is not handed out yet, and [begin_,
+  // scan_) is known to hold no '\n' (so a refill does not rescan it).
+  std::unique_ptr<char[]> buffer_;
+  std::size_t capacity_ = 0;
+  char* begin_ = nullptr;
+  char* scan_ = nullptr;
+  char* end_ = nullptr;
+  bool text_ended_ = false;  // the decoder has produced all the text there is
+
+  std::uint64_t line_number_ = 0;
+  std::uint64_t bytes_read_ = 0;
+  std::uint64_t file_size_ = 0;
+};
+
+// The common case, a whole line already in the buffer, stays inline: one
+// memchr and no call.
+inline bool LineReader::next(std::string_view& line) {
+  if (auto* newline = static_cast<char*>(std::memchr(scan_, '\n', static_cast<std::size_t>(end_ - scan_)))) {
+    line = std::string_view(begin_, static_cast<std::size_t>(newline - begin_));
+    begin_ = scan_ = newline + 1;
+    ++line_number_;
+    return true;
+  }
+  return next_slow(line);
+}
+
+}  // namespace heapql

@@ -1,0 +1,52 @@
+// The one entry point from a file name to events: picks the reader for the
+// file and streams it into a consumer (one-shot queries), or loads it into a
+// TraceStore (repeated queries). New readers plug in here only.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/store/events.h"
+#include "engine/store/source_info.h"
+#include "engine/store/trace_store.h"
+#include "engine/store/trace_tables.h"
+
+namespace heapql {
+
+struct OpenOptions {
+  bool show_progress = true;
+  bool use_raw_twin = true;
+  std::string* warnings = nullptr;  // null: warnings go to stderr
+};
+
+// Streams the trace at `path` into `consumer`, interning into `tables`.
+SourceInfo stream_trace(const std::string& path, TraceTables& tables, EventConsumer& consumer,
+                        const OpenOptions& options = {});
+
+// Reads the whole trace into a store, optionally feeding `also` on the way.
+std::unique_ptr<TraceStore> load_trace(const std::string& path, const OpenOptions& options = {},
+                                       EventConsumer* also = nullptr);
+
+// Passes every event to several consumers, so one read answers several queries.
+class FanOut final : public EventConsumer {
+ public:
+  explicit FanOut(std::vector<EventConsumer*> consumers) : consumers_(std::move(consumers)) {}
+  void on_alloc(const LiveBlock& b) override {
+    for (auto* c : consumers_) c->on_alloc(b);
+  }
+  void on_free(const LiveBlock& b, std::uint64_t seq, std::int64_t ns, bool temporary) override {
+    for (auto* c : consumers_) c->on_free(b, seq, ns, temporary);
+  }
+  void on_still_alive(const LiveBlock& b) override {
+    for (auto* c : consumers_) c->on_still_alive(b);
+  }
+  void on_finish(std::int64_t end_ns) override {
+    for (auto* c : consumers_) c->on_finish(end_ns);
+  }
+
+ private:
+  std::vector<EventConsumer*> consumers_;
+};
+
+}  // namespace heapql

@@ -1,0 +1,40 @@
+#include "engine/query/query.h"
+
+#include <algorithm>
+#include <array>
+
+namespace heapql {
+
+namespace {
+constexpr std::array<std::string_view, 5> kMeasureNames = {"so", "soc", "st", "stc", "src"};
+constexpr std::array<std::string_view, 8> kGroupByNames = {"stack", "frame", "image", "process",
+                                                           "heap",  "kind",  "thread", "impacting"};
+constexpr std::array<std::string_view, 4> kImpactingNames = {"AIFI", "AIFO", "AOFI", "AOFO"};
+
+template <class E, std::size_t N>
+std::optional<E> parse_name(const std::array<std::string_view, N>& names, std::string_view text, bool any_case) {
+  for (std::size_t i = 0; i < N; ++i) {
+    const bool same = any_case ? std::equal(text.begin(), text.end(), names[i].begin(), names[i].end(),
+                                            [](char a, char b) { return std::toupper(a) == std::toupper(b); })
+                               : text == names[i];
+    if (same) return static_cast<E>(i);
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+std::string_view measure_name(Measure m) { return kMeasureNames[static_cast<std::size_t>(m)]; }
+std::string_view group_by_name(GroupBy g) { return kGroupByNames[static_cast<std::size_t>(g)]; }
+std::string_view impacting_name(Impacting t) { return kImpactingNames[static_cast<std::size_t>(t)]; }
+
+std::optional<Measure> parse_measure(std::string_view text) { return parse_name<Measure>(kMeasureNames, text, false); }
+std::optional<GroupBy> parse_group_by(std::string_view text) { return parse_name<GroupBy>(kGroupByNames, text, false); }
+std::optional<Impacting> parse_impacting(std::string_view text) {
+  return parse_name<Impacting>(kImpactingNames, text, true);
+}
+
+bool Query::uses_impacting() const {
+  return !impacting.empty() || std::find(by.begin(), by.end(), GroupBy::kImpacting) != by.end();
+}
+
+}  // namespace heapql

@@ -1,0 +1,69 @@
+// A query as plain, validated data (semantics.md §2-§8). The CLI, the tests
+// and (later) recipes all build this one struct; one aggregator answers it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/store/trace_tables.h"
+
+namespace heapql {
+
+enum class Measure { kSo, kSoc, kSt, kStc, kSrc };
+enum class GroupBy { kStack, kFrame, kImage, kProcess, kHeap, kKind, kThread, kImpacting };
+enum class Impacting : std::uint8_t { kAifi = 0, kAifo = 1, kAofi = 2, kAofo = 3 };
+// Which blocks a query looks at: those allocated in the window (xperf), or
+// those alive at the peak (semantics.md §8, peak consumers).
+enum class BlockSet { kWindow, kAtPeak };
+
+std::string_view measure_name(Measure m);
+std::string_view group_by_name(GroupBy g);
+std::string_view impacting_name(Impacting t);
+std::optional<Measure> parse_measure(std::string_view text);
+std::optional<GroupBy> parse_group_by(std::string_view text);
+std::optional<Impacting> parse_impacting(std::string_view text);
+
+struct TimeWindow {
+  std::int64_t begin_ns = 0;
+  std::optional<std::int64_t> end_ns;  // none = open (+inf)
+};
+
+struct Query {
+  TimeWindow window;
+  BlockSet block_set = BlockSet::kWindow;
+
+  // Filters (§4). Empty lists mean "no filter".
+  std::uint64_t size_min = 0;
+  std::optional<std::uint64_t> size_end;  // exclusive
+  std::optional<std::int64_t> lifetime_min_ns;
+  std::optional<std::int64_t> lifetime_end_ns;  // exclusive
+  std::vector<std::string> processes;  // pid (decimal) or name, case-insensitive
+  std::vector<std::string> heaps;      // handle (0x.. or decimal) or name
+  std::vector<BlockKind> kinds;
+  std::vector<std::uint32_t> threads;
+  std::vector<Impacting> impacting;  // non-empty: only blocks of these types (WPA set, §7)
+  bool temporary_only = false;       // only temporary blocks (§8)
+
+  // Frame patterns (§5, §6).
+  std::vector<std::string> require;
+  std::vector<std::string> cull;
+  std::vector<std::string> cull_files;
+  bool default_cull = true;
+
+  // Grouping and output (§6).
+  std::vector<GroupBy> by;  // empty = totals only
+  Measure sort = Measure::kSo;
+  std::uint64_t top = 10000;
+  bool totals_only = false;
+
+  // Outstanding size over time (§8): at most this many buckets, 0 = none.
+  std::uint32_t series_buckets = 0;
+
+  // True when the query works on WPA's set of blocks (§7).
+  bool uses_impacting() const;
+};
+
+}  // namespace heapql

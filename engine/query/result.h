@@ -1,0 +1,70 @@
+// What a query answers: rows of group keys with their measures, totals, the
+// remainder beyond top N, the peak and the series. Plain data for the report
+// writers and (later) the Lua layer.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/query/query.h"
+#include "engine/store/source_info.h"
+
+namespace heapql {
+
+struct Measures {
+  // The five xperf measures (§3): blocks allocated in the window only.
+  std::uint64_t so = 0, soc = 0, st = 0, stc = 0, src = 0;
+  // WPA's measures (§7), filled when the query uses impacting types.
+  std::uint64_t count = 0, size = 0;
+  std::int64_t impacting = 0;
+  std::uint64_t blocks = 0;  // blocks that contributed anything (a row with 0 is not shown)
+
+  void add(const Measures& o);
+  std::uint64_t value(Measure m) const;
+};
+
+struct KeyValue {
+  GroupBy level = GroupBy::kStack;
+  std::string text;                 // every level but stack
+  std::vector<std::string> frames;  // stack: top first
+  StackId stack;                    // stack: the culled stack's node
+};
+
+struct Row {
+  std::vector<KeyValue> key;
+  Measures measures;
+};
+
+struct Peak {
+  std::uint64_t bytes = 0;
+  std::uint64_t blocks = 0;
+  std::int64_t time_ns = 0;
+};
+
+// Outstanding size over time, sampled into buckets, each the maximum over its
+// span (§8), so that short spikes show.
+struct Series {
+  std::int64_t start_ns = 0;
+  std::int64_t bucket_ns = 0;
+  std::vector<std::uint64_t> max_bytes;
+};
+
+struct Result {
+  Query query;
+  bool realloc_known = false;     // false: src is unavailable (null)
+  bool impacting_measures = false;
+  Measures totals;
+  std::vector<Row> rows;
+  std::optional<Measures> other;  // rows beyond top N, summed
+  std::uint64_t other_rows = 0;
+  std::uint64_t temporary_blocks = 0;  // among the counted blocks
+  // Blocks allocated in the window that the filters removed.
+  std::uint64_t excluded_blocks = 0, excluded_bytes = 0;
+  Peak peak;
+  std::optional<Series> series;
+  std::int64_t trace_end_ns = 0;
+};
+
+}  // namespace heapql

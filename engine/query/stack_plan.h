@@ -1,0 +1,47 @@
+// The work a query does once per unique frame and stack, never per block:
+// which frames are culled or required (§5, §6), each stack's culled form and
+// whether it has a required frame. Memoized along the stack tree, so each
+// node is resolved once; grows with the tables while a reader streams.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/query/frame_pattern.h"
+#include "engine/store/trace_tables.h"
+
+namespace heapql {
+
+class StackPlan {
+ public:
+  StackPlan(const TraceTables& tables, FramePatternSet cull, FramePatternSet require);
+
+  // The culled stack (§6): the longest all-culled prefix removed, or only the
+  // bottom frame kept when every frame is culled. Invalid for the empty stack.
+  StackId culled(StackId stack);
+  // Whether any frame of the full stack matches a require pattern; true for
+  // every stack when there are no require patterns.
+  bool required(StackId stack);
+  bool has_require() const { return !require_.empty(); }
+
+ private:
+  struct NodeState {
+    StackId culled;
+    std::int8_t required = -1;  // -1 not yet known
+    bool resolved = false;
+  };
+  bool frame_culled(FrameId frame);
+  bool frame_required(FrameId frame);
+  bool frame_matches(const FramePatternSet& set, FrameId frame);
+  void resolve(StackId stack);
+
+  const TraceTables& tables_;
+  FramePatternSet cull_;
+  FramePatternSet require_;
+  std::vector<std::int8_t> frame_culled_;    // -1 unknown
+  std::vector<std::int8_t> frame_required_;  // -1 unknown
+  std::vector<NodeState> nodes_;
+  std::vector<StackId> pending_;
+};
+
+}  // namespace heapql

@@ -1,0 +1,55 @@
+#include <fmt/format.h>
+
+#include "engine/report/reports.h"
+
+namespace heapql {
+
+namespace {
+
+// RFC 4180: quote a field holding a comma, quote, or line break.
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+void append_measures(std::string& out, const Result& r, const Measures& m) {
+  out += fmt::format("{},{},{},{},", m.so, m.soc, m.st, m.stc);
+  if (r.realloc_known) out += fmt::format("{}", m.src);
+  if (r.impacting_measures) out += fmt::format(",{},{},{}", m.count, m.size, m.impacting);
+  out += "\r\n";
+}
+
+}  // namespace
+
+std::string result_csv(const Result& r) {
+  std::string out;
+  for (GroupBy g : r.query.by) out += std::string(group_by_name(g)) + ",";
+  out += "so,soc,st,stc,src";
+  if (r.impacting_measures) out += ",count,size,impacting";
+  out += "\r\n";
+  for (const Row& row : r.rows) {
+    for (const KeyValue& k : row.key) {
+      if (k.level == GroupBy::kStack) {
+        std::string joined;  // frames top first, as folded stacks are read
+        for (const std::string& f : k.frames) joined += (joined.empty() ? "" : ";") + f;
+        out += csv_field(joined) + ",";
+      } else {
+        out += csv_field(k.text) + ",";
+      }
+    }
+    append_measures(out, r, row.measures);
+  }
+  if (r.other) {
+    for (std::size_t i = 0; i < r.query.by.size(); ++i) out += i == 0 ? "[other]," : ",";
+    append_measures(out, r, *r.other);
+  }
+  return out;
+}
+
+}  // namespace heapql

@@ -1,0 +1,157 @@
+#include "engine/report/json_writer.h"
+#include "engine/report/reports.h"
+
+namespace heapql {
+
+namespace {
+
+void write_trace(JsonWriter& w, const SourceInfo& s) {
+  w.key("trace").begin_object();
+  w.field("path", s.path);
+  w.field("source", s.source);
+  w.field("format", s.format);
+  w.field("compression", s.compression);
+  w.field("block_identity", block_identity_name(s.block_identity));
+  w.field("realloc", s.realloc_marked);
+  w.field("threads", s.threads);
+  w.field("time_resolution_ns", s.time_resolution_ns);
+  w.field("duration_ns", s.end_ns);
+  w.end_object();
+}
+
+void write_measures(JsonWriter& w, const Measures& m, const Result& r) {
+  w.field("so", m.so).field("soc", m.soc).field("st", m.st).field("stc", m.stc);
+  w.key("src");
+  if (r.realloc_known) {
+    w.value(m.src);
+  } else {
+    w.null();
+  }
+  if (r.impacting_measures) w.field("count", m.count).field("size", m.size).field("impacting", m.impacting);
+}
+
+}  // namespace
+
+std::string result_json(const Result& r, const SourceInfo& source) {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object();
+  w.field("heapql", kJsonSchemaVersion);
+  write_trace(w, source);
+  w.key("query").begin_object();
+  w.key("by").begin_array();
+  for (GroupBy g : r.query.by) w.value(group_by_name(g));
+  w.end_array();
+  w.field("sort", measure_name(r.query.sort));
+  w.field("top", r.query.top);
+  w.field("blocks", r.query.block_set == BlockSet::kAtPeak ? "at-peak" : "window");
+  w.end_object();
+  w.key("window").begin_object().field("start_ns", r.query.window.begin_ns).field("end_ns", r.query.window.end_ns);
+  w.end_object();
+  w.key("totals").begin_object();
+  write_measures(w, r.totals, r);
+  w.end_object();
+  w.key("rows").begin_array();
+  for (const Row& row : r.rows) {
+    w.begin_object();
+    w.key("key").begin_array();
+    for (const KeyValue& k : row.key) {
+      if (k.level == GroupBy::kStack) {
+        w.begin_array();
+        for (const std::string& f : k.frames) w.value(f);
+        w.end_array();
+      } else {
+        w.value(k.text);
+      }
+    }
+    w.end_array();
+    write_measures(w, row.measures, r);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("other");
+  if (r.other) {
+    w.begin_object();
+    write_measures(w, *r.other, r);
+    w.field("rows", r.other_rows);
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.key("excluded").begin_object().field("blocks", r.excluded_blocks).field("bytes", r.excluded_bytes).end_object();
+  w.key("peak").begin_object();
+  w.field("bytes", r.peak.bytes).field("blocks", r.peak.blocks).field("time_ns", r.peak.time_ns);
+  w.end_object();
+  if (r.series) {
+    w.key("series").begin_object();
+    w.field("start_ns", r.series->start_ns).field("bucket_ns", r.series->bucket_ns);
+    w.key("max_bytes").begin_array();
+    for (std::uint64_t v : r.series->max_bytes) w.value(v);
+    w.end_array().end_object();
+  }
+  w.end_object();
+  out.push_back('\n');
+  return out;
+}
+
+std::string summary_json(const TraceSummary& s) {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object();
+  w.field("heapql", kJsonSchemaVersion);
+  write_trace(w, s.source);
+  w.key("summary").begin_object();
+  w.field("blocks", s.blocks);
+  w.field("allocation_events", s.blocks);
+  w.field("frees", s.frees);
+  w.field("unique_stacks", s.unique_stacks);
+  w.field("stack_nodes", s.stack_nodes);
+  w.field("unique_frames", s.unique_frames);
+  w.field("unique_modules", s.unique_modules);
+  w.field("processes", s.processes);
+  w.field("heaps", s.heaps);
+  w.field("duration_ns", s.duration_ns);
+  w.field("total_allocated_bytes", s.total_allocated_bytes);
+  w.key("leaked").begin_object().field("bytes", s.leaked_bytes).field("blocks", s.leaked_blocks).end_object();
+  w.key("peak").begin_object();
+  w.field("bytes", s.peak.bytes).field("blocks", s.peak.blocks).field("time_ns", s.peak.time_ns);
+  w.end_object();
+  w.field("temporary", s.temporary);
+  const Anomalies& a = s.source.anomalies;
+  w.key("anomalies").begin_object();
+  w.field("unmatched_frees", a.unmatched_frees);
+  w.field("alloc_over_live", a.alloc_over_live);
+  w.field("decreasing_timestamps", a.decreasing_timestamps);
+  w.field("skipped_records", a.skipped_records);
+  w.end_object();
+  w.end_object();
+  w.key("capabilities").begin_object();
+  w.field("block_identity", block_identity_name(s.source.block_identity));
+  w.field("realloc", s.source.realloc_marked);
+  w.field("threads", s.source.threads);
+  w.field("time_resolution_ns", s.source.time_resolution_ns);
+  w.end_object();
+  w.key("heaptrack").begin_object();
+  w.field("version", s.source.tracer_version);
+  w.field("format_version", s.source.format_version);
+  w.field("command", s.source.command);
+  w.field("page_size", s.source.page_size);
+  w.field("peak_rss_bytes", s.source.peak_rss_bytes);
+  w.field("attached", s.source.attached);
+  w.key("embedded_suppressions").begin_array();
+  for (const std::string& line : s.source.embedded_suppressions) w.value(line);
+  w.end_array();
+  w.end_object();
+  if (s.store) {
+    w.key("store").begin_object();
+    w.field("column_bytes", s.store->column_bytes);
+    w.field("table_bytes", s.store->table_bytes);
+    w.field("bytes_per_block", s.store->bytes_per_block);
+    w.end_object();
+  }
+  w.end_object();
+  out.push_back('\n');
+  return out;
+}
+
+}  // namespace heapql

@@ -1,0 +1,153 @@
+#include <fmt/format.h>
+
+#include "engine/report/reports.h"
+#include "engine/units.h"
+
+namespace heapql {
+
+namespace {
+
+constexpr std::size_t kFramesShown = 16;
+
+std::string window_text(const TimeWindow& w) {
+  return fmt::format("{}..{}", format_duration(w.begin_ns), w.end_ns ? format_duration(*w.end_ns) : "end");
+}
+
+struct Column {
+  std::string_view name;
+  bool bytes;
+  bool sort;
+};
+
+std::vector<Column> columns(const Result& r) {
+  std::vector<Column> cols = {{"so", true, r.query.sort == Measure::kSo},
+                              {"soc", false, r.query.sort == Measure::kSoc},
+                              {"st", true, r.query.sort == Measure::kSt},
+                              {"stc", false, r.query.sort == Measure::kStc},
+                              {"src", false, r.query.sort == Measure::kSrc}};
+  if (r.impacting_measures) {
+    cols.push_back({"count", false, false});
+    cols.push_back({"size", true, false});
+    cols.push_back({"impacting", true, false});
+  }
+  return cols;
+}
+
+std::string cell(const Result& r, const Measures& m, const Column& c) {
+  if (c.name == "so") return format_bytes_human(m.so);
+  if (c.name == "soc") return fmt::format("{}", m.soc);
+  if (c.name == "st") return format_bytes_human(m.st);
+  if (c.name == "stc") return fmt::format("{}", m.stc);
+  if (c.name == "src") return r.realloc_known ? fmt::format("{}", m.src) : "-";
+  if (c.name == "count") return fmt::format("{}", m.count);
+  if (c.name == "size") return format_bytes_human(m.size);
+  const std::uint64_t magnitude = m.impacting < 0 ? 0 - static_cast<std::uint64_t>(m.impacting)
+                                                  : static_cast<std::uint64_t>(m.impacting);
+  return (m.impacting < 0 ? "-" : "") + format_bytes_human(magnitude);
+}
+
+void append_measures(std::string& out, const Result& r, const Measures& m, const std::vector<Column>& cols) {
+  for (const Column& c : cols) out += fmt::format("{:>12} ", cell(r, m, c));
+}
+
+}  // namespace
+
+std::string result_table(const Result& r, const SourceInfo& source) {
+  std::string out;
+  out += fmt::format("trace    {} ({} {}, block identity {})\n", source.path, source.source, source.format,
+                     block_identity_name(source.block_identity));
+  std::string by;
+  for (GroupBy g : r.query.by) by += (by.empty() ? "" : ",") + std::string(group_by_name(g));
+  out += fmt::format("query    window {}  by {}  sorted by {}  top {}{}\n", window_text(r.query.window),
+                     by.empty() ? "-" : by, measure_name(r.query.sort), r.query.top,
+                     r.query.block_set == BlockSet::kAtPeak ? "  blocks alive at the peak" : "");
+  if (source.block_identity == BlockIdentity::kBucketLifo) {
+    out += "note     no block addresses in this trace: which block a free ended is attributed (last in, first out "
+           "per size and stack);\n         window outstanding counts, lifetimes and impacting types are attributions\n";
+  }
+  if (!r.realloc_known) out += "note     this source does not mark reallocs: src is unavailable (-)\n";
+  const std::vector<Column> cols = columns(r);
+  out += "\n";
+  for (const Column& c : cols) out += fmt::format("{:>12} ", fmt::format("{}{}", c.name, c.sort ? "*" : ""));
+  out += " key\n";
+  for (const Row& row : r.rows) {
+    append_measures(out, r, row.measures, cols);
+    std::string head;
+    const KeyValue* stack = nullptr;
+    for (const KeyValue& k : row.key) {
+      if (k.level == GroupBy::kStack) {
+        stack = &k;
+        continue;
+      }
+      head += (head.empty() ? "" : " > ") + k.text;
+    }
+    if (stack != nullptr && stack->frames.empty()) head += (head.empty() ? "" : " > ") + std::string("[empty stack]");
+    if (stack != nullptr && head.empty() && !stack->frames.empty()) {
+      out += " " + stack->frames.front() + "\n";
+      for (std::size_t i = 1; i < stack->frames.size() && i < kFramesShown; ++i) {
+        out += fmt::format("{:{}}   {}\n", "", cols.size() * 13, stack->frames[i]);
+      }
+    } else {
+      out += " " + head + "\n";
+      if (stack != nullptr) {
+        for (std::size_t i = 0; i < stack->frames.size() && i < kFramesShown; ++i) {
+          out += fmt::format("{:{}}   {}\n", "", cols.size() * 13, stack->frames[i]);
+        }
+      }
+    }
+    if (stack != nullptr && stack->frames.size() > kFramesShown) {
+      out += fmt::format("{:{}}   ... {} more frames\n", "", cols.size() * 13, stack->frames.size() - kFramesShown);
+    }
+  }
+  if (r.other) {
+    append_measures(out, r, *r.other, cols);
+    out += fmt::format(" [other: {} more rows]\n", r.other_rows);
+  }
+  append_measures(out, r, r.totals, cols);
+  out += " [total]\n";
+  if (r.excluded_blocks > 0) {
+    out += fmt::format("\nfilters removed {} blocks ({}) allocated in the window\n", r.excluded_blocks,
+                       format_bytes_human(r.excluded_bytes));
+  }
+  out += fmt::format("peak     {} in {} blocks at {}\n", format_bytes_human(r.peak.bytes), r.peak.blocks,
+                     format_duration(r.peak.time_ns));
+  return out;
+}
+
+std::string summary_table(const TraceSummary& s) {
+  const SourceInfo& src = s.source;
+  std::string out;
+  out += fmt::format("trace              {}\n", src.path);
+  for (std::size_t i = 1; i < src.files.size(); ++i) out += fmt::format("also read          {}\n", src.files[i]);
+  out += fmt::format("source             {} {} ({}), format version {}, heaptrack {}\n", src.source, src.format,
+                     src.compression, src.format_version, src.tracer_version);
+  if (!src.command.empty()) out += fmt::format("command            {}\n", src.command);
+  out += fmt::format("duration           {}\n", format_duration(s.duration_ns));
+  out += fmt::format("allocations        {} ({} allocated)\n", s.blocks, format_bytes_human(s.total_allocated_bytes));
+  out += fmt::format("frees              {}\n", s.frees);
+  out += fmt::format("temporary          {}\n", s.temporary);
+  out += fmt::format("leaked             {} in {} blocks\n", format_bytes_human(s.leaked_bytes), s.leaked_blocks);
+  out += fmt::format("peak               {} in {} blocks at {}\n", format_bytes_human(s.peak.bytes), s.peak.blocks,
+                     format_duration(s.peak.time_ns));
+  if (src.peak_rss_bytes) out += fmt::format("peak RSS           {}\n", format_bytes_human(src.peak_rss_bytes));
+  out += fmt::format("unique             {} stacks, {} frames, {} modules, {} processes, {} heaps\n", s.unique_stacks,
+                     s.unique_frames, s.unique_modules, s.processes, s.heaps);
+  const Anomalies& a = src.anomalies;
+  out += fmt::format("anomalies          {} unmatched frees, {} allocations over a live block, {} decreasing "
+                     "timestamps, {} skipped records\n",
+                     a.unmatched_frees, a.alloc_over_live, a.decreasing_timestamps, a.skipped_records);
+  out += fmt::format("capabilities       block identity {}, realloc {}, threads {}, time resolution {}\n",
+                     block_identity_name(src.block_identity), src.realloc_marked ? "marked" : "not marked",
+                     src.threads ? "recorded" : "not recorded", format_duration(src.time_resolution_ns));
+  if (!src.embedded_suppressions.empty()) {
+    out += fmt::format("suppressions       {} embedded (not applied: heapql suppresses nothing)\n",
+                       src.embedded_suppressions.size());
+  }
+  if (s.store) {
+    out += fmt::format("store              {:.2f} bytes a block ({} columns, {} tables)\n", s.store->bytes_per_block,
+                       format_bytes_human(s.store->column_bytes), format_bytes_human(s.store->table_bytes));
+  }
+  return out;
+}
+
+}  // namespace heapql

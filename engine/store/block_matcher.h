@@ -1,0 +1,70 @@
+// Turns a reader's allocation and free records into block lifetimes: assigns
+// block ids and event sequence numbers, pairs each free with its block
+// (exactly, by address, or by bucket LIFO where the source has no addresses),
+// decides "temporary" (semantics.md §8) and counts anomalies (§1).
+// Holds state only for blocks that are alive now.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/ids.h"
+#include "engine/store/events.h"
+
+namespace heapql {
+
+enum class BlockIdentity { kExact, kBucketLifo };
+
+class BlockMatcher {
+ public:
+  BlockMatcher(BlockIdentity identity, EventConsumer& consumer);
+
+  BlockIdentity identity() const { return identity_; }
+
+  // The time of the events that follow, in ns since the trace start.
+  void set_time(std::int64_t ns) { now_ns_ = ns; }
+  std::int64_t time() const { return now_ns_; }
+
+  // kExact: `address_key` identifies the block among live blocks (address plus
+  // whatever scopes it, e.g. the heap). An allocation over a live key ends the
+  // earlier block (an anomaly). kBucketLifo: address_key is ignored.
+  void alloc(BucketId bucket, std::uint64_t address_key, std::uint32_t thread = 0);
+
+  // kExact: false when no block lives at the key (counted as unmatched).
+  bool free_address(std::uint64_t address_key, std::uint32_t thread = 0);
+  // kBucketLifo: ends the most recently allocated live block of the bucket;
+  // false when the bucket has none (the caller decides whether that is fatal).
+  bool free_bucket(BucketId bucket, std::uint32_t thread = 0);
+  // kExact: the bucket of the block alive at the key, if any.
+  const LiveBlock* live_at(std::uint64_t address_key) const;
+
+  // Emits on_still_alive for every live block (allocation order) and on_finish.
+  void finish();
+
+  const Anomalies& anomalies() const { return anomalies_; }
+  Anomalies& anomalies() { return anomalies_; }
+  std::uint64_t block_count() const { return next_block_; }
+  std::uint64_t event_count() const { return next_seq_; }
+  std::uint64_t live_count() const { return live_count_; }
+
+ private:
+  void end_block(const LiveBlock& block, std::uint32_t thread);
+  LiveBlock start_block(BucketId bucket, std::uint32_t thread);
+
+  BlockIdentity identity_;
+  EventConsumer& consumer_;
+  std::int64_t now_ns_ = 0;
+  std::uint64_t next_seq_ = 0;
+  std::uint32_t next_block_ = 0;
+  std::uint64_t live_count_ = 0;
+  Anomalies anomalies_;
+  std::unordered_map<std::uint64_t, LiveBlock> live_by_address_;
+  std::vector<std::vector<LiveBlock>> live_by_bucket_;
+  // seq of the latest event per thread, to decide "temporary"; threads are
+  // few, so a flat list beats a map.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> last_seq_by_thread_;
+  std::uint64_t& last_seq_of(std::uint32_t thread);
+};
+
+}  // namespace heapql

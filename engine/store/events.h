@@ -1,0 +1,46 @@
+// The event stream between a block source (a reader's block matcher, or the
+// store replaying itself) and whoever consumes blocks (the store builder, the
+// aggregator). One interface, so a one-shot query straight off a reader and a
+// query replayed from the store see exactly the same events in the same order.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "engine/ids.h"
+
+namespace heapql {
+
+constexpr std::int64_t kNeverNs = std::numeric_limits<std::int64_t>::max();
+
+// A block while it lives. `seq` counts allocation and free events together, in
+// trace order, from 0.
+struct LiveBlock {
+  BlockId id;
+  BucketId bucket;
+  std::uint64_t alloc_seq = 0;
+  std::int64_t alloc_ns = 0;
+};
+
+class EventConsumer {
+ public:
+  virtual ~EventConsumer() = default;
+  // Called in seq order.
+  virtual void on_alloc(const LiveBlock& block) = 0;
+  virtual void on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) = 0;
+  // After the last event: once for every block still alive, in allocation order, then on_finish.
+  virtual void on_still_alive(const LiveBlock& block) = 0;
+  // end_ns: the trace's last timestamp.
+  virtual void on_finish(std::int64_t end_ns) = 0;
+};
+
+// Counted irregularities (semantics.md §1): never a crash, always reported.
+struct Anomalies {
+  std::uint64_t unmatched_frees = 0;   // a free of an address with no live block
+  std::uint64_t alloc_over_live = 0;   // an allocation at a still-live address: the earlier block ends there
+  std::uint64_t decreasing_timestamps = 0;  // a clock line earlier than the previous one (kept at the previous)
+  std::uint64_t skipped_records = 0;   // record types the format says to skip
+  std::uint64_t total() const { return unmatched_frees + alloc_over_live + decreasing_timestamps + skipped_records; }
+};
+
+}  // namespace heapql

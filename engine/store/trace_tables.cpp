@@ -1,0 +1,123 @@
+#include "engine/store/trace_tables.h"
+
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+#include "engine/error.h"
+
+namespace heapql {
+
+namespace {
+std::size_t mix(std::size_t seed, std::uint64_t v) {
+  return seed ^ (v * 0x9E3779B97F4A7C15ull + 0x7F4A7C15u + (seed << 6) + (seed >> 2));
+}
+
+template <class IdT, class Vec>
+IdT next_id(const Vec& table, std::string_view what) {
+  if (table.size() >= IdT::kInvalidValue) throw Error(fmt::format("too many {} for 32-bit ids", what));
+  return IdT(static_cast<std::uint32_t>(table.size()));
+}
+}  // namespace
+
+std::string_view block_kind_name(BlockKind kind) { return kind == BlockKind::kHeap ? "heap" : "virtual"; }
+
+TraceTables::TraceTables() { unknown_module_ = intern_string("?"); }
+
+StringId TraceTables::intern_string(std::string_view text) {
+  if (auto it = string_ids_.find(text); it != string_ids_.end()) return it->second;
+  const StringId id = next_id<StringId>(strings_, "strings");
+  std::string_view stored = string_storage_.emplace_back(text);
+  strings_.push_back(stored);
+  string_ids_.emplace(stored, id);
+  return id;
+}
+
+std::size_t TraceTables::FrameKeyHash::operator()(const FrameKey& k) const noexcept {
+  return mix(mix(k.module, k.symbol), k.address);
+}
+
+FrameId TraceTables::intern_frame(StringId module, StringId symbol, std::uint64_t address) {
+  const FrameKey key{module.value, symbol.value, symbol.valid() ? 0 : address};
+  if (auto it = frame_ids_.find(key); it != frame_ids_.end()) return it->second;
+  const FrameId id = next_id<FrameId>(frames_, "frames");
+  frames_.push_back(Frame{module, symbol, symbol.valid() ? 0 : address});
+  frame_ids_.emplace(key, id);
+  return id;
+}
+
+std::string TraceTables::frame_text(FrameId id) const {
+  const Frame& f = frames_[id.index()];
+  if (f.symbol.valid()) return fmt::format("{}!{}", string(f.module), string(f.symbol));
+  return fmt::format("{}!0x{:x}", string(f.module), f.address);
+}
+
+StackId TraceTables::intern_stack(FrameId frame, StackId parent) {
+  const std::uint64_t key = (std::uint64_t{frame.value} << 32) | parent.value;
+  if (auto it = stack_ids_.find(key); it != stack_ids_.end()) return it->second;
+  const StackId id = next_id<StackId>(stacks_, "stack nodes");
+  const std::uint32_t depth = parent.valid() ? stacks_[parent.index()].depth + 1 : 1;
+  stacks_.push_back(StackNode{frame, parent, depth});
+  stack_ids_.emplace(key, id);
+  return id;
+}
+
+void TraceTables::stack_frames(StackId id, std::vector<FrameId>& out) const {
+  out.clear();
+  for (StackId at = id; at.valid(); at = stacks_[at.index()].parent) out.push_back(stacks_[at.index()].frame);
+}
+
+ProcessId TraceTables::intern_process(std::uint64_t pid, std::string_view name) {
+  const StringId name_id = intern_string(name);
+  for (std::size_t i = 0; i < processes_.size(); ++i) {
+    if (processes_[i].pid == pid && processes_[i].name == name_id) return ProcessId(static_cast<std::uint32_t>(i));
+  }
+  const ProcessId id = next_id<ProcessId>(processes_, "processes");
+  processes_.push_back(Process{pid, name_id});
+  return id;
+}
+
+HeapId TraceTables::intern_heap(ProcessId process, std::uint64_t handle, std::string_view name) {
+  for (std::size_t i = 0; i < heaps_.size(); ++i) {
+    if (heaps_[i].process == process && heaps_[i].handle == handle) return HeapId(static_cast<std::uint32_t>(i));
+  }
+  const HeapId id = next_id<HeapId>(heaps_, "heaps");
+  heaps_.push_back(Heap{process, handle, intern_string(name)});
+  return id;
+}
+
+std::size_t TraceTables::BucketHash::operator()(const Bucket& b) const noexcept {
+  std::size_t h = mix(b.size, b.stack.value);
+  h = mix(h, (std::uint64_t{b.process.value} << 32) | b.heap.value);
+  return mix(h, (std::uint64_t{b.thread} << 16) | (std::uint64_t(b.kind) << 1) | (b.is_realloc ? 1u : 0u));
+}
+
+BucketId TraceTables::intern_bucket(const Bucket& bucket) {
+  if (auto it = bucket_ids_.find(bucket); it != bucket_ids_.end()) return it->second;
+  const BucketId id = next_id<BucketId>(buckets_, "buckets");
+  buckets_.push_back(bucket);
+  bucket_ids_.emplace(bucket, id);
+  return id;
+}
+
+std::size_t TraceTables::module_count() const {
+  std::unordered_set<std::uint32_t> modules;
+  for (const Frame& f : frames_) modules.insert(f.module.value);
+  return modules.size();
+}
+
+std::size_t TraceTables::memory_bytes() const {
+  // Vectors at capacity plus a rough per-entry cost of the hash indexes
+  // (node + bucket pointer); good enough for a budget, not an allocator audit.
+  constexpr std::size_t kHashEntry = 32;
+  std::size_t bytes = 0;
+  for (const std::string& s : string_storage_) bytes += s.capacity() + sizeof(std::string);
+  bytes += strings_.capacity() * sizeof(std::string_view) + string_ids_.size() * (kHashEntry + 16);
+  bytes += frames_.capacity() * sizeof(Frame) + frame_ids_.size() * (kHashEntry + sizeof(FrameKey));
+  bytes += stacks_.capacity() * sizeof(StackNode) + stack_ids_.size() * (kHashEntry + 8);
+  bytes += buckets_.capacity() * sizeof(Bucket) + bucket_ids_.size() * (kHashEntry + sizeof(Bucket));
+  bytes += processes_.capacity() * sizeof(Process) + heaps_.capacity() * sizeof(Heap);
+  return bytes;
+}
+
+}  // namespace heapql

@@ -1,0 +1,134 @@
+// The interned tables of a trace: strings, frames, the stack tree, processes,
+// heaps and buckets. Everything per-block refers to these by strong ids, so
+// work per unique stack or bucket is done once, not once per block.
+// Knows nothing of file formats or queries.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/ids.h"
+
+namespace heapql {
+
+enum class BlockKind : std::uint8_t { kHeap, kVirtual };
+std::string_view block_kind_name(BlockKind kind);
+
+// A frame is module!symbol; where the symbol is unknown, module!0xADDRESS.
+struct Frame {
+  StringId module;  // always valid ("?" for an unknown module)
+  StringId symbol;  // invalid when unknown
+  std::uint64_t address = 0;  // offset from the module base, or absolute when no base is known
+};
+
+// A node of the stack tree: `frame` called from the stack `parent` (its caller
+// side). A StackId therefore stands for a whole stack: the node's frame is the
+// top, the root's frame the thread's entry point.
+struct StackNode {
+  FrameId frame;
+  StackId parent;  // invalid = this frame is the outermost
+  std::uint32_t depth = 1;
+};
+
+struct Process {
+  std::uint64_t pid = 0;
+  StringId name;
+};
+
+struct Heap {
+  ProcessId process;
+  std::uint64_t handle = 0;
+  StringId name;  // how reports show it
+};
+
+// What every block of a bucket shares. Buckets make sizes and stacks cost
+// 4 bytes per block instead of 16+.
+struct Bucket {
+  std::uint64_t size = 0;
+  StackId stack;
+  ProcessId process;
+  HeapId heap;
+  std::uint32_t thread = 0;
+  BlockKind kind = BlockKind::kHeap;
+  bool is_realloc = false;
+
+  friend bool operator==(const Bucket&, const Bucket&) = default;
+};
+
+class TraceTables {
+ public:
+  TraceTables();
+
+  StringId intern_string(std::string_view text);
+  std::string_view string(StringId id) const { return strings_[id.index()]; }
+  std::size_t string_count() const { return strings_.size(); }
+
+  // Frames with a symbol are identified by (module, symbol): two return
+  // addresses in one function are one frame. Frames without are identified
+  // by (module, address).
+  FrameId intern_frame(StringId module, StringId symbol, std::uint64_t address);
+  const Frame& frame(FrameId id) const { return frames_[id.index()]; }
+  std::size_t frame_count() const { return frames_.size(); }
+  std::string frame_text(FrameId id) const;
+  std::string_view frame_module(FrameId id) const { return string(frames_[id.index()].module); }
+
+  StackId intern_stack(FrameId frame, StackId parent);
+  const StackNode& stack(StackId id) const { return stacks_[id.index()]; }
+  std::size_t stack_count() const { return stacks_.size(); }
+  // Frames of a stack, top first, appended to `out` after clearing it.
+  void stack_frames(StackId id, std::vector<FrameId>& out) const;
+
+  ProcessId intern_process(std::uint64_t pid, std::string_view name);
+  const Process& process(ProcessId id) const { return processes_[id.index()]; }
+  std::size_t process_count() const { return processes_.size(); }
+
+  HeapId intern_heap(ProcessId process, std::uint64_t handle, std::string_view name);
+  const Heap& heap(HeapId id) const { return heaps_[id.index()]; }
+  std::size_t heap_count() const { return heaps_.size(); }
+
+  BucketId intern_bucket(const Bucket& bucket);
+  const Bucket& bucket(BucketId id) const { return buckets_[id.index()]; }
+  std::size_t bucket_count() const { return buckets_.size(); }
+
+  std::size_t module_count() const;  // distinct modules of all frames
+  StringId unknown_module() const { return unknown_module_; }
+
+  // Bytes held by the tables (for the memory budget in docs/).
+  std::size_t memory_bytes() const;
+
+ private:
+  struct PairHash {
+    std::size_t operator()(std::uint64_t v) const noexcept { return v * 0x9E3779B97F4A7C15ull >> 17; }
+  };
+  struct FrameKey {
+    std::uint32_t module;
+    std::uint32_t symbol;
+    std::uint64_t address;
+    friend bool operator==(const FrameKey&, const FrameKey&) = default;
+  };
+  struct FrameKeyHash {
+    std::size_t operator()(const FrameKey& k) const noexcept;
+  };
+  struct BucketHash {
+    std::size_t operator()(const Bucket& b) const noexcept;
+  };
+
+  std::deque<std::string> string_storage_;
+  std::vector<std::string_view> strings_;
+  std::unordered_map<std::string_view, StringId> string_ids_;
+  std::vector<Frame> frames_;
+  std::unordered_map<FrameKey, FrameId, FrameKeyHash> frame_ids_;
+  std::vector<StackNode> stacks_;
+  std::unordered_map<std::uint64_t, StackId, PairHash> stack_ids_;
+  std::vector<Process> processes_;
+  std::vector<Heap> heaps_;
+  std::vector<Bucket> buckets_;
+  std::unordered_map<Bucket, BucketId, BucketHash> bucket_ids_;
+  StringId unknown_module_;
+};
+
+}  // namespace heapql

@@ -1,0 +1,62 @@
+// Durations, sizes and their ranges as users write them (`--window 1s..3s`,
+// `--size 4KB..1MiB`, `--lifetime ..250ms`), and the human forms reports
+// print. Owns the unit tables and the exact decimal arithmetic; knows nothing
+// about options or queries (callers prefix which option a message is about).
+//
+// Parsing is exact: a decimal number (`1`, `1.5`; at least one digit before
+// the point) times its unit, with no floating point. Every error is a
+// heapql::Error whose message quotes the input, gives the 1-based column
+// where it went wrong and says what was expected.
+//
+// Durations: units ns us ms s m (minutes) h, required, case-insensitive.
+//   Negative values, results finer than 1 ns and values beyond int64
+//   nanoseconds (about 292 years) are errors.
+// Sizes: an optional unit, case-insensitive: B; K KB = 1000, Ki KiB = 1024;
+//   M MB, Mi MiB; G GB, Gi GiB; T TB, Ti TiB. No unit means bytes. A fraction
+//   must come to whole bytes (`1.5KB` = 1500, `1.5B` is an error); values
+//   beyond uint64 are errors.
+// Ranges are half-open [begin, end): `A..B`, `A..`, `..B`, `..` and `all`
+//   (both the whole range); a duration range also takes `end` as an open
+//   upper bound (`2s..end`). A single value and B < A are errors. B == A is
+//   a valid, empty range.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace heapql {
+
+struct DurationRange {
+  std::int64_t begin_ns = 0;
+  std::optional<std::int64_t> end_ns;  // none: open, up to the end of the trace
+};
+
+struct SizeRange {
+  std::uint64_t begin = 0;
+  std::optional<std::uint64_t> end;  // none: no upper bound
+};
+
+std::int64_t parse_duration_ns(std::string_view text);
+std::uint64_t parse_size_bytes(std::string_view text);
+DurationRange parse_duration_range(std::string_view text);
+SizeRange parse_size_range(std::string_view text);
+
+// Decimal units with two decimals, rounded half up: `0 B`, `999 B`,
+// `1.00 KB`, `76.94 KB`, `10.49 MB` (KB, MB, GB, TB, PB, EB). A value that
+// rounds to 1000.00 of a unit is shown in the next one (`1.00 MB`).
+std::string format_bytes_human(std::uint64_t bytes);
+
+// The largest of ns, us, ms, s that keeps the value at least 1 (seconds for
+// everything from 1 s up, as xperf and WPA show time), with up to three
+// decimals, trailing zeros dropped, rounded half up: `0s`, `250us`,
+// `443ms`, `1.5s`, `1.235s`, `7200s`. Negative values get a `-`. The result
+// parses back with parse_duration_ns (exactly, unless it was rounded).
+std::string format_duration(std::int64_t ns);
+
+// `0x` and lowercase hex without leading zeros, `0x0` for zero, as frames
+// render addresses (semantics.md §1).
+std::string format_hex_address(std::uint64_t address);
+
+}  // namespace heapql

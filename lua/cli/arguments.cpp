@@ -1,0 +1,48 @@
+#include "lua/cli/arguments.h"
+
+#include <fmt/format.h>
+
+namespace heapql::cli {
+
+Arguments::Arguments(int argc, char** argv, int first) {
+  for (int i = first; i < argc; ++i) args_.emplace_back(argv[i]);
+}
+
+bool Arguments::at_option() const {
+  if (done()) return false;
+  const std::string& a = args_[next_];
+  return a.size() > 1 && a[0] == '-' && a != "--";
+}
+
+std::string Arguments::take_option() {
+  std::string a = args_[next_++];
+  inline_value_.reset();
+  if (a.rfind("--", 0) == 0) {
+    if (auto eq = a.find('='); eq != std::string::npos) {
+      inline_value_ = a.substr(eq + 1);
+      a.resize(eq);
+    }
+  }
+  return a;
+}
+
+std::string Arguments::take_value(std::string_view option) {
+  if (inline_value_) {
+    std::string v = *inline_value_;
+    inline_value_.reset();
+    return v;
+  }
+  if (done()) throw UsageError{fmt::format("{} needs a value", option)};
+  return args_[next_++];
+}
+
+std::string Arguments::take_positional() { return args_[next_++]; }
+
+std::vector<std::string> Arguments::take_rest() {
+  if (at_separator()) ++next_;
+  std::vector<std::string> rest(args_.begin() + static_cast<std::ptrdiff_t>(next_), args_.end());
+  next_ = args_.size();
+  return rest;
+}
+
+}  // namespace heapql::cli

@@ -1,0 +1,12 @@
+// The exit codes of `heapql`, one meaning each (docs/cli.md).
+#pragma once
+
+namespace heapql::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitGateFailed = 1;  // a recipe's gate failed (recipes issue)
+constexpr int kExitBadTrace = 2;    // the trace could not be read: missing, malformed, truncated
+constexpr int kExitBadQuery = 3;    // the query (options, patterns, cull lists) or recipe is wrong
+constexpr int kExitRecordFailed = 4;  // `heapql record`: the tracer or the program could not run
+
+}  // namespace heapql::cli

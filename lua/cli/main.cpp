@@ -1,0 +1,83 @@
+// The heapql command-line host: dispatches subcommands and turns errors into
+// messages and exit codes. Nothing here throws past main.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "engine/error.h"
+#include "lua/cli/commands.h"
+#include "lua/cli/exit_codes.h"
+
+namespace {
+
+constexpr std::string_view kUsage = R"(heapql - ask heap traces where the memory went
+
+usage:
+  heapql info   TRACE [--format table|json] [--load]
+  heapql query  TRACE [options]
+  heapql record [-o NAME] -- PROGRAM [ARGS...]
+  heapql help | --help | --version
+
+query options (semantics in docs/semantics.md):
+  --window A..B        time window, e.g. 1s..3s, ..250ms, 2m.. (default: whole trace)
+  --by K[,K...]        stack|frame|image|process|heap|kind|thread|impacting (nested)
+  --sort M             so|soc|st|stc|src (default so)
+  --top N              rows to list, the rest is [other] (default 10000)
+  --totals             totals only
+  --size A..B          block sizes, e.g. 4KB..1MiB (KB = 1000, KiB = 1024)
+  --lifetime A..B      block lifetimes, e.g. 100ms..
+  --process P          pid or name (repeatable, or P1,P2)
+  --heap H  --kind heap|virtual  --thread T  --impacting AIFI,AIFO,AOFI,AOFO
+  --require PAT        keep blocks whose full stack has a frame matching PAT (repeatable)
+  --cull PAT           cull frames matching PAT from stack tops (repeatable)
+  --cull-list FILE     a file of cull patterns (repeatable)
+  --no-default-cull    do not apply the built-in allocator cull list
+  --at-peak            look at the blocks alive at the peak instead of the window
+  --temporary          only temporary blocks (freed by the very next event)
+  --series N           outstanding size over time in at most N buckets (json)
+  --format table|json|csv, -o FILE, --no-progress, --no-raw (ignore a raw twin),
+  --store              load the trace into the store and replay it (same answers)
+
+exit codes: 0 ok, 2 unreadable trace, 3 bad query or options, 4 recording failed
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace heapql::cli;
+  if (argc < 2) {
+    std::fputs(kUsage.data(), stderr);
+    return kExitBadQuery;
+  }
+  const std::string_view command = argv[1];
+  try {
+    Arguments args(argc, argv, 2);
+    if (command == "info") return run_info(args);
+    if (command == "query") return run_query(args);
+    if (command == "record") return run_record(args);
+    if (command == "help" || command == "--help" || command == "-h") {
+      std::fputs(kUsage.data(), stdout);
+      return kExitOk;
+    }
+    if (command == "--version") {
+      std::puts("heapql 0.1.0");
+      return kExitOk;
+    }
+    throw UsageError{fmt::format("unknown command '{}' (try heapql help)", command)};
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "heapql {}: {}\n", command, e.message);
+    return kExitBadQuery;
+  } catch (const heapql::Error& e) {
+    // Errors that escape a command are about the trace being read.
+    fmt::print(stderr, "heapql: {}\n", e.what());
+    return kExitBadTrace;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "heapql: out of memory\n");
+    return kExitBadTrace;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "heapql: {}\n", e.what());
+    return kExitBadTrace;
+  }
+}

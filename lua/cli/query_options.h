@@ -1,0 +1,29 @@
+// Turns `heapql query` options into the engine's Query (the same struct
+// recipes build), plus how to print it. Every bad value is a UsageError that
+// names the option and what is allowed.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "engine/query/query.h"
+#include "lua/cli/arguments.h"
+
+namespace heapql::cli {
+
+enum class OutputFormat { kTable, kJson, kCsv };
+
+struct CommonOptions {
+  OutputFormat format = OutputFormat::kTable;
+  std::optional<std::string> output_file;
+  bool progress = true;
+  bool use_raw_twin = true;
+  bool via_store = false;  // load the store and replay it (same answers; for checks and benchmarks)
+};
+
+// Handles `option` if it is a common one (consuming its value); false otherwise.
+bool parse_common_option(const std::string& option, Arguments& args, CommonOptions& common);
+// Handles `option` if it is a query one; false otherwise.
+bool parse_query_option(const std::string& option, Arguments& args, Query& query);
+
+}  // namespace heapql::cli

@@ -1,0 +1,141 @@
+// `heapql info` and `heapql query`: one streaming pass over the trace (or a
+// store replay with --store) answering one query.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "engine/error.h"
+#include "engine/ingest/open_trace.h"
+#include "engine/query/aggregator.h"
+#include "engine/query/summary.h"
+#include "engine/report/reports.h"
+#include "lua/cli/commands.h"
+#include "lua/cli/exit_codes.h"
+#include "lua/cli/query_options.h"
+
+namespace heapql::cli {
+
+namespace {
+
+struct Answer {
+  Result result;
+  SourceInfo source;
+  std::unique_ptr<TraceStore> store;  // with --store / --load
+  std::unique_ptr<TraceTables> tables;
+};
+
+// Query errors (patterns, cull files) are found before the trace is read, so
+// they are told apart from trace errors by exit code.
+void validate_query(const Query& query) {
+  try {
+    compile_cull_set(query);
+    compile_require_set(query);
+    if (query.window.end_ns && *query.window.end_ns < query.window.begin_ns) {
+      throw Error("--window: the end is before the start");
+    }
+  } catch (const Error& e) {
+    throw UsageError{e.what()};
+  }
+}
+
+Answer answer(const std::string& path, const Query& query, const CommonOptions& common, bool keep_store) {
+  validate_query(query);
+  OpenOptions open;
+  open.show_progress = common.progress;
+  open.use_raw_twin = common.use_raw_twin;
+  Answer a;
+  if (common.via_store || keep_store) {
+    a.store = load_trace(path, open);
+    Aggregator aggregator(a.store->tables(), query);
+    a.store->replay(aggregator);
+    a.source = a.store->source();
+    a.result = aggregator.result(a.source);
+    return a;
+  }
+  a.tables = std::make_unique<TraceTables>();
+  Aggregator aggregator(*a.tables, query);
+  a.source = stream_trace(path, *a.tables, aggregator, open);
+  a.result = aggregator.result(a.source);
+  return a;
+}
+
+std::string take_trace_path(Arguments& args, std::string& path) {
+  std::string p = args.take_positional();
+  if (!path.empty()) throw UsageError{fmt::format("one trace at a time (got '{}' and '{}')", path, p)};
+  return p;
+}
+
+}  // namespace
+
+void emit(const std::string& text, const std::optional<std::string>& output_file) {
+  if (!output_file) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return;
+  }
+  std::ofstream out(*output_file, std::ios::binary);
+  out << text;
+  if (!out) throw UsageError{fmt::format("-o {}: cannot write", *output_file)};
+}
+
+int run_info(Arguments& args) {
+  CommonOptions common;
+  std::string path;
+  bool load = false;
+  while (!args.done()) {
+    if (!args.at_option()) {
+      path = take_trace_path(args, path);
+      continue;
+    }
+    const std::string option = args.take_option();
+    if (option == "--load") {
+      load = true;
+    } else if (!parse_common_option(option, args, common)) {
+      throw UsageError{fmt::format("unknown option '{}'", option)};
+    }
+  }
+  if (path.empty()) throw UsageError{"needs a trace file"};
+  if (common.format == OutputFormat::kCsv) throw UsageError{"--format csv is for query results"};
+  Answer a = answer(path, summary_query(), common, load);
+  const TraceTables& tables = a.store ? a.store->tables() : *a.tables;
+  TraceSummary summary = summarize(tables, a.source, a.result);
+  if (a.store) {
+    StoreStats stats;
+    stats.column_bytes = a.store->column_bytes();
+    stats.table_bytes = a.store->tables().memory_bytes();
+    stats.bytes_per_block =
+        a.store->block_count() ? double(stats.column_bytes) / double(a.store->block_count()) : 0.0;
+    summary.store = stats;
+  }
+  emit(common.format == OutputFormat::kJson ? summary_json(summary) : summary_table(summary), common.output_file);
+  return kExitOk;
+}
+
+int run_query(Arguments& args) {
+  CommonOptions common;
+  Query query;
+  query.by = {GroupBy::kStack};
+  std::string path;
+  while (!args.done()) {
+    if (!args.at_option()) {
+      path = take_trace_path(args, path);
+      continue;
+    }
+    const std::string option = args.take_option();
+    if (!parse_common_option(option, args, common) && !parse_query_option(option, args, query)) {
+      throw UsageError{fmt::format("unknown option '{}' (see heapql help)", option)};
+    }
+  }
+  if (path.empty()) throw UsageError{"needs a trace file"};
+  if (query.totals_only) query.by.clear();
+  Answer a = answer(path, query, common, false);
+  switch (common.format) {
+    case OutputFormat::kJson: emit(result_json(a.result, a.source), common.output_file); break;
+    case OutputFormat::kCsv: emit(result_csv(a.result), common.output_file); break;
+    case OutputFormat::kTable: emit(result_table(a.result, a.source), common.output_file); break;
+  }
+  return kExitOk;
+}
+
+}  // namespace heapql::cli
