@@ -24,6 +24,25 @@ std::string_view block_kind_name(BlockKind kind) { return kind == BlockKind::kHe
 
 TraceTables::TraceTables() { unknown_module_ = intern_string("?"); }
 
+TraceTables::TraceTables(const TraceTables& other)
+    : frames_(other.frames_),
+      frame_ids_(other.frame_ids_),
+      stacks_(other.stacks_),
+      stack_ids_(other.stack_ids_),
+      processes_(other.processes_),
+      heaps_(other.heaps_),
+      buckets_(other.buckets_),
+      bucket_ids_(other.bucket_ids_),
+      unknown_module_(other.unknown_module_) {
+  // Re-interning in order gives every string the id it had.
+  for (std::string_view text : other.strings_) intern_string(text);
+}
+
+TraceTables& TraceTables::operator=(const TraceTables& other) {
+  if (this != &other) *this = TraceTables(other);
+  return *this;
+}
+
 StringId TraceTables::intern_string(std::string_view text) {
   if (auto it = string_ids_.find(text); it != string_ids_.end()) return it->second;
   const StringId id = next_id<StringId>(strings_, "strings");

@@ -62,6 +62,11 @@ struct Bucket {
 class TraceTables {
  public:
   TraceTables();
+  // Deep copies: the string index points into this object's own storage.
+  TraceTables(const TraceTables& other);
+  TraceTables& operator=(const TraceTables& other);
+  TraceTables(TraceTables&&) noexcept = default;
+  TraceTables& operator=(TraceTables&&) noexcept = default;
 
   StringId intern_string(std::string_view text);
   std::string_view string(StringId id) const { return strings_[id.index()]; }

@@ -1,0 +1,107 @@
+#include "tests/support/scripted_trace.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/query/aggregator.h"
+#include "engine/report/reports.h"
+#include "engine/store/trace_store.h"
+
+namespace heapql::test {
+
+ScriptedTrace::ScriptedTrace(BlockIdentity identity) : identity_(identity) {
+  source_.path = "scripted";
+  source_.source = "test";
+  source_.block_identity = identity;
+  source_.realloc_marked = true;
+}
+
+StackId ScriptedTrace::stack(std::initializer_list<std::string> frames_top_first) {
+  std::vector<std::string> frames(frames_top_first);
+  StackId node;
+  for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
+    const auto bang = it->find('!');
+    const StringId module = tables_.intern_string(it->substr(0, bang));
+    const std::string symbol = it->substr(bang + 1);
+    FrameId frame;
+    if (symbol.rfind("0x", 0) == 0) {
+      frame = tables_.intern_frame(module, StringId(), std::stoull(symbol.substr(2), nullptr, 16));
+    } else {
+      frame = tables_.intern_frame(module, tables_.intern_string(symbol), 0);
+    }
+    node = tables_.intern_stack(frame, node);
+  }
+  return node;
+}
+
+BucketId ScriptedTrace::bucket_of(const BlockSpec& spec) {
+  const ProcessId process = tables_.intern_process(spec.pid, spec.process);
+  const HeapId heap = tables_.intern_heap(process, spec.heap, spec.heap == 0 ? "default" : "0x" + std::to_string(spec.heap));
+  return tables_.intern_bucket(Bucket{spec.size, spec.stack, process, heap, spec.thread, spec.kind, spec.is_realloc});
+}
+
+void ScriptedTrace::alloc(std::uint64_t address, const BlockSpec& spec) {
+  ops_.push_back(Op{Op::kAlloc, static_cast<std::int64_t>(address), spec.thread, bucket_of(spec)});
+}
+
+void ScriptedTrace::alloc(std::uint64_t address, std::uint64_t size, StackId stack) {
+  BlockSpec spec;
+  spec.size = size;
+  spec.stack = stack;
+  alloc(address, spec);
+}
+
+void ScriptedTrace::free(std::uint64_t address, std::uint32_t thread) {
+  ops_.push_back(Op{Op::kFree, static_cast<std::int64_t>(address), thread, {}});
+}
+
+void ScriptedTrace::free_bucket(std::uint64_t size, StackId stack) {
+  BlockSpec spec;
+  spec.size = size;
+  spec.stack = stack;
+  ops_.push_back(Op{Op::kFreeBucket, 0, 0, bucket_of(spec)});
+}
+
+void ScriptedTrace::play(EventConsumer& consumer) const {
+  BlockMatcher matcher(identity_, consumer);
+  for (const Op& op : ops_) {
+    switch (op.kind) {
+      case Op::kTime: matcher.set_time(op.value); break;
+      case Op::kAlloc: matcher.alloc(op.bucket, static_cast<std::uint64_t>(op.value), op.thread); break;
+      case Op::kFree: matcher.free_address(static_cast<std::uint64_t>(op.value), op.thread); break;
+      case Op::kFreeBucket: matcher.free_bucket(op.bucket, op.thread); break;
+    }
+  }
+  matcher.finish();
+}
+
+Result ScriptedTrace::run(const Query& query) {
+  Aggregator streaming(tables_, query);
+  play(streaming);
+  Result direct = streaming.result(source_);
+
+  TraceStore store;
+  store.tables() = tables_;
+  TraceStore::Builder builder(store);
+  play(builder);
+  Aggregator replayed(store.tables(), query);
+  store.replay(replayed);
+  const Result from_store = replayed.result(source_);
+  // Both paths must agree to the byte in every report.
+  EXPECT_EQ(result_json(direct, source_), result_json(from_store, source_)) << "streaming and store replay differ";
+  return direct;
+}
+
+std::vector<std::string> frames(const Row& row, std::size_t level) { return row.key.at(level).frames; }
+
+const Row* find_row(const Result& result, const std::vector<std::string>& key) {
+  for (const Row& row : result.rows) {
+    std::vector<std::string> rendered;
+    for (const KeyValue& k : row.key) {
+      rendered.push_back(k.level == GroupBy::kStack ? (k.frames.empty() ? "" : k.frames.front()) : k.text);
+    }
+    if (rendered == key) return &row;
+  }
+  return nullptr;
+}
+
+}  // namespace heapql::test

@@ -1,0 +1,86 @@
+#include "tests/support/test_support.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+namespace heapql::test {
+
+TempDir::TempDir() {
+  std::random_device rd;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto candidate = std::filesystem::temp_directory_path() / ("heapql-test-" + std::to_string(rd()));
+    if (std::filesystem::create_directory(candidate)) {
+      path_ = candidate;
+      return;
+    }
+  }
+  throw std::runtime_error("cannot create a temp dir");
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_zstd(const std::string& path, const std::string& text) {
+  std::string out(ZSTD_compressBound(text.size()), '\0');
+  const std::size_t n = ZSTD_compress(out.data(), out.size(), text.data(), text.size(), 3);
+  if (ZSTD_isError(n)) throw std::runtime_error("zstd failed");
+  out.resize(n);
+  write_file(path, out);
+}
+
+void write_gzip(const std::string& path, const std::string& text) {
+  gzFile f = gzopen(path.c_str(), "wb");
+  if (f == nullptr) throw std::runtime_error("cannot write " + path);
+  if (!text.empty()) gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(f);
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+CommandResult run_command(const std::string& command) {
+  TempDir dir;
+  const std::string out_path = dir.file("out"), err_path = dir.file("err");
+  const std::string full = command + " >" + shell_quote(out_path) + " 2>" + shell_quote(err_path) + " </dev/null";
+  const int status = std::system(full.c_str());
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_file(out_path);
+  r.err = read_file(err_path);
+  return r;
+}
+
+std::string heapql_binary() { return HEAPQL_BINARY; }
+std::string example_binary() { return HEAPQL_EXAMPLE_BINARY; }
+
+std::string shared_data(const std::string& sub) {
+  const std::filesystem::path p = std::filesystem::path(HEAPQL_SHARED_DATA_DIR) / sub;
+  return std::filesystem::exists(p) ? p.string() : std::string();
+}
+
+}  // namespace heapql::test
