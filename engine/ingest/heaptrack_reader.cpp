@@ -73,7 +73,7 @@ class Fields {
   std::string_view length_prefixed(std::string_view what) {
     const std::uint64_t length = hex(what);
     if (length > rest_.size()) {
-      fail(fmt::format("{}: length {:x} runs past the end of the line ({} bytes left)", what, length, rest_.size()));
+      fail(fmt::format("{}: length {:x} (hex, {} bytes) runs past the end of the line ({} bytes left)", what, length, length, rest_.size()));
     }
     const std::string_view text = rest_.substr(0, length);
     rest_.remove_prefix(length);

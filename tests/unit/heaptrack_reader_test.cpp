@@ -1,0 +1,240 @@
+// The heaptrack reader on hand-written traces (formats/heaptrack.md §2-§9;
+// semantics.md §1 for how records become blocks and frames).
+#include "engine/ingest/heaptrack_reader.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/query/aggregator.h"
+#include "engine/store/trace_store.h"
+#include "tests/support/test_support.h"
+
+namespace heapql::test {
+namespace {
+
+struct Read {
+  SourceInfo source;
+  Result result;
+};
+
+Read read(const std::string& path, Query q, bool use_raw_twin = true) {
+  TraceTables tables;
+  Aggregator aggregator(tables, q);
+  HeaptrackReadOptions options;
+  options.show_progress = false;
+  options.use_raw_twin = use_raw_twin;
+  std::string warnings;
+  options.warnings = &warnings;
+  Read r;
+  r.source = read_heaptrack(path, tables, aggregator, options);
+  r.result = aggregator.result(r.source);
+  return r;
+}
+
+Query by_stack() {
+  Query q;
+  q.by = {GroupBy::kStack};
+  q.default_cull = false;
+  return q;
+}
+
+// Format 3: length-prefixed strings (one with a space), an inlined frame, an
+// unsymbolized frame, two timestamps.
+constexpr const char* kVersion3 =
+    "v 10400 3\n"
+    "X ./demo --flag\n"
+    "I 1000 100\n"
+    "s 13 /home/u/my app/demo\n"
+    "s 8 make_buf\n"
+    "s 7 leaky()\n"
+    "s 4 main\n"
+    "s 6 demo.c\n"
+    "i 1000 1 4 5 a\n"              // main at demo.c:10
+    "t 1 0\n"
+    "i 2000 1 2 5 6 3 5 8\n"        // make_buf inlined into leaky()
+    "t 2 1\n"
+    "i 3000 1\n"                    // no symbol
+    "t 3 1\n"
+    "a 64 2\n"
+    "+ 0\n"
+    "c a\n"
+    "a 20 3\n"
+    "+ 1\n"
+    "- 1\n"
+    "c 14\n"
+    "R 3c\n"
+    "\n"
+    "# strings: 5\n";
+
+TEST(HeaptrackReader, Version3StringsInlineFramesAndUnknownSymbols) {
+  TempDir dir;
+  write_zstd(dir.file("heaptrack.demo.4242.zst"), kVersion3);
+  const Read r = read(dir.file("heaptrack.demo.4242.zst"), by_stack());
+  ASSERT_EQ(r.result.rows.size(), 2u);
+  // Inlined frames are frames of their own, innermost first; modules are base names.
+  EXPECT_EQ(r.result.rows[0].key[0].frames, (std::vector<std::string>{"demo!make_buf", "demo!leaky()", "demo!main"}));
+  // Interpreted files have no module bases: the absolute address.
+  EXPECT_EQ(r.result.rows[1].key[0].frames, (std::vector<std::string>{"demo!0x3000", "demo!main"}));
+  EXPECT_EQ(r.source.format_version, 3u);
+  EXPECT_EQ(r.source.tracer_version, "1.4.0");
+  EXPECT_EQ(r.source.command, "./demo --flag");
+  EXPECT_EQ(r.source.compression, "zstd");
+  EXPECT_EQ(r.source.block_identity, BlockIdentity::kBucketLifo);
+  EXPECT_EQ(r.source.end_ns, 20'000'000);
+  EXPECT_EQ(r.source.peak_rss_bytes, 0x3cu * 0x1000u);
+}
+
+TEST(HeaptrackReader, ProcessNameFromTheCommandAndPidFromTheFileName) {
+  TempDir dir;
+  write_file(dir.file("heaptrack.demo.4242"), kVersion3);
+  Query q = by_stack();
+  q.by = {GroupBy::kProcess};
+  const Read r = read(dir.file("heaptrack.demo.4242"), q);
+  EXPECT_EQ(r.result.rows.at(0).key[0].text, "demo (4242)");
+  EXPECT_EQ(r.source.compression, "plain");
+}
+
+TEST(HeaptrackReader, TimesComeFromClockRecordsInMillisecondsAndStartAtZero) {
+  TempDir dir;
+  write_gzip(dir.file("t.gz"), kVersion3);
+  Query q = by_stack();
+  q.window.end_ns = 10'000'000;  // [0, 10 ms): only the block before the first 'c'
+  const Read r = read(dir.file("t.gz"), q);
+  EXPECT_EQ(r.result.totals.stc, 1u);
+  EXPECT_EQ(r.result.totals.st, 0x64u);
+  EXPECT_EQ(r.source.compression, "gzip");
+}
+
+TEST(HeaptrackReader, Version2StringsAreTheRestOfTheLine) {
+  TempDir dir;
+  write_file(dir.file("v2"),
+             "v 10250 2\n"
+             "s /usr/lib/lib with space.so\n"
+             "s operator new(unsigned long)\n"
+             "i 10 1 2\n"
+             "t 1 0\n"
+             "a 8 1\n"
+             "+ 0\n");
+  const Read r = read(dir.file("v2"), by_stack());
+  EXPECT_EQ(r.result.rows.at(0).key[0].frames, (std::vector<std::string>{"lib with space.so!operator new(unsigned long)"}));
+  EXPECT_EQ(r.source.format_version, 2u);
+}
+
+TEST(HeaptrackReader, DecreasingTimestampsAreCountedAndKeptAtThePreviousTime) {
+  TempDir dir;
+  write_file(dir.file("t"), "v 10400 3\ns 1 m\ni 1 1\nt 1 0\na 8 1\nc 64\n+ 0\nc 32\n+ 0\n");
+  const Read r = read(dir.file("t"), by_stack());
+  EXPECT_EQ(r.source.anomalies.decreasing_timestamps, 1u);
+  EXPECT_EQ(r.source.end_ns, 100'000'000);
+}
+
+TEST(HeaptrackReader, Version0FilesCarryAddressesAndGiveExactIdentity) {
+  TempDir dir;
+  write_file(dir.file("v0"),
+             "v 10000\n"
+             "s m\n"
+             "i 1 1\n"
+             "t 1 0\n"
+             "+ 8 1 aa\n"
+             "+ 8 1 bb\n"
+             "c a\n"
+             "- aa\n"
+             "- cc\n");
+  const Read r = read(dir.file("v0"), by_stack());
+  EXPECT_EQ(r.source.block_identity, BlockIdentity::kExact);
+  EXPECT_EQ(r.result.totals.soc, 1u);
+  EXPECT_EQ(r.source.anomalies.unmatched_frees, 1u);
+}
+
+// An interpreted file and its raw twin, in step line for line for t, + and -.
+// Two blocks of one bucket; the OLDER one is freed. Bucket-LIFO pairing would
+// end the newer one; the raw twin's addresses say which one really died.
+constexpr const char* kInterpreted =
+    "v 10400 3\n"
+    "X ./p\n"
+    "s 8 /bin/p.x\n"
+    "s 1 f\n"
+    "i 401010 1 2\n"
+    "t 1 0\n"
+    "i 401777 1\n"
+    "t 2 1\n"
+    "a 10 1\n"
+    "+ 0\n"
+    "c a\n"
+    "+ 0\n"
+    "c 14\n"
+    "- 0\n"
+    "a 20 2\n"
+    "+ 1\n";
+constexpr const char* kRaw =
+    "v 10400 3\n"
+    "x 8 /bin/p.x\n"
+    "X ./p\n"
+    "m 8 /bin/p.x 400000 0 10000\n"
+    "t 401010 0\n"
+    "t 401777 1\n"
+    "+ 10 1 aaa0\n"
+    "c a\n"
+    "+ 10 1 bbb0\n"
+    "- 999\n"  // a free of an unknown address: heaptrack_interpret drops it
+    "c 14\n"
+    "- aaa0\n"
+    "+ 20 2 ccc0\n";
+
+TEST(HeaptrackReader, TheRawTwinGivesExactBlocksAndModuleOffsets) {
+  TempDir dir;
+  write_zstd(dir.file("p.zst"), kInterpreted);
+  write_zstd(dir.file("p.raw.zst"), kRaw);
+  Query q = by_stack();
+  q.window.begin_ns = 10'000'000;  // [10 ms, end): the block allocated at 10 ms
+  const Read exact = read(dir.file("p.zst"), q);
+  EXPECT_EQ(exact.source.block_identity, BlockIdentity::kExact);
+  EXPECT_EQ(exact.source.format, "raw+interpreted");
+  EXPECT_EQ(exact.source.anomalies.unmatched_frees, 1u);
+  const Row* f = nullptr;
+  for (const Row& row : exact.result.rows) {
+    if (row.key[0].frames.front() == "p.x!f") f = &row;
+  }
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->measures.soc, 1u);  // the block allocated at 10 ms is still alive
+  // With the raw twin, an unsymbolized frame is an offset from the module base.
+  EXPECT_EQ(exact.result.rows[0].key[0].frames.front(), "p.x!0x1777");
+
+  const Read lifo = read(dir.file("p.zst"), q, /*use_raw_twin=*/false);
+  EXPECT_EQ(lifo.source.block_identity, BlockIdentity::kBucketLifo);
+  for (const Row& row : lifo.result.rows) {
+    if (row.key[0].frames.front() == "p.x!f") {
+      EXPECT_EQ(row.measures.soc, 0u);  // LIFO ended the newer one
+    }
+  }
+  // Whole-trace figures are the same whatever the pairing.
+  const Read exact_all = read(dir.file("p.zst"), by_stack());
+  const Read lifo_all = read(dir.file("p.zst"), by_stack(), false);
+  EXPECT_EQ(exact_all.result.totals.so, lifo_all.result.totals.so);
+  EXPECT_EQ(exact_all.result.totals.st, lifo_all.result.totals.st);
+}
+
+TEST(HeaptrackReader, ARawFileNamedDirectlyFindsItsInterpretedTwin) {
+  TempDir dir;
+  write_zstd(dir.file("p.zst"), kInterpreted);
+  write_zstd(dir.file("p.raw.zst"), kRaw);
+  const Read r = read(dir.file("p.raw.zst"), by_stack());
+  EXPECT_EQ(r.source.block_identity, BlockIdentity::kExact);
+  EXPECT_EQ(r.result.totals.stc, 3u);
+}
+
+TEST(HeaptrackReader, StoreReplayGivesTheSameBlocksAsTheReader) {
+  TempDir dir;
+  write_zstd(dir.file("p.zst"), kInterpreted);
+  write_zstd(dir.file("p.raw.zst"), kRaw);
+  TraceStore store;
+  TraceStore::Builder builder(store);
+  HeaptrackReadOptions options;
+  options.show_progress = false;
+  store.source() = read_heaptrack(dir.file("p.zst"), store.tables(), builder, options);
+  EXPECT_EQ(store.block_count(), 3u);
+  EXPECT_EQ(store.event_count(), 4u);
+  EXPECT_EQ(store.column_bytes(), 3u * 12u + 1u * 4u + 3u * 16u);  // 3 blocks, 1 free, 3 distinct times
+}
+
+}  // namespace
+}  // namespace heapql::test
