@@ -17,10 +17,33 @@ namespace {
 
 constexpr std::uint32_t kNewestFormatVersion = 3;
 constexpr std::int64_t kNsPerMs = 1'000'000;
+constexpr std::size_t kMaxCommandBytes = 1 << 20;
 
 std::string_view base_name(std::string_view path) {
   const auto slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// Value of a lowercase hex digit, or 0xff.
+constexpr std::array<std::uint8_t, 256> kHexDigit = [] {
+  std::array<std::uint8_t, 256> table{};
+  table.fill(0xff);
+  for (int c = '0'; c <= '9'; ++c) table[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(c - '0');
+  for (int c = 'a'; c <= 'f'; ++c) table[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(c - 'a' + 10);
+  return table;
+}();
+
+// The index of a `+ k` / `- k` line, or -1 when the line is not exactly that
+// (the checked parser then explains what is wrong).
+inline std::int64_t quick_index(std::string_view line) {
+  if (line.size() < 3 || line.size() > 10 || line[1] != ' ') return -1;
+  std::uint32_t value = 0;
+  for (std::size_t i = 2; i < line.size(); ++i) {
+    const std::uint8_t digit = kHexDigit[static_cast<unsigned char>(line[i])];
+    if (digit > 15) return -1;
+    value = value << 4 | digit;
+  }
+  return value;
 }
 
 std::string record_name(char type) {
@@ -150,6 +173,10 @@ class HeaptrackParser {
     while (in_.next(line)) handle(line);
     if (in_.line_number() == 0) throw Error(SourceLocation::of_file(in_.path()), "no records: the file holds no text");
     if (!matcher_) throw Error(SourceLocation::of_file(in_.path()), "not a heaptrack file: no 'v' record");
+    if (in_command_) {
+      throw Error(in_.location(), "the 'X' record's command line runs on to the end of the file without the 'I' "
+                                  "record that heaptrack writes after it");
+    }
     info_.lines = in_.line_number();
     info_.block_identity = matcher_->identity();
     info_.end_ns = matcher_->time();
@@ -164,6 +191,29 @@ class HeaptrackParser {
 
  private:
   void handle(std::string_view line) {
+    // Nearly every line is `+ k` or `- k`: take them without the general parser.
+    if (!line.empty() && (line[0] == '+' || line[0] == '-') && format_version_ >= 1 && !raw_) {
+      const std::int64_t index = quick_index(line);
+      if (index >= 0 && static_cast<std::size_t>(index) < alloc_infos_.size()) {
+        const BucketId bucket = alloc_infos_[static_cast<std::size_t>(index)].bucket;
+        if (line[0] == '+') return matcher_->alloc(bucket, 0);
+        if (matcher_->free_bucket(bucket)) return;
+      }
+    }
+    if (in_command_) {
+      // heaptrack writes the command line unescaped, so a multi-line
+      // argument (`python3 -c "..."`) continues it until the `I` record,
+      // which heaptrack (format 1 and later) always writes right after `X`.
+      if (line.rfind("I ", 0) != 0) {
+        if (info_.command.size() > kMaxCommandBytes) {
+          throw Error(in_.location(), "the 'X' record's command line runs on without the 'I' record that ends it");
+        }
+        info_.command += '\n';
+        info_.command += line;
+        return;
+      }
+      in_command_ = false;
+    }
     if (line.empty()) return;  // the interpreter writes one; a comment
     Fields f(line, in_);
     const char type = line[0];
@@ -238,6 +288,7 @@ class HeaptrackParser {
     if (saw_command_) f.fail("a second 'X' record (heaptrack rejects such files too)");
     saw_command_ = true;
     info_.command = std::string(f.rest());
+    in_command_ = format_version_ >= 1;
   }
 
   std::string_view string_field(Fields& f, std::string_view what) {
@@ -366,7 +417,8 @@ class HeaptrackParser {
     const std::uint64_t size = f.hex("size");
     const std::uint32_t trace = trace_index(f, "trace");
     f.expect_end();
-    alloc_infos_.push_back(AllocInfo{bucket_for(size, trace), size, trace});
+    alloc_infos_.push_back(AllocInfo{bucket_for(size, trace)});
+    if (raw_) alloc_info_traces_.push_back(trace);
   }
 
   std::uint32_t alloc_info_index(Fields& f) {
@@ -391,8 +443,10 @@ class HeaptrackParser {
     const AllocInfo& info = alloc_infos_[index];
     if (!raw_) return matcher_->alloc(info.bucket, 0);
     const RawAlloc raw = raw_next_alloc();
-    if (raw.size != info.size || raw.trace != info.trace) {
-      raw_mismatch(fmt::format("allocation of {} bytes from trace {:x}", info.size, info.trace),
+    const std::uint64_t size = tables_.bucket(info.bucket).size;
+    const std::uint32_t trace = alloc_info_traces_[index];
+    if (raw.size != size || raw.trace != trace) {
+      raw_mismatch(fmt::format("allocation of {} bytes from trace {:x}", size, trace),
                    fmt::format("'+' of {} bytes from trace {:x}", raw.size, raw.trace));
     }
     matcher_->alloc(info.bucket, raw.address);
@@ -411,7 +465,7 @@ class HeaptrackParser {
     if (!raw_) {
       if (!matcher_->free_bucket(info.bucket)) {
         f.fail(fmt::format("frees a block of allocation-info {:x} ({} bytes), which has no live block", index,
-                           info.size));
+                           tables_.bucket(info.bucket).size));
       }
       return;
     }
@@ -455,9 +509,17 @@ class HeaptrackParser {
       if (!raw_->next(line)) {
         raw_mismatch(fmt::format("'{}' record", wanted), "the end of the file");
       }
+      if (raw_in_command_) {
+        raw_in_command_ = line.rfind("I ", 0) != 0;  // as in the interpreted file: 'X' runs on until 'I'
+        continue;
+      }
       if (line.empty()) continue;
       const char type = line[0];
       if (type == wanted && type != '-') return line;
+      if (type == 'X') {
+        raw_in_command_ = raw_format_version_ >= 1;
+        continue;
+      }
       Fields f(line, *raw_);
       switch (type) {
         case 'v':
@@ -510,8 +572,6 @@ class HeaptrackParser {
 
   struct AllocInfo {
     BucketId bucket;
-    std::uint64_t size;
-    std::uint32_t trace;
   };
 
   TraceTables& tables_;
@@ -523,6 +583,8 @@ class HeaptrackParser {
   SourceInfo info_;
   bool saw_version_ = false;
   bool saw_command_ = false;
+  bool in_command_ = false;  // between 'X' and 'I': command continuation lines
+  bool raw_in_command_ = false;
   std::uint32_t format_version_ = 0;
   std::uint32_t raw_format_version_ = 0;
   std::string raw_executable_;
@@ -538,6 +600,7 @@ class HeaptrackParser {
   std::vector<FrameId> frames_;
   std::vector<StackId> traces_;
   std::vector<AllocInfo> alloc_infos_;
+  std::vector<std::uint32_t> alloc_info_traces_;  // with a raw twin: each bucket's trace index, to cross-check
   std::unordered_map<std::string, std::uint64_t> module_bases_;
 };
 

@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <numeric>
+#include <span>
 
 #include "engine/error.h"
 #include "engine/query/cull_list.h"
+#include "engine/query/group_key.h"
 
 namespace heapql {
 
@@ -87,6 +90,9 @@ Aggregator::Aggregator(const TraceTables& tables, Query query)
       t2_(query_.window.end_ns.value_or(kNeverNs)),
       impacting_mode_(query_.uses_impacting()),
       impacting_level_(std::find(query_.by.begin(), query_.by.end(), GroupBy::kImpacting) != query_.by.end()),
+      has_block_filters_(!query_.impacting.empty() || query_.temporary_only || query_.lifetime_min_ns ||
+                         query_.lifetime_end_ns),
+      needs_blocks_(query_.lifetime_min_ns || query_.lifetime_end_ns),
       stack_plan_(tables, compile_cull_set(query_), compile_require_set(query_)) {
   if (t2_ < t1_) throw Error(fmt::format("window ends ({} ns) before it begins ({} ns)", t2_, t1_));
   for (Impacting t : query_.impacting) impacting_mask_ |= 1u << static_cast<unsigned>(t);
@@ -121,8 +127,12 @@ bool Aggregator::bucket_passes(const Bucket& bucket, StackId full_stack) {
 }
 
 std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
-  std::vector<std::uint64_t> values;
-  values.reserve(query_.by.size());
+  const std::size_t width = query_.by.size();
+  if (width == 0) {
+    if (key_count_ == 0) key_count_ = 1;
+    return 0;
+  }
+  const std::size_t start = key_values_.size();
   for (GroupBy level : query_.by) {
     std::uint64_t v = 0;
     switch (level) {
@@ -137,15 +147,28 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
       case GroupBy::kThread: v = bucket.thread; break;
       case GroupBy::kImpacting: v = 0; break;  // decided per block
     }
-    values.push_back(v);
+    key_values_.push_back(v);
   }
-  std::string bytes(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(std::uint64_t));
-  auto [it, inserted] = key_ids_.try_emplace(std::move(bytes), static_cast<std::int32_t>(key_values_.size()));
-  if (inserted) {
-    key_values_.push_back(std::move(values));
-    rows_.resize(key_values_.size() * (impacting_level_ ? 4 : 1));
+  // The candidate key sits at the end of key_values_; keep it only if new.
+  const auto hash_of = [&](std::size_t first) {
+    std::uint64_t h = 0;
+    for (std::size_t i = 0; i < width; ++i) h = FlatIndex::mix(h ^ key_values_[first + i]);
+    return h;
+  };
+  const auto same = [&](std::uint32_t id) {
+    return std::equal(key_values_.begin() + static_cast<std::ptrdiff_t>(id * width),
+                      key_values_.begin() + static_cast<std::ptrdiff_t>((id + 1) * width),
+                      key_values_.begin() + static_cast<std::ptrdiff_t>(start));
+  };
+  const std::uint64_t hash = hash_of(start);
+  const std::uint32_t found = key_ids_.find(hash, same);
+  if (found != FlatIndex::kAbsent) {
+    key_values_.resize(start);
+    return static_cast<std::int32_t>(found);
   }
-  return it->second;
+  const auto id = static_cast<std::uint32_t>(key_count_++);
+  key_ids_.insert(hash, id, [&](std::uint32_t stored) { return hash_of(std::size_t{stored} * width); });
+  return static_cast<std::int32_t>(id);
 }
 
 Aggregator::BucketState& Aggregator::plan(BucketId id) {
@@ -154,14 +177,8 @@ Aggregator::BucketState& Aggregator::plan(BucketId id) {
   if (state.key != kUnplanned) return state;
   const Bucket& bucket = tables_.bucket(id);
   state.size = bucket.size;
-  state.is_realloc = bucket.is_realloc;
   state.key = bucket_passes(bucket, bucket.stack) ? intern_key(bucket, stack_plan_.culled(bucket.stack)) : kFilteredOut;
   return state;
-}
-
-Measures& Aggregator::row_measures(std::int32_t key, Impacting type) {
-  const std::size_t index = impacting_level_ ? std::size_t(key) * 4 + static_cast<std::size_t>(type) : std::size_t(key);
-  return rows_[index];
 }
 
 void Aggregator::note_level(std::int64_t now_ns) {
@@ -193,19 +210,20 @@ void Aggregator::series_advance(std::int64_t now_ns) {
   if (series_.size() <= index) series_.resize(index + 1, level_bytes_);
 }
 
-void Aggregator::change_live(BucketState& state, bool up, std::int64_t now_ns) {
+void Aggregator::before_live_change(BucketState& state, std::int64_t now_ns) {
   if (!in_window_ && now_ns >= t1_) enter_window(now_ns);
   series_advance(now_ns);
   if (state.saved_epoch != peak_epoch_) {
-    state.live_at_peak = state.live;
+    state.live_at_peak = state.live();
     state.saved_epoch = peak_epoch_;
   }
+}
+
+void Aggregator::after_live_change(const BucketState& state, bool up, std::int64_t now_ns) {
   if (up) {
-    ++state.live;
     ++level_blocks_;
     level_bytes_ += state.size;
   } else {
-    --state.live;
     --level_blocks_;
     level_bytes_ -= state.size;
   }
@@ -218,177 +236,236 @@ void Aggregator::change_live(BucketState& state, bool up, std::int64_t now_ns) {
   }
 }
 
+namespace {
+void increment(std::uint32_t& counter, std::uint32_t n = 1) {
+  if (counter > 0xFFFFFFFFu - n) throw Error("more than 2^32-1 blocks in one bucket (size and stack)");
+  counter += n;
+}
+}  // namespace
+
 void Aggregator::on_alloc(const LiveBlock& block) {
   BucketState& state = plan(block.bucket);
-  if (state.key >= 0) change_live(state, true, block.alloc_ns);
+  if (state.key < 0) return;
+  before_live_change(state, block.alloc_ns);
+  increment(state.live_inside);
+  after_live_change(state, true, block.alloc_ns);
 }
 
 void Aggregator::on_free(const LiveBlock& block, std::uint64_t, std::int64_t free_ns, bool temporary) {
   BucketState& state = plan(block.bucket);
-  if (state.key >= 0) change_live(state, false, free_ns);
+  if (state.key >= 0) {
+    before_live_change(state, free_ns);
+    --state.live_inside;
+    after_live_change(state, false, free_ns);
+  }
   complete(block, free_ns, temporary);
 }
 
 void Aggregator::on_still_alive(const LiveBlock& block) { complete(block, kNeverNs, false); }
 
+void Aggregator::on_bucket_alloc(BucketId bucket, std::int64_t ns) {
+  counted_by_bucket_events_ = true;
+  BucketState& state = plan(bucket);
+  const bool alloc_in = ns >= t1_ && ns < t2_;
+  if (state.key < 0) {
+    if (alloc_in) increment(state.blocks_by_type[0]);  // counted as excluded at the end
+    return;
+  }
+  before_live_change(state, ns);
+  increment(ns < t1_ ? state.live_before : alloc_in ? state.live_inside : state.live_after);
+  after_live_change(state, true, ns);
+}
+
+void Aggregator::on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary) {
+  BucketState& state = plan(bucket);
+  if (state.key < 0) return;
+  before_live_change(state, ns);
+  // The most recent live block dies (bucket LIFO): one allocated after the
+  // window if any, else inside it, else before it.
+  if (state.live_after > 0) {
+    --state.live_after;
+  } else if (state.live_inside > 0) {
+    --state.live_inside;
+    if (query_.block_set != BlockSet::kAtPeak) record(state, true, ns, temporary, std::nullopt, 1);
+  } else {
+    --state.live_before;
+    if (query_.block_set != BlockSet::kAtPeak) record(state, false, ns, temporary, std::nullopt, 1);
+  }
+  after_live_change(state, false, ns);
+}
+
 void Aggregator::complete(const LiveBlock& block, std::int64_t free_ns, bool temporary) {
   if (query_.block_set == BlockSet::kAtPeak) return;
-  const BucketState& state = plan(block.bucket);
-  const bool alloc_in = block.alloc_ns >= t1_ && block.alloc_ns < t2_;
-  const auto exclude = [&] {
-    if (alloc_in) {
-      ++excluded_blocks_;
-      excluded_bytes_ += state.size;
-    }
-  };
-  if (state.key == kFilteredOut) return exclude();
+  BucketState& state = buckets_[block.bucket.index()];  // planned at its allocation
+  if (block.alloc_ns >= t2_) return;  // allocated after the window: in no set
+  record(state, block.alloc_ns >= t1_, free_ns, temporary, block.alloc_ns, 1);
+}
+
+void Aggregator::record(BucketState& state, bool alloc_in, std::int64_t free_ns, bool temporary,
+                        std::optional<std::int64_t> alloc_ns, std::uint32_t n) {
   const bool freed_in = free_ns < t2_;
   Impacting type;
   if (alloc_in) {
     type = freed_in ? Impacting::kAifi : Impacting::kAifo;
   } else {
-    // Allocated before T1 (or after T2): only WPA's set looks at it, and only
-    // if it was still alive when the window opened (§7).
-    if (!impacting_mode_ || block.alloc_ns >= t2_ || free_ns < t1_) return;
+    // Allocated before T1: only WPA's set looks at it, and only if it was
+    // still alive when the window opened (§7).
+    if (!impacting_mode_ || free_ns < t1_) return;
     type = freed_in ? Impacting::kAofi : Impacting::kAofo;
   }
-  if (impacting_mask_ != 0 && (impacting_mask_ & (1u << static_cast<unsigned>(type))) == 0) return exclude();
-  if (query_.temporary_only && !temporary) return exclude();
-  if (query_.lifetime_min_ns || query_.lifetime_end_ns) {
-    // Outstanding blocks lived at least until T2; with an open window, for ever (§4).
-    const std::int64_t lifetime = freed_in ? free_ns - block.alloc_ns : (t2_ == kNeverNs ? kNeverNs : t2_ - block.alloc_ns);
-    if (query_.lifetime_min_ns && lifetime < *query_.lifetime_min_ns) return exclude();
-    if (query_.lifetime_end_ns && lifetime >= *query_.lifetime_end_ns) return exclude();
-  }
-  Measures delta;
-  delta.blocks = 1;
-  if (alloc_in) {
-    delta.stc = 1;
-    delta.st = state.size;
-    delta.src = state.is_realloc ? 1 : 0;
-    if (!freed_in) {
-      delta.so = state.size;
-      delta.soc = 1;
+  if (state.key != kFilteredOut && has_block_filters_) {
+    bool keep = impacting_mask_ == 0 || (impacting_mask_ & (1u << static_cast<unsigned>(type))) != 0;
+    keep = keep && (!query_.temporary_only || temporary);
+    if (keep && alloc_ns && (query_.lifetime_min_ns || query_.lifetime_end_ns)) {
+      // Outstanding blocks lived at least until T2; with an open window, for ever (§4).
+      const std::int64_t lifetime =
+          freed_in ? free_ns - *alloc_ns : (t2_ == kNeverNs ? kNeverNs : t2_ - *alloc_ns);
+      keep = (!query_.lifetime_min_ns || lifetime >= *query_.lifetime_min_ns) &&
+             (!query_.lifetime_end_ns || lifetime < *query_.lifetime_end_ns);
     }
-    if (temporary) ++temporary_blocks_;
+    if (!keep) {
+      if (alloc_in) {
+        excluded_blocks_ += n;
+        excluded_bytes_ += n * state.size;
+      }
+      return;
+    }
   }
-  if (impacting_mode_) {
-    delta.count = 1;
-    delta.size = state.size;
-    const auto signed_size = static_cast<std::int64_t>(state.size);
-    delta.impacting = type == Impacting::kAifo ? signed_size : type == Impacting::kAofi ? -signed_size : 0;
-  }
-  row_measures(state.key, type).add(delta);
-  totals_.add(delta);
+  increment(state.blocks_by_type[static_cast<std::size_t>(type)], n);
+  if (temporary && alloc_in) increment(state.temporary, n);
 }
 
 void Aggregator::on_finish(std::int64_t end_ns) {
   end_ns_ = end_ns;
+  if (counted_by_bucket_events_ && query_.block_set != BlockSet::kAtPeak) {
+    // Bucket events: the blocks still alive are the live counts (those
+    // allocated after the window are in no set). Block events delivered them
+    // one by one through on_still_alive instead.
+    for (BucketState& state : buckets_) {
+      if (state.key < 0) continue;
+      if (state.live_inside > 0) record(state, true, kNeverNs, false, std::nullopt, state.live_inside);
+      if (state.live_before > 0) record(state, false, kNeverNs, false, std::nullopt, state.live_before);
+    }
+  }
   if (!in_window_ && t1_ <= end_ns) enter_window(t1_);
   if (end_ns >= t1_) {
     const std::int64_t last = std::min(end_ns, t2_ == kNeverNs ? end_ns : t2_ - 1);
     series_advance(last);
   }
-  if (query_.block_set != BlockSet::kAtPeak) return;
-  for (const BucketState& state : buckets_) {
-    if (state.key < 0) continue;
-    const std::uint64_t n = state.saved_epoch == peak_epoch_ ? state.live_at_peak : state.live;
-    if (n == 0) continue;
-    Measures delta;
-    delta.blocks = n;
-    delta.soc = delta.stc = n;
-    delta.so = delta.st = n * state.size;
-    delta.src = state.is_realloc ? n : 0;
-    row_measures(state.key, Impacting::kAifo).add(delta);
-    totals_.add(delta);
-  }
 }
 
-KeyValue Aggregator::render_level(GroupBy level, std::uint64_t value) const {
-  KeyValue kv;
-  kv.level = level;
-  const auto id32 = static_cast<std::uint32_t>(value);
-  switch (level) {
-    case GroupBy::kStack: {
-      kv.stack = StackId(id32);
-      std::vector<FrameId> frames;
-      tables_.stack_frames(kv.stack, frames);
-      for (FrameId f : frames) kv.frames.push_back(tables_.frame_text(f));
-      break;
+void Aggregator::roll_up(Result& r) {
+  const std::size_t per_key = impacting_level_ ? 4 : 1;
+  std::vector<Measures> rows(key_count_ * per_key);
+  const bool at_peak = query_.block_set == BlockSet::kAtPeak;
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    const BucketState& state = buckets_[b];
+    if (state.key == kUnplanned) continue;
+    const std::uint32_t* n = state.blocks_by_type;
+    if (state.key == kFilteredOut) {
+      const std::uint64_t inside = n[0] + n[1];
+      r.excluded_blocks += inside;
+      r.excluded_bytes += inside * state.size;
+      continue;
     }
-    case GroupBy::kFrame: kv.text = FrameId(id32).valid() ? tables_.frame_text(FrameId(id32)) : "[no stack]"; break;
-    case GroupBy::kImage: kv.text = StringId(id32).valid() ? std::string(tables_.string(StringId(id32))) : "[no stack]"; break;
-    case GroupBy::kProcess: {
-      if (!ProcessId(id32).valid()) {
-        kv.text = "[unknown]";
-        break;
+    const bool is_realloc = tables_.bucket(BucketId(static_cast<std::uint32_t>(b))).is_realloc;
+    const auto add = [&](Impacting type, const Measures& m) {
+      rows[std::size_t(state.key) * per_key + (impacting_level_ ? static_cast<std::size_t>(type) : 0)].add(m);
+      r.totals.add(m);
+    };
+    if (at_peak) {
+      const std::uint64_t alive = state.saved_epoch == peak_epoch_ ? state.live_at_peak : state.live();
+      if (alive == 0) continue;
+      Measures m;
+      m.blocks = m.soc = m.stc = alive;
+      m.so = m.st = alive * state.size;
+      m.src = is_realloc ? alive : 0;
+      add(Impacting::kAifo, m);
+      continue;
+    }
+    r.temporary_blocks += state.temporary;
+    for (std::size_t t = 0; t < 4; ++t) {
+      if (n[t] == 0) continue;
+      const auto type = static_cast<Impacting>(t);
+      const bool inside = type == Impacting::kAifi || type == Impacting::kAifo;
+      Measures m;
+      m.blocks = n[t];
+      if (inside) {
+        m.stc = n[t];
+        m.st = n[t] * state.size;
+        m.src = is_realloc ? n[t] : 0;
+        if (type == Impacting::kAifo) {
+          m.soc = n[t];
+          m.so = n[t] * state.size;
+        }
       }
-      const Process& p = tables_.process(ProcessId(id32));
-      kv.text = fmt::format("{} ({})", tables_.string(p.name), p.pid);
-      break;
+      if (impacting_mode_) {
+        m.count = n[t];
+        m.size = n[t] * state.size;
+        const auto signed_size = static_cast<std::int64_t>(m.size);
+        m.impacting = type == Impacting::kAifo ? signed_size : type == Impacting::kAofi ? -signed_size : 0;
+      }
+      add(type, m);
     }
-    case GroupBy::kHeap: kv.text = HeapId(id32).valid() ? std::string(tables_.string(tables_.heap(HeapId(id32)).name)) : "[unknown]"; break;
-    case GroupBy::kKind: kv.text = block_kind_name(static_cast<BlockKind>(value)); break;
-    case GroupBy::kThread: kv.text = fmt::format("{}", value); break;
-    case GroupBy::kImpacting: kv.text = impacting_name(static_cast<Impacting>(value)); break;
   }
-  return kv;
-}
+  if (query_.totals_only || query_.by.empty()) return;
 
-namespace {
-// Ties break by the key, ascending, level by level; stacks frame by frame
-// (a prefix first); strings by their bytes (§3).
-bool key_less(const std::vector<KeyValue>& a, const std::vector<KeyValue>& b) {
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    if (a[i].level == GroupBy::kStack) {
-      if (a[i].frames != b[i].frames) return a[i].frames < b[i].frames;
-    } else if (a[i].text != b[i].text) {
-      return a[i].text < b[i].text;
+  // Order the rows on ids and ranks, then render only those shown.
+  const std::size_t width = query_.by.size();
+  std::vector<std::uint32_t> order;
+  for (std::size_t index = 0; index < rows.size(); ++index) {
+    if (rows[index].blocks > 0) order.push_back(static_cast<std::uint32_t>(index));
+  }
+  std::vector<std::uint64_t> row_values(order.size() * width);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::size_t key = order[i] / per_key;
+    for (std::size_t level = 0; level < width; ++level) {
+      row_values[i * width + level] =
+          query_.by[level] == GroupBy::kImpacting ? order[i] % per_key : key_values_[key * width + level];
     }
   }
-  return a.size() < b.size();
+  const KeyOrder key_order(tables_, query_.by, row_values);
+  std::vector<std::uint32_t> positions(order.size());
+  std::iota(positions.begin(), positions.end(), 0u);
+  const Measure sort = query_.sort;
+  const auto values_of = [&](std::uint32_t position) {
+    return std::span<const std::uint64_t>(row_values.data() + std::size_t{position} * width, width);
+  };
+  const auto before = [&](std::uint32_t a, std::uint32_t b) {
+    const std::uint64_t va = rows[order[a]].value(sort), vb = rows[order[b]].value(sort);
+    if (va != vb) return va > vb;
+    return key_order.less(values_of(a), values_of(b));
+  };
+  const std::size_t shown = std::min<std::size_t>(positions.size(), query_.top);
+  std::partial_sort(positions.begin(), positions.begin() + static_cast<std::ptrdiff_t>(shown), positions.end(), before);
+  for (std::size_t i = 0; i < shown; ++i) {
+    Row row;
+    row.measures = rows[order[positions[i]]];
+    const std::span<const std::uint64_t> values = values_of(positions[i]);
+    for (std::size_t level = 0; level < width; ++level) {
+      row.key.push_back(render_key_value(tables_, query_.by[level], values[level]));
+    }
+    r.rows.push_back(std::move(row));
+  }
+  if (positions.size() > shown) {
+    Measures other;
+    for (std::size_t i = shown; i < positions.size(); ++i) other.add(rows[order[positions[i]]]);
+    r.other = other;
+    r.other_rows = positions.size() - shown;
+  }
 }
-}  // namespace
 
 Result Aggregator::result(const SourceInfo& source) {
   Result r;
   r.query = query_;
   r.realloc_known = source.realloc_marked;
   r.impacting_measures = impacting_mode_;
-  r.totals = totals_;
-  r.temporary_blocks = temporary_blocks_;
   r.excluded_blocks = excluded_blocks_;
   r.excluded_bytes = excluded_bytes_;
   r.peak = peak_;
   r.trace_end_ns = end_ns_;
   if (series_bucket_ns_ != 0) r.series = Series{t1_, series_bucket_ns_, series_};
-  if (query_.totals_only || query_.by.empty()) return r;
-
-  const std::size_t per_key = impacting_level_ ? 4 : 1;
-  for (std::size_t index = 0; index < rows_.size(); ++index) {
-    if (rows_[index].blocks == 0) continue;
-    const std::vector<std::uint64_t>& values = key_values_[index / per_key];
-    Row row;
-    row.measures = rows_[index];
-    for (std::size_t level = 0; level < query_.by.size(); ++level) {
-      const GroupBy by = query_.by[level];
-      row.key.push_back(render_level(by, by == GroupBy::kImpacting ? index % per_key : values[level]));
-    }
-    r.rows.push_back(std::move(row));
-  }
-  const Measure sort = query_.sort;
-  std::sort(r.rows.begin(), r.rows.end(), [sort](const Row& a, const Row& b) {
-    const std::uint64_t va = a.measures.value(sort), vb = b.measures.value(sort);
-    if (va != vb) return va > vb;
-    return key_less(a.key, b.key);
-  });
-  if (r.rows.size() > query_.top) {
-    Measures other;
-    for (std::size_t i = query_.top; i < r.rows.size(); ++i) other.add(r.rows[i].measures);
-    r.other_rows = r.rows.size() - query_.top;
-    r.other = other;
-    r.rows.resize(query_.top);
-  }
+  roll_up(r);
   return r;
 }
 

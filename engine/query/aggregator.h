@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "engine/query/result.h"
 #include "engine/query/stack_plan.h"
 #include "engine/store/events.h"
+#include "engine/store/flat_index.h"
 #include "engine/store/source_info.h"
 #include "engine/store/trace_tables.h"
 
@@ -35,6 +37,9 @@ class Aggregator final : public EventConsumer {
   void on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) override;
   void on_still_alive(const LiveBlock& block) override;
   void on_finish(std::int64_t end_ns) override;
+  bool needs_blocks() const override { return needs_blocks_; }
+  void on_bucket_alloc(BucketId bucket, std::int64_t ns) override;
+  void on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary) override;
 
   // After on_finish. `source` says whether reallocs are marked (src).
   Result result(const SourceInfo& source);
@@ -43,27 +48,41 @@ class Aggregator final : public EventConsumer {
   static constexpr std::int32_t kUnplanned = -2;
   static constexpr std::int32_t kFilteredOut = -1;
 
-  struct BucketState {
+  // Everything a bucket needs per event, in one cache line: its filter
+  // verdict and group key, its live blocks, and per-impacting-type block
+  // counts that are rolled up to rows once, at the end. Counts are 32-bit:
+  // a bucket with more blocks than that is refused, not wrapped.
+  struct alignas(64) BucketState {
     std::int32_t key = kUnplanned;  // partial group key, or kFilteredOut
-    bool is_realloc = false;
-    std::uint64_t size = 0;
-    // Peak tracking: live blocks now, and as they were at the latest peak
-    // (saved lazily on the first change after it).
-    std::uint64_t live = 0;
-    std::uint64_t live_at_peak = 0;
     std::uint32_t saved_epoch = 0;
+    std::uint64_t size = 0;
+    // Live blocks by when they were allocated: before T1, inside the window,
+    // after T2. Block events count every live block as `inside`; bucket
+    // events need the split to pop the right one (LIFO: after, inside, before).
+    std::uint32_t live_before = 0, live_inside = 0, live_after = 0;
+    // The live count as it was at the latest peak (saved lazily on the
+    // bucket's first change after it).
+    std::uint32_t live_at_peak = 0;
+    std::uint32_t blocks_by_type[4] = {0, 0, 0, 0};  // indexed by Impacting
+    std::uint32_t temporary = 0;
+
+    std::uint32_t live() const { return live_before + live_inside + live_after; }
   };
+  static_assert(sizeof(BucketState) == 64, "one cache line a bucket");
 
   BucketState& plan(BucketId bucket);
   bool bucket_passes(const Bucket& bucket, StackId culled);
   std::int32_t intern_key(const Bucket& bucket, StackId culled);
   void complete(const LiveBlock& block, std::int64_t free_ns, bool temporary);
-  void change_live(BucketState& state, bool up, std::int64_t now_ns);
+  // Counts `n` blocks of a bucket that ended at free_ns (kNeverNs: still alive).
+  void record(BucketState& state, bool alloc_in, std::int64_t free_ns, bool temporary,
+              std::optional<std::int64_t> alloc_ns, std::uint32_t n);
+  void before_live_change(BucketState& state, std::int64_t now_ns);
+  void after_live_change(const BucketState& state, bool up, std::int64_t now_ns);
   void enter_window(std::int64_t now_ns);
   void note_level(std::int64_t now_ns);
   void series_advance(std::int64_t now_ns);
-  Measures& row_measures(std::int32_t key, Impacting type);
-  KeyValue render_level(GroupBy level, std::uint64_t value) const;
+  void roll_up(Result& r);
 
   const TraceTables& tables_;
   Query query_;
@@ -72,14 +91,17 @@ class Aggregator final : public EventConsumer {
   std::uint32_t impacting_mask_ = 0;
   bool impacting_mode_;
   bool impacting_level_;
+  bool has_block_filters_;  // lifetime, impacting or temporary: decided per block
+  bool needs_blocks_;       // lifetime filters need each block's own times
+  bool counted_by_bucket_events_ = false;
   StackPlan stack_plan_;
 
   std::vector<BucketState> buckets_;
-  std::unordered_map<std::string, std::int32_t> key_ids_;
-  std::vector<std::vector<std::uint64_t>> key_values_;  // per partial key: one value per level
-  std::vector<Measures> rows_;                            // per partial key (x4 with impacting level)
-  Measures totals_;
-  std::uint64_t temporary_blocks_ = 0;
+  // Partial group keys: one value per level (the impacting level's is 0),
+  // key after key, and their index.
+  std::vector<std::uint64_t> key_values_;
+  std::size_t key_count_ = 0;
+  FlatIndex key_ids_;
   std::uint64_t excluded_blocks_ = 0, excluded_bytes_ = 0;
 
   // Outstanding level of the blocks that pass the bucket filters.

@@ -11,9 +11,48 @@ constexpr std::uint64_t kNoEvent = ~std::uint64_t{0};
 }
 
 BlockMatcher::BlockMatcher(BlockIdentity identity, EventConsumer& consumer)
-    : identity_(identity), consumer_(consumer) {}
+    : identity_(identity),
+      consumer_(consumer),
+      counting_(identity == BlockIdentity::kBucketLifo && !consumer.needs_blocks()) {}
+
+std::uint32_t& BlockMatcher::last_alloc_bucket_of(std::uint32_t thread) {
+  if (!last_alloc_bucket_by_thread_.empty() && last_alloc_bucket_by_thread_.front().first == thread) {
+    return last_alloc_bucket_by_thread_.front().second;
+  }
+  for (auto& [t, bucket] : last_alloc_bucket_by_thread_) {
+    if (t == thread) return bucket;
+  }
+  return last_alloc_bucket_by_thread_.emplace_back(thread, kNoAllocation).second;
+}
+
+// The LIFO block of a bucket is its most recent allocation, so its free is
+// "temporary" exactly when the thread's previous event allocated in that bucket.
+void BlockMatcher::count_alloc(BucketId bucket, std::uint32_t thread) {
+  if (live_per_bucket_.size() <= bucket.index()) {
+    live_per_bucket_.resize(std::max<std::size_t>(bucket.index() + 1, live_per_bucket_.size() * 2), 0);
+  }
+  if (++live_per_bucket_[bucket.index()] == 0) throw Error("more than 2^32-1 live blocks in one bucket");
+  ++next_seq_;
+  ++next_block_;
+  ++live_count_;
+  last_alloc_bucket_of(thread) = bucket.value;
+  consumer_.on_bucket_alloc(bucket, now_ns_);
+}
+
+bool BlockMatcher::count_free(BucketId bucket, std::uint32_t thread) {
+  if (bucket.index() >= live_per_bucket_.size() || live_per_bucket_[bucket.index()] == 0) return false;
+  --live_per_bucket_[bucket.index()];
+  ++next_seq_;
+  --live_count_;
+  std::uint32_t& last = last_alloc_bucket_of(thread);
+  const bool temporary = last == bucket.value;
+  last = kNoAllocation;
+  consumer_.on_bucket_free(bucket, now_ns_, temporary);
+  return true;
+}
 
 std::uint64_t& BlockMatcher::last_seq_of(std::uint32_t thread) {
+  if (!last_seq_by_thread_.empty() && last_seq_by_thread_.front().first == thread) return last_seq_by_thread_.front().second;
   for (auto& [t, seq] : last_seq_by_thread_) {
     if (t == thread) return seq;
   }
@@ -22,7 +61,7 @@ std::uint64_t& BlockMatcher::last_seq_of(std::uint32_t thread) {
 
 LiveBlock BlockMatcher::start_block(BucketId bucket, std::uint32_t thread) {
   if (next_block_ == BlockId::kInvalidValue) throw Error("trace has more than 2^32-1 blocks");
-  LiveBlock block{BlockId(next_block_++), bucket, next_seq_++, now_ns_};
+  LiveBlock block{BlockId(static_cast<std::uint32_t>(next_block_++)), bucket, next_seq_++, now_ns_};
   last_seq_of(thread) = block.alloc_seq;
   ++live_count_;
   consumer_.on_alloc(block);
@@ -39,9 +78,20 @@ void BlockMatcher::end_block(const LiveBlock& block, std::uint32_t thread) {
 }
 
 void BlockMatcher::alloc(BucketId bucket, std::uint64_t address_key, std::uint32_t thread) {
+  if (counting_) return count_alloc(bucket, thread);
   if (identity_ == BlockIdentity::kBucketLifo) {
-    if (live_by_bucket_.size() <= bucket.index()) live_by_bucket_.resize(bucket.index() + 1);
-    live_by_bucket_[bucket.index()].push_back(start_block(bucket, thread));
+    if (bucket_top_.size() <= bucket.index()) bucket_top_.resize(std::max<std::size_t>(bucket.index() + 1, bucket_top_.size() * 2), kNone);
+    std::uint32_t slot = free_slot_;
+    if (slot == kNone) {
+      if (pool_.size() >= kNone) throw Error("more than 2^32-1 blocks alive at once");
+      slot = static_cast<std::uint32_t>(pool_.size());
+      pool_.emplace_back();
+    } else {
+      free_slot_ = pool_[slot].next;
+    }
+    std::uint32_t& top = bucket_top_[bucket.index()];
+    pool_[slot] = PooledBlock{start_block(bucket, thread), top};
+    top = slot;
     return;
   }
   auto [it, inserted] = live_by_address_.try_emplace(address_key);
@@ -66,10 +116,14 @@ bool BlockMatcher::free_address(std::uint64_t address_key, std::uint32_t thread)
 }
 
 bool BlockMatcher::free_bucket(BucketId bucket, std::uint32_t thread) {
-  if (bucket.index() >= live_by_bucket_.size() || live_by_bucket_[bucket.index()].empty()) return false;
-  std::vector<LiveBlock>& live = live_by_bucket_[bucket.index()];
-  const LiveBlock block = live.back();
-  live.pop_back();
+  if (counting_) return count_free(bucket, thread);
+  if (bucket.index() >= bucket_top_.size() || bucket_top_[bucket.index()] == kNone) return false;
+  std::uint32_t& top = bucket_top_[bucket.index()];
+  const std::uint32_t slot = top;
+  const LiveBlock block = pool_[slot].block;
+  top = pool_[slot].next;
+  pool_[slot].next = free_slot_;
+  free_slot_ = slot;
   end_block(block, thread);
   return true;
 }
@@ -80,10 +134,16 @@ const LiveBlock* BlockMatcher::live_at(std::uint64_t address_key) const {
 }
 
 void BlockMatcher::finish() {
+  if (counting_) {
+    consumer_.on_finish(now_ns_);  // the consumer's own counters know what is still alive
+    return;
+  }
   std::vector<LiveBlock> alive;
   alive.reserve(live_count_);
   for (const auto& [key, block] : live_by_address_) alive.push_back(block);
-  for (const auto& bucket : live_by_bucket_) alive.insert(alive.end(), bucket.begin(), bucket.end());
+  for (std::uint32_t top : bucket_top_) {
+    for (std::uint32_t slot = top; slot != kNone; slot = pool_[slot].next) alive.push_back(pool_[slot].block);
+  }
   std::sort(alive.begin(), alive.end(), [](const LiveBlock& a, const LiveBlock& b) { return a.id < b.id; });
   for (const LiveBlock& block : alive) consumer_.on_still_alive(block);
   consumer_.on_finish(now_ns_);

@@ -42,6 +42,9 @@ class BlockMatcher {
   // Emits on_still_alive for every live block (allocation order) and on_finish.
   void finish();
 
+  // True when a bucket-LIFO stream goes to the consumer as bucket events.
+  bool counting() const { return counting_; }
+
   const Anomalies& anomalies() const { return anomalies_; }
   Anomalies& anomalies() { return anomalies_; }
   std::uint64_t block_count() const { return next_block_; }
@@ -52,15 +55,34 @@ class BlockMatcher {
   void end_block(const LiveBlock& block, std::uint32_t thread);
   LiveBlock start_block(BucketId bucket, std::uint32_t thread);
 
+  void count_alloc(BucketId bucket, std::uint32_t thread);
+  bool count_free(BucketId bucket, std::uint32_t thread);
+
   BlockIdentity identity_;
   EventConsumer& consumer_;
+  bool counting_;
+  // Counting: live blocks per bucket, and per thread the bucket of the latest
+  // event if it was an allocation (for "temporary").
+  std::vector<std::uint32_t> live_per_bucket_;
+  static constexpr std::uint32_t kNoAllocation = 0xFFFFFFFFu;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> last_alloc_bucket_by_thread_;
+  std::uint32_t& last_alloc_bucket_of(std::uint32_t thread);
   std::int64_t now_ns_ = 0;
   std::uint64_t next_seq_ = 0;
-  std::uint32_t next_block_ = 0;
+  std::uint64_t next_block_ = 0;
   std::uint64_t live_count_ = 0;
   Anomalies anomalies_;
   std::unordered_map<std::uint64_t, LiveBlock> live_by_address_;
-  std::vector<std::vector<LiveBlock>> live_by_bucket_;
+  // Bucket-LIFO: live blocks in one pooled array, each bucket's a linked list
+  // from its most recent block; freed slots are reused.
+  struct PooledBlock {
+    LiveBlock block;
+    std::uint32_t next;  // next older live block of the bucket, or kNone
+  };
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  std::vector<PooledBlock> pool_;
+  std::uint32_t free_slot_ = kNone;       // chained through PooledBlock::next
+  std::vector<std::uint32_t> bucket_top_;  // per bucket: its most recent live block's slot
   // seq of the latest event per thread, to decide "temporary"; threads are
   // few, so a flat list beats a map.
   std::vector<std::pair<std::uint32_t, std::uint64_t>> last_seq_by_thread_;

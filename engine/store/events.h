@@ -32,6 +32,15 @@ class EventConsumer {
   virtual void on_still_alive(const LiveBlock& block) = 0;
   // end_ns: the trace's last timestamp.
   virtual void on_finish(std::int64_t end_ns) = 0;
+
+  // Bucket-LIFO sources pair a free with the most recent live block of its
+  // bucket, so a consumer that needs no per-block record can follow the
+  // stream as bucket events alone: memory per bucket, not per live block.
+  // A consumer that returns false here receives on_bucket_alloc and
+  // on_bucket_free instead of on_alloc, on_free and on_still_alive.
+  virtual bool needs_blocks() const { return true; }
+  virtual void on_bucket_alloc(BucketId /*bucket*/, std::int64_t /*ns*/) {}
+  virtual void on_bucket_free(BucketId /*bucket*/, std::int64_t /*ns*/, bool /*temporary*/) {}
 };
 
 // Counted irregularities (semantics.md §1): never a crash, always reported.

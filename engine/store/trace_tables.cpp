@@ -72,12 +72,16 @@ std::string TraceTables::frame_text(FrameId id) const {
 }
 
 StackId TraceTables::intern_stack(FrameId frame, StackId parent) {
-  const std::uint64_t key = (std::uint64_t{frame.value} << 32) | parent.value;
-  if (auto it = stack_ids_.find(key); it != stack_ids_.end()) return it->second;
+  const std::uint64_t hash = stack_hash(frame, parent);
+  const std::uint32_t found = stack_ids_.find(hash, [&](std::uint32_t id) {
+    return stacks_[id].frame == frame && stacks_[id].parent == parent;
+  });
+  if (found != FlatIndex::kAbsent) return StackId(found);
   const StackId id = next_id<StackId>(stacks_, "stack nodes");
-  const std::uint32_t depth = parent.valid() ? stacks_[parent.index()].depth + 1 : 1;
-  stacks_.push_back(StackNode{frame, parent, depth});
-  stack_ids_.emplace(key, id);
+  stacks_.push_back(StackNode{frame, parent});
+  stack_ids_.insert(hash, id.value, [&](std::uint32_t stored) {
+    return stack_hash(stacks_[stored].frame, stacks_[stored].parent);
+  });
   return id;
 }
 
@@ -105,17 +109,20 @@ HeapId TraceTables::intern_heap(ProcessId process, std::uint64_t handle, std::st
   return id;
 }
 
-std::size_t TraceTables::BucketHash::operator()(const Bucket& b) const noexcept {
+std::uint64_t TraceTables::bucket_hash(const Bucket& b) {
   std::size_t h = mix(b.size, b.stack.value);
   h = mix(h, (std::uint64_t{b.process.value} << 32) | b.heap.value);
-  return mix(h, (std::uint64_t{b.thread} << 16) | (std::uint64_t(b.kind) << 1) | (b.is_realloc ? 1u : 0u));
+  h = mix(h, (std::uint64_t{b.thread} << 16) | (std::uint64_t(b.kind) << 1) | (b.is_realloc ? 1u : 0u));
+  return FlatIndex::mix(h);
 }
 
 BucketId TraceTables::intern_bucket(const Bucket& bucket) {
-  if (auto it = bucket_ids_.find(bucket); it != bucket_ids_.end()) return it->second;
+  const std::uint64_t hash = bucket_hash(bucket);
+  const std::uint32_t found = bucket_ids_.find(hash, [&](std::uint32_t id) { return buckets_[id] == bucket; });
+  if (found != FlatIndex::kAbsent) return BucketId(found);
   const BucketId id = next_id<BucketId>(buckets_, "buckets");
   buckets_.push_back(bucket);
-  bucket_ids_.emplace(bucket, id);
+  bucket_ids_.insert(hash, id.value, [&](std::uint32_t stored) { return bucket_hash(buckets_[stored]); });
   return id;
 }
 
@@ -133,8 +140,8 @@ std::size_t TraceTables::memory_bytes() const {
   for (const std::string& s : string_storage_) bytes += s.capacity() + sizeof(std::string);
   bytes += strings_.capacity() * sizeof(std::string_view) + string_ids_.size() * (kHashEntry + 16);
   bytes += frames_.capacity() * sizeof(Frame) + frame_ids_.size() * (kHashEntry + sizeof(FrameKey));
-  bytes += stacks_.capacity() * sizeof(StackNode) + stack_ids_.size() * (kHashEntry + 8);
-  bytes += buckets_.capacity() * sizeof(Bucket) + bucket_ids_.size() * (kHashEntry + sizeof(Bucket));
+  bytes += stacks_.capacity() * sizeof(StackNode) + stack_ids_.memory_bytes();
+  bytes += buckets_.capacity() * sizeof(Bucket) + bucket_ids_.memory_bytes();
   bytes += processes_.capacity() * sizeof(Process) + heaps_.capacity() * sizeof(Heap);
   return bytes;
 }

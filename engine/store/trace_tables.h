@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/ids.h"
+#include "engine/store/flat_index.h"
 
 namespace heapql {
 
@@ -31,7 +32,6 @@ struct Frame {
 struct StackNode {
   FrameId frame;
   StackId parent;  // invalid = this frame is the outermost
-  std::uint32_t depth = 1;
 };
 
 struct Process {
@@ -106,9 +106,6 @@ class TraceTables {
   std::size_t memory_bytes() const;
 
  private:
-  struct PairHash {
-    std::size_t operator()(std::uint64_t v) const noexcept { return v * 0x9E3779B97F4A7C15ull >> 17; }
-  };
   struct FrameKey {
     std::uint32_t module;
     std::uint32_t symbol;
@@ -118,9 +115,10 @@ class TraceTables {
   struct FrameKeyHash {
     std::size_t operator()(const FrameKey& k) const noexcept;
   };
-  struct BucketHash {
-    std::size_t operator()(const Bucket& b) const noexcept;
-  };
+  static std::uint64_t bucket_hash(const Bucket& b);
+  static std::uint64_t stack_hash(FrameId frame, StackId parent) {
+    return FlatIndex::mix((std::uint64_t{frame.value} << 32) | parent.value);
+  }
 
   std::deque<std::string> string_storage_;
   std::vector<std::string_view> strings_;
@@ -128,11 +126,11 @@ class TraceTables {
   std::vector<Frame> frames_;
   std::unordered_map<FrameKey, FrameId, FrameKeyHash> frame_ids_;
   std::vector<StackNode> stacks_;
-  std::unordered_map<std::uint64_t, StackId, PairHash> stack_ids_;
+  FlatIndex stack_ids_;   // stack nodes by (frame, parent)
   std::vector<Process> processes_;
   std::vector<Heap> heaps_;
   std::vector<Bucket> buckets_;
-  std::unordered_map<Bucket, BucketId, BucketHash> bucket_ids_;
+  FlatIndex bucket_ids_;  // buckets by content
   StringId unknown_module_;
 };
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/error.h"
 #include "engine/query/aggregator.h"
 #include "engine/store/trace_store.h"
 #include "tests/support/test_support.h"
@@ -119,6 +120,17 @@ TEST(HeaptrackReader, Version2StringsAreTheRestOfTheLine) {
   EXPECT_EQ(r.source.format_version, 2u);
 }
 
+TEST(HeaptrackReader, AMultiLineCommandRunsOnUntilTheIRecord) {
+  TempDir dir;
+  // heaptrack writes `python3 -c "<script>"` unescaped: its lines become lines of the file.
+  write_file(dir.file("t"), "v 10400 3\nX python3 -c import os\nprint(1)\na = 1\nI 1000 10\ns 1 m\ni 1 1\nt 1 0\na 8 1\n+ 0\n");
+  const Read r = read(dir.file("t"), by_stack());
+  EXPECT_EQ(r.source.command, "python3 -c import os\nprint(1)\na = 1");
+  EXPECT_EQ(r.result.totals.stc, 1u);
+  write_file(dir.file("no-i"), "v 10400 3\nX prog\ns 1 m\ni 1 1\nt 1 0\na 8 1\n+ 0\n");
+  EXPECT_THROW(read(dir.file("no-i"), by_stack()), Error);
+}
+
 TEST(HeaptrackReader, DecreasingTimestampsAreCountedAndKeptAtThePreviousTime) {
   TempDir dir;
   write_file(dir.file("t"), "v 10400 3\ns 1 m\ni 1 1\nt 1 0\na 8 1\nc 64\n+ 0\nc 32\n+ 0\n");
@@ -151,6 +163,7 @@ TEST(HeaptrackReader, Version0FilesCarryAddressesAndGiveExactIdentity) {
 constexpr const char* kInterpreted =
     "v 10400 3\n"
     "X ./p\n"
+    "I 1000 100\n"
     "s 8 /bin/p.x\n"
     "s 1 f\n"
     "i 401010 1 2\n"
@@ -169,6 +182,7 @@ constexpr const char* kRaw =
     "v 10400 3\n"
     "x 8 /bin/p.x\n"
     "X ./p\n"
+    "I 1000 100\n"
     "m 8 /bin/p.x 400000 0 10000\n"
     "t 401010 0\n"
     "t 401777 1\n"
