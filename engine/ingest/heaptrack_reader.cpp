@@ -46,6 +46,23 @@ inline std::int64_t quick_index(std::string_view line) {
   return value;
 }
 
+// Input quoted in a message: cut to a few dozen bytes, control and
+// non-ASCII bytes escaped, so a hostile line cannot flood or garble the terminal.
+std::string excerpt(std::string_view text) {
+  constexpr std::size_t kShown = 40;
+  std::string out = "'";
+  for (std::size_t i = 0; i < text.size() && i < kShown; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+    }
+  }
+  out += text.size() > kShown ? fmt::format("'... ({} bytes)", text.size()) : "'";
+  return out;
+}
+
 std::string record_name(char type) {
   if (type >= 0x21 && type < 0x7f) return fmt::format("'{}'", type);
   return fmt::format("0x{:02x}", static_cast<unsigned char>(type));
@@ -70,7 +87,7 @@ class Fields {
 
   std::uint64_t hex(std::string_view what) {
     const std::string_view field = next_field(what);
-    if (field.size() > 16) fail(fmt::format("{}: '{}' is longer than 64 bits", what, field));
+    if (field.size() > 16) fail(fmt::format("{}: {} is longer than 64 bits", what, excerpt(field)));
     std::uint64_t value = 0;
     for (char c : field) {
       unsigned digit;
@@ -79,7 +96,7 @@ class Fields {
       } else if (c >= 'a' && c <= 'f') {
         digit = static_cast<unsigned>(c - 'a' + 10);
       } else {
-        fail(fmt::format("{}: expected a lowercase hex number, got '{}'", what, field));
+        fail(fmt::format("{}: expected a lowercase hex number, got {}", what, excerpt(field)));
       }
       value = value << 4 | digit;
     }
@@ -114,7 +131,7 @@ class Fields {
   }
 
   void expect_end() const {
-    if (!rest_.empty()) fail(fmt::format("unexpected extra fields '{}'", rest_));
+    if (!rest_.empty()) fail(fmt::format("unexpected extra fields {}", excerpt(rest_)));
   }
 
  private:
@@ -215,12 +232,12 @@ class HeaptrackParser {
       in_command_ = false;
     }
     if (line.empty()) return;  // the interpreter writes one; a comment
-    Fields f(line, in_);
     const char type = line[0];
-    if (!saw_version_ && type != 'v' && type != '#') {
+    if (!saw_version_ && type != '#' && line.rfind("v ", 0) != 0) {
       throw Error(in_.location(), fmt::format("not a heaptrack file: expected the 'v' record first, got {}",
-                                              record_name(type)));
+                                              excerpt(line)));
     }
+    Fields f(line, in_);
     switch (type) {
       case 'v': return on_version(f);
       case 'X': return on_command(f);

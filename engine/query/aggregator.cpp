@@ -196,7 +196,12 @@ void Aggregator::enter_window(std::int64_t now_ns) {
 }
 
 void Aggregator::series_advance(std::int64_t now_ns) {
-  if (series_bucket_ns_ == 0 || now_ns < t1_ || now_ns >= t2_) return;
+  if (series_bucket_ns_ == 0 || now_ns < t1_ || series_closed_) return;
+  if (now_ns >= t2_) {
+    // The window is over: its last buckets keep the level it closed with.
+    series_closed_ = true;
+    now_ns = t2_ - 1;
+  }
   auto index = static_cast<std::size_t>((now_ns - t1_) / series_bucket_ns_);
   while (index >= std::size_t{query_.series_buckets}) {
     // Open window: halve the resolution; maxima merge exactly.

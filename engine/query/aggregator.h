@@ -113,6 +113,7 @@ class Aggregator final : public EventConsumer {
 
   std::int64_t series_bucket_ns_ = 0;
   std::vector<std::uint64_t> series_;
+  bool series_closed_ = false;  // an event at or after T2 has been seen
   std::int64_t end_ns_ = 0;
 };
 

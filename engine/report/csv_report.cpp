@@ -49,6 +49,7 @@ std::string result_csv(const Result& r) {
     for (std::size_t i = 0; i < r.query.by.size(); ++i) out += i == 0 ? "[other]," : ",";
     append_measures(out, r, *r.other);
   }
+  if (r.query.by.empty()) append_measures(out, r, r.totals);  // --totals: the one line is the totals
   return out;
 }
 
