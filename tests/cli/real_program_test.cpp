@@ -1,0 +1,371 @@
+// Real programs recorded with heaptrack inside the test, and heapql's
+// whole-trace figures compared with heaptrack_print's exact numbers for the
+// same file (semantics.md §9; formats/heaptrack.md §10-11 say where each exact
+// number comes from). Also the example program's planted facts, read back
+// through `heapql record` + `heapql query --by frame`.
+//
+// What this file must not know: how heapql parses anything. It only runs the
+// binaries and reads their JSON (flattened by python3, a declared dependency).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/test_support.h"
+
+namespace heapql::test {
+namespace {
+
+bool on_path(const std::string& tool) {
+  return run_command("command -v " + shell_quote(tool)).exit_code == 0;
+}
+
+// Every JSON leaf as "a.b.c" -> text. Strings are unquoted, null is "null".
+// The rows of a report are keyed by their group key joined with " > ", so
+// "rows.memory_test_app!InnerLoopOperation().so" is that row's so.
+using FlatJson = std::map<std::string, std::string>;
+
+constexpr const char* kFlattenScript = R"PY(
+import json, sys
+def walk(path, v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            walk(path + [k], x)
+    elif isinstance(v, list) and path[-1:] == ["rows"]:
+        for r in v:
+            key = " > ".join(str(k) for k in r.get("key", []))
+            walk(path + [key], {k: x for k, x in r.items() if k != "key"})
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            walk(path + [str(i)], x)
+    else:
+        print(".".join(path) + "\t" + (v if isinstance(v, str) else json.dumps(v)))
+walk([], json.load(open(sys.argv[1])))
+)PY";
+
+FlatJson flatten_json(const std::string& json_text) {
+  TempDir dir;
+  const std::string path = dir.file("report.json");
+  write_file(path, json_text);
+  const CommandResult r = run_command("python3 -c " + shell_quote(kFlattenScript) + " " + shell_quote(path));
+  FlatJson out;
+  if (r.exit_code != 0) {
+    ADD_FAILURE() << "python3 could not read heapql's JSON: " << r.err << "\nJSON was:\n" << json_text;
+    return out;
+  }
+  std::istringstream lines(r.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto tab = line.find('\t');
+    if (tab != std::string::npos) out[line.substr(0, tab)] = line.substr(tab + 1);
+  }
+  return out;
+}
+
+std::string get(const FlatJson& json, const std::string& key) {
+  const auto it = json.find(key);
+  return it == json.end() ? "<missing " + key + ">" : it->second;
+}
+
+std::string get_or(const FlatJson& json, const std::string& key, const std::string& fallback) {
+  const auto it = json.find(key);
+  return it == json.end() ? fallback : it->second;
+}
+
+// Runs heapql with `args`; expects exit 0 and returns the flattened JSON.
+FlatJson heapql_json(const std::string& args) {
+  const CommandResult r = run_command(shell_quote(heapql_binary()) + " " + args);
+  EXPECT_EQ(r.exit_code, 0) << "heapql " << args << "\nstderr: " << r.err;
+  if (r.exit_code != 0) return {};
+  return flatten_json(r.out);
+}
+
+// heaptrack_print's exact whole-trace numbers for one file.
+struct PrintNumbers {
+  std::uint64_t calls = 0;        // "calls to allocation functions: N"
+  std::uint64_t leaked = 0;       // Σ -F leaked, all suppressions off
+  std::uint64_t peak = 0;         // Σ -F peak
+  std::uint64_t total_bytes = 0;  // Σ SIZE×COUNT of -H
+};
+
+bool parse_u64(const std::string& text, std::uint64_t& value) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  value = std::stoull(text);
+  return true;
+}
+
+// Σ of the last space-separated field of every non-empty line of a -F file.
+std::uint64_t sum_flamegraph_costs(const std::string& path) {
+  std::istringstream lines(read_file(path));
+  std::string line;
+  std::uint64_t sum = 0, value = 0;
+  int n = 0;
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    const auto space = line.rfind(' ');
+    if (space == std::string::npos || !parse_u64(line.substr(space + 1), value)) {
+      ADD_FAILURE() << path << ": not a flamegraph line: " << line;
+      continue;
+    }
+    sum += value;
+    ++n;
+  }
+  EXPECT_GT(n, 0) << path << " has no lines";
+  return sum;
+}
+
+// Σ SIZE×COUNT of a -H file ("SIZE<TAB>COUNT" per line).
+std::uint64_t sum_histogram(const std::string& path) {
+  std::istringstream lines(read_file(path));
+  std::string line;
+  std::uint64_t sum = 0;
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    std::istringstream fields(line);
+    std::string size_text, count_text;
+    std::uint64_t size = 0, count = 0;
+    if (!(fields >> size_text >> count_text) || !parse_u64(size_text, size) || !parse_u64(count_text, count)) {
+      ADD_FAILURE() << path << ": not a histogram line: " << line;
+      continue;
+    }
+    sum += size * count;
+  }
+  return sum;
+}
+
+PrintNumbers heaptrack_print_numbers(const std::string& trace) {
+  TempDir dir;
+  PrintNumbers n;
+  // Default options: the summary (calls), the peak column and the histogram.
+  const CommandResult plain = run_command("heaptrack_print -F " + shell_quote(dir.file("peak")) +
+                                          " --flamegraph-cost-type peak -H " + shell_quote(dir.file("hist")) + " " +
+                                          shell_quote(trace));
+  EXPECT_EQ(plain.exit_code, 0) << "heaptrack_print failed: " << plain.err;
+  // Leaked with no suppressions at all: heapql suppresses nothing (§9).
+  const CommandResult leaked = run_command(
+      "heaptrack_print --disable-builtin-suppressions --disable-embedded-suppressions -F " +
+      shell_quote(dir.file("leaked")) + " --flamegraph-cost-type leaked " + shell_quote(trace));
+  EXPECT_EQ(leaked.exit_code, 0) << "heaptrack_print failed: " << leaked.err;
+
+  const std::string prefix = "calls to allocation functions: ";
+  std::istringstream lines(plain.out);
+  std::string line;
+  bool found = false;
+  while (std::getline(lines, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    const std::string rest = line.substr(prefix.size());
+    found = parse_u64(rest.substr(0, rest.find(' ')), n.calls);
+  }
+  EXPECT_TRUE(found) << "no '" << prefix << "N' line in heaptrack_print's output:\n" << plain.out;
+  n.peak = sum_flamegraph_costs(dir.file("peak"));
+  n.total_bytes = sum_histogram(dir.file("hist"));
+  n.leaked = sum_flamegraph_costs(dir.file("leaked"));
+  return n;
+}
+
+// The four whole-trace figures as heapql reports them.
+struct HeapqlNumbers {
+  std::string stc, so, st, peak;
+  bool operator==(const HeapqlNumbers&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const HeapqlNumbers& n) {
+  return os << "stc=" << n.stc << " so=" << n.so << " st=" << n.st << " peak=" << n.peak;
+}
+
+HeapqlNumbers heapql_numbers(const std::string& trace, const std::string& extra_args = "") {
+  const FlatJson totals = heapql_json("query " + shell_quote(trace) + " --totals --format json " + extra_args);
+  const FlatJson info = heapql_json("info " + shell_quote(trace) + " --format json " + extra_args);
+  // query and info must agree with each other before either is compared.
+  EXPECT_EQ(get(info, "summary.leaked.bytes"), get(totals, "totals.so"));
+  EXPECT_EQ(get(info, "summary.blocks"), get(totals, "totals.stc"));
+  EXPECT_EQ(get(info, "summary.total_allocated_bytes"), get(totals, "totals.st"));
+  EXPECT_EQ(get(info, "summary.peak.bytes"), get(totals, "peak.bytes"));
+  // heaptrack files do not mark reallocs: src is unavailable, not 0.
+  EXPECT_EQ(get(totals, "totals.src"), "null");
+  return {get(totals, "totals.stc"), get(totals, "totals.so"), get(totals, "totals.st"), get(info, "summary.peak.bytes")};
+}
+
+// The §9 check: heapql's whole-trace stc, so, st and peak equal heaptrack_print's.
+HeapqlNumbers expect_matches_heaptrack_print(const std::string& label, const std::string& trace) {
+  SCOPED_TRACE(label + ": " + trace);
+  const PrintNumbers want = heaptrack_print_numbers(trace);
+  const HeapqlNumbers got = heapql_numbers(trace);
+  EXPECT_EQ(got.stc, std::to_string(want.calls)) << "stc vs heaptrack_print's calls to allocation functions";
+  EXPECT_EQ(got.so, std::to_string(want.leaked)) << "so vs Σ -F leaked (suppressions off)";
+  EXPECT_EQ(got.st, std::to_string(want.total_bytes)) << "st vs Σ SIZE×COUNT of -H";
+  EXPECT_EQ(got.peak, std::to_string(want.peak)) << "peak vs Σ -F peak";
+  // Shown in the test log so a run documents what was compared.
+  std::cout << "[ numbers  ] " << label << ": heapql " << got << " | heaptrack_print calls=" << want.calls
+            << " leaked(no suppr.)=" << want.leaked << " total=" << want.total_bytes << " peak=" << want.peak
+            << std::endl;
+  return got;
+}
+
+// heaptrack writes NAME.zst (zstd on PATH) or NAME.gz; never the raw twin here.
+std::string find_trace(const TempDir& dir, const std::string& name) {
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    const std::string file = entry.path().filename().string();
+    if (file == name + ".zst" || file == name + ".gz") return entry.path().string();
+  }
+  return {};
+}
+
+// Records `command` (already quoted) under heaptrack as DIR/NAME; returns the
+// trace file, or "" after a failure.
+std::string record_with_heaptrack(const TempDir& dir, const std::string& name, const std::string& env,
+                                  const std::string& command) {
+  const CommandResult r = run_command(env + " heaptrack -o " + shell_quote(dir.file(name)) + " " + command);
+  EXPECT_EQ(r.exit_code, 0) << "heaptrack " << command << "\nstdout: " << r.out << "\nstderr: " << r.err;
+  const std::string trace = find_trace(dir, name);
+  EXPECT_FALSE(trace.empty()) << "heaptrack wrote no " << name << ".zst or " << name << ".gz in "
+                              << dir.path() << "\nstdout: " << r.out << "\nstderr: " << r.err;
+  return trace;
+}
+
+#define SKIP_WITHOUT(tool)                                                                    \
+  if (!on_path(tool))                                                                         \
+  GTEST_SKIP() << tool << " is not on PATH; this test records a real program with heaptrack " \
+                          "(package heaptrack) and compares heapql with heaptrack_print"
+
+#define SKIP_WITHOUT_HEAPTRACK() \
+  SKIP_WITHOUT("heaptrack");     \
+  SKIP_WITHOUT("heaptrack_print")
+
+// A few thousand rows of random-ish text, an index, grouping, update, delete:
+// sqlite3's own allocator paths (page cache, b-tree balancing, sorter).
+constexpr const char* kSqlWorkload = R"SQL(
+CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, grp INTEGER, val REAL);
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5000)
+INSERT INTO t(name, grp, val)
+  SELECT hex(randomblob(8 + x % 24)) || '-' || x, x % 37, x * 0.5 FROM c;
+CREATE INDEX t_name ON t(name);
+CREATE INDEX t_grp ON t(grp, val);
+SELECT grp, count(*), sum(val), max(length(name)) FROM t GROUP BY grp ORDER BY 2 DESC LIMIT 5;
+SELECT count(*) FROM t WHERE name LIKE 'A%';
+SELECT group_concat(name, ',') IS NOT NULL FROM (SELECT name FROM t ORDER BY name LIMIT 200);
+UPDATE t SET name = upper(name) || lower(name), val = val * 2 WHERE grp % 3 = 0;
+DELETE FROM t WHERE grp % 5 = 1;
+SELECT count(*), sum(length(name)) FROM t;
+DROP INDEX t_grp;
+SELECT a.grp, count(*) FROM t a JOIN t b ON a.grp = b.grp AND a.id BETWEEN b.id - 2 AND b.id + 2
+  GROUP BY a.grp ORDER BY a.grp LIMIT 3;
+)SQL";
+
+TEST(RealProgram, SqliteMatchesHeaptrackPrint) {
+  SKIP_WITHOUT_HEAPTRACK();
+  SKIP_WITHOUT("sqlite3");
+  TempDir dir;
+  const std::string sql = dir.file("workload.sql");
+  write_file(sql, kSqlWorkload);
+  // `.read` rather than stdin: run_command gives the program /dev/null.
+  const std::string trace =
+      record_with_heaptrack(dir, "sqlite", "", "sqlite3 -batch :memory: " + shell_quote(".read " + sql));
+  if (trace.empty()) return;
+  expect_matches_heaptrack_print("sqlite3", trace);
+}
+
+// One line on purpose: heaptrack 1.4 writes the command line unescaped into
+// the X record, so a multi-line -c script would spill into bogus records.
+constexpr const char* kPythonWorkload =
+    "import random; rnd = random.Random(7); "
+    "keep = [len(','.join(str(rnd.randint(0, 10**9)) for _ in range(600)).split(',')) + "
+    "len({'k%d' % i: [rnd.random() for _ in range(i % 7)] for i in range(600)}) for r in range(6)]; "
+    "print(sum(keep))";
+
+TEST(RealProgram, PythonMatchesHeaptrackPrint) {
+  SKIP_WITHOUT_HEAPTRACK();
+  SKIP_WITHOUT("python3");
+  // `python3` may be a wrapper script (pyenv shim): heaptrack would trace the
+  // shell, not the exec'd interpreter, so record the interpreter itself.
+  const CommandResult exe = run_command("python3 -c 'import sys; print(sys.executable)'");
+  ASSERT_EQ(exe.exit_code, 0) << exe.err;
+  const std::string python = exe.out.substr(0, exe.out.find('\n'));
+  ASSERT_FALSE(python.empty()) << "python3 did not report sys.executable";
+  TempDir dir;
+  // PYTHONMALLOC=malloc: every object goes through malloc, not pymalloc's arenas.
+  const std::string trace =
+      record_with_heaptrack(dir, "python", "PYTHONMALLOC=malloc", shell_quote(python) + " -c " + shell_quote(kPythonWorkload));
+  if (trace.empty()) return;
+  expect_matches_heaptrack_print("python3", trace);
+}
+
+// Records the example with `heapql record` (NAME.zst + NAME.raw.zst); returns
+// NAME.zst, or "" after a failure.
+std::string record_example(const TempDir& dir) {
+  const std::string name = dir.file("mta");
+  const CommandResult r = run_command(shell_quote(heapql_binary()) + " record -o " + shell_quote(name) + " -- " +
+                                      shell_quote(example_binary()));
+  EXPECT_EQ(r.exit_code, 0) << "heapql record failed\nstdout: " << r.out << "\nstderr: " << r.err;
+  EXPECT_TRUE(std::filesystem::exists(name + ".raw.zst")) << "no raw twin " << name << ".raw.zst";
+  if (!std::filesystem::exists(name + ".zst")) {
+    ADD_FAILURE() << "heapql record wrote no " << name << ".zst\nstderr: " << r.err;
+    return {};
+  }
+  return name + ".zst";
+}
+
+TEST(RealProgram, ExampleRecordedByHeapqlMatchesHeaptrackPrint) {
+  SKIP_WITHOUT_HEAPTRACK();
+  TempDir dir;
+  const std::string trace = record_example(dir);
+  if (trace.empty()) return;
+
+  const FlatJson info = heapql_json("info " + shell_quote(trace) + " --format json");
+  EXPECT_EQ(get(info, "trace.block_identity"), "exact") << "the raw twin was not used";
+  EXPECT_EQ(get(info, "trace.format"), "raw+interpreted");
+  EXPECT_EQ(get(info, "summary.anomalies.unmatched_frees"), "0");
+  EXPECT_EQ(get(info, "summary.anomalies.alloc_over_live"), "0");
+
+  const HeapqlNumbers exact = expect_matches_heaptrack_print("memory_test_app", trace);
+  // README ground truth at --scale 1, so a wrong oracle cannot pass silently.
+  EXPECT_EQ(exact.stc, "20261");
+  EXPECT_EQ(exact.so, "21771520");
+  EXPECT_EQ(exact.st, "123165114");
+  EXPECT_EQ(exact.peak, "31764224");
+
+  // Without the raw twin frees are paired bucket-lifo; whole-trace figures
+  // do not depend on the pairing (semantics.md §1).
+  const FlatJson info_no_raw = heapql_json("info " + shell_quote(trace) + " --format json --no-raw");
+  EXPECT_EQ(get(info_no_raw, "trace.block_identity"), "bucket-lifo");
+  const HeapqlNumbers lifo = heapql_numbers(trace, "--no-raw");
+  EXPECT_EQ(lifo, exact);
+}
+
+TEST(RealProgram, ExamplePlantedFactsByFrame) {
+  SKIP_WITHOUT_HEAPTRACK();
+  TempDir dir;
+  const std::string trace = record_example(dir);
+  if (trace.empty()) return;
+  const std::string f = "rows.memory_test_app!";
+
+  for (const std::string mode : {"", "--no-raw"}) {
+    SCOPED_TRACE("heapql query --by frame " + mode);
+    const FlatJson whole = heapql_json("query " + shell_quote(trace) + " --by frame --format json " + mode);
+    EXPECT_EQ(get(whole, f + "InnerLoopOperation().so"), "800000");
+    EXPECT_EQ(get(whole, f + "InnerLoopOperation().soc"), "20000");
+    EXPECT_EQ(get(whole, f + "ManipulateTemporaryBuffer().st"), "100000000");
+    EXPECT_EQ(get(whole, f + "ManipulateTemporaryBuffer().stc"), "10");
+    EXPECT_EQ(get(whole, f + "ManipulateTemporaryBuffer().so"), "0");
+    EXPECT_EQ(get(whole, f + "AllocateSteadyState().so"), "10485760");
+    EXPECT_EQ(get(whole, f + "AllocateSteadyState().soc"), "10");
+    EXPECT_EQ(get(whole, f + "GrowSteadyState().so"), "10485760");
+
+    // GrowSteadyState runs at t ≈ 1,350 ms of a 2.6 s run; AllocateSteadyState
+    // at t ≈ 0. A window from 1.2 s on (150 ms of slack for heaptrack's coarse
+    // clock) sees the first and not the second.
+    const FlatJson late = heapql_json("query " + shell_quote(trace) + " --by frame --format json --window 1.2s.. " + mode);
+    EXPECT_EQ(get(late, "window.start_ns"), "1200000000");
+    EXPECT_EQ(get(late, f + "GrowSteadyState().so"), "10485760");
+    EXPECT_EQ(get(late, f + "GrowSteadyState().soc"), "10");
+    EXPECT_EQ(get_or(late, f + "AllocateSteadyState().so", "0"), "0");
+  }
+}
+
+}  // namespace
+}  // namespace heapql::test
