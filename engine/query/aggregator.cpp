@@ -94,7 +94,7 @@ Aggregator::Aggregator(const TraceTables& tables, Query query)
                          query_.lifetime_end_ns),
       needs_blocks_(query_.lifetime_min_ns || query_.lifetime_end_ns),
       stack_plan_(tables, compile_cull_set(query_), compile_require_set(query_)) {
-  if (t2_ < t1_) throw Error(fmt::format("window ends ({} ns) before it begins ({} ns)", t2_, t1_));
+  validate(query_);
   for (Impacting t : query_.impacting) impacting_mask_ |= 1u << static_cast<unsigned>(t);
   if (query_.series_buckets > 0) {
     series_bucket_ns_ = query_.window.end_ns

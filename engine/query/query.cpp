@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "engine/error.h"
+
 namespace heapql {
 
 namespace {
@@ -31,6 +33,19 @@ std::optional<Measure> parse_measure(std::string_view text) { return parse_name<
 std::optional<GroupBy> parse_group_by(std::string_view text) { return parse_name<GroupBy>(kGroupByNames, text, false); }
 std::optional<Impacting> parse_impacting(std::string_view text) {
   return parse_name<Impacting>(kImpactingNames, text, true);
+}
+
+void validate(const Query& query) {
+  if (query.window.end_ns && *query.window.end_ns < query.window.begin_ns) {
+    throw Error("--window: the end is before the start");
+  }
+  if (query.block_set == BlockSet::kAtPeak) {
+    // At the peak a block is alive: it has no lifetime, impacting type or
+    // temporariness yet (semantics.md §8).
+    if (query.lifetime_min_ns || query.lifetime_end_ns) throw Error("--at-peak cannot be combined with --lifetime");
+    if (query.temporary_only) throw Error("--at-peak cannot be combined with --temporary");
+    if (query.uses_impacting()) throw Error("--at-peak cannot be combined with impacting types (--impacting, --by impacting)");
+  }
 }
 
 bool Query::uses_impacting() const {

@@ -66,4 +66,9 @@ struct Query {
   bool uses_impacting() const;
 };
 
+// Rejects combinations that cannot mean anything (an inverted window, the
+// blocks alive at the peak asked for a property of their future): Error
+// naming the options.
+void validate(const Query& query);
+
 }  // namespace heapql

@@ -29,11 +29,9 @@ struct Answer {
 // they are told apart from trace errors by exit code.
 void validate_query(const Query& query) {
   try {
+    validate(query);
     compile_cull_set(query);
     compile_require_set(query);
-    if (query.window.end_ns && *query.window.end_ns < query.window.begin_ns) {
-      throw Error("--window: the end is before the start");
-    }
   } catch (const Error& e) {
     throw UsageError{e.what()};
   }

@@ -602,3 +602,20 @@ TEST(BadInputHostile, HundredThousandNestedDistinctFrames) {
 
 }  // namespace
 }  // namespace heapql::test
+
+namespace heapql::test {
+namespace {
+
+TEST(BadInputOptions, AtPeakWithAFilterOnTheBlocksFutureIsRefused) {
+  TempDir dir;
+  write_file(dir.file("t.txt"), "v 10400 3\nX p\nI 1000 1\ns 1 m\ni 1 1\nt 1 0\na 8 1\n+ 0\n");
+  for (const char* extra : {"--temporary", "--impacting AIFI", "--by impacting", "--lifetime 1ms.."}) {
+    const CommandResult r = run_command(shell_quote(heapql_binary()) + " query " + shell_quote(dir.file("t.txt")) +
+                                        " --at-peak " + extra);
+    EXPECT_EQ(r.exit_code, 3) << extra;
+    EXPECT_NE(r.err.find("--at-peak cannot be combined"), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace heapql::test

@@ -1,6 +1,7 @@
 // semantics.md §7 (impacting types) and §8 (over time, peak, temporary, leaked).
 #include <gtest/gtest.h>
 
+#include "engine/error.h"
 #include "tests/support/scripted_trace.h"
 
 namespace heapql::test {
@@ -178,6 +179,22 @@ TEST(Semantics8Peak, PeakConsumersAreTheBlocksAliveAtThePeakGroupedAsUsual) {
   EXPECT_EQ(r.totals.so, 110u);
   EXPECT_EQ(find_row(r, {"app!a"})->measures.soc, 2u);
   EXPECT_EQ(find_row(r, {"app!b"})->measures.so, 50u);
+}
+
+TEST(Semantics8Peak, BlocksAliveAtThePeakHaveNoFutureToFilterOn) {
+  Query q;
+  q.block_set = BlockSet::kAtPeak;
+  q.temporary_only = true;
+  EXPECT_THROW(validate(q), Error);
+  q.temporary_only = false;
+  q.impacting = {Impacting::kAifo};
+  EXPECT_THROW(validate(q), Error);
+  q.impacting.clear();
+  q.by = {GroupBy::kImpacting};
+  EXPECT_THROW(validate(q), Error);
+  q.by.clear();
+  q.lifetime_min_ns = 1;
+  EXPECT_THROW(validate(q), Error);
 }
 
 TEST(Semantics8Peak, APeakInsideAWindowLooksOnlyAtInstantsInIt) {
