@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "engine/error.h"
+#include "engine/ingest/heaptrack_line_pipeline.h"
 #include "engine/ingest/line_reader.h"
 #include "engine/store/block_matcher.h"
 
@@ -22,28 +23,6 @@ constexpr std::size_t kMaxCommandBytes = 1 << 20;
 std::string_view base_name(std::string_view path) {
   const auto slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-// Value of a lowercase hex digit, or 0xff.
-constexpr std::array<std::uint8_t, 256> kHexDigit = [] {
-  std::array<std::uint8_t, 256> table{};
-  table.fill(0xff);
-  for (int c = '0'; c <= '9'; ++c) table[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(c - '0');
-  for (int c = 'a'; c <= 'f'; ++c) table[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(c - 'a' + 10);
-  return table;
-}();
-
-// The index of a `+ k` / `- k` line, or -1 when the line is not exactly that
-// (the checked parser then explains what is wrong).
-inline std::int64_t quick_index(std::string_view line) {
-  if (line.size() < 3 || line.size() > 10 || line[1] != ' ') return -1;
-  std::uint32_t value = 0;
-  for (std::size_t i = 2; i < line.size(); ++i) {
-    const std::uint8_t digit = kHexDigit[static_cast<unsigned char>(line[i])];
-    if (digit > 15) return -1;
-    value = value << 4 | digit;
-  }
-  return value;
 }
 
 // Input quoted in a message: cut to a few dozen bytes, control and
@@ -72,7 +51,8 @@ std::string record_name(char type) {
 // numbers, length-prefixed strings (format 3).
 class Fields {
  public:
-  Fields(std::string_view line, const LineReader& reader) : reader_(reader), type_(line.empty() ? '\0' : line[0]) {
+  Fields(std::string_view line, const std::string& path, std::uint64_t line_number)
+      : path_(path), line_number_(line_number), type_(line.empty() ? '\0' : line[0]) {
     if (line.size() >= 2) {
       if (line[1] != ' ') fail(fmt::format("expected a space after the record type, got {}", record_name(line[1])));
       rest_ = line.substr(2);
@@ -80,7 +60,7 @@ class Fields {
   }
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw Error(reader_.location(), fmt::format("{} record: {}", record_name(type_), what));
+    throw Error(SourceLocation{path_, line_number_, {}, {}}, fmt::format("{} record: {}", record_name(type_), what));
   }
 
   bool more() const { return !rest_.empty(); }
@@ -149,7 +129,8 @@ class Fields {
     return field;
   }
 
-  const LineReader& reader_;
+  const std::string& path_;
+  std::uint64_t line_number_;
   char type_;
   std::string_view rest_;
 };
@@ -168,33 +149,58 @@ class HeaptrackParser {
  public:
   HeaptrackParser(const HeaptrackFiles& files, const std::string& user_path, TraceTables& tables,
                   EventConsumer& consumer, const HeaptrackReadOptions& options)
-      : tables_(tables),
-        options_(options),
-        in_(files.interpreted, options.show_progress),
-        consumer_(consumer) {
-    if (files.raw) raw_.emplace(*files.raw, false);
+      : tables_(tables), options_(options), path_(files.interpreted), consumer_(consumer) {
+    // With a raw twin both files are read in step on this thread; alone, the
+    // interpreted file is read and decoded on a second one.
+    if (files.raw) {
+      in_ = std::make_unique<LineReader>(files.interpreted, options.show_progress);
+      raw_.emplace(*files.raw, false);
+      info_.compression = std::string(compression_name(in_->compression()));
+    } else {
+      pipeline_ = std::make_unique<HeaptrackLinePipeline>(files.interpreted, options.show_progress);
+      info_.compression = std::string(compression_name(pipeline_->compression()));
+    }
     info_.path = user_path;
     info_.files.push_back(files.interpreted);
     if (files.raw) info_.files.push_back(*files.raw);
     info_.source = "heaptrack";
     info_.format = files.raw ? "raw+interpreted" : "interpreted";
-    info_.compression = std::string(compression_name(in_.compression()));
     info_.time_resolution_ns = kNsPerMs;
     strings_.push_back(StringId());  // index 0: no string
     traces_.push_back(StackId());    // index 0: the empty stack
     ips_.emplace_back();             // index 0: no instruction pointer
   }
 
+  SourceLocation location() const { return SourceLocation{path_, line_, {}, {}}; }
+
   SourceInfo run() {
-    std::string_view line;
-    while (in_.next(line)) handle(line);
-    if (in_.line_number() == 0) throw Error(SourceLocation::of_file(in_.path()), "no records: the file holds no text");
-    if (!matcher_) throw Error(SourceLocation::of_file(in_.path()), "not a heaptrack file: no 'v' record");
+    if (pipeline_) {
+      while (const HeaptrackLinePipeline::Batch* batch = pipeline_->next()) {
+        line_ = batch->first_line - 1;
+        for (const std::uint32_t code : batch->codes) {
+          ++line_;
+          if (code & HeaptrackLinePipeline::kTextBit) {
+            handle(batch->text_line(code));
+          } else {
+            apply_event(code >> 1, (code & 1) != 0);
+          }
+        }
+        if (batch->error) std::rethrow_exception(batch->error);
+      }
+    } else {
+      std::string_view line;
+      while (in_->next(line)) {
+        line_ = in_->line_number();
+        handle(line);
+      }
+    }
+    if (line_ == 0) throw Error(SourceLocation::of_file(path_), "no records: the file holds no text");
+    if (!matcher_) throw Error(SourceLocation::of_file(path_), "not a heaptrack file: no 'v' record");
     if (in_command_) {
-      throw Error(in_.location(), "the 'X' record's command line runs on to the end of the file without the 'I' "
+      throw Error(location(), "the 'X' record's command line runs on to the end of the file without the 'I' "
                                   "record that heaptrack writes after it");
     }
-    info_.lines = in_.line_number();
+    info_.lines = line_;
     info_.block_identity = matcher_->identity();
     info_.end_ns = matcher_->time();
     info_.anomalies = matcher_->anomalies();
@@ -207,23 +213,27 @@ class HeaptrackParser {
   }
 
  private:
-  void handle(std::string_view line) {
-    // Nearly every line is `+ k` or `- k`: take them without the general parser.
-    if (!line.empty() && (line[0] == '+' || line[0] == '-') && format_version_ >= 1 && !raw_) {
-      const std::int64_t index = quick_index(line);
-      if (index >= 0 && static_cast<std::size_t>(index) < alloc_infos_.size()) {
-        const BucketId bucket = alloc_infos_[static_cast<std::size_t>(index)].bucket;
-        if (line[0] == '+') return matcher_->alloc(bucket, 0);
-        if (matcher_->free_bucket(bucket)) return;
-      }
+  // A `+ k` / `- k` line the reading thread decoded. Anything unusual about
+  // it (an old format, an index out of range, no live block) goes through the
+  // checked parser, which explains it.
+  void apply_event(std::uint32_t index, bool is_free) {
+    if (matcher_ && format_version_ >= 1 && index < alloc_infos_.size() && !in_command_) {
+      const BucketId bucket = alloc_infos_[index].bucket;
+      if (!is_free) return matcher_->alloc(bucket, 0);
+      if (matcher_->free_bucket(bucket)) return;
     }
+    const std::string text = fmt::format("{} {:x}", is_free ? '-' : '+', index);
+    handle(text);
+  }
+
+  void handle(std::string_view line) {
     if (in_command_) {
       // heaptrack writes the command line unescaped, so a multi-line
       // argument (`python3 -c "..."`) continues it until the `I` record,
       // which heaptrack (format 1 and later) always writes right after `X`.
       if (line.rfind("I ", 0) != 0) {
         if (info_.command.size() > kMaxCommandBytes) {
-          throw Error(in_.location(), "the 'X' record's command line runs on without the 'I' record that ends it");
+          throw Error(location(), "the 'X' record's command line runs on without the 'I' record that ends it");
         }
         info_.command += '\n';
         info_.command += line;
@@ -234,10 +244,10 @@ class HeaptrackParser {
     if (line.empty()) return;  // the interpreter writes one; a comment
     const char type = line[0];
     if (!saw_version_ && type != '#' && line.rfind("v ", 0) != 0) {
-      throw Error(in_.location(), fmt::format("not a heaptrack file: expected the 'v' record first, got {}",
+      throw Error(location(), fmt::format("not a heaptrack file: expected the 'v' record first, got {}",
                                               excerpt(line)));
     }
-    Fields f(line, in_);
+    Fields f(line, path_, line_);
     switch (type) {
       case 'v': return on_version(f);
       case 'X': return on_command(f);
@@ -272,7 +282,7 @@ class HeaptrackParser {
     if (!letter) f.fail("unknown record type: the line does not start with a heaptrack record type");
     ++skipped_records_;
     const std::string warning =
-        fmt::format("{}skipped unknown record type {} (as heaptrack does)\n", format_location(in_.location()),
+        fmt::format("{}skipped unknown record type {} (as heaptrack does)\n", format_location(location()),
                     record_name(type));
     if (options_.warnings) {
       *options_.warnings += warning;
@@ -514,7 +524,7 @@ class HeaptrackParser {
   };
 
   [[noreturn]] void raw_mismatch(const std::string& interpreted, const std::string& raw) {
-    throw Error(in_.location(), fmt::format("the raw twin disagrees: this file has an {} where {}:{} has a {}",
+    throw Error(location(), fmt::format("the raw twin disagrees: this file has an {} where {}:{} has a {}",
                                             interpreted, raw_->path(), raw_->line_number(), raw));
   }
 
@@ -537,7 +547,7 @@ class HeaptrackParser {
         raw_in_command_ = raw_format_version_ >= 1;
         continue;
       }
-      Fields f(line, *raw_);
+      Fields f(line, raw_->path(), raw_->line_number());
       switch (type) {
         case 'v':
           f.hex("heaptrack version");
@@ -565,7 +575,7 @@ class HeaptrackParser {
   }
 
   RawAlloc raw_next_alloc() {
-    Fields f(raw_advance('+'), *raw_);
+    Fields f(raw_advance('+'), raw_->path(), raw_->line_number());
     RawAlloc a{f.hex("size"), f.hex("trace"), f.hex("address")};
     f.expect_end();
     return a;
@@ -593,7 +603,10 @@ class HeaptrackParser {
 
   TraceTables& tables_;
   const HeaptrackReadOptions& options_;
-  LineReader in_;
+  std::string path_;        // the interpreted file
+  std::uint64_t line_ = 0;  // the line being handled
+  std::unique_ptr<HeaptrackLinePipeline> pipeline_;  // alone: read on a second thread
+  std::unique_ptr<LineReader> in_;                   // with a raw twin: read in step on this one
   std::optional<LineReader> raw_;
   EventConsumer& consumer_;
   std::optional<BlockMatcher> matcher_;  // made at the 'v' record, which decides identity

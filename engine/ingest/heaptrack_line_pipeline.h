@@ -1,0 +1,75 @@
+// Reads a heaptrack file on a background thread: decompresses, splits lines
+// and decodes the `+ k` / `- k` records (nearly every line of a trace) into
+// 32-bit codes; every other line is passed on as text, in order. The reading
+// thread touches no trace tables, so the parser on the calling thread needs
+// no locks, and the two stages share the work of a read between two cores.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "engine/ingest/line_reader.h"
+
+namespace heapql {
+
+class HeaptrackLinePipeline {
+ public:
+  // A code is kTextBit | text line number within the batch, or
+  // index << 1 | (1 for '-', 0 for '+').
+  static constexpr std::uint32_t kTextBit = 0x80000000u;
+  static constexpr std::uint32_t kMaxIndex = (1u << 30) - 1;
+
+  struct Batch {
+    std::uint64_t first_line = 0;  // 1-based line number of codes[0]
+    std::vector<std::uint32_t> codes;
+    std::string text;
+    std::vector<std::uint32_t> text_ends;  // end offset in `text` of each text line
+    std::exception_ptr error;              // reading failed after the lines of this batch
+
+    std::string_view text_line(std::uint32_t code) const {
+      const std::uint32_t i = code & ~kTextBit;
+      const std::uint32_t begin = i == 0 ? 0 : text_ends[i - 1];
+      return std::string_view(text).substr(begin, text_ends[i] - begin);
+    }
+  };
+
+  // Opens the file (errors opening or sniffing it are thrown here) and starts reading.
+  HeaptrackLinePipeline(std::string path, bool show_progress);
+  ~HeaptrackLinePipeline();
+  HeaptrackLinePipeline(const HeaptrackLinePipeline&) = delete;
+  HeaptrackLinePipeline& operator=(const HeaptrackLinePipeline&) = delete;
+
+  // The next batch, valid until the next call; null at the end.
+  const Batch* next();
+
+  Compression compression() const { return compression_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  static constexpr std::size_t kSlots = 4;
+  void produce();
+  bool fill(Batch& batch);  // false once the input is exhausted or failed
+
+  std::string path_;
+  std::unique_ptr<LineReader> reader_;
+  Compression compression_;
+  bool in_command_ = false;  // between 'X' and 'I': the command's continuation lines
+  std::vector<Batch> slots_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::size_t produced_ = 0;
+  std::size_t consumed_ = 0;
+  bool holding_ = false;  // the consumer holds slots_[consumed_ % kSlots]
+  bool finished_ = false;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace heapql
