@@ -273,7 +273,10 @@ void Aggregator::on_bucket_alloc(BucketId bucket, std::int64_t ns) {
   BucketState& state = plan(bucket);
   const bool alloc_in = ns >= t1_ && ns < t2_;
   if (state.key < 0) {
-    if (alloc_in) increment(state.blocks_by_type[0]);  // counted as excluded at the end
+    // Filtered out: only its live count (the matcher relies on it) and, for
+    // the report, how many blocks the filters removed from the window.
+    increment(state.live_inside);
+    if (alloc_in) increment(state.blocks_by_type[0]);
     return;
   }
   before_live_change(state, ns);
@@ -281,9 +284,13 @@ void Aggregator::on_bucket_alloc(BucketId bucket, std::int64_t ns) {
   after_live_change(state, true, ns);
 }
 
-void Aggregator::on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary) {
+bool Aggregator::on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary) {
   BucketState& state = plan(bucket);
-  if (state.key < 0) return;
+  if (state.live() == 0) return false;
+  if (state.key < 0) {
+    --state.live_inside;
+    return true;
+  }
   before_live_change(state, ns);
   // The most recent live block dies (bucket LIFO): one allocated after the
   // window if any, else inside it, else before it.
@@ -297,6 +304,7 @@ void Aggregator::on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary
     if (query_.block_set != BlockSet::kAtPeak) record(state, false, ns, temporary, std::nullopt, 1);
   }
   after_live_change(state, false, ns);
+  return true;
 }
 
 void Aggregator::complete(const LiveBlock& block, std::int64_t free_ns, bool temporary) {

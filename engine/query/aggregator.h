@@ -39,7 +39,7 @@ class Aggregator final : public EventConsumer {
   void on_finish(std::int64_t end_ns) override;
   bool needs_blocks() const override { return needs_blocks_; }
   void on_bucket_alloc(BucketId bucket, std::int64_t ns) override;
-  void on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary) override;
+  bool on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary) override;
 
   // After on_finish. `source` says whether reallocs are marked (src).
   Result result(const SourceInfo& source);

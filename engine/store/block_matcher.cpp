@@ -28,10 +28,6 @@ std::uint32_t& BlockMatcher::last_alloc_bucket_of(std::uint32_t thread) {
 // The LIFO block of a bucket is its most recent allocation, so its free is
 // "temporary" exactly when the thread's previous event allocated in that bucket.
 void BlockMatcher::count_alloc(BucketId bucket, std::uint32_t thread) {
-  if (live_per_bucket_.size() <= bucket.index()) {
-    live_per_bucket_.resize(std::max<std::size_t>(bucket.index() + 1, live_per_bucket_.size() * 2), 0);
-  }
-  if (++live_per_bucket_[bucket.index()] == 0) throw Error("more than 2^32-1 live blocks in one bucket");
   ++next_seq_;
   ++next_block_;
   ++live_count_;
@@ -40,14 +36,12 @@ void BlockMatcher::count_alloc(BucketId bucket, std::uint32_t thread) {
 }
 
 bool BlockMatcher::count_free(BucketId bucket, std::uint32_t thread) {
-  if (bucket.index() >= live_per_bucket_.size() || live_per_bucket_[bucket.index()] == 0) return false;
-  --live_per_bucket_[bucket.index()];
-  ++next_seq_;
-  --live_count_;
   std::uint32_t& last = last_alloc_bucket_of(thread);
   const bool temporary = last == bucket.value;
+  if (!consumer_.on_bucket_free(bucket, now_ns_, temporary)) return false;  // it had no live block
   last = kNoAllocation;
-  consumer_.on_bucket_free(bucket, now_ns_, temporary);
+  ++next_seq_;
+  --live_count_;
   return true;
 }
 

@@ -61,9 +61,8 @@ class BlockMatcher {
   BlockIdentity identity_;
   EventConsumer& consumer_;
   bool counting_;
-  // Counting: live blocks per bucket, and per thread the bucket of the latest
-  // event if it was an allocation (for "temporary").
-  std::vector<std::uint32_t> live_per_bucket_;
+  // Counting (the consumer keeps the live counts): per thread, the bucket of
+  // the latest event if it was an allocation (for "temporary").
   static constexpr std::uint32_t kNoAllocation = 0xFFFFFFFFu;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> last_alloc_bucket_by_thread_;
   std::uint32_t& last_alloc_bucket_of(std::uint32_t thread);

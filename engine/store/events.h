@@ -37,10 +37,12 @@ class EventConsumer {
   // bucket, so a consumer that needs no per-block record can follow the
   // stream as bucket events alone: memory per bucket, not per live block.
   // A consumer that returns false here receives on_bucket_alloc and
-  // on_bucket_free instead of on_alloc, on_free and on_still_alive.
+  // on_bucket_free instead of on_alloc, on_free and on_still_alive. It keeps
+  // the live count of every bucket, so on_bucket_free says whether the bucket
+  // had a live block to free (false: the source is inconsistent).
   virtual bool needs_blocks() const { return true; }
   virtual void on_bucket_alloc(BucketId /*bucket*/, std::int64_t /*ns*/) {}
-  virtual void on_bucket_free(BucketId /*bucket*/, std::int64_t /*ns*/, bool /*temporary*/) {}
+  virtual bool on_bucket_free(BucketId /*bucket*/, std::int64_t /*ns*/, bool /*temporary*/) { return false; }
 };
 
 // Counted irregularities (semantics.md §1): never a crash, always reported.
