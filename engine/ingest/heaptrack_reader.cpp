@@ -11,6 +11,7 @@
 #include "engine/ingest/heaptrack_line_pipeline.h"
 #include "engine/ingest/line_reader.h"
 #include "engine/store/block_matcher.h"
+#include "engine/store/chunked_vector.h"
 
 namespace heapql {
 
@@ -628,8 +629,8 @@ class HeaptrackParser {
   std::vector<std::uint32_t> symbols_;
   std::vector<InstructionPointer> ips_;
   std::vector<FrameId> frames_;
-  std::vector<StackId> traces_;
-  std::vector<AllocInfo> alloc_infos_;
+  ChunkedVector<StackId> traces_;
+  ChunkedVector<AllocInfo> alloc_infos_;
   std::vector<std::uint32_t> alloc_info_traces_;  // with a raw twin: each bucket's trace index, to cross-check
   std::unordered_map<std::string, std::uint64_t> module_bases_;
 };

@@ -172,7 +172,7 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
 }
 
 Aggregator::BucketState& Aggregator::plan(BucketId id) {
-  if (buckets_.size() <= id.index()) buckets_.resize(std::max(tables_.bucket_count(), std::size_t{id.index()} + 1));
+  if (buckets_.size() <= id.index()) buckets_.grow_to(std::max(tables_.bucket_count(), std::size_t{id.index()} + 1));
   BucketState& state = buckets_[id.index()];
   if (state.key != kUnplanned) return state;
   const Bucket& bucket = tables_.bucket(id);
@@ -354,7 +354,8 @@ void Aggregator::on_finish(std::int64_t end_ns) {
     // Bucket events: the blocks still alive are the live counts (those
     // allocated after the window are in no set). Block events delivered them
     // one by one through on_still_alive instead.
-    for (BucketState& state : buckets_) {
+    for (std::size_t b = 0; b < buckets_.size(); ++b) {
+      BucketState& state = buckets_[b];
       if (state.key < 0) continue;
       if (state.live_inside > 0) record(state, true, kNeverNs, false, std::nullopt, state.live_inside);
       if (state.live_before > 0) record(state, false, kNeverNs, false, std::nullopt, state.live_before);

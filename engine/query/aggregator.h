@@ -16,6 +16,7 @@
 #include "engine/query/query.h"
 #include "engine/query/result.h"
 #include "engine/query/stack_plan.h"
+#include "engine/store/chunked_vector.h"
 #include "engine/store/events.h"
 #include "engine/store/flat_index.h"
 #include "engine/store/source_info.h"
@@ -96,7 +97,7 @@ class Aggregator final : public EventConsumer {
   bool counted_by_bucket_events_ = false;
   StackPlan stack_plan_;
 
-  std::vector<BucketState> buckets_;
+  ChunkedVector<BucketState> buckets_;
   // Partial group keys: one value per level (the impacting level's is 0),
   // key after key, and their index.
   std::vector<std::uint64_t> key_values_;

@@ -30,7 +30,7 @@ bool StackPlan::frame_required(FrameId frame) {
 }
 
 void StackPlan::resolve(StackId stack) {
-  if (nodes_.size() <= stack.index()) nodes_.resize(tables_.stack_count());
+  if (nodes_.size() <= stack.index()) nodes_.grow_to(tables_.stack_count());
   if (nodes_[stack.index()].resolved) return;
   // Walk towards the root to the first resolved node, then resolve downwards,
   // so that every node's parent is known when the node is.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/query/frame_pattern.h"
+#include "engine/store/chunked_vector.h"
 #include "engine/store/trace_tables.h"
 
 namespace heapql {
@@ -40,7 +41,7 @@ class StackPlan {
   FramePatternSet require_;
   std::vector<std::int8_t> frame_culled_;    // -1 unknown
   std::vector<std::int8_t> frame_required_;  // -1 unknown
-  std::vector<NodeState> nodes_;
+  ChunkedVector<NodeState> nodes_;
   std::vector<StackId> pending_;
 };
 

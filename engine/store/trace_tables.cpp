@@ -140,8 +140,8 @@ std::size_t TraceTables::memory_bytes() const {
   for (const std::string& s : string_storage_) bytes += s.capacity() + sizeof(std::string);
   bytes += strings_.capacity() * sizeof(std::string_view) + string_ids_.size() * (kHashEntry + 16);
   bytes += frames_.capacity() * sizeof(Frame) + frame_ids_.size() * (kHashEntry + sizeof(FrameKey));
-  bytes += stacks_.capacity() * sizeof(StackNode) + stack_ids_.memory_bytes();
-  bytes += buckets_.capacity() * sizeof(Bucket) + bucket_ids_.memory_bytes();
+  bytes += stacks_.memory_bytes() + stack_ids_.memory_bytes();
+  bytes += buckets_.memory_bytes() + bucket_ids_.memory_bytes();
   bytes += processes_.capacity() * sizeof(Process) + heaps_.capacity() * sizeof(Heap);
   return bytes;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/ids.h"
+#include "engine/store/chunked_vector.h"
 #include "engine/store/flat_index.h"
 
 namespace heapql {
@@ -125,11 +126,11 @@ class TraceTables {
   std::unordered_map<std::string_view, StringId> string_ids_;
   std::vector<Frame> frames_;
   std::unordered_map<FrameKey, FrameId, FrameKeyHash> frame_ids_;
-  std::vector<StackNode> stacks_;
+  ChunkedVector<StackNode> stacks_;
   FlatIndex stack_ids_;   // stack nodes by (frame, parent)
   std::vector<Process> processes_;
   std::vector<Heap> heaps_;
-  std::vector<Bucket> buckets_;
+  ChunkedVector<Bucket> buckets_;
   FlatIndex bucket_ids_;  // buckets by content
   StringId unknown_module_;
 };
