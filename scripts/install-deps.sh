@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config ccache
   libfmt-dev libzstd-dev zlib1g-dev zstd gzip
   googletest libgtest-dev libbenchmark-dev
-  heaptrack sqlite3 python3
+  heaptrack sqlite3 python3 time
 )
 
 missing=()
