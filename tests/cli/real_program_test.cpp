@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/flat_json.h"
 #include "tests/support/test_support.h"
 
 namespace heapql::test {
@@ -25,52 +26,7 @@ bool on_path(const std::string& tool) {
   return run_command("command -v " + shell_quote(tool)).exit_code == 0;
 }
 
-// Every JSON leaf as "a.b.c" -> text. Strings are unquoted, null is "null".
-// The rows of a report are keyed by their group key joined with " > ", so
-// "rows.memory_test_app!InnerLoopOperation().so" is that row's so.
-using FlatJson = std::map<std::string, std::string>;
-
-constexpr const char* kFlattenScript = R"PY(
-import json, sys
-def walk(path, v):
-    if isinstance(v, dict):
-        for k, x in v.items():
-            walk(path + [k], x)
-    elif isinstance(v, list) and path[-1:] == ["rows"]:
-        for r in v:
-            key = " > ".join(str(k) for k in r.get("key", []))
-            walk(path + [key], {k: x for k, x in r.items() if k != "key"})
-    elif isinstance(v, list):
-        for i, x in enumerate(v):
-            walk(path + [str(i)], x)
-    else:
-        print(".".join(path) + "\t" + (v if isinstance(v, str) else json.dumps(v)))
-walk([], json.load(open(sys.argv[1])))
-)PY";
-
-FlatJson flatten_json(const std::string& json_text) {
-  TempDir dir;
-  const std::string path = dir.file("report.json");
-  write_file(path, json_text);
-  const CommandResult r = run_command("python3 -c " + shell_quote(kFlattenScript) + " " + shell_quote(path));
-  FlatJson out;
-  if (r.exit_code != 0) {
-    ADD_FAILURE() << "python3 could not read heapql's JSON: " << r.err << "\nJSON was:\n" << json_text;
-    return out;
-  }
-  std::istringstream lines(r.out);
-  std::string line;
-  while (std::getline(lines, line)) {
-    const auto tab = line.find('\t');
-    if (tab != std::string::npos) out[line.substr(0, tab)] = line.substr(tab + 1);
-  }
-  return out;
-}
-
-std::string get(const FlatJson& json, const std::string& key) {
-  const auto it = json.find(key);
-  return it == json.end() ? "<missing " + key + ">" : it->second;
-}
+std::string get(const FlatJson& json, const std::string& key) { return json_get(json, key); }
 
 std::string get_or(const FlatJson& json, const std::string& key, const std::string& fallback) {
   const auto it = json.find(key);

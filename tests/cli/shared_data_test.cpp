@@ -9,52 +9,21 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/flat_json.h"
 #include "tests/support/test_support.h"
 
 namespace heapql::test {
 namespace {
 
 // Every JSON leaf as "a.b.c" -> text (strings unquoted, list items by index).
-constexpr const char* kFlattenScript = R"PY(
-import json, sys
-def walk(path, v):
-    if isinstance(v, dict):
-        for k, x in v.items():
-            walk(path + [k], x)
-    elif isinstance(v, list):
-        print(".".join(path + ["length"]) + "\t" + str(len(v)))
-        for i, x in enumerate(v):
-            walk(path + [str(i)], x)
-    else:
-        print(".".join(path) + "\t" + (v if isinstance(v, str) else json.dumps(v)))
-walk([], json.load(open(sys.argv[1])))
-)PY";
-
-using FlatJson = std::map<std::string, std::string>;
-
-std::string get(const FlatJson& json, const std::string& key) {
-  const auto it = json.find(key);
-  return it == json.end() ? "<missing " + key + ">" : it->second;
-}
+std::string get(const FlatJson& json, const std::string& key) { return json_get(json, key); }
 
 // `heapql info FILE --format json`, flattened; empty after a failure.
 FlatJson info_json(const std::string& trace) {
   const CommandResult r = run_command(shell_quote(heapql_binary()) + " info " + shell_quote(trace) + " --format json");
   EXPECT_EQ(r.exit_code, 0) << "heapql info " << trace << "\nstderr: " << r.err;
   if (r.exit_code != 0) return {};
-  TempDir dir;
-  write_file(dir.file("info.json"), r.out);
-  const CommandResult py =
-      run_command("python3 -c " + shell_quote(kFlattenScript) + " " + shell_quote(dir.file("info.json")));
-  EXPECT_EQ(py.exit_code, 0) << "python3 could not read heapql's JSON: " << py.err << "\nJSON was:\n" << r.out;
-  FlatJson out;
-  std::istringstream lines(py.out);
-  std::string line;
-  while (std::getline(lines, line)) {
-    const auto tab = line.find('\t');
-    if (tab != std::string::npos) out[line.substr(0, tab)] = line.substr(tab + 1);
-  }
-  return out;
+  return flatten_json(r.out);
 }
 
 struct Expected {

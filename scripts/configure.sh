@@ -1,0 +1,13 @@
+# Sourced by demo.sh and test.sh: installs what is missing and configures the
+# CMake build in $build_dir (default build/), using ccache when present.
+# Extra CMake arguments may be passed to heapql_configure.
+build_dir=${HEAPQL_BUILD_DIR:-build}
+
+heapql_configure() {
+  ./scripts/install-deps.sh
+  local launcher=()
+  if command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  fi
+  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" "$@" >/dev/null
+}
