@@ -188,11 +188,10 @@ void Aggregator::note_level(std::int64_t now_ns) {
   ++peak_epoch_;
 }
 
-void Aggregator::enter_window(std::int64_t now_ns) {
+void Aggregator::enter_window() {
   in_window_ = true;
   // The level carried into the window is the outstanding size at T1.
   if (t1_ < t2_) note_level(t1_);
-  (void)now_ns;
 }
 
 void Aggregator::series_advance(std::int64_t now_ns) {
@@ -216,7 +215,7 @@ void Aggregator::series_advance(std::int64_t now_ns) {
 }
 
 void Aggregator::before_live_change(BucketState& state, std::int64_t now_ns) {
-  if (!in_window_ && now_ns >= t1_) enter_window(now_ns);
+  if (!in_window_ && now_ns >= t1_) enter_window();
   series_advance(now_ns);
   if (state.saved_epoch != peak_epoch_) {
     state.live_at_peak = state.live();
@@ -361,7 +360,7 @@ void Aggregator::on_finish(std::int64_t end_ns) {
       if (state.live_before > 0) record(state, false, kNeverNs, false, std::nullopt, state.live_before);
     }
   }
-  if (!in_window_ && t1_ <= end_ns) enter_window(t1_);
+  if (!in_window_ && t1_ <= end_ns) enter_window();
   if (end_ns >= t1_) {
     const std::int64_t last = std::min(end_ns, t2_ == kNeverNs ? end_ns : t2_ - 1);
     series_advance(last);

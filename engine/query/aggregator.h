@@ -80,7 +80,7 @@ class Aggregator final : public EventConsumer {
               std::optional<std::int64_t> alloc_ns, std::uint32_t n);
   void before_live_change(BucketState& state, std::int64_t now_ns);
   void after_live_change(const BucketState& state, bool up, std::int64_t now_ns);
-  void enter_window(std::int64_t now_ns);
+  void enter_window();
   void note_level(std::int64_t now_ns);
   void series_advance(std::int64_t now_ns);
   void roll_up(Result& r);

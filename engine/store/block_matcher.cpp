@@ -6,24 +6,11 @@
 
 namespace heapql {
 
-namespace {
-constexpr std::uint64_t kNoEvent = ~std::uint64_t{0};
-}
 
 BlockMatcher::BlockMatcher(BlockIdentity identity, EventConsumer& consumer)
     : identity_(identity),
       consumer_(consumer),
       counting_(identity == BlockIdentity::kBucketLifo && !consumer.needs_blocks()) {}
-
-std::uint32_t& BlockMatcher::last_alloc_bucket_of(std::uint32_t thread) {
-  if (!last_alloc_bucket_by_thread_.empty() && last_alloc_bucket_by_thread_.front().first == thread) {
-    return last_alloc_bucket_by_thread_.front().second;
-  }
-  for (auto& [t, bucket] : last_alloc_bucket_by_thread_) {
-    if (t == thread) return bucket;
-  }
-  return last_alloc_bucket_by_thread_.emplace_back(thread, kNoAllocation).second;
-}
 
 // The LIFO block of a bucket is its most recent allocation, so its free is
 // "temporary" exactly when the thread's previous event allocated in that bucket.
@@ -31,12 +18,12 @@ void BlockMatcher::count_alloc(BucketId bucket, std::uint32_t thread) {
   ++next_seq_;
   ++next_block_;
   ++live_count_;
-  last_alloc_bucket_of(thread) = bucket.value;
+  last_alloc_bucket_[thread] = bucket.value;
   consumer_.on_bucket_alloc(bucket, now_ns_);
 }
 
 bool BlockMatcher::count_free(BucketId bucket, std::uint32_t thread) {
-  std::uint32_t& last = last_alloc_bucket_of(thread);
+  std::uint32_t& last = last_alloc_bucket_[thread];
   const bool temporary = last == bucket.value;
   if (!consumer_.on_bucket_free(bucket, now_ns_, temporary)) return false;  // it had no live block
   last = kNoAllocation;
@@ -45,25 +32,17 @@ bool BlockMatcher::count_free(BucketId bucket, std::uint32_t thread) {
   return true;
 }
 
-std::uint64_t& BlockMatcher::last_seq_of(std::uint32_t thread) {
-  if (!last_seq_by_thread_.empty() && last_seq_by_thread_.front().first == thread) return last_seq_by_thread_.front().second;
-  for (auto& [t, seq] : last_seq_by_thread_) {
-    if (t == thread) return seq;
-  }
-  return last_seq_by_thread_.emplace_back(thread, kNoEvent).second;
-}
-
 LiveBlock BlockMatcher::start_block(BucketId bucket, std::uint32_t thread) {
   if (next_block_ == BlockId::kInvalidValue) throw Error("trace has more than 2^32-1 blocks");
   LiveBlock block{BlockId(static_cast<std::uint32_t>(next_block_++)), bucket, next_seq_++, now_ns_};
-  last_seq_of(thread) = block.alloc_seq;
+  last_seq_[thread] = block.alloc_seq;
   ++live_count_;
   consumer_.on_alloc(block);
   return block;
 }
 
 void BlockMatcher::end_block(const LiveBlock& block, std::uint32_t thread) {
-  std::uint64_t& last = last_seq_of(thread);
+  std::uint64_t& last = last_seq_[thread];
   const bool temporary = last == block.alloc_seq;
   const std::uint64_t seq = next_seq_++;
   last = seq;

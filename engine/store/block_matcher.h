@@ -16,6 +16,25 @@ namespace heapql {
 
 enum class BlockIdentity { kExact, kBucketLifo };
 
+// One value per thread. Threads are few and one dominates, so a flat list
+// with the first entry checked first beats a map.
+template <class T>
+class PerThread {
+ public:
+  explicit PerThread(T initial) : initial_(initial) {}
+  T& operator[](std::uint32_t thread) {
+    if (!values_.empty() && values_.front().first == thread) return values_.front().second;
+    for (auto& [t, value] : values_) {
+      if (t == thread) return value;
+    }
+    return values_.emplace_back(thread, initial_).second;
+  }
+
+ private:
+  T initial_;
+  std::vector<std::pair<std::uint32_t, T>> values_;
+};
+
 class BlockMatcher {
  public:
   BlockMatcher(BlockIdentity identity, EventConsumer& consumer);
@@ -42,9 +61,6 @@ class BlockMatcher {
   // Emits on_still_alive for every live block (allocation order) and on_finish.
   void finish();
 
-  // True when a bucket-LIFO stream goes to the consumer as bucket events.
-  bool counting() const { return counting_; }
-
   const Anomalies& anomalies() const { return anomalies_; }
   Anomalies& anomalies() { return anomalies_; }
   std::uint64_t block_count() const { return next_block_; }
@@ -64,8 +80,7 @@ class BlockMatcher {
   // Counting (the consumer keeps the live counts): per thread, the bucket of
   // the latest event if it was an allocation (for "temporary").
   static constexpr std::uint32_t kNoAllocation = 0xFFFFFFFFu;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> last_alloc_bucket_by_thread_;
-  std::uint32_t& last_alloc_bucket_of(std::uint32_t thread);
+  PerThread<std::uint32_t> last_alloc_bucket_{kNoAllocation};
   std::int64_t now_ns_ = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t next_block_ = 0;
@@ -84,8 +99,7 @@ class BlockMatcher {
   std::vector<std::uint32_t> bucket_top_;  // per bucket: its most recent live block's slot
   // seq of the latest event per thread, to decide "temporary"; threads are
   // few, so a flat list beats a map.
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> last_seq_by_thread_;
-  std::uint64_t& last_seq_of(std::uint32_t thread);
+  PerThread<std::uint64_t> last_seq_{~std::uint64_t{0}};
 };
 
 }  // namespace heapql
