@@ -1,6 +1,6 @@
 #include "engine/ingest/heaptrack_line_pipeline.h"
 
-#include <array>
+#include "engine/ingest/hex_digit.h"
 
 namespace heapql {
 
@@ -8,14 +8,6 @@ namespace {
 
 constexpr std::size_t kBatchLines = 1 << 16;
 constexpr std::size_t kBatchTextBytes = 1 << 20;
-
-constexpr std::array<std::uint8_t, 256> kHexDigit = [] {
-  std::array<std::uint8_t, 256> table{};
-  table.fill(0xff);
-  for (int c = '0'; c <= '9'; ++c) table[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(c - '0');
-  for (int c = 'a'; c <= 'f'; ++c) table[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(c - 'a' + 10);
-  return table;
-}();
 
 // The code of a well-formed `+ k` / `- k` line, or kTextBit when the line is
 // anything else (the parser then reads, or rejects, it as text).
@@ -25,8 +17,8 @@ std::uint32_t event_code(std::string_view line) {
   }
   std::uint32_t value = 0;
   for (std::size_t i = 2; i < line.size(); ++i) {
-    const std::uint8_t digit = kHexDigit[static_cast<unsigned char>(line[i])];
-    if (digit > 15) return HeaptrackLinePipeline::kTextBit;
+    const std::uint8_t digit = hex_digit(line[i]);
+    if (digit == kNotHexDigit) return HeaptrackLinePipeline::kTextBit;
     value = value << 4 | digit;
   }
   if (value > HeaptrackLinePipeline::kMaxIndex) return HeaptrackLinePipeline::kTextBit;

@@ -9,6 +9,7 @@
 
 #include "engine/error.h"
 #include "engine/ingest/heaptrack_line_pipeline.h"
+#include "engine/ingest/hex_digit.h"
 #include "engine/ingest/line_reader.h"
 #include "engine/store/block_matcher.h"
 #include "engine/store/chunked_vector.h"
@@ -71,12 +72,8 @@ class Fields {
     if (field.size() > 16) fail(fmt::format("{}: {} is longer than 64 bits", what, excerpt(field)));
     std::uint64_t value = 0;
     for (char c : field) {
-      unsigned digit;
-      if (c >= '0' && c <= '9') {
-        digit = static_cast<unsigned>(c - '0');
-      } else if (c >= 'a' && c <= 'f') {
-        digit = static_cast<unsigned>(c - 'a' + 10);
-      } else {
+      const std::uint8_t digit = hex_digit(c);
+      if (digit == kNotHexDigit) {
         fail(fmt::format("{}: expected a lowercase hex number, got {}", what, excerpt(field)));
       }
       value = value << 4 | digit;
