@@ -146,6 +146,7 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
       case GroupBy::kKind: v = static_cast<std::uint64_t>(bucket.kind); break;
       case GroupBy::kThread: v = bucket.thread; break;
       case GroupBy::kImpacting: v = 0; break;  // decided per block
+      case GroupBy::kCustom: throw Error("a custom key is computed from the stack rows (regroup), not by the aggregator");
     }
     key_values_.push_back(v);
   }

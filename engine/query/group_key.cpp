@@ -37,6 +37,7 @@ KeyValue render_key_value(const TraceTables& tables, GroupBy level, std::uint64_
     case GroupBy::kKind: kv.text = block_kind_name(static_cast<BlockKind>(value)); break;
     case GroupBy::kThread: kv.text = fmt::format("{}", value); break;
     case GroupBy::kImpacting: kv.text = impacting_name(static_cast<Impacting>(value)); break;
+    case GroupBy::kCustom: break;  // rendered by regroup
   }
   return kv;
 }

@@ -9,8 +9,8 @@ namespace heapql {
 
 namespace {
 constexpr std::array<std::string_view, 5> kMeasureNames = {"so", "soc", "st", "stc", "src"};
-constexpr std::array<std::string_view, 8> kGroupByNames = {"stack", "frame", "image", "process",
-                                                           "heap",  "kind",  "thread", "impacting"};
+constexpr std::array<std::string_view, 9> kGroupByNames = {"stack", "frame",  "image",     "process", "heap",
+                                                           "kind",  "thread", "impacting", "custom"};
 constexpr std::array<std::string_view, 4> kImpactingNames = {"AIFI", "AIFO", "AOFI", "AOFO"};
 
 template <class E, std::size_t N>
@@ -30,7 +30,11 @@ std::string_view group_by_name(GroupBy g) { return kGroupByNames[static_cast<std
 std::string_view impacting_name(Impacting t) { return kImpactingNames[static_cast<std::size_t>(t)]; }
 
 std::optional<Measure> parse_measure(std::string_view text) { return parse_name<Measure>(kMeasureNames, text, false); }
-std::optional<GroupBy> parse_group_by(std::string_view text) { return parse_name<GroupBy>(kGroupByNames, text, false); }
+std::optional<GroupBy> parse_group_by(std::string_view text) {
+  // "custom" is not a level a user can name: it comes from a recipe's function.
+  const auto g = parse_name<GroupBy>(kGroupByNames, text, false);
+  return g == GroupBy::kCustom ? std::nullopt : g;
+}
 std::optional<Impacting> parse_impacting(std::string_view text) {
   return parse_name<Impacting>(kImpactingNames, text, true);
 }

@@ -13,7 +13,9 @@
 namespace heapql {
 
 enum class Measure { kSo, kSoc, kSt, kStc, kSrc };
-enum class GroupBy { kStack, kFrame, kImage, kProcess, kHeap, kKind, kThread, kImpacting };
+// kCustom: a key that a recipe computes from each row's culled stack (see
+// regroup.h); the aggregator itself never groups by it.
+enum class GroupBy { kStack, kFrame, kImage, kProcess, kHeap, kKind, kThread, kImpacting, kCustom };
 enum class Impacting : std::uint8_t { kAifi = 0, kAifo = 1, kAofi = 2, kAofo = 3 };
 // Which blocks a query looks at: those allocated in the window (xperf), or
 // those alive at the peak (semantics.md §8, peak consumers).

@@ -35,6 +35,7 @@ struct KeyValue {
 struct Row {
   std::vector<KeyValue> key;
   Measures measures;
+  std::vector<std::string> derived;  // values of Result::derived_columns, in order
 };
 
 struct Peak {
@@ -65,6 +66,9 @@ struct Result {
   Peak peak;
   std::optional<Series> series;
   std::int64_t trace_end_ns = 0;
+  // Columns a recipe computed per row (never by the engine); the writers
+  // show them after the measures.
+  std::vector<std::string> derived_columns;
 };
 
 }  // namespace heapql

@@ -18,10 +18,11 @@ std::string csv_field(std::string_view text) {
   return out;
 }
 
-void append_measures(std::string& out, const Result& r, const Measures& m) {
+void append_measures(std::string& out, const Result& r, const Measures& m, const std::vector<std::string>& derived) {
   out += fmt::format("{},{},{},{},", m.so, m.soc, m.st, m.stc);
   if (r.realloc_known) out += fmt::format("{}", m.src);
   if (r.impacting_measures) out += fmt::format(",{},{},{}", m.count, m.size, m.impacting);
+  for (std::size_t i = 0; i < r.derived_columns.size(); ++i) out += "," + (i < derived.size() ? csv_field(derived[i]) : "");
   out += "\r\n";
 }
 
@@ -32,6 +33,7 @@ std::string result_csv(const Result& r) {
   for (GroupBy g : r.query.by) out += std::string(group_by_name(g)) + ",";
   out += "so,soc,st,stc,src";
   if (r.impacting_measures) out += ",count,size,impacting";
+  for (const std::string& name : r.derived_columns) out += "," + csv_field(name);
   out += "\r\n";
   for (const Row& row : r.rows) {
     for (const KeyValue& k : row.key) {
@@ -43,13 +45,13 @@ std::string result_csv(const Result& r) {
         out += csv_field(k.text) + ",";
       }
     }
-    append_measures(out, r, row.measures);
+    append_measures(out, r, row.measures, row.derived);
   }
   if (r.other) {
     for (std::size_t i = 0; i < r.query.by.size(); ++i) out += i == 0 ? "[other]," : ",";
-    append_measures(out, r, *r.other);
+    append_measures(out, r, *r.other, {});
   }
-  if (r.query.by.empty()) append_measures(out, r, r.totals);  // --totals: the one line is the totals
+  if (r.query.by.empty()) append_measures(out, r, r.totals, {});  // --totals: the one line is the totals
   return out;
 }
 

@@ -66,6 +66,13 @@ std::string result_json(const Result& r, const SourceInfo& source) {
     }
     w.end_array();
     write_measures(w, row.measures, r);
+    if (!r.derived_columns.empty()) {
+      w.key("derived").begin_object();
+      for (std::size_t i = 0; i < r.derived_columns.size() && i < row.derived.size(); ++i) {
+        w.field(r.derived_columns[i], row.derived[i]);
+      }
+      w.end_object();
+    }
     w.end_object();
   }
   w.end_array();

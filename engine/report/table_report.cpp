@@ -67,11 +67,14 @@ std::string result_table(const Result& r, const SourceInfo& source) {
   }
   if (!r.realloc_known) out += "note     this source does not mark reallocs: src is unavailable (-)\n";
   const std::vector<Column> cols = columns(r);
+  const std::size_t indent = (cols.size() + r.derived_columns.size()) * 13;
   out += "\n";
   for (const Column& c : cols) out += fmt::format("{:>12} ", fmt::format("{}{}", c.name, c.sort ? "*" : ""));
+  for (const std::string& name : r.derived_columns) out += fmt::format("{:>12} ", name);
   out += " key\n";
   for (const Row& row : r.rows) {
     append_measures(out, r, row.measures, cols);
+    for (const std::string& value : row.derived) out += fmt::format("{:>12} ", value);
     std::string head;
     const KeyValue* stack = nullptr;
     for (const KeyValue& k : row.key) {
@@ -85,25 +88,28 @@ std::string result_table(const Result& r, const SourceInfo& source) {
     if (stack != nullptr && head.empty() && !stack->frames.empty()) {
       out += " " + stack->frames.front() + "\n";
       for (std::size_t i = 1; i < stack->frames.size() && i < kFramesShown; ++i) {
-        out += fmt::format("{:{}}   {}\n", "", cols.size() * 13, stack->frames[i]);
+        out += fmt::format("{:{}}   {}\n", "", indent, stack->frames[i]);
       }
     } else {
       out += " " + head + "\n";
       if (stack != nullptr) {
         for (std::size_t i = 0; i < stack->frames.size() && i < kFramesShown; ++i) {
-          out += fmt::format("{:{}}   {}\n", "", cols.size() * 13, stack->frames[i]);
+          out += fmt::format("{:{}}   {}\n", "", indent, stack->frames[i]);
         }
       }
     }
     if (stack != nullptr && stack->frames.size() > kFramesShown) {
-      out += fmt::format("{:{}}   ... {} more frames\n", "", cols.size() * 13, stack->frames.size() - kFramesShown);
+      out += fmt::format("{:{}}   ... {} more frames\n", "", indent, stack->frames.size() - kFramesShown);
     }
   }
+  const std::string no_derived(r.derived_columns.size() * 13, ' ');
   if (r.other) {
     append_measures(out, r, *r.other, cols);
+    out += no_derived;
     out += fmt::format(" [other: {} more rows]\n", r.other_rows);
   }
   append_measures(out, r, r.totals, cols);
+  out += no_derived;
   out += " [total]\n";
   if (r.excluded_blocks > 0) {
     out += fmt::format("\nfilters removed {} blocks ({}) allocated in the window\n", r.excluded_blocks,

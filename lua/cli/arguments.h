@@ -17,6 +17,7 @@ struct UsageError {
 class Arguments {
  public:
   Arguments(int argc, char** argv, int first);
+  explicit Arguments(std::vector<std::string> args) : args_(std::move(args)) {}
 
   bool done() const { return next_ >= args_.size(); }
   // The current argument is an option (starts with '-', not "-" alone, not after "--").
@@ -26,6 +27,8 @@ class Arguments {
   // The option's value: the `=value` part or the next argument.
   std::string take_value(std::string_view option);
   std::string take_positional();
+  // The next word as it is, whatever it looks like.
+  std::string take_any() { return args_[next_++]; }
   // Everything after a "--" separator (or the rest).
   std::vector<std::string> take_rest();
   bool at_separator() const { return !done() && args_[next_] == "--"; }

@@ -1,6 +1,9 @@
 // The `heapql` subcommands. Each returns the process exit code (exit_codes.h).
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "lua/cli/arguments.h"
 
 namespace heapql::cli {
@@ -8,6 +11,11 @@ namespace heapql::cli {
 int run_info(Arguments& args);
 int run_query(Arguments& args);
 int run_record(Arguments& args);
+int run_run(Arguments& args);
+int run_list(Arguments& args);
+int run_xperf(Arguments& args);
+// `heapql help NAME` for a recipe; false when NAME names none.
+bool print_recipe_help(const std::string& name);
 
 // Writes `text` to the -o file, or stdout when none.
 void emit(const std::string& text, const std::optional<std::string>& output_file);

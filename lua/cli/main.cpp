@@ -15,10 +15,18 @@ namespace {
 constexpr std::string_view kUsage = R"(heapql - ask heap traces where the memory went
 
 usage:
+  heapql run    RECIPE TRACE [--param NAME=VALUE]... [--format table|json|csv] [-o FILE]
+                [--timeout 60s] [--memory 1GiB] [--trusted]
+  heapql list                      the shipped recipes, one line each
+  heapql help   RECIPE             a recipe's params, defaults and report
+  heapql xperf  XPERF-HEAP-FLAGS... [--run TRACE [--format F] [-o FILE]]
+                                   print (or run) the recipe equivalent to xperf -a heap flags
   heapql info   TRACE [--format table|json] [--load]
   heapql query  TRACE [options]
   heapql record [-o NAME] -- PROGRAM [ARGS...]
   heapql help | --help | --version
+
+RECIPE is a .lua file or the name of a shipped recipe (heapql list).
 
 query options (semantics in docs/semantics.md):
   --window A..B        time window, e.g. 1s..3s, ..250ms, 2m.. (default: whole trace)
@@ -40,7 +48,8 @@ query options (semantics in docs/semantics.md):
   --format table|json|csv, -o FILE, --no-progress, --no-raw (ignore a raw twin),
   --store              load the trace into the store and replay it (same answers)
 
-exit codes: 0 ok, 2 unreadable trace, 3 bad query or options, 4 recording failed
+exit codes: 0 ok, 1 a recipe's gate failed, 2 unreadable trace, 3 bad query, options or
+            recipe (including its time or memory limit), 4 recording failed
 )";
 
 }  // namespace
@@ -57,6 +66,13 @@ int main(int argc, char** argv) {
     if (command == "info") return run_info(args);
     if (command == "query") return run_query(args);
     if (command == "record") return run_record(args);
+    if (command == "run") return run_run(args);
+    if (command == "list") return run_list(args);
+    if (command == "xperf") return run_xperf(args);
+    if (command == "help" && argc > 2) {
+      if (print_recipe_help(argv[2])) return kExitOk;
+      throw UsageError{fmt::format("no recipe '{}' (see heapql list)", argv[2])};
+    }
     if (command == "help" || command == "--help" || command == "-h") {
       std::fputs(kUsage.data(), stdout);
       return kExitOk;

@@ -1,0 +1,260 @@
+#include "engine/report/stack_tree.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <string_view>
+#include <unordered_map>
+
+#include "engine/report/json_writer.h"
+#include "engine/units.h"
+
+namespace heapql {
+
+namespace {
+
+constexpr std::string_view kRootLabel = "[total]";
+constexpr std::string_view kEmptyStackLabel = "[empty stack]";
+
+// A node while rows are folded in. Labels point into the Result (or at
+// literals and the builder's own strings), which outlive the build, so no
+// frame text is copied until the final tree.
+struct BuildNode {
+  std::string_view label;
+  Measures inclusive;
+  Measures self;
+  std::vector<std::uint32_t> children;
+};
+
+struct ChildKey {
+  std::uint32_t parent;
+  std::string_view label;
+  bool operator==(const ChildKey&) const = default;
+};
+
+struct ChildKeyHash {
+  std::size_t operator()(const ChildKey& k) const noexcept {
+    return std::hash<std::string_view>{}(k.label) * 31 + k.parent;
+  }
+};
+
+class TreeBuilder {
+ public:
+  TreeBuilder() { nodes_.push_back(BuildNode{kRootLabel, {}, {}, {}}); }
+
+  // Adds m to every node on the path from the root and as self to its end.
+  void add_path(const std::vector<std::string_view>& path, const Measures& m) {
+    std::uint32_t at = 0;
+    nodes_[0].inclusive.add(m);
+    for (std::string_view label : path) {
+      at = child(at, label);
+      nodes_[at].inclusive.add(m);
+    }
+    nodes_[at].self.add(m);
+  }
+
+  // A child that never merges with a row's node, whatever its label.
+  void add_separate_child(std::string_view label, const Measures& m) {
+    const auto index = static_cast<std::uint32_t>(nodes_.size());
+    nodes_.push_back(BuildNode{label, m, m, {}});
+    nodes_[0].children.push_back(index);
+    nodes_[0].inclusive.add(m);
+  }
+
+  const std::vector<BuildNode>& nodes() const { return nodes_; }
+
+ private:
+  // One map for all nodes, keyed by (parent, label), rather than one per
+  // node: the same lookup without a hash table in every leaf.
+  std::uint32_t child(std::uint32_t parent, std::string_view label) {
+    const auto next = static_cast<std::uint32_t>(nodes_.size());
+    const auto [it, inserted] = index_.try_emplace(ChildKey{parent, label}, next);
+    if (inserted) {
+      nodes_.push_back(BuildNode{label, {}, {}, {}});
+      nodes_[parent].children.push_back(next);
+    }
+    return it->second;
+  }
+
+  std::vector<BuildNode> nodes_;
+  std::unordered_map<ChildKey, std::uint32_t, ChildKeyHash> index_;
+};
+
+// The row's path from the root: outer key values in key order, then the
+// stack in the tree's direction, cut at the depth limit.
+void row_path(const Row& row, const TreeOptions& options, std::vector<std::string_view>& path) {
+  path.clear();
+  const KeyValue* stack = nullptr;
+  for (const KeyValue& k : row.key) {
+    if (k.level == GroupBy::kStack) {
+      stack = &k;
+    } else {
+      path.push_back(k.text);
+    }
+  }
+  if (stack != nullptr) {
+    if (stack->frames.empty()) {
+      path.push_back(kEmptyStackLabel);
+    } else if (options.direction == TreeDirection::kTopDown) {
+      for (auto f = stack->frames.rbegin(); f != stack->frames.rend(); ++f) path.push_back(*f);
+    } else {
+      for (const std::string& f : stack->frames) path.push_back(f);
+    }
+  }
+  if (options.max_depth != 0 && path.size() > options.max_depth) path.resize(options.max_depth);
+}
+
+struct Pruning {
+  Measure measure;
+  double threshold;
+  std::uint64_t total;
+
+  // As a ratio, not value < threshold * total: 7 of 100 against 0.07 is then
+  // not pruned (both sides round to the same double).
+  bool below(std::uint64_t value) const {
+    if (threshold <= 0 || total == 0) return false;
+    return static_cast<double>(value) / static_cast<double>(total) < threshold;
+  }
+};
+
+TreeNode finish(const std::vector<BuildNode>& nodes, std::uint32_t index, const Pruning& pruning) {
+  const BuildNode& b = nodes[index];
+  TreeNode out;
+  out.label = std::string(b.label);
+  out.inclusive = b.inclusive;
+  out.self = b.self;
+  std::vector<std::uint32_t> kept;
+  for (std::uint32_t c : b.children) {
+    if (pruning.below(nodes[c].inclusive.value(pruning.measure))) {
+      ++out.pruned_children;
+    } else {
+      kept.push_back(c);
+    }
+  }
+  std::sort(kept.begin(), kept.end(), [&](std::uint32_t x, std::uint32_t y) {
+    const std::uint64_t vx = nodes[x].inclusive.value(pruning.measure);
+    const std::uint64_t vy = nodes[y].inclusive.value(pruning.measure);
+    if (vx != vy) return vx > vy;
+    return nodes[x].label < nodes[y].label;
+  });
+  out.children.reserve(kept.size());
+  for (std::uint32_t c : kept) out.children.push_back(finish(nodes, c, pruning));
+  return out;
+}
+
+bool src_unknown(const Result& r, Measure m) { return m == Measure::kSrc && !r.realloc_known; }
+
+std::string value_text(const Result& r, Measure m, std::uint64_t v) {
+  if (src_unknown(r, m)) return "-";
+  if (m == Measure::kSo || m == Measure::kSt) return format_bytes_human(v);
+  return fmt::format("{}", v);
+}
+
+std::string percent_text(const Result& r, Measure m, std::uint64_t v, std::uint64_t total) {
+  if (src_unknown(r, m) || total == 0) return "-";
+  return fmt::format("{:.2f}%", 100.0 * static_cast<double>(v) / static_cast<double>(total));
+}
+
+struct TextContext {
+  const Result& result;
+  Measure measure;
+  std::uint64_t total;
+  std::string& out;
+};
+
+void append_line(const TextContext& c, std::string_view inclusive, std::string_view self, std::string_view percent,
+                 std::size_t depth, std::string_view label) {
+  c.out += fmt::format("{:>12} {:>12} {:>8}  {:{}}{}\n", inclusive, self, percent, "", depth * 2, label);
+}
+
+void append_node(const TextContext& c, const TreeNode& n, std::size_t depth) {
+  const std::uint64_t inclusive = n.inclusive.value(c.measure);
+  append_line(c, value_text(c.result, c.measure, inclusive), value_text(c.result, c.measure, n.self.value(c.measure)),
+              percent_text(c.result, c.measure, inclusive, c.total), depth, n.label);
+  std::uint64_t shown = n.self.value(c.measure);
+  for (const TreeNode& child : n.children) {
+    append_node(c, child, depth + 1);
+    shown += child.inclusive.value(c.measure);
+  }
+  if (n.pruned_children > 0) {
+    // What the pruned children hold is what self and the kept children do not
+    // (clamped for a hand-made tree that breaks the invariant).
+    const std::uint64_t pruned = inclusive > shown ? inclusive - shown : 0;
+    append_line(c, value_text(c.result, c.measure, pruned), "", percent_text(c.result, c.measure, pruned, c.total),
+                depth + 1, fmt::format("... {} smaller", n.pruned_children));
+  }
+}
+
+void write_measures(JsonWriter& w, const Measures& m, const Result& r) {
+  w.begin_object();
+  w.field("so", m.so).field("soc", m.soc).field("st", m.st).field("stc", m.stc);
+  w.key("src");
+  if (r.realloc_known) {
+    w.value(m.src);
+  } else {
+    w.null();
+  }
+  w.end_object();
+}
+
+void write_node(JsonWriter& w, const TreeNode& n, const Result& r) {
+  w.begin_object();
+  w.field("label", n.label);
+  w.key("inclusive");
+  write_measures(w, n.inclusive, r);
+  w.key("self");
+  write_measures(w, n.self, r);
+  w.field("pruned", n.pruned_children);
+  w.key("children").begin_array();
+  for (const TreeNode& child : n.children) write_node(w, child, r);
+  w.end_array();
+  w.end_object();
+}
+
+}  // namespace
+
+TreeNode build_stack_tree(const Result& result, const TreeOptions& options) {
+  TreeBuilder builder;
+  std::vector<std::string_view> path;
+  for (const Row& row : result.rows) {
+    row_path(row, options, path);
+    builder.add_path(path, row.measures);
+  }
+  // Declared here so that the node's label outlives the build.
+  std::string other_label;
+  if (result.other) {
+    other_label = fmt::format("[other: {} more rows]", result.other_rows);
+    builder.add_separate_child(other_label, *result.other);
+  }
+  const std::vector<BuildNode>& nodes = builder.nodes();
+  const Pruning pruning{options.measure, options.threshold, nodes[0].inclusive.value(options.measure)};
+  return finish(nodes, 0, pruning);
+}
+
+std::string stack_tree_text(const TreeNode& root, const Result& result, const TreeOptions& options) {
+  std::string out;
+  out += fmt::format(
+      "stack tree  {}  measure {}  threshold {}",
+      options.direction == TreeDirection::kTopDown ? "top-down (callers first)" : "bottom-up (allocation sites first)",
+      measure_name(options.measure),
+      options.threshold > 0 ? fmt::format("{:g}%", options.threshold * 100) : std::string("none"));
+  if (options.max_depth != 0) out += fmt::format("  max depth {}", options.max_depth);
+  out += "\n";
+  if (src_unknown(result, options.measure))
+    out += "note        this source does not mark reallocs: src is unavailable (-)\n";
+  out += "\n";
+  out += fmt::format("{:>12} {:>12} {:>8}  node\n", "inclusive", "self", "%");
+  const TextContext context{result, options.measure, root.inclusive.value(options.measure), out};
+  append_node(context, root, 0);
+  return out;
+}
+
+std::string stack_tree_json(const TreeNode& root, const Result& result) {
+  std::string out;
+  JsonWriter w(out);
+  write_node(w, root, result);
+  return out;
+}
+
+}  // namespace heapql

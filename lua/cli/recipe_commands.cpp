@@ -1,0 +1,225 @@
+// `heapql run`, `heapql list`, `heapql help NAME` and `heapql xperf`: the
+// recipe side of the command line.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "engine/error.h"
+#include "engine/units.h"
+#include "lua/cli/commands.h"
+#include "lua/cli/exit_codes.h"
+#include "lua/host/recipe_runner.h"
+
+namespace heapql::cli {
+
+namespace fs = std::filesystem;
+using lua::RecipeOptions;
+using lua::RecipeRun;
+using lua::RecipeSource;
+using lua::RunOutcome;
+using lua::RunStatus;
+
+namespace {
+
+// A recipe named by path, or by name from the shipped queries/ folder.
+RecipeSource find_recipe(const std::string& name) {
+  RecipeSource source;
+  std::error_code error;
+  if (fs::is_regular_file(name, error)) {
+    source.path = name;
+    return source;
+  }
+  if (name.find('/') == std::string::npos) {
+    const fs::path shipped = lua::queries_folder() / (name.ends_with(".lua") ? name : name + ".lua");
+    if (fs::is_regular_file(shipped, error)) {
+      source.path = shipped;
+      return source;
+    }
+  }
+  throw UsageError{fmt::format("no recipe '{}': not a file, nor a recipe in {} (see heapql list)", name,
+                               lua::queries_folder().string())};
+}
+
+// Options every recipe command takes; false when `option` is not one.
+bool parse_recipe_option(const std::string& option, Arguments& args, RecipeOptions& options) {
+  if (option == "--trusted") {
+    options.trusted = true;
+  } else if (option == "--timeout") {
+    const std::string value = args.take_value(option);
+    std::int64_t ns = 0;
+    try {
+      ns = parse_duration_ns(value);
+    } catch (const Error& e) {
+      throw UsageError{fmt::format("--timeout {}", e.what())};
+    }
+    options.limits.timeout = std::chrono::milliseconds(std::max<std::int64_t>(ns / 1'000'000, ns > 0 ? 1 : 0));
+  } else if (option == "--memory") {
+    const std::string value = args.take_value(option);
+    try {
+      options.limits.memory_bytes = static_cast<std::size_t>(parse_size_bytes(value));
+    } catch (const Error& e) {
+      throw UsageError{fmt::format("--memory {}", e.what())};
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int report_outcome(const RunOutcome& outcome, const std::optional<std::string>& output_file) {
+  switch (outcome.status) {
+    case RunStatus::kBadTrace:
+      fmt::print(stderr, "heapql run: {}\n", outcome.error);
+      return kExitBadTrace;
+    case RunStatus::kRecipeError:
+      fmt::print(stderr, "heapql run: {}\n", outcome.error);
+      return kExitBadQuery;
+    case RunStatus::kOk:
+    case RunStatus::kGateFailed: break;
+  }
+  emit(outcome.output, output_file);
+  for (const std::string& gate : outcome.failed_gates) fmt::print(stderr, "heapql run: gate failed: {}\n", gate);
+  return outcome.status == RunStatus::kGateFailed ? kExitGateFailed : kExitOk;
+}
+
+RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<std::string>& output_file) {
+  while (!args.done()) {
+    if (!args.at_option()) {
+      const std::string word = args.take_positional();
+      if (!run.trace_path.empty()) throw UsageError{fmt::format("one trace at a time (got '{}' and '{}')", run.trace_path, word)};
+      run.trace_path = word;
+      continue;
+    }
+    const std::string option = args.take_option();
+    if (option == "--param") {
+      const std::string value = args.take_value(option);
+      const auto eq = value.find('=');
+      if (eq == std::string::npos || eq == 0) throw UsageError{fmt::format("--param '{}': expected NAME=VALUE", value)};
+      run.params.emplace_back(value.substr(0, eq), value.substr(eq + 1));
+    } else if (option == "--format") {
+      run.format = args.take_value(option);
+      if (run.format != "table" && run.format != "json" && run.format != "csv") {
+        throw UsageError{fmt::format("--format '{}': expected table|json|csv", run.format)};
+      }
+    } else if (option == "-o") {
+      output_file = args.take_value(option);
+    } else if (option == "--no-raw") {
+      run.open.use_raw_twin = false;
+    } else if (option == "--no-progress") {
+      run.open.show_progress = false;
+    } else if (!parse_recipe_option(option, args, run.options)) {
+      throw UsageError{fmt::format("unknown option '{}' (see heapql help)", option)};
+    }
+  }
+  if (run.trace_path.empty()) throw UsageError{"needs a trace file"};
+  return lua::run_recipe(run);
+}
+
+int run_run(Arguments& args) {
+  if (args.done() || args.at_option()) throw UsageError{"needs a recipe: heapql run RECIPE TRACE [--param NAME=VALUE]..."};
+  RecipeRun run;
+  run.recipe = find_recipe(args.take_positional());
+  run.open.show_progress = false;
+  std::optional<std::string> output_file;
+  const RunOutcome outcome = run_with_options(std::move(run), args, output_file);
+  return report_outcome(outcome, output_file);
+}
+
+int run_list(Arguments& args) {
+  RecipeOptions options;
+  while (!args.done()) {
+    const std::string option = args.take_option();
+    if (!parse_recipe_option(option, args, options)) throw UsageError{fmt::format("unknown option '{}'", option)};
+  }
+  const fs::path folder = lua::queries_folder();
+  std::vector<fs::path> files;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(folder, error)) {
+    if (entry.path().extension() == ".lua") files.push_back(entry.path());
+  }
+  if (error) throw UsageError{fmt::format("cannot list {}: {}", folder.string(), error.message())};
+  std::sort(files.begin(), files.end());
+  fmt::print("recipes in {} (heapql help NAME for params):\n", folder.string());
+  int failures = 0;
+  for (const fs::path& file : files) {
+    try {
+      const lua::RecipeInfo info = lua::describe_recipe(RecipeSource{file, {}}, options);
+      fmt::print("  {:<16} {}\n", file.stem().string(), info.doc);
+    } catch (const Error& e) {
+      fmt::print(stderr, "heapql list: {}\n", e.what());
+      ++failures;
+    }
+  }
+  return failures == 0 ? kExitOk : kExitBadQuery;
+}
+
+// `heapql help NAME` for a recipe; false when NAME is not one.
+bool print_recipe_help(const std::string& name) {
+  RecipeSource source;
+  try {
+    source = find_recipe(name);
+  } catch (const UsageError&) {
+    return false;
+  }
+  try {
+    const lua::RecipeInfo info = lua::describe_recipe(source, RecipeOptions{});
+    std::fputs(info.help.c_str(), stdout);
+  } catch (const Error& e) {
+    throw UsageError{e.what()};
+  }
+  return true;
+}
+
+}  // namespace heapql::cli
+
+namespace heapql::cli {
+
+// `heapql xperf FLAGS... [--run TRACE [--format F] [-o FILE]]`: heapql's own
+// options are the double-dash ones and -o; every other word is xperf's.
+int run_xperf(Arguments& args) {
+  std::vector<std::string> words;
+  std::vector<std::string> ours;  // re-parsed below, after --run
+  std::optional<std::string> trace;
+  while (!args.done()) {
+    const std::string word = args.take_any();
+    if (word == "--run") {
+      if (args.done()) throw UsageError{"--run needs a trace file"};
+      trace = args.take_any();
+    } else if (word.starts_with("--") || word == "-o") {
+      ours.push_back(word);
+      if (word != "--trusted" && word != "--no-raw" && word != "--no-progress") {
+        if (args.done()) throw UsageError{fmt::format("{} needs a value", word)};
+        ours.push_back(args.take_any());
+      }
+    } else {
+      words.push_back(word);
+    }
+  }
+  std::string text;
+  try {
+    text = lua::translate_xperf(words);
+  } catch (const Error& e) {
+    throw UsageError{e.what()};
+  }
+  if (!trace) {
+    if (!ours.empty()) throw UsageError{fmt::format("'{}' applies with --run TRACE", ours.front())};
+    std::fputs(text.c_str(), stdout);
+    return kExitOk;
+  }
+  RecipeRun run;
+  run.recipe = RecipeSource{"xperf-heap.lua", text};
+  run.open.show_progress = false;
+  run.trace_path = *trace;
+  // Files the flags name (cull lists) are relative to where the command runs.
+  run.options.readable_files.clear();
+  Arguments rest(ours);
+  std::optional<std::string> output_file;
+  const RunOutcome outcome = run_with_options(std::move(run), rest, output_file);
+  return report_outcome(outcome, output_file);
+}
+
+}  // namespace heapql::cli

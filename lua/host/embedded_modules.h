@@ -1,0 +1,19 @@
+// The Lua library that ships inside heapql (lua/heapql/*.lua and LPeg's
+// re.lua), compiled into the binary by cmake/embed_lua.cmake so that recipes
+// and `require "heapql"` from stock Lua never depend on a search path.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace heapql::lua {
+
+struct EmbeddedModule {
+  std::string_view name;         // as `require` names it: "heapql.grammar"
+  std::string_view source_path;  // where it was read from at build time (for messages)
+  std::string_view source;
+};
+
+std::span<const EmbeddedModule> embedded_modules();
+
+}  // namespace heapql::lua

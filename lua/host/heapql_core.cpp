@@ -1,0 +1,185 @@
+#include "lua/host/heapql_core.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "engine/error.h"
+#include "engine/query/cull_list.h"
+#include "engine/units.h"
+#include "lua/host/lua_error.h"
+#include "lua/host/sandbox.h"
+
+namespace heapql::lua {
+
+int core_open(lua_State* L);  // trace_binding.cpp
+
+namespace {
+
+constexpr const char* kOutputKey = "heapql.output";
+constexpr const char* kGatesKey = "heapql.gates";
+constexpr const char* kOpenRawKey = "heapql.open_raw";
+constexpr const char* kRecipeDirKey = "heapql.recipe_dir";
+// Files the helpers read are pattern lists and small Lua files.
+constexpr std::uintmax_t kMaxReadBytes = 64u << 20;
+
+int core_read_text(lua_State* L) {
+  return protected_call(L, [&] {
+    if (lua_type(L, 1) != LUA_TSTRING) throw Error("read: expected a path");
+    const std::string path = lua_tostring(L, 1);
+    if (!may_read(L, path)) {
+      throw Error(fmt::format("'{}': a recipe may read files beside it, in the shipped queries/ folder, or named "
+                              "on the command line (run with --trusted to read others)",
+                              path));
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(fmt::format("'{}': cannot open: {}", path, std::generic_category().message(errno)));
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    const std::string text = buffer.str();
+    if (text.size() > kMaxReadBytes) throw Error(fmt::format("'{}': larger than 64 MiB", path));
+    lua_pushlstring(L, text.data(), text.size());
+    return 1;
+  });
+}
+
+int core_default_cull(lua_State* L) {
+  return protected_call(L, [&] {
+    const std::vector<std::string>& texts = default_cull_pattern_texts();
+    lua_createtable(L, static_cast<int>(texts.size()), 0);
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      lua_pushlstring(L, texts[i].data(), texts[i].size());
+      lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    }
+    return 1;
+  });
+}
+
+int core_write(lua_State* L) {
+  std::size_t length = 0;
+  const char* text = luaL_checklstring(L, 1, &length);
+  write_output(L, std::string_view(text, length));
+  return 0;
+}
+
+int core_fail_gate(lua_State* L) {
+  const char* message = luaL_checkstring(L, 1);
+  lua_getfield(L, LUA_REGISTRYINDEX, kGatesKey);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, kGatesKey);
+  }
+  lua_pushstring(L, message);
+  lua_rawseti(L, -2, static_cast<lua_Integer>(lua_rawlen(L, -2) + 1));
+  return 0;
+}
+
+int core_gate_count(lua_State* L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kGatesKey);
+  lua_pushinteger(L, lua_istable(L, -1) ? static_cast<lua_Integer>(lua_rawlen(L, -1)) : 0);
+  return 1;
+}
+
+int core_format_bytes(lua_State* L) {
+  const lua_Integer n = luaL_checkinteger(L, 1);
+  if (n < 0) return luaL_error(L, "format_bytes: expected a non-negative integer");
+  return protected_call(L, [&] {
+    lua_pushstring(L, format_bytes_human(static_cast<std::uint64_t>(n)).c_str());
+    return 1;
+  });
+}
+
+int core_format_duration(lua_State* L) {
+  const lua_Integer n = luaL_checkinteger(L, 1);
+  return protected_call(L, [&] {
+    lua_pushstring(L, format_duration(n).c_str());
+    return 1;
+  });
+}
+
+int core_recipe_dir(lua_State* L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kRecipeDirKey);
+  return 1;
+}
+
+int core_trace_methods(lua_State* L) {
+  // A throwaway handle gives us the metatable; its __index is the method table.
+  push_trace(L, nullptr);
+  lua_getmetatable(L, -1);
+  lua_getfield(L, -1, "__index");
+  return 1;
+}
+
+}  // namespace
+
+void set_output_buffer(lua_State* L, std::string* buffer) {
+  lua_pushlightuserdata(L, buffer);
+  lua_setfield(L, LUA_REGISTRYINDEX, kOutputKey);
+}
+
+void write_output(lua_State* L, std::string_view text) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kOutputKey);
+  auto* buffer = static_cast<std::string*>(lua_touserdata(L, -1));
+  lua_pop(L, 1);
+  if (buffer != nullptr) {
+    buffer->append(text);
+  } else {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+}
+
+std::vector<std::string> failed_gates(lua_State* L) {
+  std::vector<std::string> messages;
+  lua_getfield(L, LUA_REGISTRYINDEX, kGatesKey);
+  if (lua_istable(L, -1)) {
+    const auto n = static_cast<lua_Integer>(lua_rawlen(L, -1));
+    for (lua_Integer i = 1; i <= n; ++i) {
+      lua_rawgeti(L, -1, i);
+      messages.emplace_back(lua_tostring(L, -1));
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  return messages;
+}
+
+void set_open_options(lua_State* L, const OpenOptions& options) {
+  lua_pushboolean(L, options.use_raw_twin);
+  lua_setfield(L, LUA_REGISTRYINDEX, kOpenRawKey);
+}
+
+OpenOptions open_options(lua_State* L) {
+  OpenOptions options;
+  options.show_progress = false;
+  lua_getfield(L, LUA_REGISTRYINDEX, kOpenRawKey);
+  options.use_raw_twin = lua_isnil(L, -1) || lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return options;
+}
+
+void set_recipe_dir(lua_State* L, const std::string& dir) {
+  lua_pushstring(L, dir.c_str());
+  lua_setfield(L, LUA_REGISTRYINDEX, kRecipeDirKey);
+}
+
+int luaopen_heapql_core(lua_State* L) {
+  const luaL_Reg functions[] = {{"open", core_open},
+                                {"read_text", core_read_text},
+                                {"default_cull", core_default_cull},
+                                {"write", core_write},
+                                {"fail_gate", core_fail_gate},
+                                {"gate_count", core_gate_count},
+                                {"format_bytes", core_format_bytes},
+                                {"format_duration", core_format_duration},
+                                {"recipe_dir", core_recipe_dir},
+                                {"trace_methods", core_trace_methods},
+                                {nullptr, nullptr}};
+  luaL_newlib(L, functions);
+  return 1;
+}
+
+}  // namespace heapql::lua

@@ -1,0 +1,58 @@
+// heapql.core: the C side of the heapql Lua module (the Lua side is
+// lua/heapql/init.lua). Traces and results are userdata owned by Lua's
+// collector; every function runs its C++ inside protected_call.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <lua.hpp>
+
+#include "engine/ingest/open_trace.h"
+#include "engine/query/result.h"
+#include "engine/store/source_info.h"
+#include "engine/store/trace_store.h"
+
+namespace heapql::lua {
+
+int luaopen_heapql_core(lua_State* L);
+
+// A trace file. With `stream_first`, the first query streams the file (one
+// pass, memory for live blocks only: what a one-query recipe needs); later
+// queries load it into the store once and replay it.
+class TraceHandle {
+ public:
+  TraceHandle(std::string path, OpenOptions options, bool stream_first = false)
+      : path_(std::move(path)), options_(options), stream_next_(stream_first) {}
+  const std::string& path() const { return path_; }
+  // Both throw TraceReadError when the file cannot be read.
+  TraceStore& store();
+  Result answer(const Query& query, SourceInfo& source);
+
+ private:
+  std::string path_;
+  OpenOptions options_;
+  bool stream_next_;
+  std::unique_ptr<TraceStore> store_;
+};
+
+void push_trace(lua_State* L, std::shared_ptr<TraceHandle> trace);
+void push_result(lua_State* L, Result result, SourceInfo source, std::shared_ptr<TraceHandle> trace);
+
+// Where report output goes: a buffer the host writes out at the end (so a
+// failing recipe leaves no half-written file), or stdout when none is set
+// (stock Lua).
+void set_output_buffer(lua_State* L, std::string* buffer);
+void write_output(lua_State* L, std::string_view text);
+
+// Messages of the gates (hq.fail_if) that failed so far.
+std::vector<std::string> failed_gates(lua_State* L);
+
+// Options used when a recipe opens a trace itself (progress, raw twin).
+void set_open_options(lua_State* L, const OpenOptions& options);
+// The folder recipe-relative files are read from (hq.cull.file, hq.include).
+void set_recipe_dir(lua_State* L, const std::string& dir);
+OpenOptions open_options(lua_State* L);
+
+}  // namespace heapql::lua

@@ -1,0 +1,17 @@
+// The last step of a recipe's query: the table that heapql.schema produced
+// from the recipe's (already checked and normalized) fields, read into the
+// engine's Query. The schema gives users the precise messages; the checks
+// here only guard the boundary against a table that did not come from it.
+#pragma once
+
+#include <lua.hpp>
+
+#include "engine/query/query.h"
+
+namespace heapql::lua {
+
+// Reads the normalized query table at `index`. Throws heapql::Error naming
+// the field. A `by_function` field is not read here (see trace_binding).
+Query query_from_table(lua_State* L, int index);
+
+}  // namespace heapql::lua

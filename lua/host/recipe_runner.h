@@ -1,0 +1,66 @@
+// Running a recipe file (heapql run / xperf --run) and reading its
+// declaration without running its query (heapql list / help). Each call uses
+// a fresh sandboxed state.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/ingest/open_trace.h"
+#include "lua/host/lua_state.h"
+
+namespace heapql::lua {
+
+enum class RunStatus { kOk, kGateFailed, kBadTrace, kRecipeError };
+
+struct RecipeSource {
+  std::filesystem::path path;         // the file, or a display name with `text`
+  std::optional<std::string> text;    // the recipe's text when it has no file (xperf)
+  std::filesystem::path folder() const;  // where its relative files are read from
+};
+
+struct RecipeOptions {
+  Limits limits;
+  bool trusted = false;
+  std::vector<std::filesystem::path> readable_files;  // named on the command line
+};
+
+struct RecipeRun {
+  RecipeSource recipe;
+  std::string trace_path;
+  std::vector<std::pair<std::string, std::string>> params;  // --param NAME=VALUE
+  std::string format = "table";                             // table | json | csv
+  OpenOptions open;
+  RecipeOptions options;
+};
+
+struct RunOutcome {
+  RunStatus status = RunStatus::kOk;
+  std::string output;                  // the report
+  std::string error;                   // for kBadTrace / kRecipeError
+  std::vector<std::string> failed_gates;
+};
+
+RunOutcome run_recipe(const RecipeRun& run);
+
+struct RecipeInfo {
+  std::string name;
+  std::string doc;
+  std::string help;  // the text of `heapql help`
+};
+
+// Throws heapql::Error with the recipe's file:line and message.
+RecipeInfo describe_recipe(const RecipeSource& recipe, const RecipeOptions& options);
+
+// The recipe text equivalent to an xperf heap-action command line (the words
+// after `heapql xperf`). Throws heapql::Error naming the bad flag.
+std::string translate_xperf(const std::vector<std::string>& words);
+
+// The shipped queries/ folder (the source tree's, found at build time; the
+// HEAPQL_QUERIES environment variable overrides it).
+std::filesystem::path queries_folder();
+
+}  // namespace heapql::lua

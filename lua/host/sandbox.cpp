@@ -1,0 +1,454 @@
+#include "lua/host/sandbox.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "lua/host/embedded_modules.h"
+#include "lua/host/heapql_core.h"
+
+extern "C" int luaopen_lpeg(lua_State* L);
+
+namespace heapql::lua {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Registry keys.
+constexpr const char* kEnvKey = "heapql.env";          // the recipe environment
+constexpr const char* kPreloadKey = "heapql.preload";  // name -> loader
+constexpr const char* kLoadedKey = "heapql.loaded";    // name -> module value
+constexpr const char* kFrozenKey = "heapql.frozen";    // set of read-only tables
+constexpr const char* kFoldersKey = "heapql.folders";  // array of folder paths
+constexpr const char* kFilesKey = "heapql.files";      // set of file paths
+constexpr const char* kSandboxedKey = "heapql.sandboxed";
+
+int load_embedded(lua_State* L) {
+  const auto* module = static_cast<const EmbeddedModule*>(lua_touserdata(L, lua_upvalueindex(1)));
+  const std::string chunk_name = "@" + std::string(module->source_path);
+  if (luaL_loadbufferx(L, module->source.data(), module->source.size(), chunk_name.c_str(), "t") != LUA_OK) {
+    return lua_error(L);
+  }
+  lua_getfield(L, LUA_REGISTRYINDEX, kEnvKey);
+  if (!lua_isnil(L, -1)) {
+    lua_setupvalue(L, -2, 1);
+  } else {
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, 1);
+  lua_call(L, 1, 1);
+  return 1;
+}
+
+int readonly_newindex(lua_State* L) {
+  const char* what = lua_tostring(L, lua_upvalueindex(1));
+  const char* key = lua_isstring(L, 2) ? lua_tostring(L, 2) : luaL_typename(L, 2);
+  return luaL_error(L, "cannot set '%s': %s", key, what);
+}
+
+int frozen_pairs(lua_State* L) {
+  lua_pushvalue(L, lua_upvalueindex(1));  // next
+  lua_pushvalue(L, lua_upvalueindex(2));  // the real table
+  lua_pushnil(L);
+  return 3;
+}
+
+int frozen_len(lua_State* L) {
+  lua_pushinteger(L, static_cast<lua_Integer>(luaL_len(L, lua_upvalueindex(1))));
+  return 1;
+}
+
+// Replaces the table at the top by a read-only proxy of it.
+void freeze_top(lua_State* L, const char* what) {
+  const int real = lua_gettop(L);
+  lua_newtable(L);                // proxy
+  lua_createtable(L, 0, 5);       // its metatable
+  lua_pushvalue(L, real);
+  lua_setfield(L, -2, "__index");
+  lua_pushstring(L, what);
+  lua_pushcclosure(L, readonly_newindex, 1);
+  lua_setfield(L, -2, "__newindex");
+  lua_getglobal(L, "next");
+  lua_pushvalue(L, real);
+  lua_pushcclosure(L, frozen_pairs, 2);
+  lua_setfield(L, -2, "__pairs");
+  lua_pushvalue(L, real);
+  lua_pushcclosure(L, frozen_len, 1);
+  lua_setfield(L, -2, "__len");
+  lua_pushstring(L, "read-only");
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, -2);
+  lua_getfield(L, LUA_REGISTRYINDEX, kFrozenKey);
+  lua_pushvalue(L, -2);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+  lua_replace(L, real);
+}
+
+bool is_frozen(lua_State* L, int index) {
+  index = lua_absindex(L, index);
+  lua_getfield(L, LUA_REGISTRYINDEX, kFrozenKey);
+  lua_pushvalue(L, index);
+  lua_rawget(L, -2);
+  const bool frozen = lua_toboolean(L, -1);
+  lua_pop(L, 2);
+  return frozen;
+}
+
+int safe_rawset(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  if (is_frozen(L, 1)) return luaL_error(L, "rawset: the globals and library tables are read-only in a recipe");
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  return 1;
+}
+
+int safe_load(lua_State* L) {
+  const int n = lua_gettop(L);
+  if (n >= 3 && !lua_isnil(L, 3)) {
+    const char* mode = luaL_checkstring(L, 3);
+    if (std::string_view(mode) != "t") {
+      return luaL_error(L, "load: binary chunks are not allowed in a recipe (mode '%s'; only \"t\")", mode);
+    }
+  }
+  if (lua_type(L, 1) == LUA_TSTRING && lua_tostring(L, 1)[0] == LUA_SIGNATURE[0]) {
+    return luaL_error(L, "load: binary chunks are not allowed in a recipe");
+  }
+  lua_settop(L, 4);
+  lua_pushstring(L, "t");
+  lua_replace(L, 3);
+  if (lua_isnil(L, 4)) {
+    lua_getfield(L, LUA_REGISTRYINDEX, kEnvKey);
+    lua_replace(L, 4);
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, 4, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+// Reading a global that the sandbox leaves out says why, instead of nil.
+int sandbox_global(lua_State* L) {
+  lua_pushvalue(L, 2);
+  lua_rawget(L, lua_upvalueindex(1));
+  if (!lua_isnil(L, -1) || lua_type(L, 2) != LUA_TSTRING) return 1;
+  const std::string_view name = lua_tostring(L, 2);
+  for (const char* left_out : {"os", "io", "debug", "package", "dofile", "loadfile", "coroutine"}) {
+    if (name == left_out) {
+      return luaL_error(L, "'%s' is not available in a recipe (the sandbox has base, string, table, math, utf8, "
+                        "lpeg, re and heapql; --trusted opens the full standard library)", left_out);
+    }
+  }
+  return 1;
+}
+
+// print writes to stderr: stdout belongs to the report.
+int stderr_print(lua_State* L) {
+  const int n = lua_gettop(L);
+  for (int i = 1; i <= n; ++i) {
+    std::size_t length = 0;
+    const char* text = luaL_tolstring(L, i, &length);
+    if (i > 1) std::fputc('\t', stderr);
+    std::fwrite(text, 1, length, stderr);
+    lua_pop(L, 1);
+  }
+  std::fputc('\n', stderr);
+  return 0;
+}
+
+bool valid_module_name(std::string_view name) {
+  if (name.empty() || name.front() == '.' || name.back() == '.') return false;
+  char previous = 0;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '-' || c == '.';
+    if (!ok || (c == '.' && previous == '.')) return false;
+    previous = c;
+  }
+  return true;
+}
+
+bool read_file(const fs::path& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  text = buffer.str();
+  return !in.bad();
+}
+
+std::vector<fs::path> folders_of(lua_State* L) {
+  std::vector<fs::path> folders;
+  lua_getfield(L, LUA_REGISTRYINDEX, kFoldersKey);
+  const lua_Integer n = lua_istable(L, -1) ? luaL_len(L, -1) : 0;
+  for (lua_Integer i = 1; i <= n; ++i) {
+    lua_rawgeti(L, -1, i);
+    folders.emplace_back(lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return folders;
+}
+
+// Pushes the loaded chunk of module `name` from the allowed folders.
+// Returns 1 (found, chunk pushed), 0 (not found), -1 (error message pushed).
+int load_from_folders(lua_State* L, const char* name, std::string& searched) {
+  std::string relative = name;
+  for (char& c : relative) {
+    if (c == '.') c = '/';
+  }
+  relative += ".lua";
+  for (const fs::path& folder : folders_of(L)) {
+    const fs::path path = folder / relative;
+    searched += "\n\tno file '" + path.string() + "'";
+    std::error_code error;
+    if (!fs::is_regular_file(path, error)) continue;
+    std::string text;
+    if (!read_file(path, text)) {
+      lua_pushstring(L, fmt::format("cannot read module '{}' from {}", name, path.string()).c_str());
+      return -1;
+    }
+    if (!load_recipe_chunk(L, text, "@" + path.string())) return -1;
+    lua_pushstring(L, path.string().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+int sandbox_require(lua_State* L) {
+  const char* name = luaL_checkstring(L, 1);
+  lua_settop(L, 1);
+  lua_getfield(L, LUA_REGISTRYINDEX, kLoadedKey);  // 2
+  lua_getfield(L, 2, name);
+  if (!lua_isnil(L, -1)) return 1;
+  lua_pop(L, 1);
+  lua_getfield(L, LUA_REGISTRYINDEX, kPreloadKey);
+  lua_getfield(L, -1, name);
+  int found = 0;
+  if (!lua_isnil(L, -1)) {
+    lua_pushvalue(L, 1);
+    lua_pushstring(L, ":preload:");
+    found = 1;
+  } else {
+    lua_pop(L, 2);
+    if (!valid_module_name(name)) {
+      return luaL_error(L, "module '%s': not a module name (letters, digits, '_', '-' and '.' only)", name);
+    }
+    char searched[2048] = "";
+    {
+      std::string tried;
+      found = load_from_folders(L, name, tried);
+      std::snprintf(searched, sizeof searched, "%s", tried.c_str());
+    }
+    if (found < 0) return lua_error(L);
+    if (found == 0) {
+      return luaL_error(L,
+                        "module '%s' is not available in a recipe: recipes may require heapql, heapql.*, lpeg, re "
+                        "and .lua files beside the recipe or in the shipped queries/ folder; the full standard "
+                        "library needs --trusted%s",
+                        name, searched);
+    }
+    lua_pushvalue(L, 1);
+    lua_insert(L, -2);  // chunk, name, path
+  }
+  lua_call(L, 2, 1);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    lua_pushboolean(L, 1);
+  }
+  if (lua_istable(L, -1) && !is_frozen(L, -1)) freeze_top(L, "modules are read-only in a recipe");
+  lua_pushvalue(L, -1);
+  lua_setfield(L, 2, name);
+  return 1;
+}
+
+void set_registry_paths(lua_State* L, const SandboxOptions& options) {
+  lua_createtable(L, static_cast<int>(options.folders.size()), 0);
+  int i = 0;
+  for (const fs::path& folder : options.folders) {
+    std::error_code error;
+    const fs::path canonical = fs::weakly_canonical(folder, error);
+    lua_pushstring(L, (error ? folder : canonical).string().c_str());
+    lua_rawseti(L, -2, ++i);
+  }
+  lua_setfield(L, LUA_REGISTRYINDEX, kFoldersKey);
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kFilesKey);
+  for (const fs::path& file : options.files) allow_file(L, file);
+  lua_pushboolean(L, !options.trusted);
+  lua_setfield(L, LUA_REGISTRYINDEX, kSandboxedKey);
+}
+
+void open_trusted(lua_State* L, const SandboxOptions& options) {
+  luaL_openlibs(L);
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "preload");
+  register_embedded_modules(L);
+  lua_pop(L, 1);
+  std::string path;
+  for (const fs::path& folder : options.folders) path += (folder / "?.lua").string() + ";";
+  lua_getfield(L, -1, "path");
+  path += lua_tostring(L, -1);
+  lua_pop(L, 1);
+  lua_pushstring(L, path.c_str());
+  lua_setfield(L, -2, "path");
+  lua_pop(L, 1);
+  lua_pushglobaltable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kEnvKey);
+}
+
+}  // namespace
+
+void register_embedded_modules(lua_State* L) {
+  const int preload = lua_gettop(L);
+  const auto add = [&](const char* name, lua_CFunction loader, const void* upvalue) {
+    lua_getfield(L, preload, name);
+    const bool present = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (present) return;
+    if (upvalue != nullptr) {
+      lua_pushlightuserdata(L, const_cast<void*>(upvalue));
+      lua_pushcclosure(L, loader, 1);
+    } else {
+      lua_pushcfunction(L, loader);
+    }
+    lua_setfield(L, preload, name);
+  };
+  add("lpeg", luaopen_lpeg, nullptr);
+  add("heapql.core", luaopen_heapql_core, nullptr);
+  for (const EmbeddedModule& module : embedded_modules()) {
+    add(std::string(module.name).c_str(), load_embedded, &module);
+  }
+}
+
+void open_sandbox(lua_State* L, const SandboxOptions& options) {
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kLoadedKey);
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kFrozenKey);
+  set_registry_paths(L, options);
+  if (options.trusted) {
+    open_trusted(L, options);
+    return;
+  }
+
+  luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
+  luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
+  luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
+  luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
+  luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
+  lua_pop(L, 5);
+
+  lua_pushglobaltable(L);  // the real globals, hidden behind the environment
+  const int globals = lua_gettop(L);
+  for (const char* removed : {"dofile", "loadfile"}) {
+    lua_pushnil(L);
+    lua_setfield(L, globals, removed);
+  }
+  lua_getfield(L, globals, "load");
+  lua_pushcclosure(L, safe_load, 1);
+  lua_setfield(L, globals, "load");
+  lua_getfield(L, globals, "rawset");
+  lua_pushcclosure(L, safe_rawset, 1);
+  lua_setfield(L, globals, "rawset");
+  lua_pushcfunction(L, stderr_print);
+  lua_setfield(L, globals, "print");
+  lua_pushcfunction(L, sandbox_require);
+  lua_setfield(L, globals, "require");
+
+  lua_newtable(L);
+  register_embedded_modules(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kPreloadKey);
+
+  // string.dump makes bytecode, which load refuses anyway.
+  lua_getfield(L, globals, LUA_STRLIBNAME);
+  lua_pushnil(L);
+  lua_setfield(L, -2, "dump");
+  lua_pop(L, 1);
+  for (const char* library : {LUA_STRLIBNAME, LUA_TABLIBNAME, LUA_MATHLIBNAME, LUA_UTF8LIBNAME}) {
+    lua_getfield(L, globals, library);
+    freeze_top(L, "library tables are read-only in a recipe");
+    lua_setfield(L, globals, library);
+  }
+  // Strings share one metatable; keep recipes from reaching it.
+  lua_pushliteral(L, "");
+  lua_getmetatable(L, -1);
+  lua_pushliteral(L, "string");
+  lua_setfield(L, -2, "__metatable");
+  lua_pop(L, 2);
+
+  // The environment recipes see: reads fall through to the globals, writes fail.
+  lua_newtable(L);
+  const int env = lua_gettop(L);
+  lua_createtable(L, 0, 3);
+  lua_pushvalue(L, globals);
+  lua_pushcclosure(L, sandbox_global, 1);
+  lua_setfield(L, -2, "__index");
+  lua_pushstring(L, "globals are read-only in a recipe (use a local)");
+  lua_pushcclosure(L, readonly_newindex, 1);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushstring(L, "read-only");
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, env);
+  lua_getfield(L, LUA_REGISTRYINDEX, kFrozenKey);
+  lua_pushvalue(L, env);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+  lua_pushvalue(L, env);
+  lua_setfield(L, globals, "_G");
+  lua_pushvalue(L, env);
+  lua_setfield(L, LUA_REGISTRYINDEX, kEnvKey);
+  lua_pop(L, 2);
+}
+
+bool load_recipe_chunk(lua_State* L, std::string_view source, const std::string& chunk_name) {
+  if (luaL_loadbufferx(L, source.data(), source.size(), chunk_name.c_str(), "t") != LUA_OK) return false;
+  lua_getfield(L, LUA_REGISTRYINDEX, kEnvKey);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+  } else {
+    lua_setupvalue(L, -2, 1);
+  }
+  return true;
+}
+
+bool may_read(lua_State* L, const fs::path& path) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kSandboxedKey);
+  const bool sandboxed = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  if (!sandboxed) return true;
+  std::error_code error;
+  const fs::path canonical = fs::weakly_canonical(path, error);
+  if (error) return false;
+  for (const fs::path& folder : folders_of(L)) {
+    const auto mismatch = std::mismatch(folder.begin(), folder.end(), canonical.begin(), canonical.end());
+    if (mismatch.first == folder.end()) return true;
+  }
+  lua_getfield(L, LUA_REGISTRYINDEX, kFilesKey);
+  lua_getfield(L, -1, canonical.string().c_str());
+  const bool allowed = lua_toboolean(L, -1);
+  lua_pop(L, 2);
+  return allowed;
+}
+
+void allow_file(lua_State* L, const fs::path& path) {
+  std::error_code error;
+  const fs::path canonical = fs::weakly_canonical(path, error);
+  lua_getfield(L, LUA_REGISTRYINDEX, kFilesKey);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pushboolean(L, 1);
+  lua_setfield(L, -2, (error ? path : canonical).string().c_str());
+  lua_pop(L, 1);
+}
+
+}  // namespace heapql::lua

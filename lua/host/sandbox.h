@@ -1,0 +1,45 @@
+// The environment recipes run in (recipes are shared, so untrusted): only
+// base (without dofile, loadfile and binary chunks), string, table, math,
+// utf8, lpeg, re and heapql; read-only globals and library tables; `require`
+// limited to the embedded library and the recipe's and queries' folders;
+// file reads only through heapql's cull-list and include helpers, and only
+// inside the allowed folders and files. `trusted` opens the full standard
+// library instead (and the normal `require`, with the same folders on its path).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <lua.hpp>
+
+namespace heapql::lua {
+
+struct SandboxOptions {
+  bool trusted = false;
+  // Folders whose .lua files `require` may load and whose files the helpers may read.
+  std::vector<std::filesystem::path> folders;
+  // Single files the helpers may read (named on the command line).
+  std::vector<std::filesystem::path> files;
+};
+
+// Opens the libraries into a fresh state and freezes its globals (unless
+// trusted). Recipe code must be loaded with load_recipe_chunk.
+void open_sandbox(lua_State* L, const SandboxOptions& options);
+
+// Registers the embedded Lua library, LPeg and heapql.core in `preload`
+// (a table on the stack top) without replacing entries already there.
+void register_embedded_modules(lua_State* L);
+
+// Loads text (never bytecode) as a function whose _ENV is the recipe
+// environment; pushes it, or returns false with a message pushed.
+bool load_recipe_chunk(lua_State* L, std::string_view source, const std::string& chunk_name);
+
+// Whether the helpers may read `path` in this state (always true outside a
+// sandbox: stock Lua or --trusted).
+bool may_read(lua_State* L, const std::filesystem::path& path);
+// Adds a single file the helpers may read (a path named by a typed --param).
+void allow_file(lua_State* L, const std::filesystem::path& path);
+
+}  // namespace heapql::lua

@@ -1,0 +1,234 @@
+// The Trace userdata: hq.open(path), trace:summary(), trace:query{...}.
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "engine/error.h"
+#include "engine/query/aggregator.h"
+#include "engine/query/regroup.h"
+#include "engine/query/summary.h"
+#include "lua/host/heapql_core.h"
+#include "lua/host/lua_error.h"
+#include "lua/host/lua_state.h"
+#include "lua/host/query_from_lua.h"
+#include "lua/host/sandbox.h"
+
+namespace heapql::lua {
+
+namespace {
+
+constexpr const char* kTraceMeta = "heapql.Trace";
+
+std::shared_ptr<TraceHandle>& check_trace(lua_State* L, int index) {
+  auto* box = static_cast<std::shared_ptr<TraceHandle>*>(luaL_testudata(L, index, kTraceMeta));
+  if (box == nullptr || !*box) throw Error("expected a trace (from hq.open) as the receiver: write trace:query{...}");
+  return *box;
+}
+
+int trace_gc(lua_State* L) {
+  auto* box = static_cast<std::shared_ptr<TraceHandle>*>(luaL_testudata(L, 1, kTraceMeta));
+  if (box != nullptr) box->~shared_ptr<TraceHandle>();
+  return 0;
+}
+
+int trace_path(lua_State* L) {
+  return protected_call(L, [&] {
+    lua_pushstring(L, check_trace(L, 1)->path().c_str());
+    return 1;
+  });
+}
+
+void set_integer(lua_State* L, const char* name, std::int64_t value) {
+  lua_pushinteger(L, value);
+  lua_setfield(L, -2, name);
+}
+
+void set_string(lua_State* L, const char* name, const std::string& value) {
+  lua_pushlstring(L, value.data(), value.size());
+  lua_setfield(L, -2, name);
+}
+
+int trace_summary(lua_State* L) {
+  return protected_call(L, [&] {
+    const std::shared_ptr<TraceHandle> trace = check_trace(L, 1);
+    TraceSummary s;
+    {
+      const EngineCall engine(L);
+      TraceStore& store = trace->store();
+      Aggregator aggregator(store.tables(), summary_query());
+      store.replay(aggregator);
+      s = summarize(store.tables(), store.source(), aggregator.result(store.source()));
+    }
+    lua_createtable(L, 0, 20);
+    set_string(L, "path", s.source.path);
+    set_string(L, "source", s.source.source);
+    set_string(L, "format", s.source.format);
+    set_string(L, "block_identity", std::string(block_identity_name(s.source.block_identity)));
+    lua_pushboolean(L, s.source.realloc_marked);
+    lua_setfield(L, -2, "realloc_known");
+    set_string(L, "command", s.source.command);
+    set_integer(L, "blocks", static_cast<std::int64_t>(s.blocks));
+    set_integer(L, "frees", static_cast<std::int64_t>(s.frees));
+    set_integer(L, "unique_stacks", static_cast<std::int64_t>(s.unique_stacks));
+    set_integer(L, "unique_frames", static_cast<std::int64_t>(s.unique_frames));
+    set_integer(L, "processes", static_cast<std::int64_t>(s.processes));
+    set_integer(L, "heaps", static_cast<std::int64_t>(s.heaps));
+    set_integer(L, "duration_ns", s.duration_ns);
+    set_integer(L, "total_allocated_bytes", static_cast<std::int64_t>(s.total_allocated_bytes));
+    set_integer(L, "leaked_bytes", static_cast<std::int64_t>(s.leaked_bytes));
+    set_integer(L, "leaked_blocks", static_cast<std::int64_t>(s.leaked_blocks));
+    set_integer(L, "temporary", static_cast<std::int64_t>(s.temporary));
+    lua_createtable(L, 0, 3);
+    set_integer(L, "bytes", static_cast<std::int64_t>(s.peak.bytes));
+    set_integer(L, "blocks", static_cast<std::int64_t>(s.peak.blocks));
+    set_integer(L, "time_ns", s.peak.time_ns);
+    lua_setfield(L, -2, "peak");
+    return 1;
+  });
+}
+
+// Calls the recipe's `by` function (at `function_index`) with a stack's frames.
+std::string call_key_function(lua_State* L, int function_index, const KeyValue& stack) {
+  const LuaCallback lua_time(L);
+  lua_pushvalue(L, function_index);
+  lua_createtable(L, static_cast<int>(stack.frames.size()), 0);
+  for (std::size_t i = 0; i < stack.frames.size(); ++i) {
+    lua_pushlstring(L, stack.frames[i].data(), stack.frames[i].size());
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+    std::string message = error_message(L, -1);
+    lua_pop(L, 1);
+    throw Error("the `by` function failed: " + message);
+  }
+  std::string key;
+  if (lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER) {
+    key = lua_tostring(L, -1);
+  } else {
+    const std::string type = luaL_typename(L, -1);
+    lua_pop(L, 1);
+    throw Error("the `by` function must return a string or a number, got " + type);
+  }
+  lua_pop(L, 1);
+  return key;
+}
+
+int trace_query(lua_State* L) {
+  return protected_call(L, [&] {
+    const std::shared_ptr<TraceHandle> trace = check_trace(L, 1);
+    Query query = query_from_table(L, 2);
+    lua_getfield(L, 2, "by_function");
+    const int key_function = lua_gettop(L);
+    const bool custom = lua_isfunction(L, key_function);
+    std::size_t custom_level = 0;
+    std::uint64_t top = query.top;
+    if (custom) {
+      const auto it = std::find(query.by.begin(), query.by.end(), GroupBy::kCustom);
+      if (it == query.by.end()) throw Error("query: by_function given without a custom level in `by`");
+      custom_level = static_cast<std::size_t>(it - query.by.begin());
+      *it = GroupBy::kStack;
+      query.top = std::numeric_limits<std::uint64_t>::max();
+    }
+    validate(query);
+    compile_cull_set(query);
+    compile_require_set(query);
+    Result result;
+    SourceInfo source;
+    {
+      const EngineCall engine(L);
+      result = trace->answer(query, source);
+      if (custom) {
+        result = regroup_by_stack_key(
+            std::move(result), custom_level,
+            [&](const KeyValue& stack) { return call_key_function(L, key_function, stack); }, top);
+      }
+    }
+    lua_settop(L, 2);
+    push_result(L, std::move(result), std::move(source), trace);
+    return 1;
+  });
+}
+
+int open_trace(lua_State* L) {
+  return protected_call(L, [&] {
+    if (lua_type(L, 1) != LUA_TSTRING) throw Error("hq.open(path): expected the trace's path as a string");
+    const std::string path = lua_tostring(L, 1);
+    if (!may_read(L, path)) {
+      throw Error(fmt::format("hq.open('{}'): a recipe may open only the trace named on the command line and "
+                              "files beside the recipe (run with --trusted to open others)",
+                              path));
+    }
+    auto trace = std::make_shared<TraceHandle>(path, open_options(L));
+    {
+      const EngineCall engine(L);
+      trace->store();  // read now, so a bad file is reported where it was opened
+    }
+    push_trace(L, std::move(trace));
+    return 1;
+  });
+}
+
+}  // namespace
+
+TraceStore& TraceHandle::store() {
+  if (!store_) {
+    try {
+      store_ = load_trace(path_, options_);
+    } catch (const TraceReadError&) {
+      throw;
+    } catch (const Error& e) {
+      throw TraceReadError(e);
+    } catch (const std::exception& e) {
+      throw TraceReadError(SourceLocation::of_file(path_), e.what());
+    }
+  }
+  return *store_;
+}
+
+Result TraceHandle::answer(const Query& query, SourceInfo& source) {
+  if (stream_next_ && !store_) {
+    stream_next_ = false;
+    TraceTables tables;
+    Aggregator aggregator(tables, query);
+    try {
+      source = stream_trace(path_, tables, aggregator, options_);
+    } catch (const Error& e) {
+      throw TraceReadError(e);
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw TraceReadError(SourceLocation::of_file(path_), e.what());
+    }
+    return aggregator.result(source);
+  }
+  TraceStore& loaded = store();
+  Aggregator aggregator(loaded.tables(), query);
+  loaded.replay(aggregator);
+  source = loaded.source();
+  return aggregator.result(source);
+}
+
+void push_trace(lua_State* L, std::shared_ptr<TraceHandle> trace) {
+  void* memory = lua_newuserdatauv(L, sizeof(std::shared_ptr<TraceHandle>), 0);
+  new (memory) std::shared_ptr<TraceHandle>(std::move(trace));
+  if (luaL_newmetatable(L, kTraceMeta)) {
+    lua_pushcfunction(L, trace_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_createtable(L, 0, 3);
+    lua_pushcfunction(L, trace_query);
+    lua_setfield(L, -2, "query_normalized");
+    lua_pushcfunction(L, trace_summary);
+    lua_setfield(L, -2, "summary");
+    lua_pushcfunction(L, trace_path);
+    lua_setfield(L, -2, "path");
+    lua_setfield(L, -2, "__index");
+    lua_pushstring(L, "heapql.Trace");
+    lua_setfield(L, -2, "__name");
+  }
+  lua_setmetatable(L, -2);
+}
+
+// Registered by heapql_core.cpp.
+int core_open(lua_State* L) { return open_trace(L); }
+
+}  // namespace heapql::lua
