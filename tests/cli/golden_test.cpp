@@ -6,7 +6,8 @@
 //
 // ARGS go through /bin/sh (so quote patterns: --require 'operator new*'), and
 // `{data}` in them stands for the tests/data folder, where the hand-written
-// traces live. Every run must exit 0 and print exactly the expected stdout
+// traces live; `{example}` for examples/traces (the recorded example program);
+// `{shared}` for ../shared/data (a case using it skips when that is absent). Every run must exit 0 and print exactly the expected stdout
 // (stderr is not compared). heapql echoes the trace path it was given, so the
 // data folder's absolute path in the output is written back as `{data}`
 // before comparing: the files do not depend on where the tree is checked out.
@@ -83,10 +84,21 @@ TEST_P(GoldenFile, StdoutMatches) {
   const std::string expected = text.substr(newline + 1);
 
   const std::string data_dir = HEAPQL_TEST_DATA_DIR;
-  const std::string command = shell_quote(heapql_binary()) + " " + replace_all(args, "{data}", shell_quote(data_dir));
-  const CommandResult r = run_command(command);
+  const std::string example_dir = std::string(HEAPQL_SOURCE_DIR) + "/examples/traces";
+  std::string shared_dir = shared_data("");
+  while (shared_dir.size() > 1 && shared_dir.back() == '/') shared_dir.pop_back();
+  if (args.find("{shared}") != std::string::npos && shared_dir.empty()) {
+    GTEST_SKIP() << "../shared/data is absent: " << c.name << " needs it";
+  }
+  std::string expanded = replace_all(args, "{data}", shell_quote(data_dir));
+  expanded = replace_all(expanded, "{example}", shell_quote(example_dir));
+  if (!shared_dir.empty()) expanded = replace_all(expanded, "{shared}", shell_quote(shared_dir));
+  const CommandResult r = run_command("cd " + shell_quote(HEAPQL_SOURCE_DIR) + " && " + shell_quote(heapql_binary()) +
+                                      " " + expanded);
   ASSERT_EQ(r.exit_code, 0) << c.path << ": `heapql " << args << "` failed:\n" << r.err;
-  const std::string actual = replace_all(r.out, data_dir, "{data}");
+  std::string actual = replace_all(r.out, data_dir, "{data}");
+  actual = replace_all(actual, example_dir, "{example}");
+  if (!shared_dir.empty()) actual = replace_all(actual, shared_dir, "{shared}");
 
   if (update_mode()) {
     if (actual != expected) write_file(c.path, header + actual);
