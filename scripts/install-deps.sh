@@ -8,6 +8,7 @@ packages=(
   libfmt-dev libzstd-dev zlib1g-dev zstd gzip
   googletest libgtest-dev libbenchmark-dev
   heaptrack sqlite3 python3 time
+  liblua5.4-dev lua5.4 lua-lpeg lua-lpeg-dev
 )
 
 missing=()
