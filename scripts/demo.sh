@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 source scripts/configure.sh
 heapql_configure
-cmake --build "$build_dir" -j2 --target heapql memory_test_app
+cmake --build "$build_dir" -j2 --target heapql heapql_lua_module memory_test_app
 
 heapql="$build_dir/heapql"
 trace_dir="$build_dir/demo"
@@ -20,13 +20,16 @@ echo "== recording the example (about 3 s) =="
 section() { printf '\n== %s ==\n$ %s\n' "$1" "${*:2}"; "${@:2}"; }
 
 section "what the trace holds" "$heapql" info "$trace.zst" --no-progress
-section "leaks: allocated and never freed, by stack" \
-  "$heapql" query "$trace.zst" --by stack --sort so --top 3 --no-progress
-section "transient: big blocks that came and went (AIFI), by frame" \
-  "$heapql" query "$trace.zst" --impacting AIFI --by frame --sort st --size 1MB.. --top 3 --no-progress
-section "growth: what the second half added to steady state (impacting size)" \
-  "$heapql" query "$trace.zst" --window 1.3s..2.5s --impacting AIFO,AOFI --by frame --top 3 --no-progress
-section "churn: most allocation calls, by frame" \
-  "$heapql" query "$trace.zst" --by frame --sort stc --top 3 --no-progress
-section "peak: what was alive at the peak, by frame" \
-  "$heapql" query "$trace.zst" --at-peak --by frame --top 4 --no-progress
+section "the canned recipes" "$heapql" list
+section "leaks: allocated and never freed (AIFO), by stack" \
+  "$heapql" run leaks "$trace.zst" --param top=3
+section "transient: big blocks that came and went (AIFI)" \
+  "$heapql" run transient "$trace.zst" --param top=2
+section "growth: what the second half added to steady state" \
+  "$heapql" run growth "$trace.zst" --param from=1.3s --param to=2.5s --param top=2
+section "churn: reallocs (or, without realloc marks, most calls)" \
+  "$heapql" run realloc-churn "$trace.zst" --param top=3
+section "peak: what was alive at the peak" \
+  "$heapql" run peak "$trace.zst" --param top=3
+section "the same as xperf -a heap -stacks so -top 2 would ask" \
+  "$heapql" xperf -stacks so -top 2 --run "$trace.zst"
