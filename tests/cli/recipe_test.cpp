@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <ostream>
 #include <string>
 
 #include "tests/support/test_support.h"
@@ -59,6 +60,8 @@ struct Escape {
   const char* code;
   const char* message;
 };
+
+void PrintTo(const Escape& e, std::ostream* os) { *os << e.name; }
 
 class RecipeSandbox : public Recipes, public ::testing::WithParamInterface<Escape> {};
 
