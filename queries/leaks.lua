@@ -40,21 +40,24 @@ return hq.recipe {
     local info, totals = result:info(), result:totals()
     local stacks = #result:rows() + ((result:other() or {}).rows or 0)
     local from = stacks == 1 and "1 stack" or (stacks .. " stacks")
+    local what
     if info.window_end_ns then
-      out:line("leak candidates: %s blocks, %s bytes (%s) from %s, allocated in the window and still outstanding at %s",
-        commas(totals.soc), commas(totals.so), hq.format_bytes(totals.so), from,
-        hq.format_duration(info.window_end_ns))
+      what = "allocated in the window and still outstanding at " .. hq.format_duration(info.window_end_ns)
     else
-      out:line("leak candidates: %s blocks, %s bytes (%s) from %s, never freed before the trace ended (%s)",
-        commas(totals.soc), commas(totals.so), hq.format_bytes(totals.so), from,
-        hq.format_duration(info.trace_end_ns))
+      what = (info.window_start_ns > 0 and ("allocated from " .. hq.format_duration(info.window_start_ns) .. " on and ") or "")
+        .. "never freed before the trace ended (" .. hq.format_duration(info.trace_end_ns) .. ")"
     end
-    if info.block_identity ~= "exact" then
+    out:line("leak candidates: %s blocks, %s bytes (%s) from %s, %s", commas(totals.soc), commas(totals.so),
+      hq.format_bytes(totals.so), from, what)
+    -- Over the whole trace, what was never freed is exact per size and stack
+    -- even without block addresses (semantics.md §1); a narrower window is not.
+    if info.block_identity ~= "exact" and (info.window_start_ns > 0 or info.window_end_ns) then
       out:line("caution: this trace has no block addresses, so which blocks outlived the window is an attribution (see the note below)")
     end
     out:line("")
     out:table(result)
-    if totals.soc > 0 then
+    -- With one stack the tree would only repeat it.
+    if #result:rows() > 1 then
       out:line("")
       out:line("the same blocks as a bottom-up tree: allocation sites first, then their callers (4 levels)")
       out:tree(result)

@@ -1,0 +1,677 @@
+-- Generates docs/recipes.md and lua/meta/heapql.lua (LuaLS definitions) from
+-- heapql.api_doc (the API), heapql.schema (the query fields) and
+-- heapql.recipe (the param types), as the built module holds them.
+--
+--   lua5.4 -e 'package.cpath="build-dev/?.so;"..package.cpath' \
+--     lua/tools/gen_recipes_doc.lua docs/recipes.md lua/meta/heapql.lua
+--
+-- With no arguments it prints the Markdown. The Lua library is embedded in
+-- heapql.so at build time: rebuild after editing it. Without heapql.so on the
+-- C path, the script looks in $HEAPQL_BUILD_DIR, then in build-dev.
+-- It refuses to generate while the API has a function that api_doc does not
+-- describe, or api_doc describes one that is gone.
+--
+-- `require "tools.gen_recipes_doc"` (with lua/ on the path) returns the
+-- generator without running it: doc(), meta(), live(), coverage_problems(),
+-- examples and root, for tests/lua/recipes_doc_test.lua and surface_test.lua.
+
+local MODULE_NAME = "tools.gen_recipes_doc"
+local required = (...) == MODULE_NAME
+
+-- The repository root: two folders above this file.
+local function script_root()
+  local source = debug.getinfo(1, "S").source
+  local dir = source:sub(1, 1) == "@" and source:sub(2):match("^(.*)/[^/]*$") or "."
+  return dir .. "/../.."
+end
+local root = script_root()
+
+if not package.loaded.heapql then
+  local build = os.getenv("HEAPQL_BUILD_DIR")
+  if build and build ~= "" then
+    package.cpath = build .. "/?.so;" .. package.cpath
+  elseif not package.searchpath("heapql", package.cpath) then
+    package.cpath = root .. "/build-dev/?.so;" .. package.cpath
+  end
+end
+
+local hq = require "heapql"
+local api = require "heapql.api_doc"
+local recipe = require "heapql.recipe"
+local core = require "heapql.core"
+local schema = hq.schema
+
+local M = { root = root }
+
+---------------------------------------------------------------------------
+-- Examples (tests/lua/recipes_doc_test.lua runs them with heapql run).
+
+M.examples = {
+  query = [[
+-- leaks.lua: blocks never freed, by stack, with a gate on their total.
+local hq = require "heapql"
+
+return hq.recipe {
+  name = "leaks",
+  doc = "Blocks never freed, by stack",
+  params = {
+    min_size = { type = "size", default = "0", doc = "smallest block counted" },
+    budget = { type = "size", default = "1MiB", doc = "fail (exit 1) when more leaked" },
+    top = 20, -- a bare default: an integer param
+  },
+  query = function(p)
+    return {
+      size = p.min_size .. "..",
+      cull = hq.cull.defaults + { "libmyalloc.so!" },
+      by = "stack",
+      sort = "so",
+      top = p.top,
+    }
+  end,
+  columns = {
+    { "avg", function(row) return row.soc > 0 and hq.format_bytes(row.so // row.soc) or "" end },
+  },
+  report = function(result, out, p)
+    out:table(result)
+    local totals = result:totals()
+    out:line("leaked %s in %d blocks", hq.format_bytes(totals.so), totals.soc)
+    hq.fail_if(totals.so > hq.parse.size(p.budget), "leaked more than " .. p.budget)
+  end,
+}
+]],
+  run = [[
+-- halves.lua: what each half of the trace allocated and kept, by image.
+local hq = require "heapql"
+
+return hq.recipe {
+  name = "halves",
+  doc = "Outstanding size by image, for each half of the trace",
+  run = function(trace, _, out)
+    local half = trace:summary().duration_ns // 2
+    for _, window in ipairs { { first = 0, last = half }, { first = half } } do
+      local result = trace:query { window = window, by = "image", top = 5 }
+      if out.format == "table" then
+        out:line("allocated from %s to %s:", hq.format_duration(window.first),
+          window.last and hq.format_duration(window.last) or "the end")
+      end
+      out:result(result)
+    end
+  end,
+}
+]],
+  script = [[
+-- top_frames.lua: run by stock lua5.4, not heapql run.
+local hq = require "heapql"
+
+local trace = hq.open(arg[1])
+local result = trace:query { by = "frame", sort = "stc", top = 5 }
+for _, row in ipairs(result:rows()) do
+  print(row.stc, row.frame)
+end
+]],
+}
+
+---------------------------------------------------------------------------
+-- The real API, found by walking the module.
+
+-- The pattern sets' method table is an upvalue of their __index function.
+local function pattern_set_methods(set)
+  local index = getmetatable(set).__index
+  if type(index) == "table" then return index end
+  for i = 1, 255 do
+    local name, value = debug.getupvalue(index, i)
+    if name == nil then break end
+    if name == "methods" and type(value) == "table" then return value end
+  end
+  error("cannot find the pattern set methods (an upvalue `methods` of PatternSet.__index in heapql/patterns.lua)")
+end
+
+-- Metatable entries that are plumbing, not part of the API.
+local PLUMBING = { __index = true, __newindex = true, __name = true, __gc = true, __metatable = true, __mode = true,
+                   __close = true }
+
+local function operators_of(mt)
+  local ops = {}
+  for key, value in pairs(mt or {}) do
+    if type(key) == "string" and key:sub(1, 2) == "__" and not PLUMBING[key] then ops[key] = value end
+  end
+  return ops
+end
+
+local cached_live
+-- For each api_doc group's probe: members (name -> value; `fields` says which
+-- are data rather than functions) and operators (metamethod -> value).
+function M.live()
+  if cached_live then return cached_live end
+  local trace = hq.open(root .. "/tests/data/worked_example.txt")
+  local result = trace:query {}
+  local out = hq.output()
+  local set = hq.cull.none
+  local live = {}
+  local function plain(t)
+    local members = {}
+    for k, v in pairs(t) do members[k] = v end
+    return members
+  end
+  live.hq = { members = plain(hq) }
+  live["hq.cull"] = { members = plain(hq.cull) }
+  live["hq.parse"] = { members = plain(hq.parse) }
+  live["hq.schema"] = { members = plain(hq.schema) }
+  live.core = { members = plain(core) }
+  live.trace = { members = plain(core.trace_methods()), operators = operators_of(getmetatable(trace)) }
+  live.result = { members = plain(getmetatable(result).__index), operators = operators_of(getmetatable(result)) }
+  local out_members = {}
+  for k, v in pairs(getmetatable(out).__index) do
+    if type(k) ~= "string" or k:sub(1, 2) ~= "__" then out_members[k] = v end
+  end
+  for k, v in pairs(out) do out_members[k] = v end
+  live.out = { members = out_members, operators = operators_of(getmetatable(out)) }
+  local set_members = plain(pattern_set_methods(set))
+  set_members.includes_defaults = set.includes_defaults
+  live.set = { members = set_members, operators = operators_of(getmetatable(set)) }
+  cached_live = live
+  return live
+end
+
+local function sorted_keys(t)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  return keys
+end
+
+-- Differences between api_doc and the real module, as messages (empty when
+-- they agree).
+function M.coverage_problems()
+  local problems = {}
+  local function problem(fmt, ...) problems[#problems + 1] = string.format(fmt, ...) end
+  local live = M.live()
+  local documented_probes = {}
+  for _, group in ipairs(api.groups) do
+    documented_probes[group.probe] = true
+    local real = live[group.probe]
+    if not real then
+      problem("api_doc group %s: unknown probe '%s'", group.name, tostring(group.probe))
+    else
+      local documented = {}
+      for _, m in ipairs(group.members) do
+        documented[m.name] = m
+        local value = real.members[m.name]
+        local access = m.kind == "field" and group.access:gsub(":$", ".") or group.access
+        if value == nil then
+          problem("%s%s is described in lua/heapql/api_doc.lua but is not in the module", access, m.name)
+        elseif (m.kind == "field") ~= (type(value) ~= "function") then
+          problem("%s%s is a %s in the module but api_doc describes it as a %s", access, m.name, type(value), m.kind)
+        end
+      end
+      for _, name in ipairs(sorted_keys(real.members)) do
+        if not documented[name] then
+          problem("%s%s (a %s) is not described in lua/heapql/api_doc.lua", group.access, tostring(name),
+            type(real.members[name]))
+        end
+      end
+      local ops = {}
+      for _, op in ipairs(group.operators or {}) do
+        ops[op.metamethod] = true
+        if not (real.operators or {})[op.metamethod] then
+          problem("%s operator %s (%s) is described in api_doc but the metatable has none", group.name, op.name,
+            op.metamethod)
+        end
+      end
+      for _, name in ipairs(sorted_keys(real.operators or {})) do
+        if not ops[name] then problem("%s has a metamethod %s that api_doc does not describe", group.name, name) end
+      end
+    end
+  end
+  for _, probe in ipairs(sorted_keys(live)) do
+    if not documented_probes[probe] then problem("no api_doc group describes %s", probe) end
+  end
+  local known_types = {}
+  for _, name in ipairs(recipe.param_types) do
+    known_types[name] = true
+    if not api.param_types[name] then problem("param type '%s' has no entry in api_doc.param_types", name) end
+  end
+  for _, name in ipairs(sorted_keys(api.param_types)) do
+    if not known_types[name] then problem("api_doc.param_types describes '%s', which is not a param type", name) end
+  end
+  local fields = {}
+  for _, f in ipairs(schema.fields) do
+    fields[f.name] = true
+    if not api.query_types[f.name] then problem("query field '%s' has no LuaLS type in api_doc.query_types", f.name) end
+  end
+  for _, name in ipairs(sorted_keys(api.query_types)) do
+    if not fields[name] then problem("api_doc.query_types has '%s', which is not a query field", name) end
+  end
+  return problems
+end
+
+---------------------------------------------------------------------------
+-- Text helpers.
+
+-- Words that must not start a wrapped line (Markdown would read a list, a
+-- heading, a quote or a table there).
+local function risky_start(word)
+  return word == "-" or word == "+" or word == "*" or word == ">" or word == "|" or word:match("^#") ~= nil
+    or word:match("^%d+[.)]$") ~= nil
+end
+
+local function wrap(text, width, first_prefix, next_prefix)
+  first_prefix, next_prefix = first_prefix or "", next_prefix or ""
+  local lines, line, empty = {}, first_prefix, true
+  for word in text:gmatch("%S+") do
+    if not empty and #line + 1 + #word > width and not risky_start(word) then
+      lines[#lines + 1] = line
+      line = next_prefix .. word
+    else
+      line = line .. (empty and "" or " ") .. word
+    end
+    empty = false
+  end
+  lines[#lines + 1] = line
+  return table.concat(lines, "\n")
+end
+
+local function short(type_text) return (type_text:gsub("heapql%.", "")) end
+
+local function cell(text) return (text:gsub("\n", " "):gsub("|", "\\|")) end
+
+local function code(text)
+  if text:find("`", 1, true) then return "`` " .. text .. " ``" end
+  return "`" .. text .. "`"
+end
+
+local function signature(group, m, shorten)
+  local t = shorten and short or function(s) return s end
+  if m.kind == "field" then return group.access:gsub(":$", ".") .. m.name .. ": " .. t(m.type) end
+  local params = {}
+  for _, p in ipairs(m.params or {}) do
+    params[#params + 1] = p.name == "..." and "..." or (p.name .. (p.optional and "?" or "") .. ": " .. t(p.type))
+  end
+  local text = group.access .. m.name .. "(" .. table.concat(params, ", ") .. ")"
+  if m.returns and #m.returns > 0 then
+    local returns = {}
+    for _, r in ipairs(m.returns) do returns[#returns + 1] = (r.name and (r.name .. ": ") or "") .. t(r.type) end
+    text = text .. " -> " .. table.concat(returns, ", ")
+  end
+  return text
+end
+
+local function data_class(name)
+  for _, d in ipairs(api.data) do
+    if d.class == name then return d end
+  end
+end
+
+---------------------------------------------------------------------------
+-- docs/recipes.md
+
+function M.doc()
+  local problems = M.coverage_problems()
+  if #problems > 0 then
+    error("lua/heapql/api_doc.lua does not match the module:\n  " .. table.concat(problems, "\n  "), 0)
+  end
+  local out = {}
+  local function put(text) out[#out + 1] = text end
+  local function para(text) put(wrap(text, 78)); put("") end
+  local function block(lang, text) put("```" .. lang); put((text:gsub("\n$", ""))); put("```"); put("") end
+
+  put("<!-- Generated by lua/tools/gen_recipes_doc.lua from lua/heapql/api_doc.lua,")
+  put("     lua/heapql/schema.lua and lua/heapql/recipe.lua: do not edit, regenerate")
+  put("     (see \"Keeping this page current\" at the end). -->")
+  put("")
+  put("# Recipes")
+  put("")
+  para("A recipe is a Lua 5.4 file that returns `hq.recipe{...}`: a named query with typed params, or a small "
+    .. "program that runs several queries, writes its own report and fails a gate when a number is too large. "
+    .. "`heapql run RECIPE TRACE` runs it in a sandbox. RECIPE is a file, or the name of a recipe in the shipped "
+    .. "`queries/` folder (`heapql list` lists them); `heapql help RECIPE` shows a recipe's params.")
+
+  put("## A recipe")
+  put("")
+  block("lua", M.examples.query)
+  block("sh", table.concat({
+    "heapql run leaks.lua prog.zst                                # the report; exit 1 if over budget",
+    "heapql run leaks.lua prog.zst --param min_size=4KB --param budget=10MB",
+    "heapql run leaks.lua prog.zst --format json -o leaks.json    # the result as JSON",
+    "heapql help leaks.lua                                        # its params and defaults",
+  }, "\n"))
+  para("`query` gets the params (defaults overridden by `--param`, typed) and returns the query: the fields "
+    .. "listed below. heapql answers it; `columns` adds derived columns; `report` writes the table report "
+    .. "(without `report`, the result table is printed). With `--format json` or `csv` the result is printed "
+    .. "in that format instead. `hq.fail_if` is a gate: the report is still written, and the run exits with 1.")
+  para("A recipe with `run` instead of `query` composes queries itself:")
+  block("lua", M.examples.run)
+
+  put("## The declaration: `hq.recipe{...}`")
+  put("")
+  put("| field | type | meaning |")
+  put("|---|---|---|")
+  for _, f in ipairs(api.recipe_fields) do
+    put(("| `%s`%s | %s | %s |"):format(f.name, f.required and " (required)" or "", cell(code(short(f.type))),
+      cell(f.doc)))
+  end
+  put("")
+  put("### Params")
+  put("")
+  para("Each entry of `params` is NAME = {type = ..., default = ..., doc = ...} or NAME = default. "
+    .. "`--param NAME=VALUE` sets one; an unknown name or a value its type refuses is an error (exit 3). "
+    .. "`heapql help RECIPE` lists them.")
+  put("| field | type | meaning |")
+  put("|---|---|---|")
+  for _, f in ipairs(api.param_fields) do
+    put(("| `%s` | %s | %s |"):format(f.name, cell(code(short(f.type))), cell(f.doc)))
+  end
+  put("")
+  put("| param type | the recipe gets | `--param` text |")
+  put("|---|---|---|")
+  for _, name in ipairs(recipe.param_types) do
+    local t = api.param_types[name]
+    put(("| `%s` | %s | %s |"):format(name, cell(code(t.value)), cell(t.doc)))
+  end
+  put("")
+
+  put("## Query fields")
+  put("")
+  para("What a recipe's `query` returns and `trace:query{...}` takes; every field is optional. An unknown "
+    .. "field, or a value a field refuses, is an error naming the recipe, the field, what it expects and what "
+    .. "it got (exit 3). Sizes, durations and their ranges are written as on the command line (docs/cli.md); "
+    .. "what each field means is in docs/semantics.md.")
+  put("| field | type | default | meaning |")
+  put("|---|---|---|---|")
+  for _, f in ipairs(schema.fields) do
+    put(("| `%s` | %s | %s | %s |"):format(f.name, cell(f.type), cell(code(f.default)), cell(f.doc)))
+  end
+  put("")
+
+  put("## Pattern sets")
+  put("")
+  para("`cull` and `require` take frame patterns (`module!symbol`, `module!`, `symbol`, with `*` and `?`, "
+    .. "case-insensitive: docs/semantics.md §5): one pattern, a list, or a pattern set. A pattern or a plain "
+    .. "list given to `cull` is added to the built-in allocator cull list (unless `default_cull = false`). "
+    .. "A pattern set is the whole list:")
+  block("lua", table.concat({
+    'cull = "libmyalloc.so!"                                   -- the defaults and one pattern',
+    'cull = hq.cull.defaults + { "libmyalloc.so!", "Pool::*" } -- the defaults and two, as a set',
+    'cull = hq.cull.defaults - { "operator new(*" }            -- the defaults but one',
+    'cull = hq.cull.file "mycull.txt"                          -- only the file\'s patterns',
+    'cull = hq.cull.defaults + hq.cull.file "mycull.txt"       -- the defaults and the file\'s',
+    'cull = hq.cull.set { "malloc", "free" }                   -- exactly these two',
+    'cull = hq.cull.none                                       -- no culling at all',
+  }, "\n"))
+  para("`a + b` is the union: a's patterns, then those of b that a lacks. `a - b` is a without b's patterns "
+    .. "(compared trimmed). Either side may be a pattern or a list. Patterns are compared case-insensitively, "
+    .. "and a set keeps the first spelling of each. A set also says whether it holds the defaults "
+    .. "(`set.includes_defaults`): hq.cull.defaults does, a union does if either side does, and a difference "
+    .. "never does, even when it removed nothing; the engine always uses a set's patterns as they are. "
+    .. "`default_cull` may not be given with a set. Sets never change; `#set`, `set:texts()`, "
+    .. "`set:contains(p)`, `==` and `tostring` read them. `require` takes the same values: a block is kept "
+    .. "when a frame of its full stack matches one of them.")
+
+  put("## The Lua API")
+  put("")
+  para("Types are LuaLS types (lua/meta/heapql.lua); `T?` means T or nil, `T[]` a list of T. The tables the "
+    .. "API returns are described after the functions.")
+  for _, group in ipairs(api.groups) do
+    if not group.internal then
+      put("### " .. (group.name == "hq" and "`hq`" or code(group.name)))
+      put("")
+      para(group.doc)
+      for _, m in ipairs(group.members) do
+        put(wrap(code(signature(group, m, true)) .. ": " .. m.doc, 78, "- ", "  "))
+      end
+      for _, op in ipairs(group.operators or {}) do
+        put(wrap(code(op.name) .. ": " .. op.doc, 78, "- ", "  "))
+      end
+      put("")
+    end
+  end
+  put("### Tables the API returns")
+  put("")
+  for _, d in ipairs(api.data) do
+    put("#### " .. short(d.class))
+    put("")
+    para(d.doc .. (d.parent and (" It also has the fields of " .. short(d.parent) .. ".") or ""))
+    put("| field | type | meaning |")
+    put("|---|---|---|")
+    for _, f in ipairs(d.fields) do
+      put(("| `%s`%s | %s | %s |"):format(f.name, f.optional and " (may be absent)" or "", cell(code(short(f.type))),
+        cell(f.doc)))
+    end
+    put("")
+  end
+  for _, group in ipairs(api.groups) do
+    if group.internal then
+      put("### " .. code(group.name) .. " (internal)")
+      put("")
+      para(group.doc)
+      for _, m in ipairs(group.members) do
+        put(wrap(code(signature(group, m, true)) .. ": " .. m.doc, 78, "- ", "  "))
+      end
+      put("")
+    end
+  end
+
+  put("## What runs per block")
+  put("")
+  para("Nothing in the API runs Lua per block or per event: reading the trace, the filters, culling, grouping "
+    .. "and the measures are the engine's (C++), one pass over the blocks per query. Lua runs only where a "
+    .. "recipe asks for it: a `by` function runs once per unique culled stack (of the blocks the filters kept), "
+    .. "and derived columns (`columns`, hq.with_columns, out:table with `columns`) run once per shown row.")
+  para("A recipe therefore costs about what its queries cost. In `heapql run`, the first query streams the "
+    .. "trace file; a later query, or trace:summary, loads the trace into the store once (reading the file "
+    .. "again) and replays it from there. The result methods build their tables and text on each call, in "
+    .. "proportion to the rows shown.")
+
+  put("## The sandbox and its limits")
+  put("")
+  para("Recipes are shared, so `heapql run` treats them as untrusted code. Each run has a fresh Lua 5.4 state:")
+  local rules = {
+    "Libraries: base, string, table, math, utf8, lpeg, re and heapql. `os`, `io`, `debug`, `package`, "
+      .. "`coroutine`, `dofile` and `loadfile` are not there (using one says so); `load` takes text only, never "
+      .. "bytecode, and `string.dump` is gone. `print` writes to stderr: stdout is the report's.",
+    "Globals, the library tables and required modules are read-only (`rawset` on them fails too): keep state "
+      .. "in locals.",
+    "`require` finds heapql, heapql.*, lpeg, re, and `.lua` modules beside the recipe or in the shipped "
+      .. "`queries/` folder (the HEAPQL_QUERIES environment variable says where that is).",
+    "Files are read only through hq.open, hq.cull.file and hq.include, and only these: files in the recipe's "
+      .. "folder or in `queries/` (or below them), the trace named on the command line, and paths given to "
+      .. "path-typed params with `--param`.",
+    "`--timeout 60s` (the default) limits the recipe's own Lua time. Time inside the engine (reading the "
+      .. "trace, answering queries) does not count; `by` functions and derived columns do. Once the time is "
+      .. "up every instruction raises the error again, so `pcall` cannot hold it off.",
+    "`--memory 1GiB` (the default) limits what the Lua state allocates (the engine's trace store is not "
+      .. "counted).",
+    "`--timeout 0` and `--memory 0` turn a limit off. A run over either limit ends with exit 3 and a message "
+      .. "naming the option.",
+    "`--trusted` lifts the sandbox: the full standard library, the usual `require` (with the recipe's and "
+      .. "`queries/` folders on package.path) and any file. The limits still apply.",
+    "An error gives the file, the line and a Lua traceback; a bad query field names the recipe and the line "
+      .. "where its `query` function starts.",
+    "The report is kept until the recipe finishes, then written to stdout (or `-o FILE`) when the exit code "
+      .. "is 0 or 1; a run that fails writes none of it.",
+  }
+  for _, rule in ipairs(rules) do put(wrap(rule, 78, "- ", "  ")) end
+  put("")
+
+  put("## Exit codes")
+  put("")
+  put("| code | `heapql run` |")
+  put("|---|---|")
+  put("| 0 | the recipe finished and no gate failed |")
+  put("| 1 | a gate failed (hq.fail_if): the report is written, and each failed gate is printed on stderr |")
+  put("| 2 | a trace could not be read: the one named on the command line, or one the recipe opened |")
+  put("| 3 | the recipe is wrong: it does not load, does not return `hq.recipe{...}`, raises an error, has a bad "
+    .. "query field or `--param`, or went over `--timeout` or `--memory`; also a bad command line |")
+  put("")
+
+  put("## Scripts outside `heapql run`")
+  put("")
+  para("The module also loads in a stock lua5.4, from the build folder: "
+    .. "`lua5.4 -e 'package.cpath=\"build/?.so;\"..package.cpath' top_frames.lua prog.zst`.")
+  block("lua", M.examples.script)
+  para("There is no sandbox and there are no limits: hq.open opens any file, relative paths (hq.cull.file, "
+    .. "hq.include) are relative to the current folder, hq.output and `out` write to stdout at once, and "
+    .. "hq.fail_if only records a gate: the script chooses its exit code, e.g. "
+    .. "`os.exit(hq.gate_failed() and 1 or 0)`.")
+
+  put("## Editors")
+  put("")
+  para("lua/meta/heapql.lua declares the module for LuaLS (lua-language-server), generated with this page: "
+    .. "hq, the declaration (heapql.Recipe), the query (heapql.Query, every field above), traces, results, "
+    .. "rows, measures, outputs and pattern sets. Add its folder to the workspace library, for example in a "
+    .. "`.luarc.json` beside your recipes:")
+  block("json", '{ "workspace.library": ["/path/to/heapql/lua/meta"] }')
+
+  put("## Keeping this page current")
+  put("")
+  para("This page and lua/meta/heapql.lua are generated by lua/tools/gen_recipes_doc.lua from "
+    .. "lua/heapql/api_doc.lua (the functions and tables), lua/heapql/schema.lua (the query fields) and "
+    .. "lua/heapql/recipe.lua (the param types). tests/lua/recipes_doc_test.lua fails when either file is out "
+    .. "of date, or when the module has a function api_doc does not describe (or the other way round). "
+    .. "After a change, rebuild (the Lua library is embedded in heapql.so) and regenerate:")
+  block("sh", table.concat({
+    "cmake --build build-dev --target heapql heapql_lua_module",
+    "lua5.4 -e 'package.cpath=\"build-dev/?.so;\"..package.cpath' \\",
+    "  lua/tools/gen_recipes_doc.lua docs/recipes.md lua/meta/heapql.lua",
+  }, "\n"))
+  local text = table.concat(out, "\n")
+  return (text:gsub("\n+$", "\n"))
+end
+
+---------------------------------------------------------------------------
+-- lua/meta/heapql.lua
+
+function M.meta()
+  local problems = M.coverage_problems()
+  if #problems > 0 then
+    error("lua/heapql/api_doc.lua does not match the module:\n  " .. table.concat(problems, "\n  "), 0)
+  end
+  local out = {}
+  local function put(text) out[#out + 1] = text end
+  local function doc(text)
+    if text and text ~= "" then put(wrap(text, 100, "---", "---")) end
+  end
+  local function one_line(text) return (text:gsub("%s+", " ")) end
+  local function class_fields(fields)
+    for _, f in ipairs(fields) do
+      put(("---@field %s%s %s %s"):format(f.name, f.optional and "?" or "", f.type, one_line(f.doc)))
+    end
+  end
+
+  put("---@meta")
+  put("-- LuaLS (lua-language-server) definitions of heapql's Lua module, for editors:")
+  put("-- add this folder to Lua.workspace.library (see docs/recipes.md, \"Editors\").")
+  put("-- Generated by lua/tools/gen_recipes_doc.lua from lua/heapql/api_doc.lua,")
+  put("-- lua/heapql/schema.lua and lua/heapql/recipe.lua: do not edit, regenerate.")
+  put("")
+  for _, a in ipairs(api.aliases) do
+    doc(a.doc)
+    put(("---@alias %s %s"):format(a.name, a.type))
+    put("")
+  end
+  local types = {}
+  for i, name in ipairs(recipe.param_types) do types[i] = ("%q"):format(name) end
+  doc("A param type (docs/recipes.md, \"Params\").")
+  put("---@alias heapql.ParamType " .. table.concat(types, "|"))
+  put("")
+
+  for _, d in ipairs(api.data) do
+    doc(d.doc)
+    put("---@class " .. d.class .. (d.parent and (": " .. d.parent) or ""))
+    class_fields(d.fields)
+    put("")
+  end
+
+  doc("A param of a recipe: hq.recipe{params = {NAME = {...}}}.")
+  put("---@class heapql.Param")
+  class_fields(api.param_fields)
+  put("")
+  doc("A recipe declaration: the table given to hq.recipe.")
+  put("---@class heapql.Recipe")
+  for _, f in ipairs(api.recipe_fields) do
+    put(("---@field %s%s %s %s"):format(f.name, f.required and "" or "?", f.type, one_line(f.doc)))
+  end
+  put("")
+  doc("A query: what a recipe's `query` returns and trace:query takes. Every field is optional.")
+  put("---@class heapql.Query")
+  for _, f in ipairs(schema.fields) do
+    put(("---@field %s? %s %s (default: %s)"):format(f.name, api.query_types[f.name], one_line(f.doc), f.default))
+  end
+  put("")
+
+  local function local_name(group)
+    if group.probe == "hq" then return "hq" end
+    return group.class:match("([%w_]+)$")
+  end
+  local order = {}
+  for _, group in ipairs(api.groups) do
+    if not group.internal and group.probe ~= "hq" then order[#order + 1] = group end
+  end
+  for _, group in ipairs(api.groups) do
+    if group.probe == "hq" then order[#order + 1] = group end
+  end
+  for _, group in ipairs(order) do
+    local name = local_name(group)
+    doc(group.doc)
+    put("---@class " .. group.class)
+    for _, op in ipairs(group.operators or {}) do
+      if op.luals then put("---@operator " .. op.luals) end
+    end
+    for _, m in ipairs(group.members) do
+      if m.kind == "field" then put(("---@field %s %s %s"):format(m.name, m.type, one_line(m.doc))) end
+    end
+    put(("local %s = {}"):format(name))
+    put("")
+    for _, m in ipairs(group.members) do
+      if m.kind ~= "field" then
+        doc(m.doc)
+        local names = {}
+        for _, p in ipairs(m.params or {}) do
+          put(("---@param %s%s %s"):format(p.name, p.optional and "?" or "", p.type))
+          names[#names + 1] = p.name
+        end
+        for _, r in ipairs(m.returns or {}) do
+          put(("---@return %s%s"):format(r.type, r.name and (" " .. r.name) or ""))
+        end
+        put(("function %s%s%s(%s) end"):format(name, m.kind == "method" and ":" or ".", m.name,
+          table.concat(names, ", ")))
+        put("")
+      end
+    end
+  end
+  put("return hq")
+  return table.concat(out, "\n") .. "\n"
+end
+
+---------------------------------------------------------------------------
+
+local function write_file(path, text)
+  local file = assert(io.open(path, "wb"))
+  assert(file:write(text))
+  assert(file:close())
+end
+
+function M.main(args)
+  if args[1] == "-h" or args[1] == "--help" then
+    io.write("usage: lua5.4 lua/tools/gen_recipes_doc.lua [DOC.md [META.lua]]\n",
+      "  writes docs/recipes.md (to stdout without arguments) and the LuaLS definitions\n")
+    return 0
+  end
+  local ok, err = pcall(function()
+    local doc_text = M.doc()
+    if args[1] == nil or args[1] == "-" then
+      io.write(doc_text)
+    else
+      write_file(args[1], doc_text)
+    end
+    if args[2] then write_file(args[2], M.meta()) end
+  end)
+  if not ok then
+    io.stderr:write("gen_recipes_doc: ", tostring(err), "\n")
+    return 1
+  end
+  return 0
+end
+
+if required then return M end
+os.exit(M.main(arg or {}))

@@ -1,0 +1,125 @@
+-- growth: why did steady state grow between two times? WPA's answer
+-- (semantics.md §7): the blocks allocated inside the window and still
+-- outstanding at its end (AIFO) grew outstanding memory, the blocks allocated
+-- before it and freed inside it (AOFI) shrank it; a stack's impacting size is
+-- AIFO bytes minus AOFI bytes. Blocks that came and went (AIFI) or lived
+-- through (AOFO) do not change it and are left out.
+--
+-- By default the window is the second half of the trace (from its middle to
+-- its end), which compares the steady state at half time with the state at
+-- the end. The report lists the stacks by impacting size, biggest change
+-- first; --format json|csv prints the engine's result (sorted by so).
+local hq = require "heapql"
+
+local function commas(n)
+  local text, done = tostring(n), 0
+  repeat text, done = text:gsub("^(-?%d+)(%d%d%d)", "%1,%2") until done == 0
+  return text
+end
+
+-- hq.format_bytes takes no negative numbers: the sign is ours.
+local function signed_bytes(n)
+  return (n < 0 and "-" or "+") .. hq.format_bytes(math.abs(n))
+end
+
+local function signed_commas(n)
+  return (n < 0 and "" or "+") .. commas(n)
+end
+
+-- "1 block", "2 blocks"
+local function count_of(n, noun)
+  return commas(n) .. " " .. noun .. (n == 1 and "" or "s")
+end
+
+local FRAMES_SHOWN = 4
+
+return hq.recipe {
+  name = "growth",
+  doc = "Why did outstanding memory grow between two times: impacting size (AIFO minus AOFI bytes) by stack?",
+  params = {
+    from = { type = "duration", doc = "start of the window (default: the middle of the trace)" },
+    to = { type = "duration", doc = "end of the window (default: the end of the trace)" },
+    top = { type = "integer", default = 20, doc = "stacks to list, biggest change first" },
+    cull = { type = "patterns", doc = "extra frame patterns to cull from stack tops" },
+  },
+  run = function(trace, p, out)
+    local first = p.from and hq.parse.duration(p.from)
+    local last = p.to and hq.parse.duration(p.to)
+    if not first then
+      -- The middle of the trace, on a whole millisecond so the header reads well.
+      local duration = trace:summary().duration_ns
+      first = duration // 2 // 1000000 * 1000000
+      if last and first > last then first = 0 end
+    end
+    if last and last < first then
+      error(string.format("growth: --param to=%s is before the window's start (%s)", p.to,
+        hq.format_duration(first)), 0)
+    end
+    local q = {
+      window = { first = first, last = last },
+      impacting = { "AIFO", "AOFI" },
+      cull = p.cull,
+      by = "stack",
+      sort = "so",
+      top = p.top,
+    }
+    if out.format ~= "table" then
+      out:result(trace:query(q))
+      return
+    end
+
+    -- Every stack, so that the listing can rank them by impacting size
+    -- (sort keys are xperf's five measures; impacting is not one of them).
+    q.top = math.maxinteger
+    local result = trace:query(q)
+    local info, totals = result:info(), result:totals()
+    local window_end = info.window_end_ns and hq.format_duration(info.window_end_ns)
+      or ("the end of the trace (" .. hq.format_duration(info.trace_end_ns) .. ")")
+    local aofi = totals.so - totals.impacting  -- the AIFO part of every row is its so
+    out:line("outstanding memory changed by %s (%s bytes) between %s and %s", signed_bytes(totals.impacting),
+      signed_commas(totals.impacting), hq.format_duration(info.window_start_ns), window_end)
+    out:line("  grew by   %s in %s allocated in the window and still outstanding at its end (AIFO)",
+      hq.format_bytes(totals.so), count_of(totals.soc, "block"))
+    out:line("  shrank by %s in %s allocated before the window and freed inside it (AOFI)",
+      hq.format_bytes(aofi), count_of(totals.count - totals.soc, "block"))
+    out:line("impacting = AIFO bytes - AOFI bytes: a positive row grew steady state, a negative row shrank it")
+    if info.block_identity ~= "exact" then
+      out:line("caution: this trace has no block addresses, so which blocks lived across the window's ends is an attribution")
+    end
+    out:line("")
+
+    local rows = {}
+    for i, row in ipairs(result:rows()) do
+      if row.impacting ~= 0 then rows[#rows + 1] = { row = row, order = i } end
+    end
+    table.sort(rows, function(a, b)
+      local x, y = math.abs(a.row.impacting), math.abs(b.row.impacting)
+      if x ~= y then return x > y end
+      return a.order < b.order
+    end)
+    out:line("%12s %12s %12s %12s  %s", "impacting", "AIFO", "AOFI", "blocks", "stack")
+    local indent = string.rep(" ", 4 * 13 + 2)
+    for i = 1, math.min(#rows, p.top) do
+      local row = rows[i].row
+      local frames = row.stack
+      out:line("%12s %12s %12s %12s  %s", signed_bytes(row.impacting), hq.format_bytes(row.so),
+        hq.format_bytes(row.so - row.impacting), commas(row.count), frames[1] or "[no stack]")
+      for f = 2, math.min(#frames, FRAMES_SHOWN) do out:line("%s%s", indent, frames[f]) end
+      if #frames > FRAMES_SHOWN then
+        out:line("%s... %s", indent, count_of(#frames - FRAMES_SHOWN, "more frame"))
+      end
+    end
+    if #rows > p.top then
+      local impacting, kept, count = 0, 0, 0
+      for i = p.top + 1, #rows do
+        local row = rows[i].row
+        impacting, kept, count = impacting + row.impacting, kept + row.so, count + row.count
+      end
+      out:line("%12s %12s %12s %12s  [%s]", signed_bytes(impacting), hq.format_bytes(kept),
+        hq.format_bytes(kept - impacting), commas(count), count_of(#rows - p.top, "more stack"))
+    end
+    if #rows == 0 then out:line("(no stack changed outstanding memory in this window)") end
+    out:line("%12s %12s %12s %12s  [total]", signed_bytes(totals.impacting), hq.format_bytes(totals.so),
+      hq.format_bytes(aofi), commas(totals.count))
+  end,
+}
