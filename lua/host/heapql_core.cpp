@@ -84,11 +84,12 @@ int core_gate_count(lua_State* L) {
   return 1;
 }
 
+// Signed, so that impacting sizes (which may be negative) print too.
 int core_format_bytes(lua_State* L) {
   const lua_Integer n = luaL_checkinteger(L, 1);
-  if (n < 0) return luaL_error(L, "format_bytes: expected a non-negative integer");
   return protected_call(L, [&] {
-    lua_pushstring(L, format_bytes_human(static_cast<std::uint64_t>(n)).c_str());
+    const std::uint64_t magnitude = n < 0 ? 0 - static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
+    lua_pushstring(L, ((n < 0 ? "-" : "") + format_bytes_human(magnitude)).c_str());
     return 1;
   });
 }

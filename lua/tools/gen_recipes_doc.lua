@@ -255,10 +255,28 @@ local function risky_start(word)
     or word:match("^%d+[.)]$") ~= nil
 end
 
+-- The words of `text`, a code span (`a b`) counting as one word.
+local function words(text)
+  local list, open = {}, nil
+  for word in text:gmatch("%S+") do
+    local odd = select(2, word:gsub("`", "")) % 2 == 1
+    if open then
+      open = open .. " " .. word
+      if odd then list[#list + 1], open = open, nil end
+    elseif odd then
+      open = word
+    else
+      list[#list + 1] = word
+    end
+  end
+  if open then list[#list + 1] = open end
+  return list
+end
+
 local function wrap(text, width, first_prefix, next_prefix)
   first_prefix, next_prefix = first_prefix or "", next_prefix or ""
   local lines, line, empty = {}, first_prefix, true
-  for word in text:gmatch("%S+") do
+  for _, word in ipairs(words(text)) do
     if not empty and #line + 1 + #word > width and not risky_start(word) then
       lines[#lines + 1] = line
       line = next_prefix .. word
@@ -471,7 +489,7 @@ function M.doc()
       .. "bytecode, and `string.dump` is gone. `print` writes to stderr: stdout is the report's.",
     "Globals, the library tables and required modules are read-only (`rawset` on them fails too): keep state "
       .. "in locals.",
-    "`require` finds heapql, heapql.*, lpeg, re, and `.lua` modules beside the recipe or in the shipped "
+    "`require` finds `heapql`, `heapql.*`, `lpeg`, `re`, and `.lua` modules beside the recipe or in the shipped "
       .. "`queries/` folder (the HEAPQL_QUERIES environment variable says where that is).",
     "Files are read only through hq.open, hq.cull.file and hq.include, and only these: files in the recipe's "
       .. "folder or in `queries/` (or below them), the trace named on the command line, and paths given to "
