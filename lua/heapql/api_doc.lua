@@ -145,7 +145,7 @@ api.groups = {
       fn("output", { { name = "format", type = "heapql.Format", optional = true } }, { { type = "heapql.Output" } },
         "A writer for the run's report in `format` (default `table`). Everything written goes to the report (stdout or `-o FILE`), which `heapql run` prints only if the recipe finishes; `print` goes to stderr. Outside `heapql run` it writes to stdout at once."),
       fn("format_bytes", { { name = "bytes", type = "integer" } }, { { type = "string" } },
-        "A size as the tables show it: decimal units with two decimals (`256 B`, `1.02 KB`, `10.49 MB`). Raises on a negative number."),
+        "A size as the tables show it: decimal units with two decimals (`256 B`, `1.02 KB`, `10.49 MB`); a negative size (an impacting size can be) gets a `-` (`-1.02 KB`)."),
       fn("format_duration", { { name = "ns", type = "integer" } }, { { type = "string" } },
         "A duration in nanoseconds as the tables show it (`250us`, `443ms`, `1.5s`, `7200s`)."),
       field("cull", "heapql.Cull", "Pattern sets for the `cull` and `require` query fields."),

@@ -119,7 +119,8 @@
 ---@field pruned integer Children dropped below the threshold (their totals stay in `inclusive`).
 ---@field children heapql.TreeNode[] By the measure, descending.
 
----Options of the stack tree (the query's `tree` field, result:tree*, out:tree).
+---Options of the stack tree: the query's `tree` field, and the `opts` of result:tree,
+---result:tree_text, result:tree_json and out:tree.
 ---@class heapql.TreeOptions
 ---@field direction? "top-down"|"bottom-up" `top-down` (callers first, the default) or `bottom-up`.
 ---@field threshold? number Drop nodes under this fraction of the root (default 0.01; 0 keeps all).
@@ -150,7 +151,7 @@
 ---@field name string Short name that `heapql list` and `heapql help` show.
 ---@field doc string One line saying what the recipe answers (the line `heapql list` shows).
 ---@field params? table<string, heapql.Param|string|number|boolean> Named inputs: NAME = {type = ..., default = ..., doc = ...}, or NAME = default (its type is then integer, number, boolean or string, from the value). `--param NAME=VALUE` overrides a default; the text is checked and converted by the param's type.
----@field query? fun(params: table<string, any>): heapql.Query Returns the query (the fields below) for the given params. A recipe has `query` or `run`, never both.
+---@field query? fun(params: table<string, any>): heapql.Query Returns the query (the query fields) for the given params. A recipe has `query` or `run`, never both.
 ---@field report? fun(result: heapql.Result, out: heapql.Output, params: table<string, any>) With `query`: writes the report for the table format. Without it the result table is printed; with `--format json` or `csv` the result is printed in that format and `report` is not called.
 ---@field run? fun(trace: heapql.Trace, params: table<string, any>, out: heapql.Output) Instead of `query`: answers any number of queries on `trace` (trace:query{...}) and writes what it likes with `out`, whose `format` is the run's `--format`.
 ---@field columns? heapql.Columns With `query`: derived columns added after the measures in every format, a list of {name, function(row) ... end} or a map name = function(row) (then in name order). Each function runs once per shown row.
@@ -238,7 +239,7 @@ function Parse.frame_pattern(text) end
 
 ---The query fields, for tools.
 ---@class heapql.Schema
----@field fields heapql.SchemaField[] Every query field in order: name, type, default and doc as the table below shows them.
+---@field fields heapql.SchemaField[] Every query field in order, with its name, type, default and doc as docs/recipes.md shows them.
 local Schema = {}
 
 ---Checks a query table and returns the engine's form of it, which trace:query_normalized takes.
@@ -257,7 +258,7 @@ function Schema.field_list() end
 ---@class heapql.Trace
 local Trace = {}
 
----Answers a query (the fields below, as a recipe's `query` returns them): one pass over the trace's
+---Answers a query (the query fields, as a recipe's `query` returns them): one pass over the trace's
 ---blocks in the engine. A bad field raises an error naming it.
 ---@param query heapql.Query
 ---@return heapql.Result
@@ -386,7 +387,7 @@ function Output:csv(result) end
 ---@param opts? heapql.TreeOptions
 function Output:tree(result, opts) end
 
----A pattern set (hq.cull.*). Sets never change: + and - make new ones.
+---A pattern set (from `hq.cull`). Sets never change: `+` and `-` make new ones.
 ---@class heapql.PatternSet
 ---@operator add(heapql.Patterns): heapql.PatternSet
 ---@operator sub(heapql.Patterns): heapql.PatternSet
@@ -406,9 +407,9 @@ function PatternSet:contains(text) end
 ---The module: `local hq = require "heapql"`, in a recipe or in a script run by lua5.4.
 ---@class heapql
 ---@field version string heapql's version, such as `0.1.0`.
----@field cull heapql.Cull Pattern sets for `cull` and `require` (below).
+---@field cull heapql.Cull Pattern sets for the `cull` and `require` query fields.
 ---@field parse heapql.Parse The parsers of the little languages, for recipes that read their own inputs.
----@field schema heapql.Schema The query fields and their validator, for tools (this page is generated from it).
+---@field schema heapql.Schema The query fields and their validator, for tools (docs/recipes.md is generated from it).
 local hq = {}
 
 ---Checks a recipe declaration and returns it marked as one; a recipe file returns its value. Raises
@@ -461,8 +462,8 @@ function hq.with_columns(result, columns) end
 ---@return heapql.Output
 function hq.output(format) end
 
----A size as the tables show it: decimal units with two decimals (`256 B`, `1.02 KB`, `10.49 MB`).
----Raises on a negative number.
+---A size as the tables show it: decimal units with two decimals (`256 B`, `1.02 KB`, `10.49 MB`); a
+---negative size (an impacting size can be) gets a `-` (`-1.02 KB`).
 ---@param bytes integer
 ---@return string
 function hq.format_bytes(bytes) end

@@ -48,12 +48,12 @@ local M = { root = root }
 
 M.examples = {
   query = [[
--- leaks.lua: blocks never freed, by stack, with a gate on their total.
+-- leak-budget.lua: blocks never freed, by stack, and a gate on their total.
 local hq = require "heapql"
 
 return hq.recipe {
-  name = "leaks",
-  doc = "Blocks never freed, by stack",
+  name = "leak-budget",
+  doc = "Blocks never freed, by stack, against a budget",
   params = {
     min_size = { type = "size", default = "0", doc = "smallest block counted" },
     budget = { type = "size", default = "1MiB", doc = "fail (exit 1) when more leaked" },
@@ -314,12 +314,6 @@ local function signature(group, m, shorten)
   return text
 end
 
-local function data_class(name)
-  for _, d in ipairs(api.data) do
-    if d.class == name then return d end
-  end
-end
-
 ---------------------------------------------------------------------------
 -- docs/recipes.md
 
@@ -342,16 +336,17 @@ function M.doc()
   para("A recipe is a Lua 5.4 file that returns `hq.recipe{...}`: a named query with typed params, or a small "
     .. "program that runs several queries, writes its own report and fails a gate when a number is too large. "
     .. "`heapql run RECIPE TRACE` runs it in a sandbox. RECIPE is a file, or the name of a recipe in the shipped "
-    .. "`queries/` folder (`heapql list` lists them); `heapql help RECIPE` shows a recipe's params.")
+    .. "`queries/` folder (`heapql list` lists them, docs/recipes-canned.md says what they find); "
+    .. "`heapql help RECIPE` shows a recipe's params. Copying a shipped recipe is a good way to start one.")
 
   put("## A recipe")
   put("")
   block("lua", M.examples.query)
   block("sh", table.concat({
-    "heapql run leaks.lua prog.zst                                # the report; exit 1 if over budget",
-    "heapql run leaks.lua prog.zst --param min_size=4KB --param budget=10MB",
-    "heapql run leaks.lua prog.zst --format json -o leaks.json    # the result as JSON",
-    "heapql help leaks.lua                                        # its params and defaults",
+    "heapql run leak-budget.lua prog.zst                        # the report; exit 1 if over budget",
+    "heapql run leak-budget.lua prog.zst --param min_size=4KB --param budget=10MB",
+    "heapql run leak-budget.lua prog.zst --format json -o l.json  # the result as JSON",
+    "heapql help leak-budget.lua                                # its params and defaults",
   }, "\n"))
   para("`query` gets the params (defaults overridden by `--param`, typed) and returns the query: the fields "
     .. "listed below. heapql answers it; `columns` adds derived columns; `report` writes the table report "
