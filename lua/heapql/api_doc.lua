@@ -297,7 +297,7 @@ api.data = {
       { name = "heap", type = "string", optional = true, doc = "With `by` heap." },
       { name = "kind", type = "string", optional = true, doc = "With `by` kind: `heap` or `virtual`." },
       { name = "thread", type = "string", optional = true, doc = "With `by` thread: its id." },
-      { name = "impacting", type = "integer|string", optional = true, doc = "With impacting types: the impacting size measure, except with `by` impacting, where the level's text (`AIFO`, ...) takes this name and the measure is not in the row." },
+      { name = "impacting_type", type = "string", optional = true, doc = "With `by` impacting: the row's impacting type (`AIFI`, `AIFO`, `AOFI` or `AOFO`); `impacting` stays the impacting-size measure." },
       { name = "custom", type = "string", optional = true, doc = "With a `by` function: the key it returned (as text)." },
     } },
   { class = "heapql.Other", parent = "heapql.Measures", doc = "result:other(): the rows beyond `top`, summed.",

@@ -200,15 +200,25 @@ schema.fields = {
 local by_name = {}
 for i, f in ipairs(schema.fields) do by_name[f.name] = i end
 
+-- Edit distance, for "did you mean" hints on misspelt field names.
+local function distance(a, b)
+  local previous = {}
+  for j = 0, #b do previous[j] = j end
+  for i = 1, #a do
+    local current = { [0] = i }
+    for j = 1, #b do
+      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
+      current[j] = math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+    end
+    previous = current
+  end
+  return previous[#b]
+end
+
 local function nearest(name)
   local best, best_score = nil, 3
   for _, f in ipairs(schema.fields) do
-    local a, b, score = name, f.name, 0
-    if #a == #b then
-      for i = 1, #a do if a:sub(i, i) ~= b:sub(i, i) then score = score + 1 end end
-    else
-      score = math.abs(#a - #b) + ((a:find(b, 1, true) or b:find(a, 1, true)) and 0 or 3)
-    end
+    local score = distance(name, f.name)
     if score < best_score then best, best_score = f.name, score end
   end
   return best

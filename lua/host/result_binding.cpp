@@ -79,7 +79,9 @@ int result_rows(lua_State* L) {
           lua_pushlstring(L, k.text.data(), k.text.size());
         }
         lua_pushvalue(L, -1);
-        lua_setfield(L, -4, std::string(group_by_name(k.level)).c_str());
+        // row.impacting is the impacting-size measure; the level is impacting_type.
+        const std::string field = k.level == GroupBy::kImpacting ? "impacting_type" : std::string(group_by_name(k.level));
+        lua_setfield(L, -4, field.c_str());
         lua_rawseti(L, -2, static_cast<lua_Integer>(level + 1));
       }
       lua_setfield(L, -2, "key");

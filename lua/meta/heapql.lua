@@ -55,7 +55,7 @@
 ---@field heap? string With `by` heap.
 ---@field kind? string With `by` kind: `heap` or `virtual`.
 ---@field thread? string With `by` thread: its id.
----@field impacting? integer|string With impacting types: the impacting size measure, except with `by` impacting, where the level's text (`AIFO`, ...) takes this name and the measure is not in the row.
+---@field impacting_type? string With `by` impacting: the row's impacting type (`AIFI`, `AIFO`, `AOFI` or `AOFO`); `impacting` stays the impacting-size measure.
 ---@field custom? string With a `by` function: the key it returned (as text).
 
 ---result:other(): the rows beyond `top`, summed.
