@@ -11,11 +11,7 @@
 -- first; --format json|csv prints the engine's result (sorted by so).
 local hq = require "heapql"
 
-local function commas(n)
-  local text, done = tostring(n), 0
-  repeat text, done = text:gsub("^(-?%d+)(%d%d%d)", "%1,%2") until done == 0
-  return text
-end
+local commas = hq.format_count
 
 -- hq.format_bytes takes no negative numbers: the sign is ours.
 local function signed_bytes(n)

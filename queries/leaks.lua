@@ -5,11 +5,7 @@
 local hq = require "heapql"
 
 -- 1234567 -> "1,234,567"
-local function commas(n)
-  local text, done = tostring(n), 0
-  repeat text, done = text:gsub("^(-?%d+)(%d%d%d)", "%1,%2") until done == 0
-  return text
-end
+local commas = hq.format_count
 
 return hq.recipe {
   name = "leaks",

@@ -4,11 +4,7 @@
 -- and each stack's share of it.
 local hq = require "heapql"
 
-local function commas(n)
-  local text, done = tostring(n), 0
-  repeat text, done = text:gsub("^(-?%d+)(%d%d%d)", "%1,%2") until done == 0
-  return text
-end
+local commas = hq.format_count
 
 return hq.recipe {
   name = "peak",

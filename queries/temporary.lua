@@ -5,11 +5,7 @@
 -- by culled stack, most allocation calls first.
 local hq = require "heapql"
 
-local function commas(n)
-  local text, done = tostring(n), 0
-  repeat text, done = text:gsub("^(-?%d+)(%d%d%d)", "%1,%2") until done == 0
-  return text
-end
+local commas = hq.format_count
 
 return hq.recipe {
   name = "temporary",

@@ -148,6 +148,8 @@ api.groups = {
         "A size as the tables show it: decimal units with two decimals (`256 B`, `1.02 KB`, `10.49 MB`); a negative size (an impacting size can be) gets a `-` (`-1.02 KB`)."),
       fn("format_duration", { { name = "ns", type = "integer" } }, { { type = "string" } },
         "A duration in nanoseconds as the tables show it (`250us`, `443ms`, `1.5s`, `7200s`)."),
+      fn("format_count", { { name = "n", type = "integer" } }, { { type = "string" } },
+        "An exact integer with thousands separators (`20,000`, `-1,234`), for counts and exact byte figures in reports."),
       field("cull", "heapql.Cull", "Pattern sets for the `cull` and `require` query fields."),
       field("parse", "heapql.Parse", "The parsers of the little languages, for recipes that read their own inputs."),
       field("schema", "heapql.Schema", "The query fields and their validator, for tools (docs/recipes.md is generated from it)."),

@@ -48,6 +48,13 @@ hq.parse = {
 hq.format_bytes = core.format_bytes
 hq.format_duration = core.format_duration
 
+-- An exact integer with thousands separators: 20,000.
+function hq.format_count(n)
+  local text, replaced = tostring(math.tointeger(n) or n), 0
+  repeat text, replaced = text:gsub("^(-?%d+)(%d%d%d)", "%1,%2") until replaced == 0
+  return text
+end
+
 -- Imperative API ---------------------------------------------------------
 local trace_methods = core.trace_methods()
 -- trace:query{...}: the same fields as a recipe's query (docs/recipes.md).

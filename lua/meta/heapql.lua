@@ -473,4 +473,10 @@ function hq.format_bytes(bytes) end
 ---@return string
 function hq.format_duration(ns) end
 
+---An exact integer with thousands separators (`20,000`, `-1,234`), for counts and exact byte
+---figures in reports.
+---@param n integer
+---@return string
+function hq.format_count(n) end
+
 return hq
