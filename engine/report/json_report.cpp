@@ -1,3 +1,4 @@
+#include "engine/report/json_measures.h"
 #include "engine/report/json_writer.h"
 #include "engine/report/reports.h"
 
@@ -20,13 +21,7 @@ void write_trace(JsonWriter& w, const SourceInfo& s) {
 }
 
 void write_measures(JsonWriter& w, const Measures& m, const Result& r) {
-  w.field("so", m.so).field("soc", m.soc).field("st", m.st).field("stc", m.stc);
-  w.key("src");
-  if (r.realloc_known) {
-    w.value(m.src);
-  } else {
-    w.null();
-  }
+  write_measure_fields(w, m, r.realloc_known);
   if (r.impacting_measures) w.field("count", m.count).field("size", m.size).field("impacting", m.impacting);
 }
 

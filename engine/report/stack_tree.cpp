@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "engine/report/json_measures.h"
 #include "engine/report/json_writer.h"
 #include "engine/units.h"
 
@@ -188,13 +189,7 @@ void append_node(const TextContext& c, const TreeNode& n, std::size_t depth) {
 
 void write_measures(JsonWriter& w, const Measures& m, const Result& r) {
   w.begin_object();
-  w.field("so", m.so).field("soc", m.soc).field("st", m.st).field("stc", m.stc);
-  w.key("src");
-  if (r.realloc_known) {
-    w.value(m.src);
-  } else {
-    w.null();
-  }
+  write_measure_fields(w, m, r.realloc_known);
   w.end_object();
 }
 
