@@ -154,8 +154,9 @@ int open_trace(lua_State* L) {
     if (lua_type(L, 1) != LUA_TSTRING) throw Error("hq.open(path): expected the trace's path as a string");
     const std::string path = lua_tostring(L, 1);
     if (!may_read(L, path)) {
-      throw Error(fmt::format("hq.open('{}'): a recipe may open only the trace named on the command line and "
-                              "files beside the recipe (run with --trusted to open others)",
+      throw Error(fmt::format("hq.open('{}'): a recipe may open only the trace named on the command line, files "
+                              "named by its path params, and files beside it or in the shipped queries/ folder "
+                              "(run with --trusted to open others)",
                               path));
     }
     auto trace = std::make_shared<TraceHandle>(path, open_options(L));
