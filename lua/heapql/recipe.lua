@@ -126,7 +126,7 @@ function recipe.params(decl, overrides, where)
     end
     local value, err = TYPES[spec.type].parse(text)
     if value == nil then
-      error(string.format("%s: --param %s=%s: %s (a %s)", where, name, text, err, spec.type), 0)
+      error(string.format("%s: --param %s=%s: %s (type %s)", where, name, text, err, spec.type), 0)
     end
     values[name] = value
     if spec.type == "path" then paths[#paths + 1] = value end

@@ -17,6 +17,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Message handler for checks of the user's own input (--param): the message
+// says it all, a traceback into heapql's library would only be noise.
+int keep_message(lua_State* L) {
+  push_error_object(L, error_kind(L, 1), error_message(L, 1).c_str());
+  return 1;
+}
+
 // Message handler: keeps the error's kind, appends a traceback.
 int add_traceback(lua_State* L) {
   const ErrorKind kind = error_kind(L, 1);
@@ -45,9 +52,9 @@ struct Session {
 
   // Calls the function under the stack's top `nargs` arguments with the
   // traceback handler; leaves `nresults` values. Throws RecipeFailure.
-  void call(int nargs, int nresults) {
+  void call(int nargs, int nresults, lua_CFunction handler = add_traceback) {
     const int base = lua_gettop(L) - nargs;
-    lua_pushcfunction(L, add_traceback);
+    lua_pushcfunction(L, handler);
     lua_insert(L, base);
     state.enforce_memory_cap(true);
     const int status = lua_pcall(L, nargs, nresults, base);
@@ -173,7 +180,7 @@ RunOutcome run_recipe(const RecipeRun& run) {
       lua_setfield(L, -2, name.c_str());
     }
     lua_pushstring(L, ("recipe " + run.recipe.path.string()).c_str());
-    s.call(3, 2);
+    s.call(3, 2, keep_message);
     const auto paths = static_cast<lua_Integer>(lua_rawlen(L, -1));
     for (lua_Integer i = 1; i <= paths; ++i) {
       lua_rawgeti(L, -1, i);

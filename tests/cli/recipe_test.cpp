@@ -213,7 +213,7 @@ TEST_F(Recipes, ParamsAreTypedByTheDeclaration) {
   expect_contains(r.out, "top 1");
   r = run(recipe, "--param top=many");
   EXPECT_EQ(r.exit_code, kRecipeError);
-  expect_contains(r.err, "--param top=many: expected a whole number (a integer)");
+  expect_contains(r.err, "--param top=many: expected a whole number (type integer)");
   r = run(recipe, "--param window=1s..2q");
   EXPECT_EQ(r.exit_code, kRecipeError);
   expect_contains(r.err, "--param window=1s..2q: '1s..2q' at column");
