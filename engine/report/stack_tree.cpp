@@ -219,7 +219,7 @@ TreeNode build_stack_tree(const Result& result, const TreeOptions& options) {
   // Declared here so that the node's label outlives the build.
   std::string other_label;
   if (result.other) {
-    other_label = fmt::format("[other: {} more rows]", result.other_rows);
+    other_label = fmt::format("[other: {} more row{}]", result.other_rows, result.other_rows == 1 ? "" : "s");
     builder.add_separate_child(other_label, *result.other);
   }
   const std::vector<BuildNode>& nodes = builder.nodes();

@@ -106,7 +106,7 @@ std::string result_table(const Result& r, const SourceInfo& source) {
   if (r.other) {
     append_measures(out, r, *r.other, cols);
     out += no_derived;
-    out += fmt::format(" [other: {} more rows]\n", r.other_rows);
+    out += fmt::format(" [other: {} more row{}]\n", r.other_rows, r.other_rows == 1 ? "" : "s");
   }
   append_measures(out, r, r.totals, cols);
   out += no_derived;
