@@ -13,6 +13,8 @@ local IMPACTING = { AIFI = true, AIFO = true, AOFI = true, AOFO = true }
 
 local function describe(value)
   if type(value) == "string" then return string.format("%q", value) end
+  if type(value) == "table" then return patterns.is_set(value) and "a pattern set" or "a table" end
+  if type(value) == "function" then return "a function" end
   return tostring(value) .. " (" .. type(value) .. ")"
 end
 
@@ -27,7 +29,8 @@ local function range_of(field, value, parse, open_word)
     if math.type(first) ~= "integer" or (last ~= nil and math.type(last) ~= "integer") then
       fail(field, "expected a range table {first = integer, last = integer or nil}", value)
     end
-    if first < 0 or (last and last < first) then fail(field, "the range ends before it starts", value) end
+    if first < 0 then fail(field, "a range starts at 0 or later", value) end
+    if last and last < first then fail(field, "the range ends before it starts", value) end
     return { first = first, last = last }
   end
   if type(value) ~= "string" then fail(field, "expected a range string such as " .. open_word, value) end
