@@ -50,7 +50,7 @@ bool parse_recipe_option(const std::string& option, Arguments& args, RecipeOptio
     const std::string value = args.take_value(option);
     std::int64_t ns = 0;
     try {
-      ns = parse_duration_ns(value);
+      ns = value == "0" ? 0 : parse_duration_ns(value);  // 0: no limit, no unit needed
     } catch (const Error& e) {
       throw UsageError{fmt::format("--timeout {}", e.what())};
     }

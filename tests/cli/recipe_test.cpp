@@ -113,6 +113,11 @@ const Escape kEscapes[] = {
 INSTANTIATE_TEST_SUITE_P(Escapes, RecipeSandbox, ::testing::ValuesIn(kEscapes),
                          [](const ::testing::TestParamInfo<Escape>& info) { return std::string(info.param.name); });
 
+TEST_F(Recipes, ZeroTurnsTheLimitsOff) {
+  const CommandResult r = run(recipe_with("local s = 0 for i = 1, 1e6 do s = s + i end"), "--timeout 0 --memory 0");
+  EXPECT_EQ(r.exit_code, kOk) << r.err;
+}
+
 TEST_F(Recipes, TrustedOpensTheFullStandardLibrary) {
   const CommandResult r = run(recipe_with("assert(os.time() > 0); assert(io.open)"), "--trusted");
   EXPECT_EQ(r.exit_code, kOk) << r.err;
