@@ -2,15 +2,12 @@
 #include "engine/query/cull_list.h"
 
 #include <array>
-#include <cerrno>
-#include <cstdio>
-#include <memory>
-#include <system_error>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "engine/error.h"
+#include "engine/text_file.h"
 
 namespace heapql {
 namespace {
@@ -118,19 +115,7 @@ FramePatternSet parse_cull_list(std::string_view text, const std::string& name_f
 }
 
 FramePatternSet read_cull_list(const std::string& path) {
-  SourceLocation where;
-  where.file = path;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) {
-    throw Error(where, fmt::format("cannot open cull list: {}", std::generic_category().message(errno)));
-  }
-  std::string text;
-  char buffer[64 * 1024];
-  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, file.get())) text.append(buffer, n);
-  if (std::ferror(file.get())) {
-    throw Error(where, fmt::format("cannot read cull list: {}", std::generic_category().message(errno)));
-  }
-  return parse_cull_list(text, path);
+  return parse_cull_list(read_text_file(path, "cull list"), path);
 }
 
 std::span<const DefaultCullEntry> default_cull_entries() { return kDefaultCullEntries; }

@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "engine/error.h"
+#include "engine/text_file.h"
 #include "engine/query/cull_list.h"
 #include "engine/units.h"
 #include "lua/host/lua_error.h"
+#include "lua/host/lua_strings.h"
 #include "lua/host/sandbox.h"
 
 namespace heapql::lua {
@@ -23,7 +23,7 @@ constexpr const char* kGatesKey = "heapql.gates";
 constexpr const char* kOpenRawKey = "heapql.open_raw";
 constexpr const char* kRecipeDirKey = "heapql.recipe_dir";
 // Files the helpers read are pattern lists and small Lua files.
-constexpr std::uintmax_t kMaxReadBytes = 64u << 20;
+constexpr std::uint64_t kMaxReadBytes = 64u << 20;
 
 int core_read_text(lua_State* L) {
   return protected_call(L, [&] {
@@ -34,12 +34,7 @@ int core_read_text(lua_State* L) {
                               "on the command line (run with --trusted to read others)",
                               path));
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(fmt::format("'{}': cannot open: {}", path, std::generic_category().message(errno)));
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    const std::string text = buffer.str();
-    if (text.size() > kMaxReadBytes) throw Error(fmt::format("'{}': larger than 64 MiB", path));
+    const std::string text = read_text_file(path, "file", kMaxReadBytes);
     lua_pushlstring(L, text.data(), text.size());
     return 1;
   });
@@ -47,12 +42,7 @@ int core_read_text(lua_State* L) {
 
 int core_default_cull(lua_State* L) {
   return protected_call(L, [&] {
-    const std::vector<std::string>& texts = default_cull_pattern_texts();
-    lua_createtable(L, static_cast<int>(texts.size()), 0);
-    for (std::size_t i = 0; i < texts.size(); ++i) {
-      lua_pushlstring(L, texts[i].data(), texts[i].size());
-      lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-    }
+    push_string_array(L, default_cull_pattern_texts());
     return 1;
   });
 }
@@ -133,20 +123,7 @@ void write_output(lua_State* L, std::string_view text) {
   }
 }
 
-std::vector<std::string> failed_gates(lua_State* L) {
-  std::vector<std::string> messages;
-  lua_getfield(L, LUA_REGISTRYINDEX, kGatesKey);
-  if (lua_istable(L, -1)) {
-    const auto n = static_cast<lua_Integer>(lua_rawlen(L, -1));
-    for (lua_Integer i = 1; i <= n; ++i) {
-      lua_rawgeti(L, -1, i);
-      messages.emplace_back(lua_tostring(L, -1));
-      lua_pop(L, 1);
-    }
-  }
-  lua_pop(L, 1);
-  return messages;
-}
+std::vector<std::string> failed_gates(lua_State* L) { return registry_string_array(L, kGatesKey); }
 
 void set_open_options(lua_State* L, const OpenOptions& options) {
   lua_pushboolean(L, options.use_raw_twin);

@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "engine/error.h"
+#include "engine/text_file.h"
 #include "lua/host/heapql_core.h"
 #include "lua/host/lua_error.h"
+#include "lua/host/lua_strings.h"
 #include "lua/host/sandbox.h"
 
 namespace heapql::lua {
@@ -92,11 +92,11 @@ struct Session {
     if (recipe.text) {
       text = *recipe.text;
     } else {
-      std::ifstream in(recipe.path, std::ios::binary);
-      if (!in) throw Failure{RunStatus::kRecipeError, fmt::format("{}: cannot open the recipe", recipe.path.string())};
-      std::ostringstream buffer;
-      buffer << in.rdbuf();
-      text = buffer.str();
+      try {
+        text = read_text_file(recipe.path.string(), "recipe");
+      } catch (const Error& e) {
+        throw Failure{RunStatus::kRecipeError, e.what()};
+      }
     }
     if (!load_recipe_chunk(L, text, "@" + recipe.path.string())) {
       std::string message = error_message(L, -1);
@@ -236,11 +236,7 @@ std::string translate_xperf(const std::vector<std::string>& words) {
     s.require("heapql.xperf");
     const int xperf = lua_gettop(L);
     lua_getfield(L, xperf, "parse");
-    lua_createtable(L, static_cast<int>(words.size()), 0);
-    for (std::size_t i = 0; i < words.size(); ++i) {
-      lua_pushstring(L, words[i].c_str());
-      lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-    }
+    push_string_array(L, words);
     s.call(1, 2);
     if (lua_isnil(L, -2)) throw Error(lua_isstring(L, -1) ? lua_tostring(L, -1) : "xperf: bad flags");
     lua_pop(L, 1);

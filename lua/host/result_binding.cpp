@@ -8,6 +8,7 @@
 #include "engine/report/stack_tree.h"
 #include "lua/host/heapql_core.h"
 #include "lua/host/lua_error.h"
+#include "lua/host/lua_strings.h"
 
 namespace heapql::lua {
 
@@ -52,14 +53,6 @@ void push_measures(lua_State* L, const Result& r, const Measures& m) {
   }
 }
 
-void push_frames(lua_State* L, const std::vector<std::string>& frames) {
-  lua_createtable(L, static_cast<int>(frames.size()), 0);
-  for (std::size_t i = 0; i < frames.size(); ++i) {
-    lua_pushlstring(L, frames[i].data(), frames[i].size());
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-  }
-}
-
 // A row: its measures, `key` (one value per level: text, or a frames list for
 // a stack) and each level by name (row.process, row.stack, ...).
 int result_rows(lua_State* L) {
@@ -74,7 +67,7 @@ int result_rows(lua_State* L) {
       for (std::size_t level = 0; level < row.key.size(); ++level) {
         const KeyValue& k = row.key[level];
         if (k.level == GroupBy::kStack) {
-          push_frames(L, k.frames);
+          push_string_array(L, k.frames);
         } else {
           lua_pushlstring(L, k.text.data(), k.text.size());
         }

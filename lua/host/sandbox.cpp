@@ -3,12 +3,13 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
+#include "engine/error.h"
+#include "engine/text_file.h"
 #include "lua/host/embedded_modules.h"
 #include "lua/host/heapql_core.h"
+#include "lua/host/lua_strings.h"
 
 extern "C" int luaopen_lpeg(lua_State* L);
 
@@ -174,26 +175,9 @@ bool valid_module_name(std::string_view name) {
   return true;
 }
 
-bool read_file(const fs::path& path, std::string& text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  text = buffer.str();
-  return !in.bad();
-}
-
 std::vector<fs::path> folders_of(lua_State* L) {
-  std::vector<fs::path> folders;
-  lua_getfield(L, LUA_REGISTRYINDEX, kFoldersKey);
-  const lua_Integer n = lua_istable(L, -1) ? luaL_len(L, -1) : 0;
-  for (lua_Integer i = 1; i <= n; ++i) {
-    lua_rawgeti(L, -1, i);
-    folders.emplace_back(lua_tostring(L, -1));
-    lua_pop(L, 1);
-  }
-  lua_pop(L, 1);
-  return folders;
+  const std::vector<std::string> texts = registry_string_array(L, kFoldersKey);
+  return std::vector<fs::path>(texts.begin(), texts.end());
 }
 
 // Pushes the loaded chunk of module `name` from the allowed folders.
@@ -210,8 +194,10 @@ int load_from_folders(lua_State* L, const char* name, std::string& searched) {
     std::error_code error;
     if (!fs::is_regular_file(path, error)) continue;
     std::string text;
-    if (!read_file(path, text)) {
-      lua_pushstring(L, fmt::format("cannot read module '{}' from {}", name, path.string()).c_str());
+    try {
+      text = read_text_file(path.string(), fmt::format("module '{}'", name));
+    } catch (const Error& e) {
+      lua_pushstring(L, e.what());
       return -1;
     }
     if (!load_recipe_chunk(L, text, "@" + path.string())) return -1;
@@ -268,15 +254,18 @@ int sandbox_require(lua_State* L) {
   return 1;
 }
 
+// The path with links and `..` resolved, as allowed paths are compared; the
+// path as given when that fails.
+std::string canonical_text(const fs::path& path) {
+  std::error_code error;
+  const fs::path canonical = fs::weakly_canonical(path, error);
+  return (error ? path : canonical).string();
+}
+
 void set_registry_paths(lua_State* L, const SandboxOptions& options) {
-  lua_createtable(L, static_cast<int>(options.folders.size()), 0);
-  int i = 0;
-  for (const fs::path& folder : options.folders) {
-    std::error_code error;
-    const fs::path canonical = fs::weakly_canonical(folder, error);
-    lua_pushstring(L, (error ? folder : canonical).string().c_str());
-    lua_rawseti(L, -2, ++i);
-  }
+  std::vector<std::string> folders;
+  for (const fs::path& folder : options.folders) folders.push_back(canonical_text(folder));
+  push_string_array(L, folders);
   lua_setfield(L, LUA_REGISTRYINDEX, kFoldersKey);
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, kFilesKey);
@@ -439,15 +428,13 @@ bool may_read(lua_State* L, const fs::path& path) {
 }
 
 void allow_file(lua_State* L, const fs::path& path) {
-  std::error_code error;
-  const fs::path canonical = fs::weakly_canonical(path, error);
   lua_getfield(L, LUA_REGISTRYINDEX, kFilesKey);
   if (!lua_istable(L, -1)) {
     lua_pop(L, 1);
     return;
   }
   lua_pushboolean(L, 1);
-  lua_setfield(L, -2, (error ? path : canonical).string().c_str());
+  lua_setfield(L, -2, canonical_text(path).c_str());
   lua_pop(L, 1);
 }
 

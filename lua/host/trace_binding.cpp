@@ -9,6 +9,7 @@
 #include "engine/query/summary.h"
 #include "lua/host/heapql_core.h"
 #include "lua/host/lua_error.h"
+#include "lua/host/lua_strings.h"
 #include "lua/host/lua_state.h"
 #include "lua/host/query_from_lua.h"
 #include "lua/host/sandbox.h"
@@ -91,11 +92,7 @@ int trace_summary(lua_State* L) {
 std::string call_key_function(lua_State* L, int function_index, const KeyValue& stack) {
   const LuaCallback lua_time(L);
   lua_pushvalue(L, function_index);
-  lua_createtable(L, static_cast<int>(stack.frames.size()), 0);
-  for (std::size_t i = 0; i < stack.frames.size(); ++i) {
-    lua_pushlstring(L, stack.frames[i].data(), stack.frames[i].size());
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-  }
+  push_string_array(L, stack.frames);
   if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
     std::string message = error_message(L, -1);
     lua_pop(L, 1);

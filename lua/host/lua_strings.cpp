@@ -1,0 +1,28 @@
+#include "lua/host/lua_strings.h"
+
+namespace heapql::lua {
+
+void push_string_array(lua_State* L, const std::vector<std::string>& items) {
+  lua_createtable(L, static_cast<int>(items.size()), 0);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    lua_pushlstring(L, items[i].data(), items[i].size());
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+}
+
+std::vector<std::string> registry_string_array(lua_State* L, const char* key) {
+  std::vector<std::string> items;
+  lua_getfield(L, LUA_REGISTRYINDEX, key);
+  if (lua_istable(L, -1)) {
+    const auto n = static_cast<lua_Integer>(lua_rawlen(L, -1));
+    for (lua_Integer i = 1; i <= n; ++i) {
+      lua_rawgeti(L, -1, i);
+      if (const char* text = lua_tostring(L, -1)) items.emplace_back(text);
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  return items;
+}
+
+}  // namespace heapql::lua
