@@ -34,16 +34,6 @@ CommandResult heapql_on(const std::string& command, const std::string& path, con
   return run_command(heapql() + " " + command + " " + shell_quote(path) + (options.empty() ? "" : " " + options));
 }
 
-// What every run must satisfy whatever it says: it ended by itself, and no
-// sanitizer or undefined-behaviour report was printed.
-void expect_no_crash(const CommandResult& r) {
-  EXPECT_GE(r.exit_code, 0);
-  EXPECT_LT(r.exit_code, 128) << "killed by a signal\n" << r.err;
-  EXPECT_EQ(r.err.find("AddressSanitizer"), std::string::npos) << r.err;
-  EXPECT_EQ(r.err.find("LeakSanitizer"), std::string::npos) << r.err;
-  EXPECT_EQ(r.err.find("runtime error"), std::string::npos) << r.err;
-}
-
 // A failure with `code`, nothing on stdout, and each of `parts` in the
 // message.
 void expect_error(const CommandResult& r, int code, std::initializer_list<std::string> parts) {

@@ -21,14 +21,6 @@ std::string heapql() { return shell_quote(heapql_binary()); }
 std::string worked_example() { return std::string(HEAPQL_TEST_DATA_DIR) + "/worked_example.txt"; }
 std::string example_trace() { return std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.zst"; }
 
-void expect_no_crash(const CommandResult& r) {
-  EXPECT_GE(r.exit_code, 0);
-  EXPECT_LT(r.exit_code, 128) << "killed by a signal\n" << r.err;
-  EXPECT_EQ(r.err.find("AddressSanitizer"), std::string::npos) << r.err;
-  EXPECT_EQ(r.err.find("runtime error"), std::string::npos) << r.err;
-  EXPECT_EQ(r.err.find("unprotected Lua error"), std::string::npos) << r.err;
-}
-
 void expect_contains(const std::string& text, const std::string& part) {
   EXPECT_NE(text.find(part), std::string::npos) << "missing '" << part << "' in:\n" << text;
 }

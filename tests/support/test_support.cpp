@@ -1,5 +1,7 @@
 #include "tests/support/test_support.h"
 
+#include <gtest/gtest.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -81,6 +83,14 @@ std::string example_binary() { return HEAPQL_EXAMPLE_BINARY; }
 std::string shared_data(const std::string& sub) {
   const std::filesystem::path p = std::filesystem::path(HEAPQL_SHARED_DATA_DIR) / sub;
   return std::filesystem::exists(p) ? p.string() : std::string();
+}
+
+void expect_no_crash(const CommandResult& r) {
+  EXPECT_GE(r.exit_code, 0);
+  EXPECT_LT(r.exit_code, 128) << "killed by a signal\n" << r.err;
+  for (const char* report : {"AddressSanitizer", "LeakSanitizer", "runtime error", "unprotected Lua error"}) {
+    EXPECT_EQ(r.err.find(report), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace heapql::test

@@ -35,6 +35,10 @@ struct CommandResult {
 // Runs `command` through /bin/sh; stdout and stderr captured separately.
 CommandResult run_command(const std::string& command);
 std::string shell_quote(const std::string& text);
+// What every run of heapql must satisfy whatever it says (gtest checks): it
+// ended by itself, and printed no sanitizer, undefined-behaviour or
+// unprotected-Lua-error report.
+void expect_no_crash(const CommandResult& r);
 
 // The heapql binary and the example under test (set by CMake).
 std::string heapql_binary();
