@@ -1,0 +1,406 @@
+// EtlFile: the buffer walk, Xpress decompression of compressed buffers, the
+// record headers of every kind and the first logfile header (etw-heap.md §4).
+#include "engine/ingest/etl/etl_file.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/error.h"
+#include "engine/ingest/etl/xpress.h"
+
+namespace heapql {
+
+namespace {
+
+constexpr std::size_t kBufferHeaderSize = 72;  // WMI_BUFFER_HEADER
+constexpr std::uint16_t kBufferFlagCompressed = 0x40;
+constexpr std::uint32_t kNoMoreRecords = 0xFFFFFFFF;
+constexpr std::uint16_t kLogfileHeaderHook = 0x0000;
+constexpr std::uint16_t kEventHeaderFlagExtendedInfo = 0x01;
+constexpr std::size_t kExtendedItemHeaderSize = 8;
+// A compressed buffer states its own decompressed size; real loggers use at
+// most a few MiB, so a bigger claim is corruption, not a reason to allocate.
+constexpr std::uint32_t kMaxDecompressedBuffer = std::uint32_t{64} << 20;
+// TRACE_LOGFILE_HEADER sizes and the offsets that move with the pointer size.
+constexpr std::size_t kLogfileHeaderSize32 = 272;
+constexpr std::size_t kLogfileHeaderSize64 = 280;
+constexpr std::size_t kSniffBytes = 200;
+
+std::uint16_t u16_at(std::span<const std::uint8_t> bytes, std::size_t at) {
+  return static_cast<std::uint16_t>(bytes[at] | bytes[at + 1] << 8);
+}
+std::uint32_t u32_at(std::span<const std::uint8_t> bytes, std::size_t at) {
+  return static_cast<std::uint32_t>(u16_at(bytes, at)) | static_cast<std::uint32_t>(u16_at(bytes, at + 2)) << 16;
+}
+std::uint64_t u64_at(std::span<const std::uint8_t> bytes, std::size_t at) {
+  return static_cast<std::uint64_t>(u32_at(bytes, at)) | static_cast<std::uint64_t>(u32_at(bytes, at + 4)) << 32;
+}
+std::size_t align8(std::size_t value) { return (value + 7) & ~std::size_t{7}; }
+
+struct BufferHeader {
+  std::uint32_t size = 0;          // bytes in the file
+  std::uint32_t saved_offset = 0;  // end of valid data, uncompressed
+  std::uint32_t client_context = 0;
+  std::uint16_t flags = 0;
+  std::uint16_t type = 0;
+
+  static BufferHeader parse(std::span<const std::uint8_t> bytes) {
+    BufferHeader header;
+    header.size = u32_at(bytes, 0x00);
+    header.saved_offset = u32_at(bytes, 0x04);
+    header.client_context = u32_at(bytes, 0x28);
+    header.flags = u16_at(bytes, 0x34);
+    header.type = u16_at(bytes, 0x36);
+    return header;
+  }
+  bool compressed() const { return (flags & kBufferFlagCompressed) != 0; }
+  // The low 16 bits: the processor index (with flag 0x20) or number.
+  std::uint32_t processor() const { return client_context & 0xFFFFU; }
+};
+
+// Where each header kind keeps its fields (etw-heap.md §4.3).
+struct HeaderLayout {
+  std::size_t header_size;
+  bool size_after_version;  // SYSTEM/COMPACT/PERFINFO: u16 size at +4, else at +0
+  std::uint8_t pointer_size;
+};
+
+std::optional<HeaderLayout> layout_of(std::uint8_t kind) {
+  switch (static_cast<EtlHeaderKind>(kind)) {
+    case EtlHeaderKind::kSystem32: return HeaderLayout{32, true, 4};
+    case EtlHeaderKind::kSystem64: return HeaderLayout{32, true, 8};
+    case EtlHeaderKind::kCompact32: return HeaderLayout{24, true, 4};
+    case EtlHeaderKind::kCompact64: return HeaderLayout{24, true, 8};
+    case EtlHeaderKind::kPerfinfo32: return HeaderLayout{16, true, 4};
+    case EtlHeaderKind::kPerfinfo64: return HeaderLayout{16, true, 8};
+    case EtlHeaderKind::kFull32: return HeaderLayout{48, false, 4};
+    case EtlHeaderKind::kFull64: return HeaderLayout{48, false, 8};
+    case EtlHeaderKind::kInstance32: return HeaderLayout{72, false, 4};
+    case EtlHeaderKind::kInstance64: return HeaderLayout{72, false, 8};
+    case EtlHeaderKind::kEventHeader32: return HeaderLayout{80, false, 4};
+    case EtlHeaderKind::kEventHeader64: return HeaderLayout{80, false, 8};
+  }
+  return std::nullopt;
+}
+
+bool is_system(EtlHeaderKind kind) { return kind == EtlHeaderKind::kSystem32 || kind == EtlHeaderKind::kSystem64; }
+
+EtlGuid guid_at(std::span<const std::uint8_t> bytes, std::size_t at) {
+  EtlGuid guid{};
+  std::copy_n(bytes.begin() + static_cast<std::ptrdiff_t>(at), guid.size(), guid.begin());
+  return guid;
+}
+
+// Fills the header fields of `record` from `bytes` (exactly the record, at
+// least header_size long). Returns where the user data starts, or an error.
+std::size_t decode_header_fields(std::span<const std::uint8_t> bytes, const HeaderLayout& layout,
+                                 EtlRecord& record, std::string& error) {
+  switch (record.kind) {
+    case EtlHeaderKind::kSystem32:
+    case EtlHeaderKind::kSystem64:
+    case EtlHeaderKind::kCompact32:
+    case EtlHeaderKind::kCompact64:
+      record.classic = true;
+      record.version = u16_at(bytes, 0);
+      record.hook = u16_at(bytes, 6);
+      record.has_ids = true;
+      record.thread = u32_at(bytes, 8);
+      record.process = u32_at(bytes, 12);
+      record.timestamp = static_cast<std::int64_t>(u64_at(bytes, 16));
+      return layout.header_size;
+    case EtlHeaderKind::kPerfinfo32:
+    case EtlHeaderKind::kPerfinfo64:
+      record.classic = true;
+      record.version = u16_at(bytes, 0);
+      record.hook = u16_at(bytes, 6);
+      record.timestamp = static_cast<std::int64_t>(u64_at(bytes, 8));
+      return layout.header_size;
+    case EtlHeaderKind::kFull32:
+    case EtlHeaderKind::kFull64:
+    case EtlHeaderKind::kInstance32:
+    case EtlHeaderKind::kInstance64:
+      record.opcode = bytes[4];
+      record.version = u16_at(bytes, 6);
+      record.has_ids = true;
+      record.thread = u32_at(bytes, 8);
+      record.process = u32_at(bytes, 12);
+      record.timestamp = static_cast<std::int64_t>(u64_at(bytes, 16));
+      record.guid = guid_at(bytes, 24);
+      return layout.header_size;
+    case EtlHeaderKind::kEventHeader32:
+    case EtlHeaderKind::kEventHeader64: {
+      record.has_ids = true;
+      record.thread = u32_at(bytes, 8);
+      record.process = u32_at(bytes, 12);
+      record.timestamp = static_cast<std::int64_t>(u64_at(bytes, 16));
+      record.guid = guid_at(bytes, 24);
+      record.event_id = u16_at(bytes, 40);
+      record.version = bytes[42];
+      record.opcode = bytes[45];
+      std::size_t user_data = layout.header_size;
+      if ((u16_at(bytes, 4) & kEventHeaderFlagExtendedInfo) == 0) return user_data;
+      // Extended-data items (stack, SID, related activity...): an 8-byte
+      // item header whose third u16 has bit 0 set when another item
+      // follows, then DataSize bytes padded to 8.
+      for (bool more = true; more;) {
+        if (bytes.size() - user_data < kExtendedItemHeaderSize) {
+          error = fmt::format("extended-data item at record offset {} runs past the record size {} (expected an "
+                              "8-byte item header)",
+                              user_data, bytes.size());
+          return 0;
+        }
+        more = (u16_at(bytes, user_data + 4) & 1U) != 0;
+        const std::size_t data_size = u16_at(bytes, user_data + 6);
+        if (bytes.size() - user_data - kExtendedItemHeaderSize < data_size) {
+          error = fmt::format("extended-data item at record offset {} holds {} bytes, past the record size {}",
+                              user_data, data_size, bytes.size());
+          return 0;
+        }
+        user_data = std::min(align8(user_data + kExtendedItemHeaderSize + data_size), bytes.size());
+      }
+      return user_data;
+    }
+  }
+  return layout.header_size;
+}
+
+EtlLogfileHeader parse_logfile_header(std::span<const std::uint8_t> payload, std::uint8_t pointer_size) {
+  // Offsets up to CpuSpeedInMHz are the same for both widths; the two
+  // pointers (LoggerName, LogFileName) then shift everything after them.
+  // TimeZone (172 bytes) is followed by 4 bytes of padding, which aligns
+  // BootTime to 8.
+  const std::size_t shift = pointer_size == 8 ? 8 : 0;
+  EtlLogfileHeader header;
+  header.buffer_size = u32_at(payload, 0);
+  header.os_version = u32_at(payload, 4);
+  header.provider_version = u32_at(payload, 8);
+  header.processors = u32_at(payload, 12);
+  header.pointer_size = u32_at(payload, 44);
+  header.events_lost = u32_at(payload, 48);
+  header.cpu_speed_mhz = u32_at(payload, 52);
+  header.perf_freq = u64_at(payload, 248 + shift);
+  header.start_time_filetime = u64_at(payload, 256 + shift);
+  header.clock_type = u32_at(payload, 264 + shift);
+  header.buffers_lost = u32_at(payload, 268 + shift);
+  return header;
+}
+
+// "bytes read of file size" on stderr now and then, when it is a terminal.
+class ProgressLine {
+ public:
+  ProgressLine(const std::string& path, std::uint64_t total, bool wanted)
+      : enabled_(wanted && total > 0 && ::isatty(STDERR_FILENO) == 1), total_(total) {
+    name_ = path.substr(path.find_last_of('/') + 1);
+    next_ = Clock::now() + std::chrono::milliseconds(250);  // quick reads never flash a line
+  }
+  ~ProgressLine() { clear(); }
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+  void update(std::uint64_t done) {
+    if (!enabled_) return;
+    const auto now = Clock::now();
+    if (now < next_) return;
+    next_ = now + std::chrono::milliseconds(100);
+    const double percent = 100.0 * static_cast<double>(std::min(done, total_)) / static_cast<double>(total_);
+    std::string text = fmt::format("\r{} {:3.0f}% ({:.1f} of {:.1f} MB)", name_, percent,
+                                   static_cast<double>(done) / 1e6, static_cast<double>(total_) / 1e6);
+    width_ = std::max(width_, text.size());
+    text.resize(width_, ' ');
+    std::fwrite(text.data(), 1, text.size(), stderr);
+    std::fflush(stderr);
+  }
+  void clear() {
+    if (width_ == 0) return;
+    const std::string blank = "\r" + std::string(width_, ' ') + "\r";
+    std::fwrite(blank.data(), 1, blank.size(), stderr);
+    std::fflush(stderr);
+    width_ = 0;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool enabled_;
+  std::uint64_t total_;
+  std::string name_;
+  Clock::time_point next_;
+  std::size_t width_ = 0;
+};
+
+std::string errno_text(int error) { return std::system_category().message(error); }
+
+}  // namespace
+
+bool EtlFile::sniff(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::array<std::uint8_t, kSniffBytes> head{};
+  in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
+  const auto got = static_cast<std::size_t>(in.gcount());
+  constexpr std::size_t kFirstRecordEnd = kBufferHeaderSize + 32;
+  if (got < kFirstRecordEnd) return false;
+  const std::span<const std::uint8_t> bytes(head.data(), got);
+  const BufferHeader buffer = BufferHeader::parse(bytes);
+  if (buffer.size < kFirstRecordEnd || buffer.saved_offset < kFirstRecordEnd) return false;
+  // A compressed header buffer cannot be looked into from its first bytes.
+  if (buffer.compressed()) return buffer.type == 4;
+  if (buffer.saved_offset > buffer.size) return false;
+  const auto kind = static_cast<EtlHeaderKind>(bytes[kBufferHeaderSize + 2]);
+  return is_system(kind) && u16_at(bytes, kBufferHeaderSize + 4) >= 32 &&
+         u16_at(bytes, kBufferHeaderSize + 6) == kLogfileHeaderHook;
+}
+
+void EtlFile::read(const Visitor& visit, const EtlReadOptions& options) {
+  header_ = {};
+  stats_ = {};
+  std::error_code size_error;
+  if (std::filesystem::is_directory(path_, size_error)) {
+    throw Error(SourceLocation::of_file(path_), "cannot open: " + errno_text(EISDIR));
+  }
+  std::ifstream in(path_, std::ios::binary);
+  if (!in) throw Error(SourceLocation::of_file(path_), "cannot open: " + errno_text(errno));
+  const std::uint64_t file_size = std::filesystem::file_size(path_, size_error);
+  if (size_error) throw Error(SourceLocation::of_file(path_), "cannot open: " + size_error.message());
+  if (file_size == 0) throw Error(SourceLocation::of_file(path_), "empty file");
+  stats_.bytes = file_size;
+
+  bool header_seen = false;
+  std::uint64_t buffer_offset = 0;
+  // Until the logfile header is read the file may be anything: say so.
+  auto fail = [&](std::uint64_t at, const std::string& what) {
+    throw Error(SourceLocation{path_, {}, {}, at}, header_seen ? what : "not an ETL file: " + what);
+  };
+  auto read_exactly = [&](std::uint8_t* into, std::size_t size, std::uint64_t at) {
+    in.read(reinterpret_cast<char*>(into), static_cast<std::streamsize>(size));
+    if (static_cast<std::size_t>(in.gcount()) != size) fail(at, "read failed: the file ended early");
+  };
+
+  ProgressLine progress(path_, file_size, options.show_progress);
+  std::vector<std::uint8_t> raw;         // one buffer as stored
+  std::vector<std::uint8_t> inflated;    // its records when it was compressed
+  while (buffer_offset < file_size) {
+    const std::uint64_t left = file_size - buffer_offset;
+    if (left < kBufferHeaderSize) {
+      fail(buffer_offset, fmt::format("buffer at byte {}: the file ends {} bytes into the buffer header (expected "
+                                      "a {}-byte WMI_BUFFER_HEADER)",
+                                      buffer_offset, left, kBufferHeaderSize));
+    }
+    raw.resize(kBufferHeaderSize);
+    read_exactly(raw.data(), kBufferHeaderSize, buffer_offset);
+    const BufferHeader buffer = BufferHeader::parse(raw);
+    if (buffer.size < kBufferHeaderSize) {
+      fail(buffer_offset, fmt::format("buffer at byte {}: BufferSize {} is smaller than the {}-byte buffer header",
+                                      buffer_offset, buffer.size, kBufferHeaderSize));
+    }
+    if (buffer.size > left) {
+      fail(buffer_offset, fmt::format("buffer at byte {}: BufferSize {} runs past the end of the file (expected at "
+                                      "most {}, the file is {} bytes)",
+                                      buffer_offset, buffer.size, left, file_size));
+    }
+    raw.resize(buffer.size);
+    read_exactly(raw.data() + kBufferHeaderSize, buffer.size - kBufferHeaderSize, buffer_offset + kBufferHeaderSize);
+
+    // The records, from buffer offset 72 to the data end.
+    std::span<const std::uint8_t> data;
+    if (buffer.compressed()) {
+      if (buffer.saved_offset < kBufferHeaderSize || buffer.saved_offset - kBufferHeaderSize > kMaxDecompressedBuffer) {
+        fail(buffer_offset, fmt::format("buffer at byte {}: compressed buffer with SavedOffset {} (expected 72 to {})",
+                                        buffer_offset, buffer.saved_offset, kMaxDecompressedBuffer + kBufferHeaderSize));
+      }
+      const std::string problem =
+          xpress_decompress(std::span<const std::uint8_t>(raw).subspan(kBufferHeaderSize),
+                            buffer.saved_offset - kBufferHeaderSize, inflated);
+      if (!problem.empty()) {
+        fail(buffer_offset, fmt::format("buffer at byte {}: corrupt Xpress data (compressed data starts at file byte "
+                                        "{}): {}",
+                                        buffer_offset, buffer_offset + kBufferHeaderSize, problem));
+      }
+      data = inflated;
+      ++stats_.compressed_buffers;
+    } else {
+      if (buffer.saved_offset < kBufferHeaderSize || buffer.saved_offset > buffer.size) {
+        fail(buffer_offset, fmt::format("buffer at byte {}: SavedOffset {} is outside the buffer (expected {} to {})",
+                                        buffer_offset, buffer.saved_offset, kBufferHeaderSize, buffer.size));
+      }
+      data = std::span<const std::uint8_t>(raw).subspan(kBufferHeaderSize, buffer.saved_offset - kBufferHeaderSize);
+    }
+
+    std::size_t record_size = 0;
+    // Offsets below are within `data`; messages give them from the buffer
+    // start, as the layouts count them.
+    auto fail_record = [&](std::size_t at, const std::string& what) {
+      fail(buffer_offset, fmt::format("buffer at byte {}: record at buffer offset {}{}: {}", buffer_offset,
+                                      at + kBufferHeaderSize, buffer.compressed() ? " (decompressed)" : "", what));
+    };
+    // A record header needs at least a word; 0xFFFFFFFF there ends the data.
+    for (std::size_t at = 0; at < data.size() && data.size() - at >= 4 && u32_at(data, at) != kNoMoreRecords;
+         at += align8(record_size)) {
+      const std::uint8_t kind_byte = data[at + 2];
+      const auto layout = layout_of(kind_byte);
+      if (!layout) fail_record(at, fmt::format("unknown trace header kind 0x{:02x} (expected 0x01-0x04, 0x0a, 0x0b, "
+                                               "0x10-0x15)",
+                                               kind_byte));
+      const std::size_t size = layout->size_after_version ? u16_at(data, at + 4) : u16_at(data, at);
+      if (size < layout->header_size) {
+        fail_record(at, fmt::format("record size {} is smaller than its {} header ({} bytes)", size,
+                                    etl_header_kind_name(static_cast<EtlHeaderKind>(kind_byte)), layout->header_size));
+      }
+      if (size > data.size() - at) {
+        fail_record(at, fmt::format("record size {} runs past the data end (expected at most {})", size,
+                                    data.size() - at));
+      }
+      const auto bytes = data.subspan(at, size);
+      EtlRecord record;
+      record.kind = static_cast<EtlHeaderKind>(kind_byte);
+      record.pointer_size = layout->pointer_size;
+      record.processor = buffer.processor();
+      record.buffer_offset = buffer_offset;
+      record.offset_in_buffer = static_cast<std::uint32_t>(at + kBufferHeaderSize);
+      std::string problem;
+      const std::size_t user_data = decode_header_fields(bytes, *layout, record, problem);
+      if (!problem.empty()) fail_record(at, problem);
+      record.payload = bytes.subspan(user_data);
+
+      const bool logfile_header = is_system(record.kind) && record.hook == kLogfileHeaderHook;
+      if (!header_seen) {
+        if (!logfile_header) {
+          fail_record(at, fmt::format("the first record is {} hook 0x{:04x} (expected a SYSTEM32/64 logfile header, "
+                                      "hook 0x0000)",
+                                      etl_header_kind_name(record.kind), record.hook));
+        }
+        const std::size_t needed = record.pointer_size == 8 ? kLogfileHeaderSize64 : kLogfileHeaderSize32;
+        if (record.payload.size() < needed) {
+          fail_record(at, fmt::format("logfile header payload is {} bytes (expected at least {})",
+                                      record.payload.size(), needed));
+        }
+        header_ = parse_logfile_header(record.payload, record.pointer_size);
+        header_.header_timestamp = record.timestamp;
+        header_seen = true;
+      }
+      if (logfile_header) ++stats_.logfile_headers;
+      ++stats_.records;
+      ++stats_.records_by_header_kind[std::string(etl_header_kind_name(record.kind))];
+      visit(record);
+      record_size = size;
+    }
+    if (!header_seen) fail(buffer_offset, fmt::format("buffer at byte {}: no records (expected a logfile header)",
+                                                      buffer_offset));
+    ++stats_.buffers;
+    buffer_offset += buffer.size;
+    progress.update(buffer_offset);
+  }
+}
+
+}  // namespace heapql
