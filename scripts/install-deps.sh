@@ -9,6 +9,9 @@ packages=(
   googletest libgtest-dev libbenchmark-dev
   heaptrack sqlite3 python3 time
   liblua5.4-dev lua5.4 lua-lpeg lua-lpeg-dev
+  # PDB symbols: LLVM 14's PDB reader (llvm-14-dev, linked statically), and
+  # for the tests clang-cl-14 / lld-link-14 (fixtures) and llvm-symbolizer-14 (oracle).
+  clang-14 lld-14 llvm-14 llvm-14-dev
 )
 
 missing=()
