@@ -1,0 +1,44 @@
+// Reads the plain CSV event format of docs/import.md: one allocation, free or
+// realloc a line, with process, thread, heap, address, size and stack, so
+// that any tracer or script can feed heapql. Blocks are exact by (process,
+// heap, address); reallocs are marked (semantics.md §1). Streams: interns
+// into TraceTables and feeds events to a consumer as it reads, holding only
+// live blocks, the tables and one line.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/store/events.h"
+#include "engine/store/source_info.h"
+#include "engine/store/trace_tables.h"
+
+namespace heapql {
+
+struct EventCsvReadOptions {
+  // Accepted for symmetry with the other readers; CSV reads draw no progress
+  // bar (yet).
+  bool show_progress = true;
+  // Warnings (anomalies with their line, the first few) go here; null = stderr.
+  std::string* warnings = nullptr;
+};
+
+// The header line the format requires, exactly.
+inline constexpr std::string_view kEventCsvHeader = "time,event,process,thread,heap,address,size,old_address,stack";
+
+// The longest line read (bytes, without the line break); longer is an error,
+// and the reader never buffers more than this.
+inline constexpr std::size_t kEventCsvMaxLineBytes = std::size_t{1} << 20;
+
+// Reads the events at `path` into `tables`, feeding `consumer`; returns what
+// was learned. Throws Error (file, line, column, what was expected) on
+// malformed input.
+SourceInfo read_event_csv(const std::string& path, TraceTables& tables, EventConsumer& consumer,
+                          const EventCsvReadOptions& options = {});
+
+// True when the file's first line that is neither blank nor a `#` comment is
+// the header above (looks at the first 64 KiB only; never throws).
+bool looks_like_event_csv(const std::string& path);
+
+}  // namespace heapql
