@@ -1,11 +1,33 @@
 #include "engine/ingest/open_trace.h"
 
+#include "engine/ingest/etl/etl_file.h"
+#include "engine/ingest/etl/etw_reader.h"
+#include "engine/ingest/event_csv_reader.h"
 #include "engine/ingest/heaptrack_reader.h"
 
 namespace heapql {
 
+TraceFormat detect_trace_format(const std::string& path) {
+  if (EtlFile::sniff(path)) return TraceFormat::kEtl;
+  if (looks_like_event_csv(path)) return TraceFormat::kEventCsv;
+  return TraceFormat::kHeaptrack;
+}
+
 SourceInfo stream_trace(const std::string& path, TraceTables& tables, EventConsumer& consumer,
                         const OpenOptions& options) {
+  const TraceFormat format = options.format == TraceFormat::kAuto ? detect_trace_format(path) : options.format;
+  if (format == TraceFormat::kEtl) {
+    EtwReadOptions etw;
+    etw.show_progress = options.show_progress;
+    etw.symbol_paths = options.symbol_paths;
+    return read_etw(path, tables, consumer, etw);
+  }
+  if (format == TraceFormat::kEventCsv) {
+    EventCsvReadOptions csv;
+    csv.show_progress = options.show_progress;
+    csv.warnings = options.warnings;
+    return read_event_csv(path, tables, consumer, csv);
+  }
   HeaptrackReadOptions heaptrack;
   heaptrack.show_progress = options.show_progress;
   heaptrack.use_raw_twin = options.use_raw_twin;

@@ -14,11 +14,19 @@
 
 namespace heapql {
 
+// Which reader a file gets: by its first bytes (an ETL buffer header, the
+// event CSV's header line), else heaptrack's (which knows its compressions).
+enum class TraceFormat { kAuto, kHeaptrack, kEtl, kEventCsv };
+
 struct OpenOptions {
   bool show_progress = true;
   bool use_raw_twin = true;
   std::string* warnings = nullptr;  // null: warnings go to stderr
+  TraceFormat format = TraceFormat::kAuto;
+  std::vector<std::string> symbol_paths;  // ETL: PDB folders and symbol stores
 };
+
+TraceFormat detect_trace_format(const std::string& path);
 
 // Streams the trace at `path` into `consumer`, interning into `tables`.
 SourceInfo stream_trace(const std::string& path, TraceTables& tables, EventConsumer& consumer,

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "engine/report/etw_summary.h"
 #include "engine/report/reports.h"
 #include "engine/units.h"
 
@@ -125,8 +126,12 @@ std::string summary_table(const TraceSummary& s) {
   std::string out;
   out += fmt::format("trace              {}\n", src.path);
   for (std::size_t i = 1; i < src.files.size(); ++i) out += fmt::format("also read          {}\n", src.files[i]);
-  out += fmt::format("source             {} {} ({}), format version {}, heaptrack {}\n", src.source, src.format,
-                     src.compression, src.format_version, src.tracer_version);
+  if (src.source == "heaptrack") {
+    out += fmt::format("source             {} {} ({}), format version {}, heaptrack {}\n", src.source, src.format,
+                       src.compression, src.format_version, src.tracer_version);
+  } else {
+    out += fmt::format("source             {} {} ({})\n", src.source, src.format, src.compression);
+  }
   if (!src.command.empty()) out += fmt::format("command            {}\n", src.command);
   out += fmt::format("duration           {}\n", format_duration(s.duration_ns));
   out += fmt::format("allocations        {} ({} allocated)\n", s.blocks, format_bytes_human(s.total_allocated_bytes));
@@ -149,6 +154,7 @@ std::string summary_table(const TraceSummary& s) {
     out += fmt::format("suppressions       {} embedded (not applied: heapql suppresses nothing)\n",
                        src.embedded_suppressions.size());
   }
+  if (src.etw) out += etw_summary_table(*src.etw);
   if (s.store) {
     out += fmt::format("store              {:.2f} bytes a block ({} columns, {} tables)\n", s.store->bytes_per_block,
                        format_bytes_human(s.store->column_bytes), format_bytes_human(s.store->table_bytes));

@@ -10,6 +10,8 @@ namespace heapql::cli {
 
 int run_info(Arguments& args);
 int run_query(Arguments& args);
+// `heapql import EVENTS.csv [query options]`: a query of an event CSV (docs/import.md).
+int run_import(Arguments& args);
 int run_record(Arguments& args);
 int run_run(Arguments& args);
 int run_list(Arguments& args);

@@ -23,9 +23,11 @@ usage:
                                    print (or run) the recipe equivalent to xperf -a heap flags
   heapql info   TRACE [--format table|json] [--load]
   heapql query  TRACE [options]
+  heapql import EVENTS.csv [options]  a query of a plain event CSV (docs/import.md)
   heapql record [-o NAME] -- PROGRAM [ARGS...]
   heapql help | --help | --version
 
+TRACE is a heaptrack file (.zst, .gz, plain, with its raw twin), an ETW .etl file, or an event CSV.
 RECIPE is a .lua file or the name of a shipped recipe (heapql list).
 
 query options (semantics in docs/semantics.md):
@@ -45,6 +47,7 @@ query options (semantics in docs/semantics.md):
   --at-peak            look at the blocks alive at the peak instead of the window
   --temporary          only temporary blocks (freed by the very next event)
   --series N           outstanding size over time in at most N buckets (json)
+  --symbols PATH       ETL: a folder of PDBs or a symbol store (repeatable; docs/windows.md)
   --format table|json|csv, -o FILE, --no-progress, --no-raw (ignore a raw twin),
   --store              load the trace into the store and replay it (same answers)
 
@@ -65,6 +68,7 @@ int main(int argc, char** argv) {
     Arguments args(argc, argv, 2);
     if (command == "info") return run_info(args);
     if (command == "query") return run_query(args);
+    if (command == "import") return run_import(args);
     if (command == "record") return run_record(args);
     if (command == "run") return run_run(args);
     if (command == "list") return run_list(args);

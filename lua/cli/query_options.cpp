@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <filesystem>
 
 #include "engine/error.h"
 #include "engine/units.h"
@@ -44,6 +45,15 @@ auto with_option(std::string_view option, F&& parse) {
 
 }  // namespace
 
+std::string take_symbol_path(Arguments& args) {
+  std::string path = args.take_value("--symbols");
+  std::error_code error;
+  if (!std::filesystem::is_directory(path, error)) {
+    throw UsageError{fmt::format("--symbols '{}': expected a folder of PDBs or a symbol store", path)};
+  }
+  return path;
+}
+
 bool parse_common_option(const std::string& option, Arguments& args, CommonOptions& common) {
   if (option == "--format") {
     const std::string v = args.take_value(option);
@@ -64,6 +74,8 @@ bool parse_common_option(const std::string& option, Arguments& args, CommonOptio
     common.use_raw_twin = false;
   } else if (option == "--store") {
     common.via_store = true;
+  } else if (option == "--symbols") {
+    common.symbol_paths.push_back(take_symbol_path(args));
   } else {
     return false;
   }

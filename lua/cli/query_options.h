@@ -5,7 +5,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "engine/ingest/open_trace.h"
 #include "engine/query/query.h"
 #include "lua/cli/arguments.h"
 
@@ -19,10 +21,14 @@ struct CommonOptions {
   bool progress = true;
   bool use_raw_twin = true;
   bool via_store = false;  // load the store and replay it (same answers; for checks and benchmarks)
+  std::vector<std::string> symbol_paths;  // --symbols: PDB folders and symbol stores (ETL)
+  TraceFormat trace_format = TraceFormat::kAuto;  // heapql import: the event CSV
 };
 
 // Handles `option` if it is a common one (consuming its value); false otherwise.
 bool parse_common_option(const std::string& option, Arguments& args, CommonOptions& common);
+// The value of --symbols: a folder that exists (PDBs, or a symbol store).
+std::string take_symbol_path(Arguments& args);
 // Handles `option` if it is a query one; false otherwise.
 bool parse_query_option(const std::string& option, Arguments& args, Query& query);
 

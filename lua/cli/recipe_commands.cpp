@@ -10,6 +10,7 @@
 #include "engine/units.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
+#include "lua/cli/query_options.h"
 #include "lua/host/recipe_runner.h"
 
 namespace heapql::cli {
@@ -111,6 +112,8 @@ RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<std::s
       run.open.use_raw_twin = false;
     } else if (option == "--no-progress") {
       run.open.show_progress = false;
+    } else if (option == "--symbols") {
+      run.open.symbol_paths.push_back(take_symbol_path(args));
     } else if (!parse_recipe_option(option, args, run.options)) {
       throw UsageError{fmt::format("unknown option '{}' (see heapql help)", option)};
     }

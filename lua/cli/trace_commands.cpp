@@ -42,6 +42,8 @@ Answer answer(const std::string& path, const Query& query, const CommonOptions& 
   OpenOptions open;
   open.show_progress = common.progress;
   open.use_raw_twin = common.use_raw_twin;
+  open.symbol_paths = common.symbol_paths;
+  open.format = common.trace_format;
   Answer a;
   if (common.via_store || keep_store) {
     a.store = load_trace(path, open);
@@ -110,8 +112,11 @@ int run_info(Arguments& args) {
   return kExitOk;
 }
 
-int run_query(Arguments& args) {
+namespace {
+
+int run_query_as(Arguments& args, TraceFormat trace_format) {
   CommonOptions common;
+  common.trace_format = trace_format;
   Query query;
   query.by = {GroupBy::kStack};
   std::string path;
@@ -135,5 +140,11 @@ int run_query(Arguments& args) {
   }
   return kExitOk;
 }
+
+}  // namespace
+
+int run_query(Arguments& args) { return run_query_as(args, TraceFormat::kAuto); }
+
+int run_import(Arguments& args) { return run_query_as(args, TraceFormat::kEventCsv); }
 
 }  // namespace heapql::cli

@@ -1,0 +1,640 @@
+#include "engine/ingest/etl/etw_reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <unordered_map>
+
+#include "engine/error.h"
+#include "engine/ingest/etl/etl_file.h"
+#include "engine/ingest/etl/etw_modules.h"
+#include "engine/ingest/etl/etw_payloads.h"
+#include "engine/ingest/etl/etw_pdb_lookup.h"
+#include "engine/ingest/etl/etw_stacks.h"
+#include "engine/ingest/etl/virtual_commits.h"
+#include "engine/store/block_matcher.h"
+#include "engine/store/flat_index.h"
+
+namespace heapql {
+
+namespace {
+
+enum class EventType : std::uint8_t {
+  kProcessName,
+  kImageLoad,
+  kImageUnload,
+  kHeapCreate,
+  kHeapAlloc,
+  kHeapRealloc,
+  kHeapFree,
+  kHeapDestroy,
+  kVirtualCommit,
+  kVirtualReserve,
+  kVirtualDecommit,
+};
+
+// One event that matters to blocks, modules or process names, kept until the
+// whole file is read and the events of all buffers can be put in time order.
+struct TimedEvent {
+  std::int64_t timestamp = 0;  // raw clock ticks
+  std::uint32_t process = 0;
+  std::uint32_t thread = 0;
+  // Heap events: heap handle, address, size, old address (realloc).
+  // VirtualAlloc: -, base, size, -. Images: base, size, name index. Process: -, -, name index.
+  std::uint64_t a = 0, b = 0, c = 0, d = 0;
+  EtwStacks::EventStack stack;
+  EventType type{};
+  std::uint8_t pointer_size = 8;
+  bool dropped = false;  // a moving realloc's companion HeapAlloc/HeapFree
+};
+
+constexpr std::uint64_t kVirtualHeapHandle = 0;  // the pseudo heap of VirtualAlloc blocks
+constexpr std::uint64_t kPieceTokenBit = 1ull << 63;
+constexpr std::uint64_t kNeverLiveToken = kPieceTokenBit - 1;  // makes the matcher count an unmatched free
+// How far (in time-ordered events) a moving realloc's companions may lie.
+constexpr std::size_t kCompanionWindow = 8;
+
+std::string hook_key(const EtlRecord& r) {
+  if (r.classic) return fmt::format("0x{:04x}", r.hook);
+  if (r.kind == EtlHeaderKind::kEventHeader32 || r.kind == EtlHeaderKind::kEventHeader64) {
+    return fmt::format("{}#{}", etl_guid_text(r.guid), r.event_id);
+  }
+  return fmt::format("{}/{}", etl_guid_text(r.guid), r.opcode);
+}
+
+class EtwTraceReader {
+ public:
+  EtwTraceReader(const std::string& path, TraceTables& tables, const EtwReadOptions& options)
+      : path_(path), tables_(tables), options_(options) {}
+
+  SourceInfo read(EventConsumer& consumer) {
+    EtlFile file(path_);
+    info_.symbols_requested = !options_.symbol_paths.empty();
+    if (info_.symbols_requested) symbols_ = make_pdb_lookup(options_.symbol_paths);
+    modules_ = std::make_unique<EtwModules>(tables_, symbols_.get());
+    EtlReadOptions read_options;
+    read_options.show_progress = options_.show_progress;
+    file.read([this](const EtlRecord& r) { take(r); }, read_options);
+    header_ = file.header();
+    set_clock();
+    stacks_.resolve_keys();
+    order_events();
+    drop_realloc_companions();
+    plan_virtual_pieces();
+    BlockMatcher matcher(BlockIdentity::kExact, consumer);
+    sweep(matcher);
+    matcher.set_time(to_ns(last_timestamp_));
+    matcher.finish();
+    return source_info(file, matcher);
+  }
+
+ private:
+  // ---- pass 1: every record, in file order ----
+
+  void take(const EtlRecord& r) {
+    ++info_.events_by_hook[hook_key(r)];
+    last_timestamp_ = std::max(last_timestamp_, r.timestamp);
+    if (!r.classic) {
+      if ((r.kind == EtlHeaderKind::kFull32 || r.kind == EtlHeaderKind::kFull64) && r.guid == kImageIdGuid &&
+          r.opcode == kDbgIdRsdsOpcode) {
+        const RsdsPayload rsds = decode_rsds(r, path_);
+        modules_->add_pdb(rsds.process, rsds.image_base, PdbIdentity{rsds.guid, rsds.age, rsds.pdb_name});
+      } else {
+        ++info_.skipped["provider events"];
+      }
+      return;
+    }
+    switch (r.hook) {
+      case etw_hook::kHeapCreate:
+        add_heap_event(r, EventType::kHeapCreate, decode_heap_handle(r, path_, "HeapCreate").heap, 0, 0, 0);
+        break;
+      case etw_hook::kHeapDestroy:
+        add_heap_event(r, EventType::kHeapDestroy, decode_heap_handle(r, path_, "HeapDestroy").heap, 0, 0, 0);
+        break;
+      case etw_hook::kHeapAlloc: {
+        const auto p = decode_heap_alloc(r, path_);
+        add_heap_event(r, EventType::kHeapAlloc, p.heap, p.address, p.size, 0);
+        break;
+      }
+      case etw_hook::kHeapRealloc: {
+        const auto p = decode_heap_realloc(r, path_);
+        add_heap_event(r, EventType::kHeapRealloc, p.heap, p.new_address, p.new_size, p.old_address);
+        break;
+      }
+      case etw_hook::kHeapFree: {
+        const auto p = decode_heap_free(r, path_);
+        add_heap_event(r, EventType::kHeapFree, p.heap, p.address, 0, 0);
+        break;
+      }
+      case etw_hook::kVirtualAlloc:
+      case etw_hook::kVirtualFree:
+        take_virtual(r);
+        break;
+      case etw_hook::kStackWalk: {
+        ++info_.stack_walks;
+        const auto s = decode_stack_walk(r, path_);
+        if (TimedEvent* e = event_for_stack(r, s.event_timestamp, s.thread)) {
+          stacks_.attach_frames(e->stack, s.frames, r.pointer_size);
+        } else {
+          ++info_.stack_walks_unattached;
+        }
+        break;
+      }
+      case etw_hook::kStackKeyKernel:
+      case etw_hook::kStackKeyUser: {
+        ++info_.stack_key_uses;
+        const auto s = decode_stack_key(r, path_);
+        if (TimedEvent* e = event_for_stack(r, s.event_timestamp, s.thread)) {
+          stacks_.attach_key(e->stack, r.hook == etw_hook::kStackKeyKernel, s.key, s.event_timestamp);
+        } else {
+          ++info_.stack_walks_unattached;
+        }
+        break;
+      }
+      case etw_hook::kStackKeyDelete:
+      case etw_hook::kStackKeyRundown: {
+        const auto s = decode_stack_key_definition(r, path_);
+        stacks_.define_key(s.key, s.frames, r.pointer_size, r.timestamp);
+        break;
+      }
+      case etw_hook::kProcessStart:
+      case etw_hook::kProcessEnd:
+      case etw_hook::kProcessDcStart:
+      case etw_hook::kProcessDcEnd:
+      case etw_hook::kProcessDefunct:
+        take_process(r);
+        break;
+      case etw_hook::kImageLoad:
+      case etw_hook::kImageDcStart:
+      case etw_hook::kImageUnload:
+      case etw_hook::kImageDcEnd:
+        take_image(r);
+        break;
+      case etw_hook::kLogfileHeader:
+        break;
+      default:
+        ++info_.skipped["kernel events of other kinds"];
+        break;
+    }
+  }
+
+  void add_heap_event(const EtlRecord& r, EventType type, std::uint64_t heap, std::uint64_t address,
+                      std::uint64_t size, std::uint64_t old_address) {
+    ++info_.heap_events;
+    TimedEvent e;
+    e.timestamp = r.timestamp;
+    e.process = r.process;
+    e.thread = r.thread;
+    e.a = heap;
+    e.b = address;
+    e.c = size;
+    e.d = old_address;
+    e.type = type;
+    e.pointer_size = r.pointer_size;
+    push_stackable(r, e);
+  }
+
+  void take_virtual(const EtlRecord& r) {
+    ++info_.virtual_events;
+    const auto p = decode_virtual_alloc(r, path_);
+    TimedEvent e;
+    e.timestamp = r.timestamp;
+    e.process = p.process;  // the target process; the header's may be unrelated (§3.5)
+    e.thread = r.has_ids ? r.thread : 0;
+    e.b = p.base;
+    e.c = p.size;
+    e.pointer_size = r.pointer_size;
+    if (r.hook == etw_hook::kVirtualFree || (p.flags & (kMemDecommit | kMemRelease)) != 0) {
+      e.type = EventType::kVirtualDecommit;
+    } else if ((p.flags & kMemCommit) != 0) {
+      e.type = EventType::kVirtualCommit;
+      e.d = p.flags;
+    } else {
+      e.type = EventType::kVirtualReserve;
+    }
+    push_stackable(r, e);
+  }
+
+  // Events that can get a stack are remembered per thread and per processor:
+  // a stack walk follows its event on the same processor (§3.3).
+  void push_stackable(const EtlRecord& r, const TimedEvent& e) {
+    const auto index = static_cast<std::uint32_t>(events_.size());
+    events_.push_back(e);
+    if (r.has_ids) last_event_of_thread_[r.thread] = index;
+    if (last_event_of_processor_.size() <= r.processor) last_event_of_processor_.resize(r.processor + 1, kNoEvent);
+    last_event_of_processor_[r.processor] = index;
+  }
+
+  TimedEvent* event_for_stack(const EtlRecord& r, std::int64_t event_timestamp, std::uint32_t thread) {
+    if (auto found = last_event_of_thread_.find(thread); found != last_event_of_thread_.end()) {
+      TimedEvent& e = events_[found->second];
+      if (e.timestamp == event_timestamp) return &e;
+    }
+    if (r.processor < last_event_of_processor_.size() && last_event_of_processor_[r.processor] != kNoEvent) {
+      TimedEvent& e = events_[last_event_of_processor_[r.processor]];
+      if (e.timestamp == event_timestamp && (e.thread == thread || e.thread == 0)) return &e;
+    }
+    return nullptr;
+  }
+
+  std::uint64_t keep_name(std::string name) {
+    names_.push_back(std::move(name));
+    return names_.size() - 1;
+  }
+
+  void take_process(const EtlRecord& r) {
+    if (r.version < 2) {
+      ++info_.skipped["process events of version 0-1"];
+      return;
+    }
+    ProcessPayload p = decode_process(r, path_);
+    process_names_.emplace(p.process, p.image_name);
+    if (r.hook == etw_hook::kProcessEnd || r.hook == etw_hook::kProcessDcEnd || r.hook == etw_hook::kProcessDefunct) {
+      return;  // names the process, but does not start it
+    }
+    TimedEvent e;
+    e.timestamp = r.timestamp;
+    e.process = p.process;
+    e.c = keep_name(std::move(p.image_name));
+    e.type = EventType::kProcessName;
+    events_.push_back(e);
+  }
+
+  void take_image(const EtlRecord& r) {
+    if (r.version < 2) {
+      ++info_.skipped["image events of version 0-1"];
+      return;
+    }
+    ImagePayload p = decode_image(r, path_);
+    if (r.hook == etw_hook::kImageDcEnd) return;  // the end-of-trace rundown: still loaded
+    TimedEvent e;
+    e.timestamp = r.timestamp;
+    e.process = p.process;
+    e.a = p.base;
+    e.b = p.size;
+    e.pointer_size = r.pointer_size;
+    if (r.hook == etw_hook::kImageUnload) {
+      e.type = EventType::kImageUnload;
+    } else {
+      e.type = EventType::kImageLoad;
+      e.c = keep_name(std::move(p.file_name));
+    }
+    events_.push_back(e);
+  }
+
+  // ---- between the passes ----
+
+  void set_clock() {
+    switch (header_.clock_type) {
+      case 2: frequency_ = 10'000'000; break;  // system time: 100 ns units
+      case 3: frequency_ = std::uint64_t{header_.cpu_speed_mhz} * 1'000'000; break;
+      default: frequency_ = header_.perf_freq; break;
+    }
+    if (frequency_ == 0) {
+      throw Error(SourceLocation{path_, {}, {}, 0},
+                  fmt::format("logfile header: clock type {} with a frequency of 0 ticks a second; expected PerfFreq "
+                              "(or CpuSpeedInMHz for clock type 3) above 0",
+                              header_.clock_type));
+    }
+  }
+
+  std::int64_t to_ns(std::int64_t timestamp) {
+    const __int128 ticks = static_cast<__int128>(timestamp) - header_.header_timestamp;
+    if (ticks < 0) {
+      ++info_.events_before_start;
+      return 0;
+    }
+    const __int128 ns = ticks * 1'000'000'000 / frequency_;
+    return ns > kNeverNs - 1 ? kNeverNs - 1 : static_cast<std::int64_t>(ns);
+  }
+
+  void order_events() {
+    std::stable_sort(events_.begin(), events_.end(),
+                     [](const TimedEvent& x, const TimedEvent& y) { return x.timestamp < y.timestamp; });
+  }
+
+  // A HeapRealloc that moves a block is logged with a HeapAlloc of the new
+  // address and a HeapFree of the old one (etw-heap.md §3.2). The realloc
+  // alone stands for both, so the block is counted once and marked realloc.
+  void drop_realloc_companions() {
+    for (std::size_t i = 0; i < events_.size(); ++i) {
+      TimedEvent& realloc = events_[i];
+      if (realloc.type != EventType::kHeapRealloc || realloc.b == realloc.d) continue;
+      ++info_.moving_reallocs;
+      bool alloc_found = false, free_found = false;
+      const std::size_t first = i >= kCompanionWindow ? i - kCompanionWindow : 0;
+      const std::size_t last = std::min(events_.size(), i + kCompanionWindow + 1);
+      for (std::size_t j = first; j < last && !(alloc_found && free_found); ++j) {
+        TimedEvent& other = events_[j];
+        if (j == i || other.dropped || other.process != realloc.process || other.thread != realloc.thread ||
+            other.a != realloc.a) {
+          continue;
+        }
+        if (!alloc_found && other.type == EventType::kHeapAlloc && other.b == realloc.b && other.c == realloc.c) {
+          alloc_found = other.dropped = true;
+          if (realloc.stack.kernel == EtwStacks::kNone && realloc.stack.user == EtwStacks::kNone) {
+            realloc.stack = other.stack;
+          }
+          ++info_.realloc_companions_dropped;
+        } else if (!free_found && other.type == EventType::kHeapFree && other.b == realloc.d) {
+          free_found = other.dropped = true;
+          ++info_.realloc_companions_dropped;
+        }
+      }
+    }
+  }
+
+  void plan_virtual_pieces() {
+    VirtualCommits commits;
+    for (std::size_t i = 0; i < events_.size(); ++i) {
+      const TimedEvent& e = events_[i];
+      const auto position = static_cast<std::uint32_t>(i);
+      switch (e.type) {
+        case EventType::kVirtualReserve: commits.reserve(e.process, e.b, e.c); break;
+        case EventType::kVirtualCommit:
+          if ((e.d & 0x2000) != 0) commits.reserve(e.process, e.b, e.c);  // MEM_RESERVE too
+          commits.commit(e.process, e.b, e.c, position);
+          break;
+        case EventType::kVirtualDecommit: commits.decommit(e.process, e.b, e.c, position); break;
+        default: break;
+      }
+    }
+    pieces_ = commits.pieces();
+    ended_pieces_.clear();
+    for (std::uint32_t p = 0; p < pieces_.size(); ++p) {
+      if (pieces_[p].end_event != VirtualCommits::kNotEnded) ended_pieces_.push_back(p);
+    }
+    std::stable_sort(ended_pieces_.begin(), ended_pieces_.end(), [this](std::uint32_t x, std::uint32_t y) {
+      return pieces_[x].end_event != pieces_[y].end_event ? pieces_[x].end_event < pieces_[y].end_event
+                                                          : pieces_[x].base < pieces_[y].base;
+    });
+    info_.recommitted_bytes = commits.recommitted_bytes();
+    info_.decommits_of_uncommitted = commits.decommits_of_uncommitted();
+  }
+
+  // ---- pass 2: the events in time order, into blocks ----
+
+  struct HeapKey {
+    std::uint32_t process;
+    std::uint64_t heap;
+    std::uint64_t address;
+    friend bool operator==(const HeapKey&, const HeapKey&) = default;
+  };
+  struct HeapKeyHash {
+    std::size_t operator()(const HeapKey& k) const noexcept {
+      return FlatIndex::mix(FlatIndex::mix(k.address ^ k.process) ^ k.heap);
+    }
+  };
+
+  void sweep(BlockMatcher& matcher) {
+    std::size_t next_piece = 0, next_end = 0;
+    for (std::size_t i = 0; i < events_.size(); ++i) {
+      const TimedEvent& e = events_[i];
+      if (e.dropped) continue;
+      matcher.set_time(to_ns(e.timestamp));
+      switch (e.type) {
+        case EventType::kProcessName:
+          current_name_[e.process] = names_[e.c];
+          process_ids_.erase(e.process);
+          break;
+        case EventType::kImageLoad: modules_->load(e.process, e.a, e.b, names_[e.c], e.pointer_size); break;
+        case EventType::kImageUnload: modules_->unload(e.process, e.a, e.pointer_size); break;
+        case EventType::kHeapCreate:
+          heap_info(e.process, e.a).created = true;
+          heap_id(e.process, e.a);
+          break;
+        case EventType::kHeapAlloc: alloc_heap_block(matcher, e, e.b, false); break;
+        case EventType::kHeapRealloc:
+          free_heap_block(matcher, e, e.d);
+          alloc_heap_block(matcher, e, e.b, true);
+          break;
+        case EventType::kHeapFree: free_heap_block(matcher, e, e.b); break;
+        case EventType::kHeapDestroy: destroy_heap(matcher, e); break;
+        case EventType::kVirtualCommit:
+          for (; next_piece < pieces_.size() && pieces_[next_piece].commit_event == i; ++next_piece) {
+            const VirtualCommits::Piece& piece = pieces_[next_piece];
+            const BucketId bucket = bucket_for(e, piece.size, BlockKind::kVirtual, kVirtualHeapHandle, false);
+            matcher.alloc(bucket, kPieceTokenBit | next_piece, e.thread);
+            count_stack(e);
+          }
+          break;
+        case EventType::kVirtualDecommit:
+          for (; next_end < ended_pieces_.size() && pieces_[ended_pieces_[next_end]].end_event == i; ++next_end) {
+            matcher.free_address(kPieceTokenBit | ended_pieces_[next_end], e.thread);
+          }
+          break;
+        case EventType::kVirtualReserve: break;
+      }
+    }
+  }
+
+  void alloc_heap_block(BlockMatcher& matcher, const TimedEvent& e, std::uint64_t address, bool is_realloc) {
+    ++heap_info(e.process, e.a).allocations;
+    const BucketId bucket = bucket_for(e, e.c, BlockKind::kHeap, e.a, is_realloc);
+    auto [it, inserted] = live_heap_blocks_.try_emplace(HeapKey{e.process, e.a, address}, next_token_);
+    if (inserted) ++next_token_;
+    matcher.alloc(bucket, it->second, e.thread);  // over a live block: the matcher ends it (an anomaly)
+    count_stack(e);
+  }
+
+  void free_heap_block(BlockMatcher& matcher, const TimedEvent& e, std::uint64_t address) {
+    auto it = live_heap_blocks_.find(HeapKey{e.process, e.a, address});
+    if (it == live_heap_blocks_.end()) {
+      matcher.free_address(kNeverLiveToken, e.thread);  // counted as an unmatched free
+      return;
+    }
+    matcher.free_address(it->second, e.thread);
+    live_heap_blocks_.erase(it);
+  }
+
+  // A destroyed heap takes every block still in it (in allocation order).
+  void destroy_heap(BlockMatcher& matcher, const TimedEvent& e) {
+    heap_info(e.process, e.a).destroyed = true;
+    std::vector<std::uint64_t> tokens;
+    for (auto it = live_heap_blocks_.begin(); it != live_heap_blocks_.end();) {
+      if (it->first.process == e.process && it->first.heap == e.a) {
+        tokens.push_back(it->second);
+        it = live_heap_blocks_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    std::sort(tokens.begin(), tokens.end());
+    for (std::uint64_t token : tokens) matcher.free_address(token, e.thread);
+  }
+
+  void count_stack(const TimedEvent& e) {
+    if (e.stack.kernel == EtwStacks::kNone && e.stack.user == EtwStacks::kNone) {
+      ++info_.events_without_stack;
+    } else {
+      ++info_.events_with_stack;
+    }
+  }
+
+  EtwInfo::HeapHandle& heap_info(std::uint32_t process, std::uint64_t handle) {
+    auto [it, inserted] = heap_handles_.try_emplace({process, handle});
+    if (inserted) {
+      it->second.pid = process;
+      it->second.handle = handle;
+    }
+    return it->second;
+  }
+
+  ProcessId process_id(std::uint32_t pid) {
+    if (auto found = process_ids_.find(pid); found != process_ids_.end()) return found->second;
+    std::string_view name = "?";
+    if (auto current = current_name_.find(pid); current != current_name_.end()) {
+      name = current->second;
+    } else if (auto any = process_names_.find(pid); any != process_names_.end()) {
+      name = any->second;  // named only by a later event (or its end)
+    }
+    const ProcessId id = tables_.intern_process(pid, name);
+    process_ids_[pid] = id;
+    return id;
+  }
+
+  HeapId heap_id(std::uint32_t pid, std::uint64_t handle) {
+    const ProcessId process = process_id(pid);
+    auto [it, inserted] = heap_ids_.try_emplace({process.value, handle});
+    if (inserted) {
+      it->second = tables_.intern_heap(process, handle,
+                                       handle == kVirtualHeapHandle ? "VirtualAlloc" : fmt::format("0x{:x}", handle));
+    }
+    return it->second;
+  }
+
+  BucketId bucket_for(const TimedEvent& e, std::uint64_t size, BlockKind kind, std::uint64_t heap, bool is_realloc) {
+    Bucket bucket;
+    bucket.size = size;
+    bucket.stack = stack_of(e);
+    bucket.process = process_id(e.process);
+    bucket.heap = heap_id(e.process, heap);
+    bucket.thread = e.thread;
+    bucket.kind = kind;
+    bucket.is_realloc = is_realloc;
+    return tables_.intern_bucket(bucket);
+  }
+
+  struct StackCacheKey {
+    std::uint64_t raw;
+    std::uint64_t generation;
+    std::uint32_t process;
+    friend bool operator==(const StackCacheKey&, const StackCacheKey&) = default;
+  };
+  struct StackCacheKeyHash {
+    std::size_t operator()(const StackCacheKey& k) const noexcept {
+      return FlatIndex::mix(FlatIndex::mix(k.raw ^ k.process) ^ k.generation);
+    }
+  };
+
+  // The event's stack as a stack-tree node; each raw stack is resolved once
+  // per state of its process's module map.
+  StackId stack_of(const TimedEvent& e) {
+    if (e.stack.kernel == EtwStacks::kNone && e.stack.user == EtwStacks::kNone) return StackId();
+    const StackCacheKey key{stacks_.identity(e.stack), modules_->generation(e.process), e.process};
+    auto [it, inserted] = stack_cache_.try_emplace(key);
+    if (!inserted) return it->second;
+    stacks_.frames(e.stack, addresses_);
+    frames_.clear();
+    for (std::uint64_t address : addresses_) modules_->frames_of(e.process, address, e.pointer_size, frames_);
+    StackId stack;
+    for (auto frame = frames_.rbegin(); frame != frames_.rend(); ++frame) stack = tables_.intern_stack(*frame, stack);
+    it->second = stack;
+    return stack;
+  }
+
+  // ---- what was read ----
+
+  SourceInfo source_info(const EtlFile& file, const BlockMatcher& matcher) {
+    const EtlContainerStats& stats = file.stats();
+    info_.buffers = stats.buffers;
+    info_.compressed_buffers = stats.compressed_buffers;
+    info_.pointer_size = header_.pointer_size;
+    info_.clock_type = header_.clock_type;
+    info_.perf_freq = header_.perf_freq;
+    info_.logfile_headers = stats.logfile_headers;
+    info_.processors = header_.processors;
+    const std::uint32_t v = header_.os_version;
+    info_.os_version = fmt::format("{}.{}.{}", v & 0xFF, (v >> 8) & 0xFF, header_.provider_version);
+    info_.events_by_header_kind = stats.records_by_header_kind;
+    info_.stack_keys_unresolved = stacks_.unresolved_keys();
+
+    std::set<std::pair<std::uint32_t, std::string>> processes(process_names_.begin(), process_names_.end());
+    for (const auto& [pid, name] : processes) info_.processes.push_back({pid, name});
+
+    std::map<std::string, EtwInfo::Module> modules;
+    for (const EtwModules::Instance& m : modules_->instances()) {
+      EtwInfo::Module& entry = modules[std::string(tables_.string(m.name))];
+      entry.name = tables_.string(m.name);
+      ++entry.loads;
+      if (m.pdb >= 0 && entry.pdb.empty()) {
+        const PdbIdentity& pdb = modules_->pdbs()[static_cast<std::size_t>(m.pdb)];
+        entry.pdb = fmt::format("{} {}", pdb.pdb_name, symbol_store_key(pdb));
+      }
+    }
+    for (auto& [name, module] : modules) info_.modules.push_back(std::move(module));
+    for (auto& [key, heap] : heap_handles_) info_.heaps.push_back(heap);
+
+    info_.frames_symbolized = modules_->frames_symbolized();
+    info_.frames_unsymbolized_with_pdb = modules_->frames_with_pdb_unresolved();
+    info_.frames_outside_modules = modules_->frames_without_module();
+    if (symbols_) symbols_->fill_counts(info_);
+
+    SourceInfo source;
+    source.path = path_;
+    source.files = {path_};
+    source.source = "etw";
+    source.format = "etl";
+    source.compression = stats.compressed_buffers > 0 ? "xpress" : "none";
+    source.block_identity = BlockIdentity::kExact;
+    source.realloc_marked = true;
+    source.threads = true;
+    source.time_resolution_ns = std::max<std::int64_t>(1, static_cast<std::int64_t>(1'000'000'000 / frequency_));
+    source.lines = stats.records;
+    source.anomalies = matcher.anomalies();
+    source.end_ns = to_ns(last_timestamp_);
+    source.etw = std::move(info_);
+    return source;
+  }
+
+  static constexpr std::uint32_t kNoEvent = 0xFFFFFFFFu;
+
+  const std::string& path_;
+  TraceTables& tables_;
+  const EtwReadOptions& options_;
+  EtlLogfileHeader header_;
+  std::uint64_t frequency_ = 0;
+  EtwInfo info_;
+  std::unique_ptr<EtwPdbLookup> symbols_;
+  std::unique_ptr<EtwModules> modules_;
+  EtwStacks stacks_;
+  std::vector<TimedEvent> events_;
+  std::vector<std::string> names_;
+  std::int64_t last_timestamp_ = 0;
+  std::unordered_map<std::uint32_t, std::uint32_t> last_event_of_thread_;
+  std::vector<std::uint32_t> last_event_of_processor_;
+  std::multimap<std::uint32_t, std::string> process_names_;  // every (pid, name) seen, in file order
+  std::unordered_map<std::uint32_t, std::string> current_name_;
+  std::unordered_map<std::uint32_t, ProcessId> process_ids_;
+  std::map<std::pair<std::uint32_t, std::uint64_t>, HeapId> heap_ids_;
+  std::map<std::pair<std::uint32_t, std::uint64_t>, EtwInfo::HeapHandle> heap_handles_;
+  std::vector<VirtualCommits::Piece> pieces_;
+  std::vector<std::uint32_t> ended_pieces_;
+  std::unordered_map<HeapKey, std::uint64_t, HeapKeyHash> live_heap_blocks_;
+  std::uint64_t next_token_ = 0;
+  std::unordered_map<StackCacheKey, StackId, StackCacheKeyHash> stack_cache_;
+  std::vector<std::uint64_t> addresses_;
+  std::vector<FrameId> frames_;
+};
+
+}  // namespace
+
+SourceInfo read_etw(const std::string& path, TraceTables& tables, EventConsumer& consumer,
+                    const EtwReadOptions& options) {
+  EtwTraceReader reader(path, tables, options);
+  return reader.read(consumer);
+}
+
+}  // namespace heapql

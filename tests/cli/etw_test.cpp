@@ -1,0 +1,327 @@
+// heapql on ETW traces, end to end through the command line. Heap and
+// VirtualAlloc payloads are SYNTHETIC (tests/support/etw_scenarios.h: the
+// MemoryTestApp scenario of Microsoft's Memory Footprint exercise); the
+// container and rundown events are also checked on the real files of
+// ../shared/data/etw; symbols come from PE + PDB fixtures built at test time.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "engine/symbols/pdb_symbol_table.h"
+#include "tests/support/etw_scenarios.h"
+#include "tests/support/flat_json.h"
+#include "tests/support/test_support.h"
+
+namespace heapql::test {
+namespace {
+
+namespace fs = std::filesystem;
+namespace off = memory_test_app_offsets;
+constexpr std::int64_t kSecond = 1'000'000'000;
+constexpr std::uint64_t kTenMiB = 10 * 1024 * 1024;
+
+CommandResult heapql(const std::string& arguments) {
+  CommandResult r = run_command(shell_quote(heapql_binary()) + " " + arguments);
+  expect_no_crash(r);
+  return r;
+}
+
+FlatJson json_of(const std::string& arguments) {
+  const CommandResult r = heapql(arguments + " --format json");
+  EXPECT_EQ(r.exit_code, 0) << arguments << "\n" << r.err;
+  return flatten_json(r.out);
+}
+
+std::string frame(const std::string& module, std::uint64_t offset) {
+  return fmt::format("{}!0x{:x}", module, offset);
+}
+
+class SyntheticMemoryTestApp : public ::testing::Test {
+ protected:
+  void SetUp() override { trace_ = write_memory_test_app(path_); }
+  TempDir dir_;
+  std::string path_ = dir_.file("MemoryTestApp.etl");
+  MemoryTestAppTrace trace_;
+};
+
+// Memory Footprint exercise 2 on the VirtualAlloc Commit Lifetimes table: in
+// the middle window, the second 10 MB is the impacting size; the four 10 MB
+// transient buffers make 40 MB of size and no impacting size.
+TEST_F(SyntheticMemoryTestApp, VirtualAllocMiddleWindowReproducesTheExercise) {
+  const std::int64_t t1 = 8 * kSecond, t2 = 16 * kSecond;
+  std::uint64_t transient = 0, grown = 0;
+  for (const ScenarioCommit& c : trace_.commits) {
+    if (c.commit_ns >= t1 && c.commit_ns < t2 && c.decommit_ns && *c.decommit_ns < t2) ++transient;
+    if (c.commit_ns >= t1 && c.commit_ns < t2 && !c.decommit_ns) grown += c.size;
+  }
+  ASSERT_EQ(transient, 4u);  // the exercise's numbers, from the scenario as written
+  ASSERT_EQ(grown, kTenMiB);
+
+  const FlatJson j = json_of("query " + shell_quote(path_) + " --kind virtual --window 8s..16s --by impacting");
+  EXPECT_EQ(json_get(j, "rows.AIFI.count"), std::to_string(transient));
+  EXPECT_EQ(json_get(j, "rows.AIFI.size"), std::to_string(4 * kTenMiB));
+  EXPECT_EQ(json_get(j, "rows.AIFI.impacting"), "0");
+  EXPECT_EQ(json_get(j, "rows.AIFO.count"), "1");
+  EXPECT_EQ(json_get(j, "rows.AIFO.impacting"), std::to_string(grown));
+  EXPECT_EQ(json_get(j, "rows.AOFO.size"), std::to_string(kTenMiB));  // AllocateSteadyState
+  EXPECT_EQ(json_get(j, "rows.AOFO.impacting"), "0");
+  EXPECT_EQ(json_get(j, "totals.impacting"), std::to_string(kTenMiB));
+}
+
+// The transient buffers all come from ManipulateTemporaryBuffer, whose frame
+// (no symbols: module!offset) is on their stacks.
+TEST_F(SyntheticMemoryTestApp, TransientBuffersComeFromManipulateTemporaryBuffer) {
+  const std::string temporary = frame("MemoryTestApp.exe", off::kManipulateTemporaryBuffer);
+  const FlatJson j = json_of("query " + shell_quote(path_) + " --kind virtual --window 8s..16s --impacting AIFI --require " +
+                             shell_quote(temporary) + " --totals");
+  EXPECT_EQ(json_get(j, "totals.count"), "4");
+  EXPECT_EQ(json_get(j, "totals.size"), std::to_string(4 * kTenMiB));
+  const FlatJson all = json_of("query " + shell_quote(path_) + " --kind virtual --impacting AIFI --window 8s..16s --totals");
+  EXPECT_EQ(json_get(all, "totals.count"), "4");
+}
+
+// The leak hunt of the exercise: over the whole trace, AIFO heap blocks (never
+// freed) by stack find the loop that leaks 40-byte blocks, and nothing else.
+TEST_F(SyntheticMemoryTestApp, AifoHeapBlocksFindTheLeakingInnerLoop) {
+  std::uint64_t leaked = 0, bytes = 0;
+  for (const ScenarioHeapBlock& b : trace_.heap_blocks) {
+    if (b.free_ns) continue;
+    EXPECT_EQ(b.function, "InnerLoopOperation");
+    ++leaked;
+    bytes += b.final_size;
+  }
+  ASSERT_GT(leaked, 0u);
+  const CommandResult r = heapql("query " + shell_quote(path_) + " --kind heap --impacting AIFO --by stack --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const FlatJson j = flatten_json(r.out);
+  EXPECT_EQ(json_get(j, "rows.length"), "1");
+  EXPECT_EQ(json_get(j, "totals.count"), std::to_string(leaked));
+  EXPECT_EQ(json_get(j, "totals.impacting"), std::to_string(bytes));
+  EXPECT_EQ(bytes, 40 * leaked);
+  EXPECT_NE(r.out.find(frame("MemoryTestApp.exe", off::kInnerLoopOperation)), std::string::npos) << r.out;
+}
+
+TEST_F(SyntheticMemoryTestApp, ProcessWindowQueryPutsTheGrowthFirst) {
+  const CommandResult r = heapql("query " + shell_quote(path_) +
+                                 " --process MemoryTestApp.exe --by stack --sort so --window 10s..20s --top 1 --format json"
+                                 " --no-default-cull");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const FlatJson j = flatten_json(r.out);
+  EXPECT_EQ(json_get(j, "rows.length"), "1");
+  EXPECT_NE(r.out.find(frame("MemoryTestApp.exe", off::kGrowSteadyState)), std::string::npos) << r.out;
+  // The GrowSteadyState stack is resolved from stack-cache keys, kernel part
+  // first (the default cull list would take ntoskrnl.exe off its top).
+  EXPECT_NE(r.out.find("ntoskrnl.exe!0x"), std::string::npos) << r.out;
+}
+
+TEST_F(SyntheticMemoryTestApp, InfoReportsWhatWasRead) {
+  const FlatJson j = json_of("info " + shell_quote(path_));
+  EXPECT_EQ(json_get(j, "trace.source"), "etw");
+  EXPECT_EQ(json_get(j, "capabilities.block_identity"), "exact");
+  EXPECT_EQ(json_get(j, "capabilities.realloc"), "true");
+  EXPECT_EQ(json_get(j, "etw.pointer_size"), "8");
+  EXPECT_EQ(json_get(j, "etw.events_by_hook.0x1021"), std::to_string(trace_.counts.heap_alloc));
+  EXPECT_EQ(json_get(j, "etw.events_by_hook.0x0262"), std::to_string(trace_.counts.virtual_alloc));
+  EXPECT_EQ(json_get(j, "etw.stacks.keys_unresolved"), "0");
+  EXPECT_EQ(json_get(j, "etw.stacks.blocks_without_stack"), "0");
+  EXPECT_EQ(json_get(j, "summary.anomalies.unmatched_frees"), "0");
+  EXPECT_EQ(json_get(j, "summary.anomalies.alloc_over_live"), "0");
+  EXPECT_EQ(json_get(j, "processes.length"), "1");
+  EXPECT_EQ(json_get(j, "processes.0.name"), "MemoryTestApp.exe");
+  EXPECT_EQ(json_get(j, "processes.0.pid"), "4242");
+  std::uint64_t moved = 0;
+  for (const ScenarioRealloc& r : trace_.reallocs) moved += r.moved ? 1 : 0;
+  EXPECT_EQ(json_get(j, "etw.moving_reallocs"), std::to_string(moved));
+  EXPECT_EQ(json_get(j, "etw.realloc_companions_dropped"), std::to_string(2 * moved));
+  const CommandResult table = heapql("info " + shell_quote(path_));
+  EXPECT_EQ(table.exit_code, 0);
+  EXPECT_NE(table.out.find("MemoryTestApp.exe (4242)"), std::string::npos) << table.out;
+}
+
+// Leaked (never freed) memory through a shipped recipe, unchanged.
+TEST_F(SyntheticMemoryTestApp, RecipesWorkUnchanged) {
+  std::uint64_t leaked = 0;
+  for (const ScenarioHeapBlock& b : trace_.heap_blocks) leaked += b.free_ns ? 0 : b.final_size;
+  for (const ScenarioCommit& c : trace_.commits) leaked += c.decommit_ns ? 0 : c.size;
+  const CommandResult r = heapql("run leaks " + shell_quote(path_) + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const FlatJson j = flatten_json(r.out);
+  EXPECT_EQ(json_get(j, "totals.so"), std::to_string(leaked));
+}
+
+TEST_F(SyntheticMemoryTestApp, CompressedAndThirtyTwoBitCopiesAnswerTheSame) {
+  const std::string query = " --window 8s..16s --by impacting,kind --format json";
+  const CommandResult base = heapql("query " + shell_quote(path_) + query);
+  ASSERT_EQ(base.exit_code, 0) << base.err;
+  EtlWriterOptions compressed;
+  compressed.compress = true;
+  compressed.buffer_size = 8192;
+  const std::string compressed_path = dir_.file("compressed.etl");
+  write_memory_test_app(compressed_path, compressed);
+  const CommandResult c = heapql("query " + shell_quote(compressed_path) + query);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const FlatJson a = flatten_json(base.out), b = flatten_json(c.out);
+  for (const char* key : {"rows.AIFI > virtual.size", "rows.AIFO > virtual.impacting", "rows.AIFO > heap.count",
+                          "totals.impacting", "totals.st"}) {
+    EXPECT_EQ(json_get(a, key), json_get(b, key)) << key;
+  }
+  EtlWriterOptions narrow;
+  narrow.pointer_size = 4;
+  const std::string narrow_path = dir_.file("x86.etl");
+  write_memory_test_app(narrow_path, narrow);
+  const FlatJson n = json_of("query " + shell_quote(narrow_path) + " --window 8s..16s --by impacting,kind");
+  EXPECT_EQ(json_get(n, "rows.AIFI > virtual.size"), json_get(a, "rows.AIFI > virtual.size"));
+  EXPECT_EQ(json_get(n, "totals.impacting"), json_get(a, "totals.impacting"));
+}
+
+TEST(EtwCli, TruncatedFileIsABadTraceNamingTheFileAndOffset) {
+  TempDir dir;
+  const std::string path = dir.file("cut.etl");
+  write_memory_test_app(path);
+  fs::resize_file(path, fs::file_size(path) - 1000);
+  const CommandResult r = heapql("query " + shell_quote(path));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("byte"), std::string::npos) << r.err;
+}
+
+TEST(EtwCli, SymbolsMustBeAFolder) {
+  TempDir dir;
+  const std::string path = dir.file("t.etl");
+  write_memory_test_app(path);
+  const CommandResult r = heapql("query " + shell_quote(path) + " --symbols " + shell_quote(dir.file("nowhere")));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("--symbols"), std::string::npos) << r.err;
+}
+
+// --- symbols: an ETL whose module has the identity of a PDB fixture ---------
+
+struct SymbolTrace {
+  std::string etl;
+  std::vector<std::uint32_t> rvas;
+  std::vector<std::vector<std::string>> expected;  // per rva, innermost first
+};
+
+// One heap block per function start of heapdemo.pdb, each with a one-frame
+// stack in heapdemo.exe, which the trace identifies as heapdemo.pdb (GUID, age).
+SymbolTrace write_symbol_trace(const TempDir& dir, const PdbSymbolTable& table) {
+  SymbolTrace t;
+  t.etl = dir.file("symbols.etl");
+  EtlWriter w;
+  const std::uint32_t pid = 77, tid = 78;
+  const std::uint64_t base = 0x7ff7'1000'0000;
+  ProcessInfo p;
+  p.pid = pid;
+  p.image_file_name = "heapdemo.exe";
+  w.process_start(0, w.ticks_at_ms(0), p);
+  w.image_load(0, w.ticks_at_ms(0), ImageInfo{base, 0x100000, pid, 0, 0, 0, u"\\Device\\X\\heapdemo.exe"});
+  EtlGuid guid;
+  std::copy(table.identity().guid.begin(), table.identity().guid.end(), guid.begin());
+  w.image_id_rsds(0, w.ticks_at_ms(0), base, pid, guid, table.identity().age, "heapdemo.pdb");
+  std::int64_t ms = 1;
+  for (const auto& range : table.ranges()) {
+    std::vector<std::string> names;
+    if (!table.lookup(range.begin, names)) continue;
+    t.rvas.push_back(range.begin);
+    t.expected.push_back(names);
+    const std::int64_t ts = w.ticks_at_ms(ms);
+    w.heap_alloc(0, tid, pid, ts, 0x10000, static_cast<std::uint64_t>(ms), 0x1000 * static_cast<std::uint64_t>(ms));
+    const std::uint64_t frames[] = {base + range.begin};
+    w.stack_walk(0, ts, pid, tid, frames);
+    ++ms;
+  }
+  w.write(t.etl);
+  return t;
+}
+
+TEST(EtwSymbols, FramesResolveThroughAMatchingPdbInASymbolStore) {
+  const std::string pdb = std::string(HEAPQL_PDB_FIXTURE_DIR) + "/full/heapdemo.pdb";
+  const PdbSymbolTable table(pdb);
+  TempDir dir;
+  const SymbolTrace t = write_symbol_trace(dir, table);
+  ASSERT_GT(t.rvas.size(), 3u);
+  const fs::path key_dir = fs::path(dir.file("store")) / "heapdemo.pdb" / symbol_store_key(table.identity());
+  fs::create_directories(key_dir);
+  fs::copy_file(pdb, key_dir / "heapdemo.pdb");
+
+  const CommandResult r = heapql("query " + shell_quote(t.etl) + " --symbols " + shell_quote(dir.file("store")) +
+                                 " --by stack --no-default-cull --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const FlatJson j = flatten_json(r.out);
+  EXPECT_EQ(json_get(j, "totals.stc"), std::to_string(t.rvas.size()));
+  for (std::size_t i = 0; i < t.rvas.size(); ++i) {
+    std::string key;  // the row's stack as JSON: frames top (innermost) first
+    for (const std::string& name : t.expected[i]) key += (key.empty() ? "" : ",") + ("\"heapdemo.exe!" + name + "\"");
+    EXPECT_NE(r.out.find("[[" + key + "]]"), std::string::npos) << key << "\n" << r.out;
+  }
+  EXPECT_NE(r.out.find("heapdemo.exe!public_work"), std::string::npos) << r.out;
+  const FlatJson info = json_of("info " + shell_quote(t.etl) + " --symbols " + shell_quote(dir.file("store")));
+  EXPECT_EQ(json_get(info, "etw.symbols.pdbs_loaded"), "1");
+  EXPECT_EQ(json_get(info, "etw.symbols.addresses_symbolized"), std::to_string(t.rvas.size()));
+  EXPECT_EQ(json_get(info, "modules.0.pdb").rfind("heapdemo.pdb ", 0), 0u);
+}
+
+TEST(EtwSymbols, AMismatchedOrMissingPdbLeavesOffsetsAndIsCounted) {
+  const std::string pdb = std::string(HEAPQL_PDB_FIXTURE_DIR) + "/full/heapdemo.pdb";
+  const std::string wrong = std::string(HEAPQL_PDB_FIXTURE_DIR) + "/wrong/heapdemo.pdb";
+  const PdbSymbolTable table(pdb);
+  TempDir dir;
+  const SymbolTrace t = write_symbol_trace(dir, table);
+  // The wrong build's PDB, where the right one would be: never used for names.
+  fs::create_directories(dir.file("flat"));
+  fs::copy_file(wrong, fs::path(dir.file("flat")) / "heapdemo.pdb");
+  const CommandResult r = heapql("query " + shell_quote(t.etl) + " --symbols " + shell_quote(dir.file("flat")) +
+                                 " --by stack --no-default-cull --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("public_work"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(fmt::format("heapdemo.exe!0x{:x}", t.rvas[0])), std::string::npos) << r.out;
+  const FlatJson mismatched = json_of("info " + shell_quote(t.etl) + " --symbols " + shell_quote(dir.file("flat")));
+  EXPECT_EQ(json_get(mismatched, "etw.symbols.pdbs_mismatched"), "1");
+  EXPECT_EQ(json_get(mismatched, "etw.symbols.addresses_symbolized"), "0");
+  fs::create_directories(dir.file("empty"));
+  const FlatJson missing = json_of("info " + shell_quote(t.etl) + " --symbols " + shell_quote(dir.file("empty")));
+  EXPECT_EQ(json_get(missing, "etw.symbols.pdbs_missing"), "1");
+}
+
+// --- the real sample files (container, rundown, stacks) ---------------------
+
+std::string unzip_sample(const TempDir& dir, const std::string& zip, const std::string& member) {
+  const CommandResult r = run_command("python3 -m zipfile -e " + shell_quote(zip) + " " + shell_quote(dir.path().string()));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return dir.file(member);
+}
+
+TEST(EtwSharedData, NetSampleInfoCountsEventsProcessesAndModules) {
+  const std::string etw = shared_data("etw");
+  if (etw.empty()) GTEST_SKIP() << "../shared/data/etw is absent";
+  TempDir dir;
+  const std::string etl = unzip_sample(dir, etw + "/perfview-net.4.5.2.x64.etl.zip", "net.4.5.2.x64.etl");
+  const FlatJson j = json_of("info " + shell_quote(etl));
+  EXPECT_EQ(json_get(j, "etw.buffers"), "360");
+  EXPECT_EQ(json_get(j, "etw.compressed_buffers"), "359");
+  EXPECT_EQ(json_get(j, "etw.events_by_header_kind.perf64"), "100157");
+  EXPECT_EQ(json_get(j, "etw.events_by_header_kind.full32"), "27");
+  EXPECT_EQ(json_get(j, "etw.events_by_hook.0x1820"), "252");
+  EXPECT_EQ(json_get(j, "etw.events_by_hook.0x1826"), "7046");
+  EXPECT_EQ(json_get(j, "etw.events_by_hook.0x030a"), "35");
+  EXPECT_EQ(json_get(j, "etw.stacks.stack_walks"), "252");
+  EXPECT_EQ(json_get(j, "etw.stacks.key_uses"), std::to_string(2061 + 7046));
+  EXPECT_EQ(json_get(j, "summary.blocks"), "0");  // no heap events in it
+  EXPECT_NE(json_get(j, "processes.length"), "0");
+  EXPECT_NE(json_get(j, "modules.length"), "0");
+}
+
+TEST(EtwSharedData, ShutdownLoggerNamesProcessesFromPerfinfoRundown) {
+  const std::string etw = shared_data("etw");
+  if (etw.empty()) GTEST_SKIP() << "../shared/data/etw is absent";
+  const FlatJson j = json_of("info " + shell_quote(etw + "/etlparser-ShutdownPerfDiagLogger.etl"));
+  EXPECT_EQ(json_get(j, "etw.buffers"), "49");
+  EXPECT_EQ(json_get(j, "etw.events_by_hook.0x1403"), "6745");
+  EXPECT_EQ(json_get(j, "etw.skipped.kernel events of other kinds").find("missing"), std::string::npos);
+  EXPECT_NE(json_get(j, "processes.length"), "0");
+}
+
+}  // namespace
+}  // namespace heapql::test
