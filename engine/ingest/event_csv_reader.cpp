@@ -1,6 +1,7 @@
 #include "engine/ingest/event_csv_reader.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/ingest/progress_bar.h"
 #include "engine/store/block_matcher.h"
 #include "engine/units.h"
 
@@ -118,13 +120,24 @@ std::string exact_duration(std::int64_t ns) {
   return text;
 }
 
+// The size of an open regular file; 0 for anything else (a pipe) or unknown.
+std::uint64_t regular_file_size(std::FILE* file) {
+  struct stat st {};
+  if (file == nullptr || ::fstat(fileno(file), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
 // Lines of a plain text file, read in chunks into one fixed buffer: a line
 // longer than kEventCsvMaxLineBytes (or a binary file with no line breaks)
 // is an error after at most that many bytes, never a growing buffer.
+// show_progress: a progress bar on stderr while reading (progress_bar.h).
 class LineSource {
  public:
-  LineSource(const std::string& path, std::size_t max_bytes_read)
-      : path_(path), file_(std::fopen(path.c_str(), "rb"), &std::fclose), max_bytes_read_(max_bytes_read) {
+  LineSource(const std::string& path, std::size_t max_bytes_read, bool show_progress)
+      : path_(path),
+        file_(std::fopen(path.c_str(), "rb"), &std::fclose),
+        progress_(path, regular_file_size(file_.get()), show_progress),
+        max_bytes_read_(max_bytes_read) {
     if (!file_) {
       throw Error(SourceLocation::of_file(path), fmt::format("cannot open: {}", std::generic_category().message(errno)));
     }
@@ -148,6 +161,10 @@ class LineSource {
   }
 
   std::uint64_t line_number() const { return line_number_; }
+
+  // Erases the progress bar before other output on stderr (it comes back at
+  // the next read).
+  void clear_progress() { progress_.clear(); }
 
  private:
   static constexpr std::size_t kCapacity = kEventCsvMaxLineBytes + 1 + kReadChunk;
@@ -183,13 +200,16 @@ class LineSource {
                     fmt::format("cannot read: {}", std::generic_category().message(errno)));
       }
       eof_ = true;
+      progress_.finish();
     }
     end_ += got;
     bytes_read_ += got;
+    progress_.update(bytes_read_);
   }
 
   std::string path_;
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file_;
+  ProgressBar progress_;
   std::size_t max_bytes_read_;
   std::unique_ptr<char[]> buffer_;
   std::size_t begin_ = 0, scan_ = 0, end_ = 0;  // [begin_, end_) unread; [begin_, scan_) has no '\n'
@@ -290,7 +310,7 @@ class EventCsvParser {
         tables_(tables),
         options_(options),
         matcher_(BlockIdentity::kExact, consumer),
-        in_(path, std::numeric_limits<std::size_t>::max()) {}
+        in_(path, std::numeric_limits<std::size_t>::max(), options.show_progress) {}
 
   SourceInfo run() {
     std::string_view line;
@@ -634,10 +654,11 @@ class EventCsvParser {
     warn_text(fmt::format("{}{}\n", format_location(SourceLocation{path_, line_, {}, {}}), what));
   }
 
-  void warn_text(const std::string& text) const {
+  void warn_text(const std::string& text) {
     if (options_.warnings) {
       *options_.warnings += text;
     } else {
+      in_.clear_progress();  // a warning must not share a line with the bar
       std::fputs(("heapql: warning: " + text).c_str(), stderr);
     }
   }
@@ -674,7 +695,7 @@ SourceInfo read_event_csv(const std::string& path, TraceTables& tables, EventCon
 
 bool looks_like_event_csv(const std::string& path) {
   try {
-    LineSource in(path, kSniffBytes);
+    LineSource in(path, kSniffBytes, false);
     std::vector<Field> fields;
     std::string unquoted;
     std::string_view line;

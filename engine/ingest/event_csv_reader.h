@@ -17,8 +17,8 @@
 namespace heapql {
 
 struct EventCsvReadOptions {
-  // Accepted for symmetry with the other readers; CSV reads draw no progress
-  // bar (yet).
+  // A progress bar on stderr while reading (bytes read of the file size, rate,
+  // time left), only when stderr is a terminal and the file is a regular file.
   bool show_progress = true;
   // Warnings (anomalies with their line, the first few) go here; null = stderr.
   std::string* warnings = nullptr;

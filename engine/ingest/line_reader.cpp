@@ -1,5 +1,5 @@
-// LineReader: chunked reading, incremental zstd/gzip decoding, line splitting
-// and the stderr progress bar.
+// LineReader: chunked reading, incremental zstd/gzip decoding and line
+// splitting.
 #include "engine/ingest/line_reader.h"
 
 #include <fcntl.h>
@@ -10,27 +10,22 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <climits>
-#include <cstdio>
+#include <optional>
 #include <system_error>
 
 #include <fmt/format.h>
+
+#include "engine/ingest/progress_bar.h"
 
 namespace heapql {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 constexpr std::size_t kChunkSize = std::size_t{1} << 20;  // one read() of compressed input
 constexpr std::size_t kZstdSlice = std::size_t{128} << 10;  // input per decoder call
 constexpr std::size_t kSniffBytes = 4;                     // enough for either magic
 constexpr int kGzipWindowBits = 15 + 32;                   // max window, auto-detect gzip/zlib header
-constexpr auto kProgressFirstDraw = std::chrono::milliseconds(250);
-constexpr auto kProgressInterval = std::chrono::milliseconds(100);
-constexpr int kProgressBarWidth = 20;
-constexpr std::size_t kProgressNameWidth = 28;
 
 std::string errno_message(int error) { return std::system_category().message(error); }
 
@@ -50,13 +45,6 @@ Compression sniff(const unsigned char* data, std::size_t size, std::string_view 
     if (ends_with(path, ".gz")) return Compression::kGzip;
   }
   return Compression::kPlain;
-}
-
-std::string format_duration(double seconds) {
-  if (!(seconds >= 0) || seconds > 99 * 3600) return "--:--";
-  auto total = static_cast<std::uint64_t>(seconds + 0.5);
-  if (total >= 3600) return fmt::format("{}:{:02}:{:02}", total / 3600, total / 60 % 60, total % 60);
-  return fmt::format("{}:{:02}", total / 60, total % 60);
 }
 
 }  // namespace
@@ -86,10 +74,7 @@ struct LineReader::Source {
   z_stream z{};
   bool z_initialised = false;
 
-  bool progress = false;
-  Clock::time_point progress_start;
-  Clock::time_point progress_next;
-  std::size_t progress_width = 0;  // characters on screen now, 0 = nothing drawn
+  std::optional<ProgressBar> progress;  // set once the file size is known
 
   Source() = default;
   Source(const Source&) = delete;
@@ -114,9 +99,7 @@ LineReader::LineReader(std::string path, bool show_progress)
     file_size_ = static_cast<std::uint64_t>(st.st_size);
     if (file_size_ == 0) fail(std::nullopt, "empty file");
   }
-  source.progress = show_progress && file_size_ > 0 && ::isatty(STDERR_FILENO) == 1;
-  source.progress_start = Clock::now();
-  source.progress_next = source.progress_start + kProgressFirstDraw;
+  source.progress.emplace(path_, file_size_, show_progress);
 
   // The first chunk is sniffed, then becomes the text buffer (plain) or the
   // decoder's first input, so nothing is read twice. A pipe may deliver fewer
@@ -156,7 +139,7 @@ LineReader::LineReader(std::string path, bool show_progress)
   }
 }
 
-LineReader::~LineReader() { clear_progress(); }
+LineReader::~LineReader() = default;  // ~ProgressBar erases the bar
 
 SourceLocation LineReader::location() const {
   SourceLocation where;
@@ -176,8 +159,7 @@ bool LineReader::next_slow(std::string_view& line) {
         ++line_number_;
         return true;
       }
-      clear_progress();
-      source_->progress = false;
+      source_->progress->finish();
       return false;
     }
     make_room();
@@ -313,56 +295,18 @@ std::size_t LineReader::read_file(char* dst, std::size_t size) {
     if (got >= 0) {
       bytes_read_ += static_cast<std::uint64_t>(got);
       if (got == 0) source_->file_ended = true;
-      tick_progress();
+      // Once per chunk (about a millisecond of work): the clock read in
+      // update() costs nothing measurable.
+      if (source_->progress) source_->progress->update(bytes_read_);
       return static_cast<std::size_t>(got);
     }
     if (errno != EINTR) fail(bytes_read_, "read failed: " + errno_message(errno));
   }
 }
 
-void LineReader::tick_progress() {
-  // Runs once per chunk read (about a millisecond of work), so a clock read
-  // here costs nothing measurable.
-  Source& source = *source_;
-  if (!source.progress) return;
-  auto now = Clock::now();
-  if (now < source.progress_next) return;
-  source.progress_next = now + kProgressInterval;
-
-  double elapsed = std::chrono::duration<double>(now - source.progress_start).count();
-  double fraction = std::min(1.0, static_cast<double>(bytes_read_) / static_cast<double>(file_size_));
-  double rate = elapsed > 0 ? static_cast<double>(bytes_read_) / elapsed : 0.0;
-  double left = rate > 0 ? static_cast<double>(file_size_ - std::min(bytes_read_, file_size_)) / rate : -1.0;
-
-  std::string name = path_.substr(path_.find_last_of('/') + 1);
-  if (name.size() > kProgressNameWidth) name = "..." + name.substr(name.size() - (kProgressNameWidth - 3));
-  auto filled = static_cast<int>(fraction * kProgressBarWidth);
-  std::string bar(static_cast<std::size_t>(filled), '#');
-  bar.append(static_cast<std::size_t>(kProgressBarWidth - filled), '.');
-  std::string text = fmt::format("{} {:3.0f}% [{}] {:7.1f} MB/s  ETA {}", name, fraction * 100, bar,
-                                 rate / 1e6, format_duration(left));
-  std::size_t width = text.size();
-  // Overwrite leftovers of a longer previous line.
-  if (width < source.progress_width) text.append(source.progress_width - width, ' ');
-  text.insert(0, 1, '\r');
-  std::fwrite(text.data(), 1, text.size(), stderr);
-  std::fflush(stderr);
-  source.progress_width = std::max(width, source.progress_width);
-}
-
-void LineReader::clear_progress() {
-  Source* source = source_.get();
-  if (source == nullptr || source->progress_width == 0) return;
-  std::string blank = "\r" + std::string(source->progress_width, ' ') + "\r";
-  std::fwrite(blank.data(), 1, blank.size(), stderr);
-  std::fflush(stderr);
-  source->progress_width = 0;
-}
-
 void LineReader::fail(std::optional<std::uint64_t> byte_offset, const std::string& message) {
   // The bar would otherwise share a line with the caller's error message.
-  clear_progress();
-  if (source_) source_->progress = false;
+  if (source_ && source_->progress) source_->progress->finish();
   SourceLocation where;
   where.file = path_;
   where.byte_offset = byte_offset;

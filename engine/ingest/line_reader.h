@@ -1,6 +1,7 @@
 // Streaming line reader for trace inputs: opens a plain, gzip or zstd file,
 // decompresses it incrementally in chunks and hands out one line at a time
-// from an internal buffer. Also owns the optional progress bar on stderr.
+// from an internal buffer. Draws the optional progress bar (progress_bar.h)
+// while it reads.
 #pragma once
 
 #include <cstddef>
@@ -86,8 +87,6 @@ class LineReader {
   void fill_gzip();
   void refill_input();
   std::size_t read_file(char* dst, std::size_t size);
-  void tick_progress();
-  void clear_progress();
   [[noreturn]] void fail(std::optional<std::uint64_t> byte_offset, const std::string& message);
 
   std::string path_;

@@ -2,13 +2,9 @@
 // record headers of every kind and the first logfile header (etw-heap.md §4).
 #include "engine/ingest/etl/etl_file.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +15,7 @@
 
 #include "engine/error.h"
 #include "engine/ingest/etl/xpress.h"
+#include "engine/ingest/progress_bar.h"
 
 namespace heapql {
 
@@ -197,48 +194,6 @@ EtlLogfileHeader parse_logfile_header(std::span<const std::uint8_t> payload, std
   return header;
 }
 
-// "bytes read of file size" on stderr now and then, when it is a terminal.
-class ProgressLine {
- public:
-  ProgressLine(const std::string& path, std::uint64_t total, bool wanted)
-      : enabled_(wanted && total > 0 && ::isatty(STDERR_FILENO) == 1), total_(total) {
-    name_ = path.substr(path.find_last_of('/') + 1);
-    next_ = Clock::now() + std::chrono::milliseconds(250);  // quick reads never flash a line
-  }
-  ~ProgressLine() { clear(); }
-  ProgressLine(const ProgressLine&) = delete;
-  ProgressLine& operator=(const ProgressLine&) = delete;
-
-  void update(std::uint64_t done) {
-    if (!enabled_) return;
-    const auto now = Clock::now();
-    if (now < next_) return;
-    next_ = now + std::chrono::milliseconds(100);
-    const double percent = 100.0 * static_cast<double>(std::min(done, total_)) / static_cast<double>(total_);
-    std::string text = fmt::format("\r{} {:3.0f}% ({:.1f} of {:.1f} MB)", name_, percent,
-                                   static_cast<double>(done) / 1e6, static_cast<double>(total_) / 1e6);
-    width_ = std::max(width_, text.size());
-    text.resize(width_, ' ');
-    std::fwrite(text.data(), 1, text.size(), stderr);
-    std::fflush(stderr);
-  }
-  void clear() {
-    if (width_ == 0) return;
-    const std::string blank = "\r" + std::string(width_, ' ') + "\r";
-    std::fwrite(blank.data(), 1, blank.size(), stderr);
-    std::fflush(stderr);
-    width_ = 0;
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  bool enabled_;
-  std::uint64_t total_;
-  std::string name_;
-  Clock::time_point next_;
-  std::size_t width_ = 0;
-};
-
 std::string errno_text(int error) { return std::system_category().message(error); }
 
 }  // namespace
@@ -287,7 +242,7 @@ void EtlFile::read(const Visitor& visit, const EtlReadOptions& options) {
     if (static_cast<std::size_t>(in.gcount()) != size) fail(at, "read failed: the file ended early");
   };
 
-  ProgressLine progress(path_, file_size, options.show_progress);
+  ProgressBar progress(path_, file_size, options.show_progress);
   std::vector<std::uint8_t> raw;         // one buffer as stored
   std::vector<std::uint8_t> inflated;    // its records when it was compressed
   while (buffer_offset < file_size) {
