@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 source scripts/configure.sh
 heapql_configure
-cmake --build "$build_dir" -j2 --target heapql heapql_lua_module memory_test_app
+cmake --build "$build_dir" -j2 --target heapql heapql_lua_module memory_test_app write_synthetic_etl
 
 heapql="$build_dir/heapql"
 trace_dir="$build_dir/demo"
@@ -33,3 +33,14 @@ section "peak: what was alive at the peak" \
   "$heapql" run peak "$trace.zst" --param top=3
 section "the same as xperf -a heap -stacks so -top 2 would ask" \
   "$heapql" xperf -stacks so -top 2 --run "$trace.zst"
+
+echo
+echo "== a Windows heap trace: a SYNTHETIC .etl of the same scenario (docs/windows.md) =="
+etl="$trace_dir/MemoryTestApp-synthetic.etl"
+"$build_dir/examples/write_synthetic_etl" "$etl"
+section "what the .etl holds" "$heapql" info "$etl" --no-progress
+section "VirtualAlloc Commit Lifetimes, 8s..16s: 10 MB impacting, four 10 MB transients" \
+  "$heapql" query "$etl" --kind virtual --window 8s..16s --by impacting --no-progress
+section "leaks on the .etl, the same recipe" \
+  "$heapql" run leaks "$etl" --param top=3
+
