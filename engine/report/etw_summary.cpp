@@ -95,9 +95,9 @@ std::string etw_summary_table(const EtwInfo& e) {
   out += fmt::format("heap events        {} heap, {} VirtualAlloc; {} moving reallocs ({} companion events dropped)\n",
                      e.heap_events, e.virtual_events, e.moving_reallocs, e.realloc_companions_dropped);
   out += fmt::format("skipped            {}\n", counts_text(e.skipped));
-  out += fmt::format("stacks             {} walks ({} not for a heap or VirtualAlloc event), {} key uses ({} "
+  out += fmt::format("stacks             {} walks and {} key uses ({} of them for other events, {} keys "
                      "unresolved); {} blocks with a stack, {} without\n",
-                     e.stack_walks, e.stack_walks_unattached, e.stack_key_uses, e.stack_keys_unresolved,
+                     e.stack_walks, e.stack_key_uses, e.stack_walks_unattached, e.stack_keys_unresolved,
                      e.events_with_stack, e.events_without_stack);
   if (e.symbols_requested) {
     out += fmt::format("symbols            {} PDBs loaded, {} missing, {} mismatched, {} unreadable; {} addresses "

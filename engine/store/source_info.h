@@ -57,7 +57,7 @@ struct EtwInfo {
   std::uint64_t decommits_of_uncommitted = 0;
   std::uint64_t events_before_start = 0;      // stamped before the logfile header (kept at 0)
   std::uint64_t stack_walks = 0;
-  std::uint64_t stack_walks_unattached = 0;   // their event is not a heap/VirtualAlloc event
+  std::uint64_t stack_walks_unattached = 0;   // walks and key uses whose event is not a heap/VirtualAlloc event
   std::uint64_t stack_key_uses = 0;
   std::uint64_t stack_keys_unresolved = 0;
   std::uint64_t events_with_stack = 0;

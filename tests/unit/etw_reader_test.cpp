@@ -370,6 +370,37 @@ TEST(EtwReader, SyntheticKernelAndUserFragmentsJoinKernelFirst) {
             (std::vector<std::string>{"ntoskrnl.exe!0x500", "ntoskrnl.exe!0x600", "app.exe!0x30"}));
 }
 
+// `xperf -merge` output is ordinary input: buffers of several sessions, each
+// with its logfile header, one after another. The first header is the time base.
+TEST(EtwReader, SyntheticMergedSessionsReadAsOneTrace) {
+  TempDir dir;
+  const std::uint64_t base = 0x7ff6'0000'0000;
+  EtlWriter kernel;  // the kernel session: process and image events
+  start_process(kernel);
+  kernel.image_load(0, kernel.ticks_at_ms(0), ImageInfo{base, 0x10000, kPid, 0, 0, 0, u"\\app.exe"});
+  EtlWriter heap;  // the heap session, on the same clock
+  const std::int64_t t1 = heap.ticks_at_ms(5);
+  heap.heap_alloc(0, kTid, kPid, t1, kHeap, 24, 0x1000);
+  const std::uint64_t frames[] = {base + 0x44};
+  heap.stack_walk(0, t1, kPid, kTid, frames);
+  std::vector<std::uint8_t> merged = kernel.bytes();
+  const auto& second = heap.bytes();
+  merged.insert(merged.end(), second.begin(), second.end());
+  const std::string path = dir.file("merged.etl");
+  write_file(path, std::string(merged.begin(), merged.end()));
+  OpenOptions options;
+  options.show_progress = false;
+  const Loaded t{load_trace(path, options)};
+  EXPECT_EQ(t.etw().logfile_headers, 2u);
+  const BlockLog log = blocks_of(t);
+  ASSERT_EQ(log.blocks.size(), 1u);
+  EXPECT_EQ(log.blocks[0].alloc_ns, 5 * kMs);
+  const TraceTables& tables = t.store->tables();
+  const Bucket& b = tables.bucket(log.blocks[0].bucket);
+  EXPECT_EQ(stack_text(tables, b.stack), std::vector<std::string>{"app.exe!0x44"});
+  EXPECT_EQ(tables.string(tables.process(b.process).name), "app.exe");
+}
+
 TEST(EtwReader, SyntheticShortHeapPayloadIsAnErrorNamingFileAndBuffer) {
   TempDir dir;
   EtlWriter w;
