@@ -62,7 +62,7 @@ function trace_methods.query(trace, q)
   return trace:query_normalized(schema.normalize(q, "trace:query"))
 end
 
-function hq.open(path) return core.open(path) end
+function hq.open(path, options) return core.open(path, options) end
 
 -- Gates: hq.fail_if(condition, message) marks the run failed (exit 1) but
 -- lets the report finish.

@@ -146,6 +146,37 @@ int trace_query(lua_State* L) {
   });
 }
 
+// hq.open(path, {symbols = "dir" | {"dir", ...}}): PDB folders or symbol
+// stores for an ETW trace, besides those given with --symbols.
+void add_symbol_paths(lua_State* L, int options_index, OpenOptions& options) {
+  if (lua_isnoneornil(L, options_index)) return;
+  if (!lua_istable(L, options_index)) throw Error("hq.open(path, options): options must be a table such as {symbols = \"pdbs\"}");
+  lua_getfield(L, options_index, "symbols");
+  std::vector<std::string> paths;
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    paths.emplace_back(lua_tostring(L, -1));
+  } else if (lua_istable(L, -1)) {
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) {
+      if (lua_type(L, -1) != LUA_TSTRING) throw Error("hq.open: symbols must be folder paths (strings)");
+      paths.emplace_back(lua_tostring(L, -1));
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  } else if (!lua_isnil(L, -1)) {
+    throw Error("hq.open: symbols must be a folder path or a list of them");
+  }
+  lua_pop(L, 1);
+  for (const std::string& path : paths) {
+    if (!may_read(L, path)) {
+      throw Error(fmt::format("hq.open: symbols '{}': every trace a recipe opens already uses the folders given "
+                              "with --symbols; a recipe may name others only beside it, in the shipped queries/ "
+                              "folder or as path params (run with --trusted for any)",
+                              path));
+    }
+    options.symbol_paths.push_back(path);
+  }
+}
+
 int open_trace(lua_State* L) {
   return protected_call(L, [&] {
     if (lua_type(L, 1) != LUA_TSTRING) throw Error("hq.open(path): expected the trace's path as a string");
@@ -156,7 +187,9 @@ int open_trace(lua_State* L) {
                               "(run with --trusted to open others)",
                               path));
     }
-    auto trace = std::make_shared<TraceHandle>(path, open_options(L));
+    OpenOptions options = open_options(L);
+    add_symbol_paths(L, 2, options);
+    auto trace = std::make_shared<TraceHandle>(path, std::move(options));
     {
       const EngineCall engine(L);
       trace->store();  // read now, so a bad file is reported where it was opened

@@ -420,13 +420,16 @@ local hq = {}
 ---@return heapql.Recipe
 function hq.recipe(declaration) end
 
----Opens a trace file and reads it at once, so that a bad file fails here (exit 2 in a recipe). A
----recipe already gets the trace named on the command line; in the sandbox it may open only that
----file, files beside the recipe and in the shipped queries folder, and paths given as path-typed
----params.
+---Opens a trace file (heaptrack, ETW .etl or event CSV) and reads it at once, so that a bad file
+---fails here (exit 2 in a recipe). A recipe already gets the trace named on the command line; in
+---the sandbox it may open only that file, files beside the recipe and in the shipped queries
+---folder, and paths given as path-typed params. `options.symbols` names PDB folders or symbol
+---stores for an ETW trace (docs/symbols.md), besides those given with --symbols, which every trace
+---opened in a run uses.
 ---@param path string
+---@param options? {symbols: string|string[]}
 ---@return heapql.Trace
-function hq.open(path) end
+function hq.open(path, options) end
 
 ---Runs the Lua file `path` (relative to the recipe's folder) as text in the recipe's environment
 ---and returns what it returns. Every call runs the file again; `require` of a module beside the

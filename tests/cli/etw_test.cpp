@@ -34,6 +34,9 @@ FlatJson json_of(const std::string& arguments) {
   return flatten_json(r.out);
 }
 
+// A Lua long string holding `text` (test paths have no "]]").
+std::string lua_quote(const std::string& text) { return "[[" + text + "]]"; }
+
 std::string frame(const std::string& module, std::uint64_t offset) {
   return fmt::format("{}!0x{:x}", module, offset);
 }
@@ -283,6 +286,38 @@ TEST(EtwSymbols, AMismatchedOrMissingPdbLeavesOffsetsAndIsCounted) {
   fs::create_directories(dir.file("empty"));
   const FlatJson missing = json_of("info " + shell_quote(t.etl) + " --symbols " + shell_quote(dir.file("empty")));
   EXPECT_EQ(json_get(missing, "etw.symbols.pdbs_missing"), "1");
+}
+
+// Scripts name symbol folders themselves: stock lua5.4 freely, a sandboxed
+// recipe only beside it (the --symbols folders apply to every trace it opens).
+TEST(EtwSymbols, LuaOpenTakesSymbolFolders) {
+  if (run_command("command -v lua5.4").exit_code != 0) GTEST_SKIP() << "lua5.4 is not installed";
+  const std::string pdb = std::string(HEAPQL_PDB_FIXTURE_DIR) + "/full/heapdemo.pdb";
+  const PdbSymbolTable table(pdb);
+  TempDir dir;
+  const SymbolTrace t = write_symbol_trace(dir, table);
+  fs::create_directories(dir.file("pdbs"));
+  fs::copy_file(pdb, fs::path(dir.file("pdbs")) / "heapdemo.pdb");
+  write_file(dir.file("names.lua"),
+             "local hq = require 'heapql'\n"
+             "local trace = hq.open(arg[1], {symbols = arg[2]})\n"
+             "for _, row in ipairs(trace:query{by = 'frame', cull = hq.cull.none}:rows()) do print(row.frame) end\n");
+  const std::string module_dir = fs::path(heapql_binary()).parent_path().string();
+  const CommandResult lua = run_command("lua5.4 -e " + shell_quote("package.cpath='" + module_dir + "/?.so;'..package.cpath") +
+                                        " " + shell_quote(dir.file("names.lua")) + " " + shell_quote(t.etl) + " " +
+                                        shell_quote(dir.file("pdbs")));
+  ASSERT_EQ(lua.exit_code, 0) << lua.err;
+  EXPECT_NE(lua.out.find("heapdemo.exe!public_work\n"), std::string::npos) << lua.out;
+
+  TempDir elsewhere;
+  write_file(elsewhere.file("names.lua"),
+             "local hq = require 'heapql'\n"
+             "return hq.recipe { name = 'names', doc = 'frame names', run = function(trace, p, out)\n"
+             "  hq.open(trace:path(), {symbols = " + lua_quote(dir.file("pdbs")) + "})\n"
+             "end }\n");
+  const CommandResult sandboxed = heapql("run " + shell_quote(elsewhere.file("names.lua")) + " " + shell_quote(t.etl));
+  EXPECT_EQ(sandboxed.exit_code, 3) << sandboxed.err;
+  EXPECT_NE(sandboxed.err.find("hq.open: symbols"), std::string::npos) << sandboxed.err;
 }
 
 // --- the real sample files (container, rundown, stacks) ---------------------
