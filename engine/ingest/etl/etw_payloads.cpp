@@ -100,8 +100,19 @@ class PayloadReader {
   std::string_view event_;
 };
 
-std::vector<std::uint64_t> frame_list(const PayloadReader& p, std::size_t offset) {
+// Windows caps a stack walk at 192 frames (ntwmi sizes its arrays so;
+// TraceEvent says 96). A record may hold up to ~8k; each frame is resolved
+// again for every event that uses the stack whenever its process's module map
+// changes, so a few huge stacks shared through stack keys would cost far more
+// than their bytes. Refuse them rather than truncate silently.
+constexpr std::size_t kMaxStackFrames = 1024;
+
+std::vector<std::uint64_t> frame_list(const PayloadReader& p, std::size_t offset, std::string_view event) {
   const std::size_t count = (p.size() - offset) / p.pointer_size();
+  if (count > kMaxStackFrames) {
+    p.fail(fmt::format("{} has {} frames; heapql reads at most {} (Windows stack walks stop at 192)", event, count,
+                       kMaxStackFrames));
+  }
   std::vector<std::uint64_t> frames;
   frames.reserve(count);
   for (std::size_t i = 0; i < count; ++i) frames.push_back(p.pointer(offset + i * p.pointer_size()));
@@ -156,7 +167,7 @@ StackWalkPayload decode_stack_walk(const EtlRecord& r, const std::string& file) 
   s.event_timestamp = static_cast<std::int64_t>(p.u64(0));
   s.process = p.u32(8);
   s.thread = p.u32(12);
-  s.frames = frame_list(p, 16);
+  s.frames = frame_list(p, 16, "StackWalk");
   return s;
 }
 
@@ -167,9 +178,10 @@ StackKeyPayload decode_stack_key(const EtlRecord& r, const std::string& file) {
 }
 
 StackKeyDefinitionPayload decode_stack_key_definition(const EtlRecord& r, const std::string& file) {
-  PayloadReader p(r, file, r.hook == etw_hook::kStackKeyDelete ? "StackKeyDelete" : "StackKeyRundown");
+  const std::string_view event = r.hook == etw_hook::kStackKeyDelete ? "StackKeyDelete" : "StackKeyRundown";
+  PayloadReader p(r, file, event);
   p.require(p.pointer_size());
-  return {p.pointer(0), frame_list(p, p.pointer_size())};
+  return {p.pointer(0), frame_list(p, p.pointer_size(), event)};
 }
 
 ProcessPayload decode_process(const EtlRecord& r, const std::string& file) {

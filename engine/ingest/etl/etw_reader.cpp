@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <memory>
 #include <set>
 #include <unordered_map>
@@ -300,12 +302,12 @@ class EtwTraceReader {
     }
   }
 
-  std::int64_t to_ns(std::int64_t timestamp) {
+  // Ticks after the logfile header as ns, clamped to [0, kNeverNs). The
+  // difference of two int64 tick counts times 1e9 stays below 2^95, so
+  // __int128 cannot overflow whatever the file holds.
+  std::int64_t to_ns(std::int64_t timestamp) const {
     const __int128 ticks = static_cast<__int128>(timestamp) - header_.header_timestamp;
-    if (ticks < 0) {
-      ++info_.events_before_start;
-      return 0;
-    }
+    if (ticks < 0) return 0;
     const __int128 ns = ticks * 1'000'000'000 / frequency_;
     return ns > kNeverNs - 1 ? kNeverNs - 1 : static_cast<std::int64_t>(ns);
   }
@@ -376,23 +378,25 @@ class EtwTraceReader {
 
   // ---- pass 2: the events in time order, into blocks ----
 
-  struct HeapKey {
+  // Live heap blocks are indexed per (process, heap handle), so a HeapDestroy
+  // costs the blocks of that heap, not every live block of the trace.
+  struct HeapOwner {
     std::uint32_t process;
     std::uint64_t heap;
-    std::uint64_t address;
-    friend bool operator==(const HeapKey&, const HeapKey&) = default;
+    friend bool operator==(const HeapOwner&, const HeapOwner&) = default;
   };
-  struct HeapKeyHash {
-    std::size_t operator()(const HeapKey& k) const noexcept {
-      return FlatIndex::mix(FlatIndex::mix(k.address ^ k.process) ^ k.heap);
-    }
+  struct HeapOwnerHash {
+    std::size_t operator()(const HeapOwner& k) const noexcept { return FlatIndex::mix(FlatIndex::mix(k.heap) ^ k.process); }
   };
+  using LiveBlocks = std::unordered_map<std::uint64_t, std::uint64_t>;  // address -> matcher token
 
   void sweep(BlockMatcher& matcher) {
     std::size_t next_piece = 0, next_end = 0;
     for (std::size_t i = 0; i < events_.size(); ++i) {
       const TimedEvent& e = events_[i];
       if (e.dropped) continue;
+      // Counted here, once per event (not in to_ns, which the end time also uses).
+      if (e.timestamp < header_.header_timestamp) ++info_.events_before_start;
       matcher.set_time(to_ns(e.timestamp));
       switch (e.type) {
         case EventType::kProcessName:
@@ -433,34 +437,32 @@ class EtwTraceReader {
   void alloc_heap_block(BlockMatcher& matcher, const TimedEvent& e, std::uint64_t address, bool is_realloc) {
     ++heap_info(e.process, e.a).allocations;
     const BucketId bucket = bucket_for(e, e.c, BlockKind::kHeap, e.a, is_realloc);
-    auto [it, inserted] = live_heap_blocks_.try_emplace(HeapKey{e.process, e.a, address}, next_token_);
+    auto [it, inserted] = live_heap_blocks_[HeapOwner{e.process, e.a}].try_emplace(address, next_token_);
     if (inserted) ++next_token_;
     matcher.alloc(bucket, it->second, e.thread);  // over a live block: the matcher ends it (an anomaly)
     count_stack(e);
   }
 
   void free_heap_block(BlockMatcher& matcher, const TimedEvent& e, std::uint64_t address) {
-    auto it = live_heap_blocks_.find(HeapKey{e.process, e.a, address});
-    if (it == live_heap_blocks_.end()) {
-      matcher.free_address(kNeverLiveToken, e.thread);  // counted as an unmatched free
-      return;
+    if (auto heap = live_heap_blocks_.find(HeapOwner{e.process, e.a}); heap != live_heap_blocks_.end()) {
+      if (auto it = heap->second.find(address); it != heap->second.end()) {
+        matcher.free_address(it->second, e.thread);
+        heap->second.erase(it);
+        return;
+      }
     }
-    matcher.free_address(it->second, e.thread);
-    live_heap_blocks_.erase(it);
+    matcher.free_address(kNeverLiveToken, e.thread);  // counted as an unmatched free
   }
 
   // A destroyed heap takes every block still in it (in allocation order).
   void destroy_heap(BlockMatcher& matcher, const TimedEvent& e) {
     heap_info(e.process, e.a).destroyed = true;
+    auto heap = live_heap_blocks_.find(HeapOwner{e.process, e.a});
+    if (heap == live_heap_blocks_.end()) return;
     std::vector<std::uint64_t> tokens;
-    for (auto it = live_heap_blocks_.begin(); it != live_heap_blocks_.end();) {
-      if (it->first.process == e.process && it->first.heap == e.a) {
-        tokens.push_back(it->second);
-        it = live_heap_blocks_.erase(it);
-      } else {
-        ++it;
-      }
-    }
+    tokens.reserve(heap->second.size());
+    for (const auto& [address, token] : heap->second) tokens.push_back(token);
+    live_heap_blocks_.erase(heap);
     std::sort(tokens.begin(), tokens.end());
     for (std::uint64_t token : tokens) matcher.free_address(token, e.thread);
   }
@@ -612,7 +614,8 @@ class EtwTraceReader {
   EtwStacks stacks_;
   std::vector<TimedEvent> events_;
   std::vector<std::string> names_;
-  std::int64_t last_timestamp_ = 0;
+  // The logfile-header record is taken too, so this ends at or after its time.
+  std::int64_t last_timestamp_ = std::numeric_limits<std::int64_t>::min();
   std::unordered_map<std::uint32_t, std::uint32_t> last_event_of_thread_;
   std::vector<std::uint32_t> last_event_of_processor_;
   std::multimap<std::uint32_t, std::string> process_names_;  // every (pid, name) seen, in file order
@@ -622,7 +625,7 @@ class EtwTraceReader {
   std::map<std::pair<std::uint32_t, std::uint64_t>, EtwInfo::HeapHandle> heap_handles_;
   std::vector<VirtualCommits::Piece> pieces_;
   std::vector<std::uint32_t> ended_pieces_;
-  std::unordered_map<HeapKey, std::uint64_t, HeapKeyHash> live_heap_blocks_;
+  std::unordered_map<HeapOwner, LiveBlocks, HeapOwnerHash> live_heap_blocks_;
   std::uint64_t next_token_ = 0;
   std::unordered_map<StackCacheKey, StackId, StackCacheKeyHash> stack_cache_;
   std::vector<std::uint64_t> addresses_;

@@ -25,28 +25,42 @@ void VirtualCommits::reserve(std::uint32_t process, std::uint64_t base, std::uin
 }
 
 void VirtualCommits::commit(std::uint32_t process, std::uint64_t base, std::uint64_t size, std::uint32_t event) {
-  if (size == 0) return;
   const std::uint64_t end = range_end(base, size);
-  LiveMap& pieces = live(process);
-  // Walk the live pieces overlapping [base, end) in address order; the gaps
-  // between them are what this commit newly commits.
-  auto it = pieces.upper_bound(base);
-  if (it != pieces.begin()) {
-    auto before = std::prev(it);
-    const Piece& p = pieces_[before->second];
-    if (range_end(p.base, p.size) > base) it = before;
-  }
+  if (end <= base) return;  // size 0 (or a base at the very top): nothing to commit
+  RangeMap& committed = committed_[process];
+  // Walk the committed ranges overlapping or touching [base, end) in address
+  // order: the gaps between them are what this commit newly commits, and they
+  // all merge into one range.
+  auto it = committed.upper_bound(base);
+  if (it != committed.begin() && std::prev(it)->second >= base) it = std::prev(it);
+  std::uint64_t cursor = base, merged_start = base, merged_end = end;
   std::vector<Piece> gaps;
-  std::uint64_t cursor = base;
-  for (; it != pieces.end() && it->first < end; ++it) {
-    const Piece& p = pieces_[it->second];
-    const std::uint64_t p_end = range_end(p.base, p.size);
-    if (p.base > cursor) gaps.push_back(Piece{process, cursor, p.base - cursor, event, kNotEnded});
-    recommitted_bytes_ += std::min(p_end, end) - std::max(p.base, cursor);
-    cursor = std::max(cursor, p_end);
+  while (it != committed.end() && it->first <= end) {
+    const auto [start, stop] = *it;
+    if (start > cursor) gaps.push_back(Piece{process, cursor, start - cursor, event, kNotEnded});
+    recommitted_bytes_ += std::min(stop, end) - std::max(start, cursor);
+    cursor = std::max(cursor, stop);
+    merged_start = std::min(merged_start, start);
+    merged_end = std::max(merged_end, stop);
+    it = committed.erase(it);
   }
   if (cursor < end) gaps.push_back(Piece{process, cursor, end - cursor, event, kNotEnded});
+  committed.emplace(merged_start, merged_end);
   for (const Piece& gap : gaps) add_piece(gap);
+}
+
+void VirtualCommits::uncover(std::uint32_t process, std::uint64_t base, std::uint64_t end) {
+  RangeMap& committed = committed_[process];
+  auto it = committed.upper_bound(base);
+  if (it != committed.begin() && std::prev(it)->second > base) it = std::prev(it);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> kept;  // at most two: left and right of the cut
+  while (it != committed.end() && it->first < end) {
+    const auto [start, stop] = *it;
+    it = committed.erase(it);
+    if (start < base) kept.emplace_back(start, base);
+    if (stop > end) kept.emplace_back(end, stop);
+  }
+  committed.insert(kept.begin(), kept.end());
 }
 
 void VirtualCommits::decommit(std::uint32_t process, std::uint64_t base, std::uint64_t size, std::uint32_t event) {
@@ -66,6 +80,13 @@ void VirtualCommits::decommit(std::uint32_t process, std::uint64_t base, std::ui
         end = range_end(it->first, pieces_[it->second].size);
       }
     }
+  }
+  if (end <= base) {
+    // Nothing to end. Without this, a size-0 release at an address inside a
+    // piece (not at its start) would cut that piece in two around an empty
+    // piece and end it: a zero-byte block and a split that never happened.
+    ++decommits_of_uncommitted_;
+    return;
   }
   auto it = pieces.upper_bound(base);
   if (it != pieces.begin()) {
@@ -89,6 +110,7 @@ void VirtualCommits::decommit(std::uint32_t process, std::uint64_t base, std::ui
     ended_any = true;
   }
   for (const Piece& piece : remainders) add_piece(piece);
+  if (ended_any) uncover(process, base, end);
   if (!ended_any) ++decommits_of_uncommitted_;
 }
 

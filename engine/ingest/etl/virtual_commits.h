@@ -42,11 +42,18 @@ class VirtualCommits {
 
  private:
   using LiveMap = std::map<std::uint64_t, std::uint32_t>;  // base -> piece index
+  using RangeMap = std::map<std::uint64_t, std::uint64_t>;  // start -> end
   LiveMap& live(std::uint32_t process) { return live_[process]; }
   std::uint32_t add_piece(const Piece& piece);
+  // Removes [base, end) from the process's committed ranges.
+  void uncover(std::uint32_t process, std::uint64_t base, std::uint64_t end);
 
   std::vector<Piece> pieces_;
   std::unordered_map<std::uint32_t, LiveMap> live_;
+  // Per process: the union of its live pieces as coalesced ranges. A commit
+  // walks these instead of the pieces, so recommitting a range of many pieces
+  // costs the ranges it merges (each merged once), not every piece each time.
+  std::unordered_map<std::uint32_t, RangeMap> committed_;
   std::unordered_map<std::uint32_t, std::map<std::uint64_t, std::uint64_t>> reserved_;  // base -> size
   std::uint64_t recommitted_bytes_ = 0;
   std::uint64_t decommits_of_uncommitted_ = 0;
