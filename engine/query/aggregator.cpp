@@ -93,7 +93,10 @@ Aggregator::Aggregator(const TraceTables& tables, Query query)
       has_block_filters_(!query_.impacting.empty() || query_.temporary_only || query_.lifetime_min_ns ||
                          query_.lifetime_end_ns),
       needs_blocks_(query_.lifetime_min_ns || query_.lifetime_end_ns),
-      stack_plan_(tables, compile_cull_set(query_), compile_require_set(query_)) {
+      stack_plan_(tables, compile_cull_set(query_), compile_require_set(query_)),
+      layout_(query_.block_set == BlockSet::kAtPeak ? Layout::kPeak
+              : (impacting_mode_ || t2_ != kNeverNs) ? Layout::kFull
+                                                      : Layout::kCompact) {
   validate(query_);
   for (Impacting t : query_.impacting) impacting_mask_ |= 1u << static_cast<unsigned>(t);
   if (query_.series_buckets > 0) {
@@ -132,9 +135,9 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
     if (key_count_ == 0) key_count_ = 1;
     return 0;
   }
-  const std::size_t start = key_values_.size();
+  key_scratch_.clear();
   for (GroupBy level : query_.by) {
-    std::uint64_t v = 0;
+    std::uint32_t v = 0;
     switch (level) {
       case GroupBy::kStack: v = culled.value; break;
       case GroupBy::kFrame: v = culled.valid() ? tables_.stack(culled).frame.value : FrameId().value; break;
@@ -143,41 +146,41 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
         break;
       case GroupBy::kProcess: v = bucket.process.value; break;
       case GroupBy::kHeap: v = bucket.heap.value; break;
-      case GroupBy::kKind: v = static_cast<std::uint64_t>(bucket.kind); break;
+      case GroupBy::kKind: v = static_cast<std::uint32_t>(bucket.kind); break;
       case GroupBy::kThread: v = bucket.thread; break;
       case GroupBy::kImpacting: v = 0; break;  // decided per block
       case GroupBy::kCustom: throw Error("a custom key is computed from the stack rows (regroup), not by the aggregator");
     }
-    key_values_.push_back(v);
+    key_scratch_.push_back(v);
   }
-  // The candidate key sits at the end of key_values_; keep it only if new.
-  const auto hash_of = [&](std::size_t first) {
-    std::uint64_t h = 0;
-    for (std::size_t i = 0; i < width; ++i) h = FlatIndex::mix(h ^ key_values_[first + i]);
-    return h;
-  };
-  const auto same = [&](std::uint32_t id) {
-    return std::equal(key_values_.begin() + static_cast<std::ptrdiff_t>(id * width),
-                      key_values_.begin() + static_cast<std::ptrdiff_t>((id + 1) * width),
-                      key_values_.begin() + static_cast<std::ptrdiff_t>(start));
-  };
-  const std::uint64_t hash = hash_of(start);
-  const std::uint32_t found = key_ids_.find(hash, same);
-  if (found != FlatIndex::kAbsent) {
-    key_values_.resize(start);
-    return static_cast<std::int32_t>(found);
-  }
+  const auto stored_value = [&](std::size_t id, std::size_t level) { return key_values_[id * width + level]; };
+  std::uint64_t hash = 0;
+  for (std::uint32_t v : key_scratch_) hash = FlatIndex::mix(hash ^ v);
+  const std::uint32_t found = key_ids_.find(hash, [&](std::uint32_t id) {
+    for (std::size_t level = 0; level < width; ++level) {
+      if (stored_value(id, level) != key_scratch_[level]) return false;
+    }
+    return true;
+  });
+  if (found != FlatIndex::kAbsent) return static_cast<std::int32_t>(found);
   const auto id = static_cast<std::uint32_t>(key_count_++);
-  key_ids_.insert(hash, id, [&](std::uint32_t stored) { return hash_of(std::size_t{stored} * width); });
+  for (std::uint32_t v : key_scratch_) key_values_.push_back(v);
+  key_ids_.insert(hash, id, [&](std::uint32_t stored) {
+    std::uint64_t h = 0;
+    for (std::size_t level = 0; level < width; ++level) h = FlatIndex::mix(h ^ stored_value(stored, level));
+    return h;
+  });
   return static_cast<std::int32_t>(id);
 }
 
-Aggregator::BucketState& Aggregator::plan(BucketId id) {
-  if (buckets_.size() <= id.index()) buckets_.grow_to(std::max(tables_.bucket_count(), std::size_t{id.index()} + 1));
-  BucketState& state = buckets_[id.index()];
+template <class S>
+S& Aggregator::plan(BucketId id) {
+  ChunkedVector<S>& all = states<S>();
+  if (all.size() <= id.index()) all.grow_to(std::max(tables_.bucket_count(), std::size_t{id.index()} + 1));
+  S& state = all[id.index()];
   if (state.key != kUnplanned) return state;
   const Bucket& bucket = tables_.bucket(id);
-  state.size = bucket.size;
+  state.size = bucket.size < kLargeSize ? static_cast<std::uint32_t>(bucket.size) : kLargeSize;
   state.key = bucket_passes(bucket, bucket.stack) ? intern_key(bucket, stack_plan_.culled(bucket.stack)) : kFilteredOut;
   return state;
 }
@@ -215,22 +218,25 @@ void Aggregator::series_advance(std::int64_t now_ns) {
   if (series_.size() <= index) series_.resize(index + 1, level_bytes_);
 }
 
-void Aggregator::before_live_change(BucketState& state, std::int64_t now_ns) {
+template <class S>
+void Aggregator::before_live_change(S& state, std::int64_t now_ns) {
   if (!in_window_ && now_ns >= t1_) enter_window();
   series_advance(now_ns);
-  if (state.saved_epoch != peak_epoch_) {
-    state.live_at_peak = state.live();
-    state.saved_epoch = peak_epoch_;
+  if constexpr (S::kPeak) {
+    if (state.saved_epoch != peak_epoch_) {
+      state.live_at_peak = state.live();
+      state.saved_epoch = peak_epoch_;
+    }
   }
 }
 
-void Aggregator::after_live_change(const BucketState& state, bool up, std::int64_t now_ns) {
+void Aggregator::after_live_change(std::uint64_t size, bool up, std::int64_t now_ns) {
   if (up) {
     ++level_blocks_;
-    level_bytes_ += state.size;
+    level_bytes_ += size;
   } else {
     --level_blocks_;
-    level_bytes_ -= state.size;
+    level_bytes_ -= size;
   }
   if (now_ns >= t1_ && now_ns < t2_) {
     note_level(now_ns);
@@ -246,31 +252,67 @@ void increment(std::uint32_t& counter, std::uint32_t n = 1) {
   if (counter > 0xFFFFFFFFu - n) throw Error("more than 2^32-1 blocks in one bucket (size and stack)");
   counter += n;
 }
+
+// a - b, field by field (b is a part of a sum a).
+Measures minus(const Measures& a, const Measures& b) {
+  Measures d;
+  d.so = a.so - b.so;
+  d.soc = a.soc - b.soc;
+  d.st = a.st - b.st;
+  d.stc = a.stc - b.stc;
+  d.src = a.src - b.src;
+  d.count = a.count - b.count;
+  d.size = a.size - b.size;
+  d.impacting = static_cast<std::int64_t>(static_cast<std::uint64_t>(a.impacting) - static_cast<std::uint64_t>(b.impacting));
+  d.blocks = a.blocks - b.blocks;
+  return d;
+}
 }  // namespace
 
 void Aggregator::on_alloc(const LiveBlock& block) {
-  BucketState& state = plan(block.bucket);
-  if (state.key < 0) return;
-  before_live_change(state, block.alloc_ns);
-  increment(state.live_inside);
-  after_live_change(state, true, block.alloc_ns);
+  with_layout([&]<class S>() { block_alloc<S>(block); });
 }
 
 void Aggregator::on_free(const LiveBlock& block, std::uint64_t, std::int64_t free_ns, bool temporary) {
-  BucketState& state = plan(block.bucket);
+  with_layout([&]<class S>() { block_free<S>(block, free_ns, temporary); });
+}
+
+void Aggregator::on_still_alive(const LiveBlock& block) {
+  with_layout([&]<class S>() { complete<S>(block, kNeverNs, false); });
+}
+
+void Aggregator::on_bucket_alloc(BucketId bucket, std::int64_t ns) {
+  with_layout([&]<class S>() { bucket_alloc<S>(bucket, ns); });
+}
+
+bool Aggregator::on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary) {
+  return with_layout([&]<class S>() { return bucket_free<S>(bucket, ns, temporary); });
+}
+
+template <class S>
+void Aggregator::block_alloc(const LiveBlock& block) {
+  S& state = plan<S>(block.bucket);
+  if (state.key < 0) return;
+  before_live_change(state, block.alloc_ns);
+  increment(state.live_inside);
+  after_live_change(size_of(state, block.bucket.index()), true, block.alloc_ns);
+}
+
+template <class S>
+void Aggregator::block_free(const LiveBlock& block, std::int64_t free_ns, bool temporary) {
+  S& state = plan<S>(block.bucket);
   if (state.key >= 0) {
     before_live_change(state, free_ns);
     --state.live_inside;
-    after_live_change(state, false, free_ns);
+    after_live_change(size_of(state, block.bucket.index()), false, free_ns);
   }
-  complete(block, free_ns, temporary);
+  complete<S>(block, free_ns, temporary);
 }
 
-void Aggregator::on_still_alive(const LiveBlock& block) { complete(block, kNeverNs, false); }
-
-void Aggregator::on_bucket_alloc(BucketId bucket, std::int64_t ns) {
+template <class S>
+void Aggregator::bucket_alloc(BucketId bucket, std::int64_t ns) {
   counted_by_bucket_events_ = true;
-  BucketState& state = plan(bucket);
+  S& state = plan<S>(bucket);
   const bool alloc_in = ns >= t1_ && ns < t2_;
   if (state.key < 0) {
     // Filtered out: only its live count (the matcher relies on it) and, for
@@ -280,12 +322,21 @@ void Aggregator::on_bucket_alloc(BucketId bucket, std::int64_t ns) {
     return;
   }
   before_live_change(state, ns);
-  increment(ns < t1_ ? state.live_before : alloc_in ? state.live_inside : state.live_after);
-  after_live_change(state, true, ns);
+  if (ns < t1_) {
+    increment(state.live_before);
+  } else if (alloc_in) {
+    increment(state.live_inside);
+  } else if constexpr (S::kAfter) {
+    increment(state.live_after);
+  } else {
+    throw Error("a block allocated at the end of time");  // t2_ is kNeverNs
+  }
+  after_live_change(size_of(state, bucket.index()), true, ns);
 }
 
-bool Aggregator::on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary) {
-  BucketState& state = plan(bucket);
+template <class S>
+bool Aggregator::bucket_free(BucketId bucket, std::int64_t ns, bool temporary) {
+  S& state = plan<S>(bucket);
   if (state.live() == 0) return false;
   if (state.key < 0) {
     --state.live_inside;
@@ -294,27 +345,39 @@ bool Aggregator::on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary
   before_live_change(state, ns);
   // The most recent live block dies (bucket LIFO): one allocated after the
   // window if any, else inside it, else before it.
-  if (state.live_after > 0) {
-    --state.live_after;
-  } else if (state.live_inside > 0) {
-    --state.live_inside;
-    if (query_.block_set != BlockSet::kAtPeak) record(state, true, ns, temporary, std::nullopt, 1);
-  } else {
-    --state.live_before;
-    if (query_.block_set != BlockSet::kAtPeak) record(state, false, ns, temporary, std::nullopt, 1);
+  bool after = false;
+  if constexpr (S::kAfter) {
+    if (state.live_after > 0) {
+      --state.live_after;
+      after = true;
+    }
   }
-  after_live_change(state, false, ns);
+  if (!after) {
+    if (state.live_inside > 0) {
+      --state.live_inside;
+      if constexpr (!S::kPeak) record(state, bucket.index(), true, ns, temporary, std::nullopt, 1);
+    } else {
+      --state.live_before;
+      if constexpr (!S::kPeak) record(state, bucket.index(), false, ns, temporary, std::nullopt, 1);
+    }
+  }
+  after_live_change(size_of(state, bucket.index()), false, ns);
   return true;
 }
 
+template <class S>
 void Aggregator::complete(const LiveBlock& block, std::int64_t free_ns, bool temporary) {
-  if (query_.block_set == BlockSet::kAtPeak) return;
-  BucketState& state = buckets_[block.bucket.index()];  // planned at its allocation
-  if (block.alloc_ns >= t2_) return;  // allocated after the window: in no set
-  record(state, block.alloc_ns >= t1_, free_ns, temporary, block.alloc_ns, 1);
+  if constexpr (S::kPeak) {
+    return;
+  } else {
+    S& state = states<S>()[block.bucket.index()];  // planned at its allocation
+    if (block.alloc_ns >= t2_) return;  // allocated after the window: in no set
+    record(state, block.bucket.index(), block.alloc_ns >= t1_, free_ns, temporary, block.alloc_ns, 1);
+  }
 }
 
-void Aggregator::record(BucketState& state, bool alloc_in, std::int64_t free_ns, bool temporary,
+template <class S>
+void Aggregator::record(S& state, std::size_t bucket, bool alloc_in, std::int64_t free_ns, bool temporary,
                         std::optional<std::int64_t> alloc_ns, std::uint32_t n) {
   const bool freed_in = free_ns < t2_;
   Impacting type;
@@ -323,8 +386,12 @@ void Aggregator::record(BucketState& state, bool alloc_in, std::int64_t free_ns,
   } else {
     // Allocated before T1: only WPA's set looks at it, and only if it was
     // still alive when the window opened (§7).
-    if (!impacting_mode_ || free_ns < t1_) return;
-    type = freed_in ? Impacting::kAofi : Impacting::kAofo;
+    if constexpr (!S::kOutside) {
+      return;  // not in impacting mode
+    } else {
+      if (!impacting_mode_ || free_ns < t1_) return;
+      type = freed_in ? Impacting::kAofi : Impacting::kAofo;
+    }
   }
   if (state.key != kFilteredOut && has_block_filters_) {
     bool keep = impacting_mask_ == 0 || (impacting_mask_ & (1u << static_cast<unsigned>(type))) != 0;
@@ -339,27 +406,35 @@ void Aggregator::record(BucketState& state, bool alloc_in, std::int64_t free_ns,
     if (!keep) {
       if (alloc_in) {
         excluded_blocks_ += n;
-        excluded_bytes_ += n * state.size;
+        excluded_bytes_ += n * size_of(state, bucket);
       }
       return;
     }
   }
   increment(state.blocks_by_type[static_cast<std::size_t>(type)], n);
-  if (temporary && alloc_in) increment(state.temporary, n);
+  if (temporary && alloc_in && state.key >= 0) temporary_blocks_ += n;
+}
+
+template <class S>
+void Aggregator::finish_buckets() {
+  if constexpr (!S::kPeak) {
+    ChunkedVector<S>& all = states<S>();
+    for (std::size_t b = 0; b < all.size(); ++b) {
+      S& state = all[b];
+      if (state.key < 0) continue;
+      if (state.live_inside > 0) record(state, b, true, kNeverNs, false, std::nullopt, state.live_inside);
+      if (state.live_before > 0) record(state, b, false, kNeverNs, false, std::nullopt, state.live_before);
+    }
+  }
 }
 
 void Aggregator::on_finish(std::int64_t end_ns) {
   end_ns_ = end_ns;
-  if (counted_by_bucket_events_ && query_.block_set != BlockSet::kAtPeak) {
+  if (counted_by_bucket_events_) {
     // Bucket events: the blocks still alive are the live counts (those
     // allocated after the window are in no set). Block events delivered them
     // one by one through on_still_alive instead.
-    for (std::size_t b = 0; b < buckets_.size(); ++b) {
-      BucketState& state = buckets_[b];
-      if (state.key < 0) continue;
-      if (state.live_inside > 0) record(state, true, kNeverNs, false, std::nullopt, state.live_inside);
-      if (state.live_before > 0) record(state, false, kNeverNs, false, std::nullopt, state.live_before);
-    }
+    with_layout([&]<class S>() { finish_buckets<S>(); });
   }
   if (!in_window_ && t1_ <= end_ns) enter_window();
   if (end_ns >= t1_) {
@@ -368,70 +443,112 @@ void Aggregator::on_finish(std::int64_t end_ns) {
   }
 }
 
-void Aggregator::roll_up(Result& r) {
+template <class S, class Add>
+void Aggregator::contributions(const S& state, std::size_t b, Add&& add) const {
   const std::size_t per_key = impacting_level_ ? 4 : 1;
-  std::vector<Measures> rows(key_count_ * per_key);
-  const bool at_peak = query_.block_set == BlockSet::kAtPeak;
-  for (std::size_t b = 0; b < buckets_.size(); ++b) {
-    const BucketState& state = buckets_[b];
-    if (state.key == kUnplanned) continue;
-    const std::uint32_t* n = state.blocks_by_type;
-    if (state.key == kFilteredOut) {
-      const std::uint64_t inside = n[0] + n[1];
-      r.excluded_blocks += inside;
-      r.excluded_bytes += inside * state.size;
-      continue;
-    }
-    const bool is_realloc = tables_.bucket(BucketId(static_cast<std::uint32_t>(b))).is_realloc;
-    const auto add = [&](Impacting type, const Measures& m) {
-      rows[std::size_t(state.key) * per_key + (impacting_level_ ? static_cast<std::size_t>(type) : 0)].add(m);
-      r.totals.add(m);
-    };
-    if (at_peak) {
-      const std::uint64_t alive = state.saved_epoch == peak_epoch_ ? state.live_at_peak : state.live();
-      if (alive == 0) continue;
-      Measures m;
-      m.blocks = m.soc = m.stc = alive;
-      m.so = m.st = alive * state.size;
-      m.src = is_realloc ? alive : 0;
-      add(Impacting::kAifo, m);
-      continue;
-    }
-    r.temporary_blocks += state.temporary;
-    for (std::size_t t = 0; t < 4; ++t) {
-      if (n[t] == 0) continue;
+  const auto row_of = [&](Impacting type) {
+    return std::size_t(state.key) * per_key + (impacting_level_ ? static_cast<std::size_t>(type) : 0);
+  };
+  const Bucket& bucket = tables_.bucket(BucketId(static_cast<std::uint32_t>(b)));
+  const bool is_realloc = bucket.is_realloc;
+  const std::uint64_t size = bucket.size;
+  if constexpr (S::kPeak) {
+    const std::uint64_t alive = state.saved_epoch == peak_epoch_ ? state.live_at_peak : state.live();
+    if (alive == 0) return;
+    Measures m;
+    m.blocks = m.soc = m.stc = alive;
+    m.so = m.st = alive * size;
+    m.src = is_realloc ? alive : 0;
+    add(row_of(Impacting::kAifo), m);
+  } else {
+    constexpr std::size_t kTypes = sizeof(S::blocks_by_type) / sizeof(std::uint32_t);
+    for (std::size_t t = 0; t < kTypes; ++t) {
+      const std::uint32_t n = state.blocks_by_type[t];
+      if (n == 0) continue;
       const auto type = static_cast<Impacting>(t);
       const bool inside = type == Impacting::kAifi || type == Impacting::kAifo;
       Measures m;
-      m.blocks = n[t];
+      m.blocks = n;
       if (inside) {
-        m.stc = n[t];
-        m.st = n[t] * state.size;
-        m.src = is_realloc ? n[t] : 0;
+        m.stc = n;
+        m.st = n * size;
+        m.src = is_realloc ? n : 0;
         if (type == Impacting::kAifo) {
-          m.soc = n[t];
-          m.so = n[t] * state.size;
+          m.soc = n;
+          m.so = n * size;
         }
       }
       if (impacting_mode_) {
-        m.count = n[t];
-        m.size = n[t] * state.size;
+        m.count = n;
+        m.size = n * size;
         const auto signed_size = static_cast<std::int64_t>(m.size);
         m.impacting = type == Impacting::kAifo ? signed_size : type == Impacting::kAofi ? -signed_size : 0;
       }
-      add(type, m);
+      add(row_of(type), m);
     }
   }
-  if (query_.totals_only || query_.by.empty()) return;
+}
 
-  // Order the rows on ids and ranks, then render only those shown.
-  const std::size_t width = query_.by.size();
-  std::vector<std::uint32_t> order;
-  for (std::size_t index = 0; index < rows.size(); ++index) {
-    if (rows[index].blocks > 0) order.push_back(static_cast<std::uint32_t>(index));
+template <class S>
+void Aggregator::roll_up(Result& r) {
+  // Two passes over the buckets, so that only the rows shown are ever held
+  // whole: the first sums totals and each row's sort measure, the second the
+  // measures of the rows shown. The rest ([other]) is the totals minus those.
+  const ChunkedVector<S>& all = states<S>();
+  const std::size_t per_key = impacting_level_ ? 4 : 1;
+  const bool keyed = !query_.totals_only && !query_.by.empty();
+  const std::size_t row_count = keyed ? key_count_ * per_key : 0;
+  const Measure sort = query_.sort;
+  std::vector<std::uint64_t> sort_values(row_count, 0);
+  std::vector<bool> present(row_count, false);
+  for (std::size_t b = 0; b < all.size(); ++b) {
+    const S& state = all[b];
+    if (state.key == kUnplanned) continue;
+    if (state.key == kFilteredOut) {
+      std::uint64_t inside = state.blocks_by_type[0];
+      if constexpr (!S::kPeak) inside += state.blocks_by_type[1];
+      r.excluded_blocks += inside;
+      r.excluded_bytes += inside * size_of(state, b);
+      continue;
+    }
+    contributions(state, b, [&](std::size_t row, const Measures& m) {
+      r.totals.add(m);
+      if (keyed) {
+        sort_values[row] += m.value(sort);
+        present[row] = true;
+      }
+    });
   }
-  std::vector<std::uint64_t> row_values(order.size() * width);
-  for (std::size_t i = 0; i < order.size(); ++i) {
+  if (!keyed) return;
+
+  // The candidates for the rows shown: the top N by the sort measure, and
+  // every row tied with the last of them (their order is decided by key).
+  std::vector<std::uint32_t> order;
+  order.reserve(static_cast<std::size_t>(std::count(present.begin(), present.end(), true)));
+  for (std::size_t index = 0; index < row_count; ++index) {
+    if (present[index]) order.push_back(static_cast<std::uint32_t>(index));
+  }
+  present = std::vector<bool>();
+  const std::size_t present_rows = order.size();
+  const std::size_t shown = std::min<std::size_t>(present_rows, query_.top);
+  std::size_t candidates = present_rows;
+  if (shown < present_rows) {
+    if (shown == 0) {
+      candidates = 0;
+    } else {
+      const auto by_value = [&](std::uint32_t a, std::uint32_t b) { return sort_values[a] > sort_values[b]; };
+      std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(shown - 1), order.end(), by_value);
+      const std::uint64_t threshold = sort_values[order[shown - 1]];
+      const auto tied_end = std::partition(order.begin() + static_cast<std::ptrdiff_t>(shown), order.end(),
+                                           [&](std::uint32_t row) { return sort_values[row] == threshold; });
+      candidates = static_cast<std::size_t>(tied_end - order.begin());
+    }
+  }
+
+  // Order the candidates on ids and ranks, then render only those shown.
+  const std::size_t width = query_.by.size();
+  std::vector<std::uint64_t> row_values(candidates * width);
+  for (std::size_t i = 0; i < candidates; ++i) {
     const std::size_t key = order[i] / per_key;
     for (std::size_t level = 0; level < width; ++level) {
       row_values[i * width + level] =
@@ -439,33 +556,51 @@ void Aggregator::roll_up(Result& r) {
     }
   }
   const KeyOrder key_order(tables_, query_.by, row_values);
-  std::vector<std::uint32_t> positions(order.size());
+  std::vector<std::uint32_t> positions(candidates);
   std::iota(positions.begin(), positions.end(), 0u);
-  const Measure sort = query_.sort;
   const auto values_of = [&](std::uint32_t position) {
     return std::span<const std::uint64_t>(row_values.data() + std::size_t{position} * width, width);
   };
   const auto before = [&](std::uint32_t a, std::uint32_t b) {
-    const std::uint64_t va = rows[order[a]].value(sort), vb = rows[order[b]].value(sort);
+    const std::uint64_t va = sort_values[order[a]], vb = sort_values[order[b]];
     if (va != vb) return va > vb;
-    return key_order.less(values_of(a), values_of(b));
+    if (key_order.less(values_of(a), values_of(b))) return true;
+    // Keys that render alike (rare): by row, so the order is deterministic.
+    return !key_order.less(values_of(b), values_of(a)) && order[a] < order[b];
   };
-  const std::size_t shown = std::min<std::size_t>(positions.size(), query_.top);
   std::partial_sort(positions.begin(), positions.begin() + static_cast<std::ptrdiff_t>(shown), positions.end(), before);
+  positions.resize(shown);
+
+  // The measures of the rows shown.
+  sort_values = std::vector<std::uint64_t>();
+  constexpr std::uint32_t kNotShown = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> shown_index(row_count, kNotShown);
+  for (std::size_t i = 0; i < shown; ++i) shown_index[order[positions[i]]] = static_cast<std::uint32_t>(i);
+  std::vector<Measures> measures(shown);
+  for (std::size_t b = 0; b < all.size(); ++b) {
+    const S& state = all[b];
+    if (state.key < 0) continue;
+    contributions(state, b, [&](std::size_t row, const Measures& m) {
+      if (shown_index[row] != kNotShown) measures[shown_index[row]].add(m);
+    });
+  }
+  shown_index = std::vector<std::uint32_t>();
+
+  Measures shown_sum;
+  r.rows.reserve(shown);
   for (std::size_t i = 0; i < shown; ++i) {
     Row row;
-    row.measures = rows[order[positions[i]]];
+    row.measures = measures[i];
+    shown_sum.add(measures[i]);
     const std::span<const std::uint64_t> values = values_of(positions[i]);
     for (std::size_t level = 0; level < width; ++level) {
       row.key.push_back(render_key_value(tables_, query_.by[level], values[level]));
     }
     r.rows.push_back(std::move(row));
   }
-  if (positions.size() > shown) {
-    Measures other;
-    for (std::size_t i = shown; i < positions.size(); ++i) other.add(rows[order[positions[i]]]);
-    r.other = other;
-    r.other_rows = positions.size() - shown;
+  if (present_rows > shown) {
+    r.other = minus(r.totals, shown_sum);
+    r.other_rows = present_rows - shown;
   }
 }
 
@@ -476,10 +611,11 @@ Result Aggregator::result(const SourceInfo& source) {
   r.impacting_measures = impacting_mode_;
   r.excluded_blocks = excluded_blocks_;
   r.excluded_bytes = excluded_bytes_;
+  r.temporary_blocks = temporary_blocks_;
   r.peak = peak_;
   r.trace_end_ns = end_ns_;
   if (series_bucket_ns_ != 0) r.series = Series{t1_, series_bucket_ns_, series_};
-  roll_up(r);
+  with_layout([&]<class S>() { roll_up<S>(r); });
   return r;
 }
 

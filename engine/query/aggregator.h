@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -49,41 +50,94 @@ class Aggregator final : public EventConsumer {
   static constexpr std::int32_t kUnplanned = -2;
   static constexpr std::int32_t kFilteredOut = -1;
 
-  // Everything a bucket needs per event, in one cache line: its filter
-  // verdict and group key, its live blocks, and per-impacting-type block
-  // counts that are rolled up to rows once, at the end. Counts are 32-bit:
-  // a bucket with more blocks than that is refused, not wrapped.
-  struct alignas(64) BucketState {
+  // Everything a bucket needs per event: its filter verdict and group key, its
+  // size, its live blocks, and per-impacting-type block counts that are rolled
+  // up to rows once, at the end (temporary blocks are only ever summed, so
+  // they are counted for all buckets at once). Counts are 32-bit: a bucket with more blocks
+  // than that is refused, not wrapped. Live blocks are split by when they were
+  // allocated: before T1, inside the window, after T2. Block events count
+  // every live block as `inside`; bucket events need the split to pop the
+  // right one (LIFO: after, inside, before).
+  //
+  // The layout depends on the query, so that a bucket carries only what the
+  // query needs (hundreds of thousands of buckets): the compact one for a
+  // window with no end, no impacting types and not at the peak (only AIFI and
+  // AIFO blocks, none allocated after the window), the full one for the other
+  // window queries, and the peak one for --at-peak (no per-type counts; the
+  // live count as it was at the latest peak, saved lazily on the bucket's
+  // first change after it).
+  // A size that does not fit 32 bits is read from the bucket table instead.
+  static constexpr std::uint32_t kLargeSize = 0xFFFFFFFFu;
+  struct CompactState {
+    static constexpr bool kAfter = false, kOutside = false, kPeak = false;
     std::int32_t key = kUnplanned;  // partial group key, or kFilteredOut
-    std::uint32_t saved_epoch = 0;
-    std::uint64_t size = 0;
-    // Live blocks by when they were allocated: before T1, inside the window,
-    // after T2. Block events count every live block as `inside`; bucket
-    // events need the split to pop the right one (LIFO: after, inside, before).
+    std::uint32_t size = 0;         // or kLargeSize
+    std::uint32_t live_before = 0, live_inside = 0;
+    std::uint32_t blocks_by_type[2] = {0, 0};  // AIFI, AIFO
+    std::uint32_t live() const { return live_before + live_inside; }
+  };
+  struct FullState {
+    static constexpr bool kAfter = true, kOutside = true, kPeak = false;
+    std::int32_t key = kUnplanned;
+    std::uint32_t size = 0;
     std::uint32_t live_before = 0, live_inside = 0, live_after = 0;
-    // The live count as it was at the latest peak (saved lazily on the
-    // bucket's first change after it).
-    std::uint32_t live_at_peak = 0;
     std::uint32_t blocks_by_type[4] = {0, 0, 0, 0};  // indexed by Impacting
-    std::uint32_t temporary = 0;
-
     std::uint32_t live() const { return live_before + live_inside + live_after; }
   };
-  static_assert(sizeof(BucketState) == 64, "one cache line a bucket");
+  struct PeakState {
+    static constexpr bool kAfter = true, kOutside = false, kPeak = true;
+    std::int32_t key = kUnplanned;
+    std::uint32_t size = 0;
+    std::uint32_t live_before = 0, live_inside = 0, live_after = 0;
+    std::uint32_t saved_epoch = 0, live_at_peak = 0;
+    std::uint32_t blocks_by_type[1] = {0};  // filtered out: blocks allocated in the window
+    std::uint32_t live() const { return live_before + live_inside + live_after; }
+  };
+  static_assert(sizeof(CompactState) == 24 && sizeof(FullState) == 36 && sizeof(PeakState) == 32);
+  enum class Layout : std::uint8_t { kCompact, kFull, kPeak };
 
-  BucketState& plan(BucketId bucket);
+  template <class S>
+  ChunkedVector<S>& states() {
+    if constexpr (std::is_same_v<S, CompactState>) return compact_states_;
+    else if constexpr (std::is_same_v<S, FullState>) return full_states_;
+    else return peak_states_;
+  }
+  // Calls f.template operator()<State>() for the query's layout.
+  template <class F>
+  decltype(auto) with_layout(F&& f) {
+    switch (layout_) {
+      case Layout::kCompact: return f.template operator()<CompactState>();
+      case Layout::kFull: return f.template operator()<FullState>();
+      case Layout::kPeak: break;
+    }
+    return f.template operator()<PeakState>();
+  }
+
+  template <class S> S& plan(BucketId bucket);
   bool bucket_passes(const Bucket& bucket, StackId culled);
   std::int32_t intern_key(const Bucket& bucket, StackId culled);
-  void complete(const LiveBlock& block, std::int64_t free_ns, bool temporary);
+  template <class S> void block_alloc(const LiveBlock& block);
+  template <class S> void block_free(const LiveBlock& block, std::int64_t free_ns, bool temporary);
+  template <class S> void bucket_alloc(BucketId bucket, std::int64_t ns);
+  template <class S> bool bucket_free(BucketId bucket, std::int64_t ns, bool temporary);
+  template <class S> void complete(const LiveBlock& block, std::int64_t free_ns, bool temporary);
   // Counts `n` blocks of a bucket that ended at free_ns (kNeverNs: still alive).
-  void record(BucketState& state, bool alloc_in, std::int64_t free_ns, bool temporary,
+  template <class S>
+  std::uint64_t size_of(const S& state, std::size_t bucket) const {
+    return state.size != kLargeSize ? state.size : tables_.bucket(BucketId(static_cast<std::uint32_t>(bucket))).size;
+  }
+  template <class S>
+  void record(S& state, std::size_t bucket, bool alloc_in, std::int64_t free_ns, bool temporary,
               std::optional<std::int64_t> alloc_ns, std::uint32_t n);
-  void before_live_change(BucketState& state, std::int64_t now_ns);
-  void after_live_change(const BucketState& state, bool up, std::int64_t now_ns);
+  template <class S> void before_live_change(S& state, std::int64_t now_ns);
+  void after_live_change(std::uint64_t size, bool up, std::int64_t now_ns);
+  template <class S> void finish_buckets();
   void enter_window();
   void note_level(std::int64_t now_ns);
   void series_advance(std::int64_t now_ns);
-  void roll_up(Result& r);
+  // Calls add(row, measures) for each row a bucket adds to.
+  template <class S, class Add> void contributions(const S& state, std::size_t bucket, Add&& add) const;
+  template <class S> void roll_up(Result& r);
 
   const TraceTables& tables_;
   Query query_;
@@ -97,13 +151,18 @@ class Aggregator final : public EventConsumer {
   bool counted_by_bucket_events_ = false;
   StackPlan stack_plan_;
 
-  ChunkedVector<BucketState> buckets_;
-  // Partial group keys: one value per level (the impacting level's is 0),
-  // key after key, and their index.
-  std::vector<std::uint64_t> key_values_;
+  Layout layout_;
+  ChunkedVector<CompactState> compact_states_;
+  ChunkedVector<FullState> full_states_;
+  ChunkedVector<PeakState> peak_states_;
+  // Partial group keys: one value per level (the impacting level's is 0; every
+  // level's value fits 32 bits), key after key, and their index.
+  ChunkedVector<std::uint32_t> key_values_;
+  std::vector<std::uint32_t> key_scratch_;
   std::size_t key_count_ = 0;
   FlatIndex key_ids_;
   std::uint64_t excluded_blocks_ = 0, excluded_bytes_ = 0;
+  std::uint64_t temporary_blocks_ = 0;  // among the counted blocks
 
   // Outstanding level of the blocks that pass the bucket filters.
   std::uint64_t level_bytes_ = 0, level_blocks_ = 0;

@@ -1,7 +1,10 @@
 // The work a query does once per unique frame and stack, never per block:
 // which frames are culled or required (§5, §6), each stack's culled form and
-// whether it has a required frame. Memoized along the stack tree, so each
-// node is resolved once; grows with the tables while a reader streams.
+// whether it has a required frame. Frames are decided once each; a culled
+// stack is found by walking its culled top frames (a short prefix), so no
+// per-node state is kept unless the query requires frames, in which case
+// whether a node's stack has one is memoized along the stack tree (each node
+// resolved once). Grows with the tables while a reader streams.
 #pragma once
 
 #include <cstdint>
@@ -26,22 +29,18 @@ class StackPlan {
   bool has_require() const { return !require_.empty(); }
 
  private:
-  struct NodeState {
-    StackId culled;
-    std::int8_t required = -1;  // -1 not yet known
-    bool resolved = false;
-  };
+  static constexpr std::int8_t kUnknown = -1;
+
   bool frame_culled(FrameId frame);
   bool frame_required(FrameId frame);
   bool frame_matches(const FramePatternSet& set, FrameId frame);
-  void resolve(StackId stack);
 
   const TraceTables& tables_;
   FramePatternSet cull_;
   FramePatternSet require_;
-  std::vector<std::int8_t> frame_culled_;    // -1 unknown
-  std::vector<std::int8_t> frame_required_;  // -1 unknown
-  ChunkedVector<NodeState> nodes_;
+  std::vector<std::int8_t> frame_culled_;    // kUnknown, 0 or 1
+  std::vector<std::int8_t> frame_required_;  // kUnknown, 0 or 1
+  ChunkedVector<std::int8_t> node_required_;  // by stack node; only with require patterns
   std::vector<StackId> pending_;
 };
 

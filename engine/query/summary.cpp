@@ -1,6 +1,6 @@
 #include "engine/query/summary.h"
 
-#include <unordered_set>
+#include <vector>
 
 namespace heapql {
 
@@ -16,9 +16,18 @@ TraceSummary summarize(const TraceTables& tables, const SourceInfo& source, cons
   s.source = source;
   s.blocks = whole_trace.totals.stc;
   s.frees = whole_trace.totals.stc - whole_trace.totals.soc;
-  std::unordered_set<std::uint32_t> stacks;
-  for (std::size_t i = 0; i < tables.bucket_count(); ++i) stacks.insert(tables.bucket(BucketId(std::uint32_t(i))).stack.value);
-  s.unique_stacks = stacks.size();
+  // Distinct stacks of the buckets: a bit per stack node (the last for "no stack").
+  std::vector<bool> seen(tables.stack_count() + 1, false);
+  std::size_t unique_stacks = 0;
+  for (std::size_t i = 0; i < tables.bucket_count(); ++i) {
+    const StackId stack = tables.bucket(BucketId(std::uint32_t(i))).stack;
+    const std::size_t bit = stack.valid() ? stack.index() : tables.stack_count();
+    if (!seen[bit]) {
+      seen[bit] = true;
+      ++unique_stacks;
+    }
+  }
+  s.unique_stacks = unique_stacks;
   s.stack_nodes = tables.stack_count();
   s.unique_frames = tables.frame_count();
   s.unique_modules = tables.module_count();

@@ -2,16 +2,23 @@
 // ever moved, and growth never holds an old and a new copy at once. For the
 // tables and per-bucket arrays that grow while a trace streams in, where
 // std::vector's doubling made peak memory up to three times the data.
+// Elements are constructed as they are added, so the unused end of the last
+// chunk is never written and costs address space, not resident memory.
 #pragma once
 
 #include <cstddef>
 #include <memory>
+#include <new>
+#include <type_traits>
 #include <vector>
 
 namespace heapql {
 
 template <class T, std::size_t kChunkBits = 16>
 class ChunkedVector {
+  static_assert(std::is_trivially_destructible_v<T>, "elements are never destroyed one by one");
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+
  public:
   static constexpr std::size_t kChunkSize = std::size_t{1} << kChunkBits;
 
@@ -27,14 +34,17 @@ class ChunkedVector {
   ChunkedVector(ChunkedVector&&) noexcept = default;
   ChunkedVector& operator=(ChunkedVector&&) noexcept = default;
 
-  T& operator[](std::size_t i) { return chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
-  const T& operator[](std::size_t i) const { return chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
+  T& operator[](std::size_t i) { return chunks_[i >> kChunkBits].get()[i & (kChunkSize - 1)]; }
+  const T& operator[](std::size_t i) const { return chunks_[i >> kChunkBits].get()[i & (kChunkSize - 1)]; }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
   void push_back(const T& value) {
-    if ((size_ >> kChunkBits) == chunks_.size()) chunks_.push_back(std::make_unique<T[]>(kChunkSize));
-    (*this)[size_++] = value;
+    if ((size_ >> kChunkBits) == chunks_.size()) {
+      chunks_.emplace_back(static_cast<T*>(::operator new(kChunkSize * sizeof(T))));
+    }
+    ::new (static_cast<void*>(&(*this)[size_])) T(value);
+    ++size_;
   }
 
   // Grows to `n` elements, new ones set to `value`; never shrinks.
@@ -43,11 +53,15 @@ class ChunkedVector {
   }
 
   std::size_t memory_bytes() const {
-    return chunks_.size() * kChunkSize * sizeof(T) + chunks_.capacity() * sizeof(std::unique_ptr<T[]>);
+    return chunks_.size() * kChunkSize * sizeof(T) + chunks_.capacity() * sizeof(Chunk);
   }
 
  private:
-  std::vector<std::unique_ptr<T[]>> chunks_;
+  struct FreeChunk {
+    void operator()(T* chunk) const { ::operator delete(static_cast<void*>(chunk)); }
+  };
+  using Chunk = std::unique_ptr<T, FreeChunk>;
+  std::vector<Chunk> chunks_;
   std::size_t size_ = 0;
 };
 
