@@ -1,6 +1,7 @@
 // Reads a heaptrack file on a background thread: decompresses, splits lines
 // and decodes the `+ k` / `- k` records (nearly every line of a trace) into
-// 32-bit codes; every other line is passed on as text, in order. The reading
+// 32-bit codes, and the `t` and `a` records (most of the rest) into numbers;
+// every other line is passed on as text, in order. The reading
 // thread touches no trace tables, so the parser on the calling thread needs
 // no locks, and the two stages share the work of a read between two cores.
 #pragma once
@@ -21,16 +22,27 @@ namespace heapql {
 
 class HeaptrackLinePipeline {
  public:
-  // A code is kTextBit | text line number within the batch, or
-  // index << 1 | (1 for '-', 0 for '+').
+  // A code is kTextBit | text line number within the batch, kRecordBit |
+  // record number within the batch, or index << 1 | (1 for '-', 0 for '+').
   static constexpr std::uint32_t kTextBit = 0x80000000u;
-  static constexpr std::uint32_t kMaxIndex = (1u << 30) - 1;
+  static constexpr std::uint32_t kRecordBit = 0x40000000u;
+  static constexpr std::uint32_t kMaxIndex = (1u << 29) - 1;
+
+  // A `t ip parent` or `a size trace` line, its numbers written in canonical
+  // lowercase hex (no leading zeros), so `text()` gives back the line exactly.
+  struct Record {
+    std::uint64_t first = 0;   // 't': instruction pointer index; 'a': size
+    std::uint32_t second = 0;  // 't': parent trace index; 'a': trace index
+    char type = 0;
+    std::string text() const;
+  };
 
   struct Batch {
     std::uint64_t first_line = 0;  // 1-based line number of codes[0]
     std::vector<std::uint32_t> codes;
     std::string text;
     std::vector<std::uint32_t> text_ends;  // end offset in `text` of each text line
+    std::vector<Record> records;
     std::exception_ptr error;              // reading failed after the lines of this batch
 
     std::string_view text_line(std::uint32_t code) const {

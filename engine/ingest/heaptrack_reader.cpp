@@ -175,10 +175,24 @@ class HeaptrackParser {
     if (pipeline_) {
       while (const HeaptrackLinePipeline::Batch* batch = pipeline_->next()) {
         line_ = batch->first_line - 1;
-        for (const std::uint32_t code : batch->codes) {
+        const std::uint32_t* const codes = batch->codes.data();
+        const std::size_t count = batch->codes.size();
+        for (std::size_t i = 0; i < count; ++i) {
+          const std::uint32_t code = codes[i];
+          // The allocation-info table is too big for the caches and events
+          // pick its entries at random: fetch an event's entry a few events
+          // ahead of it.
+          if (i + kPrefetchDistance < count) {
+            const std::uint32_t ahead = codes[i + kPrefetchDistance];
+            if (!(ahead & kNotEventBits) && (ahead >> 1) < alloc_infos_.size()) {
+              __builtin_prefetch(&alloc_infos_[ahead >> 1]);
+            }
+          }
           ++line_;
-          if (code & HeaptrackLinePipeline::kTextBit) {
+          if (code & HeaptrackLinePipeline::kTextBit) [[unlikely]] {
             handle(batch->text_line(code));
+          } else if (code & HeaptrackLinePipeline::kRecordBit) {
+            apply_record(batch->records[code & ~HeaptrackLinePipeline::kRecordBit]);
           } else {
             apply_event(code >> 1, (code & 1) != 0);
           }
@@ -222,6 +236,24 @@ class HeaptrackParser {
     }
     const std::string text = fmt::format("{} {:x}", is_free ? '-' : '+', index);
     handle(text);
+  }
+
+  static constexpr std::size_t kPrefetchDistance = 16;
+  static constexpr std::uint32_t kNotEventBits = HeaptrackLinePipeline::kTextBit | HeaptrackLinePipeline::kRecordBit;
+
+  // A `t` / `a` line the reading thread decoded; anything unusual about it
+  // goes through the checked parser, as for events.
+  void apply_record(const HeaptrackLinePipeline::Record& record) {
+    if (saw_version_ && !in_command_) {
+      if (record.type == 't') {
+        if (record.first != 0 && record.first < ips_.size() && record.second < traces_.size()) {
+          return add_trace(static_cast<std::uint32_t>(record.first), record.second);
+        }
+      } else if (record.second < traces_.size()) {
+        return add_alloc_info(record.first, record.second);
+      }
+    }
+    handle(record.text());
   }
 
   void handle(std::string_view line) {
@@ -394,6 +426,10 @@ class HeaptrackParser {
       f.fail(fmt::format("parent trace index {:x} points nowhere ({} traces defined)", parent, traces_.size() - 1));
     }
     if (raw_) raw_advance('t');
+    add_trace(ip_index, parent);
+  }
+
+  void add_trace(std::uint32_t ip_index, std::uint32_t parent) {
     auto [frames, count] = frames_of(ips_[ip_index]);
     StackId node = traces_[parent];
     // The IP's outermost (real) function is called from the parent; its
@@ -442,6 +478,10 @@ class HeaptrackParser {
     const std::uint64_t size = f.hex("size");
     const std::uint32_t trace = trace_index(f, "trace");
     f.expect_end();
+    add_alloc_info(size, trace);
+  }
+
+  void add_alloc_info(std::uint64_t size, std::uint32_t trace) {
     alloc_infos_.push_back(AllocInfo{bucket_for(size, trace)});
     if (raw_) alloc_info_traces_.push_back(trace);
   }

@@ -12,26 +12,6 @@ BlockMatcher::BlockMatcher(BlockIdentity identity, EventConsumer& consumer)
       consumer_(consumer),
       counting_(identity == BlockIdentity::kBucketLifo && !consumer.needs_blocks()) {}
 
-// The LIFO block of a bucket is its most recent allocation, so its free is
-// "temporary" exactly when the thread's previous event allocated in that bucket.
-void BlockMatcher::count_alloc(BucketId bucket, std::uint32_t thread) {
-  ++next_seq_;
-  ++next_block_;
-  ++live_count_;
-  last_alloc_bucket_[thread] = bucket.value;
-  consumer_.on_bucket_alloc(bucket, now_ns_);
-}
-
-bool BlockMatcher::count_free(BucketId bucket, std::uint32_t thread) {
-  std::uint32_t& last = last_alloc_bucket_[thread];
-  const bool temporary = last == bucket.value;
-  if (!consumer_.on_bucket_free(bucket, now_ns_, temporary)) return false;  // it had no live block
-  last = kNoAllocation;
-  ++next_seq_;
-  --live_count_;
-  return true;
-}
-
 LiveBlock BlockMatcher::start_block(BucketId bucket, std::uint32_t thread) {
   if (next_block_ == BlockId::kInvalidValue) throw Error("trace has more than 2^32-1 blocks");
   LiveBlock block{BlockId(static_cast<std::uint32_t>(next_block_++)), bucket, next_seq_++, now_ns_};
@@ -50,8 +30,7 @@ void BlockMatcher::end_block(const LiveBlock& block, std::uint32_t thread) {
   consumer_.on_free(block, seq, now_ns_, temporary);
 }
 
-void BlockMatcher::alloc(BucketId bucket, std::uint64_t address_key, std::uint32_t thread) {
-  if (counting_) return count_alloc(bucket, thread);
+void BlockMatcher::alloc_block(BucketId bucket, std::uint64_t address_key, std::uint32_t thread) {
   if (identity_ == BlockIdentity::kBucketLifo) {
     if (bucket_top_.size() <= bucket.index()) bucket_top_.resize(std::max<std::size_t>(bucket.index() + 1, bucket_top_.size() * 2), kNone);
     std::uint32_t slot = free_slot_;
@@ -88,8 +67,7 @@ bool BlockMatcher::free_address(std::uint64_t address_key, std::uint32_t thread)
   return true;
 }
 
-bool BlockMatcher::free_bucket(BucketId bucket, std::uint32_t thread) {
-  if (counting_) return count_free(bucket, thread);
+bool BlockMatcher::free_bucket_block(BucketId bucket, std::uint32_t thread) {
   if (bucket.index() >= bucket_top_.size() || bucket_top_[bucket.index()] == kNone) return false;
   std::uint32_t& top = bucket_top_[bucket.index()];
   const std::uint32_t slot = top;

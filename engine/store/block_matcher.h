@@ -23,14 +23,18 @@ class PerThread {
  public:
   explicit PerThread(T initial) : initial_(initial) {}
   T& operator[](std::uint32_t thread) {
-    if (!values_.empty() && values_.front().first == thread) return values_.front().second;
+    if (!values_.empty() && values_.front().first == thread) [[likely]] return values_.front().second;
+    return find_or_add(thread);
+  }
+
+ private:
+  [[gnu::noinline]] T& find_or_add(std::uint32_t thread) {
     for (auto& [t, value] : values_) {
       if (t == thread) return value;
     }
     return values_.emplace_back(thread, initial_).second;
   }
 
- private:
   T initial_;
   std::vector<std::pair<std::uint32_t, T>> values_;
 };
@@ -48,13 +52,19 @@ class BlockMatcher {
   // kExact: `address_key` identifies the block among live blocks (address plus
   // whatever scopes it, e.g. the heap). An allocation over a live key ends the
   // earlier block (an anomaly). kBucketLifo: address_key is ignored.
-  void alloc(BucketId bucket, std::uint64_t address_key, std::uint32_t thread = 0);
+  void alloc(BucketId bucket, std::uint64_t address_key, std::uint32_t thread = 0) {
+    if (counting_) [[likely]] return count_alloc(bucket, thread);
+    alloc_block(bucket, address_key, thread);
+  }
 
   // kExact: false when no block lives at the key (counted as unmatched).
   bool free_address(std::uint64_t address_key, std::uint32_t thread = 0);
   // kBucketLifo: ends the most recently allocated live block of the bucket;
   // false when the bucket has none (the caller decides whether that is fatal).
-  bool free_bucket(BucketId bucket, std::uint32_t thread = 0);
+  bool free_bucket(BucketId bucket, std::uint32_t thread = 0) {
+    if (counting_) [[likely]] return count_free(bucket, thread);
+    return free_bucket_block(bucket, thread);
+  }
   // kExact: the bucket of the block alive at the key, if any.
   const LiveBlock* live_at(std::uint64_t address_key) const;
 
@@ -71,8 +81,29 @@ class BlockMatcher {
   void end_block(const LiveBlock& block, std::uint32_t thread);
   LiveBlock start_block(BucketId bucket, std::uint32_t thread);
 
-  void count_alloc(BucketId bucket, std::uint32_t thread);
-  bool count_free(BucketId bucket, std::uint32_t thread);
+  void alloc_block(BucketId bucket, std::uint64_t address_key, std::uint32_t thread);
+  bool free_bucket_block(BucketId bucket, std::uint32_t thread);
+
+  // The LIFO block of a bucket is its most recent allocation, so its free is
+  // "temporary" exactly when the thread's previous event allocated in that
+  // bucket. Inline: a one-shot query on a heaptrack file spends most of its
+  // events here.
+  void count_alloc(BucketId bucket, std::uint32_t thread) {
+    ++next_seq_;
+    ++next_block_;
+    ++live_count_;
+    last_alloc_bucket_[thread] = bucket.value;
+    consumer_.on_bucket_alloc(bucket, now_ns_);
+  }
+  bool count_free(BucketId bucket, std::uint32_t thread) {
+    std::uint32_t& last = last_alloc_bucket_[thread];
+    const bool temporary = last == bucket.value;
+    if (!consumer_.on_bucket_free(bucket, now_ns_, temporary)) return false;  // it had no live block
+    last = kNoAllocation;
+    ++next_seq_;
+    --live_count_;
+    return true;
+  }
 
   BlockIdentity identity_;
   EventConsumer& consumer_;
