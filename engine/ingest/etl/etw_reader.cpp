@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "engine/error.h"
@@ -58,13 +59,33 @@ constexpr std::uint64_t kNeverLiveToken = kPieceTokenBit - 1;  // makes the matc
 // How far (in time-ordered events) a moving realloc's companions may lie.
 constexpr std::size_t kCompanionWindow = 8;
 
-std::string hook_key(const EtlRecord& r) {
-  if (r.classic) return fmt::format("0x{:04x}", r.hook);
-  if (r.kind == EtlHeaderKind::kEventHeader32 || r.kind == EtlHeaderKind::kEventHeader64) {
-    return fmt::format("{}#{}", etl_guid_text(r.guid), r.event_id);
+// Every record is counted by what identifies its event (EtwInfo::events_by_hook):
+// a classic hook, or a provider GUID with an EVENT_HEADER id or a FULL/INSTANCE
+// opcode. Counted by these compact keys and named once, after the read.
+class EventCounts {
+ public:
+  void count(const EtlRecord& r) {
+    if (r.classic) {
+      ++classic_[r.hook];
+    } else if (r.kind == EtlHeaderKind::kEventHeader32 || r.kind == EtlHeaderKind::kEventHeader64) {
+      ++providers_[{r.guid, true, r.event_id}];
+    } else {
+      ++providers_[{r.guid, false, r.opcode}];
+    }
   }
-  return fmt::format("{}/{}", etl_guid_text(r.guid), r.opcode);
-}
+
+  void name_into(std::map<std::string, std::uint64_t>& out) const {
+    for (const auto& [hook, n] : classic_) out[fmt::format("0x{:04x}", hook)] += n;
+    for (const auto& [key, n] : providers_) {
+      const auto& [guid, event_header, id] = key;
+      out[fmt::format("{}{}{}", etl_guid_text(guid), event_header ? "#" : "/", id)] += n;
+    }
+  }
+
+ private:
+  std::unordered_map<std::uint16_t, std::uint64_t> classic_;
+  std::map<std::tuple<EtlGuid, bool, std::uint16_t>, std::uint64_t> providers_;  // (guid, EVENT_HEADER?, id/opcode)
+};
 
 class EtwTraceReader {
  public:
@@ -96,7 +117,7 @@ class EtwTraceReader {
   // ---- pass 1: every record, in file order ----
 
   void take(const EtlRecord& r) {
-    ++info_.events_by_hook[hook_key(r)];
+    event_counts_.count(r);
     last_timestamp_ = std::max(last_timestamp_, r.timestamp);
     if (!r.classic) {
       if ((r.kind == EtlHeaderKind::kFull32 || r.kind == EtlHeaderKind::kFull64) && r.guid == kImageIdGuid &&
@@ -561,6 +582,7 @@ class EtwTraceReader {
     const std::uint32_t v = header_.os_version;
     info_.os_version = fmt::format("{}.{}.{}", v & 0xFF, (v >> 8) & 0xFF, header_.provider_version);
     info_.events_by_header_kind = stats.records_by_header_kind;
+    event_counts_.name_into(info_.events_by_hook);
     info_.stack_keys_unresolved = stacks_.unresolved_keys();
 
     std::set<std::pair<std::uint32_t, std::string>> processes(process_names_.begin(), process_names_.end());
@@ -609,6 +631,7 @@ class EtwTraceReader {
   EtlLogfileHeader header_;
   std::uint64_t frequency_ = 0;
   EtwInfo info_;
+  EventCounts event_counts_;
   std::unique_ptr<EtwPdbLookup> symbols_;
   std::unique_ptr<EtwModules> modules_;
   EtwStacks stacks_;
