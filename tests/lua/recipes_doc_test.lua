@@ -3,14 +3,8 @@
 -- the module and nothing that is gone, the declaration fields and param types
 -- of heapql.recipe, and the fields of the tables the API returns; the
 -- examples in the docs run.
-local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
-local root = here .. "/../.."
-package.path = here .. "/?.lua;" .. root .. "/lua/?.lua;" .. package.path
-local build = os.getenv("HEAPQL_BUILD_DIR")
-if not build or build == "" then build = root .. "/build-dev" end
-package.cpath = build .. "/?.so;" .. package.cpath
-
 local testlib = require "testlib"
+local root, build = testlib.root, testlib.build_dir
 local t = testlib.new("recipes_doc_test")
 local hq = require "heapql"
 local api = require "heapql.api_doc"

@@ -7,19 +7,12 @@
 -- After an intended change, rewrite the snapshot (from the repository root):
 --   HEAPQL_UPDATE_SURFACE=1 LUA_PATH='lua/?.lua;tests/lua/?.lua;;' \
 --     LUA_CPATH='build-dev/?.so;;' lua5.4 tests/lua/surface_test.lua
-local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
-local root = here .. "/../.."
-package.path = here .. "/?.lua;" .. root .. "/lua/?.lua;" .. package.path
-local build = os.getenv("HEAPQL_BUILD_DIR")
-if not build or build == "" then build = root .. "/build-dev" end
-package.cpath = build .. "/?.so;" .. package.cpath
-
 local testlib = require "testlib"
 local t = testlib.new("surface_test")
 require "heapql"
 local gen = require "tools.gen_recipes_doc"
 
-local SNAPSHOT = here .. "/surface.txt"
+local SNAPSHOT = testlib.root .. "/tests/lua/surface.txt"
 local UPDATE = "HEAPQL_UPDATE_SURFACE=1 LUA_PATH='lua/?.lua;tests/lua/?.lua;;' LUA_CPATH='build-dev/?.so;;' "
   .. "lua5.4 tests/lua/surface_test.lua"
 local HEADER = {

@@ -43,6 +43,13 @@ local function equal(a, b)
 end
 M.equal = equal
 
+-- The repository root (from where this file lies) and the build folder that
+-- holds heapql.so and the heapql binary: HEAPQL_BUILD_DIR, as run_test.sh
+-- sets it, else build-dev.
+M.root = ((debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$")) or ".") .. "/../.."
+local build_dir = os.getenv("HEAPQL_BUILD_DIR")
+M.build_dir = (build_dir and build_dir ~= "") and build_dir or (M.root .. "/build-dev")
+
 function M.new(name)
   return setmetatable({ name = name, passed = 0, failed = 0, failures = {}, prefix = "" }, Suite)
 end
