@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/file_base_name.h"
 #include "engine/ingest/progress_bar.h"
 #include "engine/store/block_matcher.h"
 #include "engine/units.h"
@@ -106,12 +107,6 @@ std::optional<std::uint64_t> parse_hex(std::string_view text) {
 }
 
 bool looks_hex(std::string_view text) { return text.size() >= 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'); }
-
-std::string_view base_name(std::string_view path) {
-  const std::size_t slash = path.find_last_of("/\\");
-  if (slash == std::string_view::npos || slash + 1 == path.size()) return path;
-  return path.substr(slash + 1);
-}
 
 // A duration as users read it, unless that rounds: then exact nanoseconds.
 std::string exact_duration(std::int64_t ns) {
@@ -641,7 +636,7 @@ class EventCsvParser {
         fail(column, fmt::format("stack: frame {} {} has nothing after '!' (expected module!symbol or module!0xOFFSET)",
                                  number, quoted(text)));
       }
-      if (module_text != "?") module = tables_.intern_string(base_name(module_text));
+      if (module_text != "?") module = tables_.intern_string(file_base_name(module_text));
     }
     if (const auto address = parse_hex(symbol)) return tables_.intern_frame(module, StringId(), *address);
     return tables_.intern_frame(module, tables_.intern_string(symbol), 0);

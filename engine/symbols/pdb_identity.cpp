@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/file_base_name.h"
+
 namespace heapql {
 namespace {
 
@@ -25,10 +27,7 @@ std::string guid_text(const std::array<std::uint8_t, 16>& g) {
                      le16(g, 6), g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
 }
 
-std::string pdb_base_name(const std::string& pdb_name) {
-  const auto cut = pdb_name.find_last_of("\\/");
-  return cut == std::string::npos ? pdb_name : pdb_name.substr(cut + 1);
-}
+std::string pdb_base_name(const std::string& pdb_name) { return std::string(file_base_name(pdb_name)); }
 
 std::string describe(const PdbIdentity& id) {
   return fmt::format("{} {} age {}", pdb_base_name(id.pdb_name), guid_text(id.guid), id.age);

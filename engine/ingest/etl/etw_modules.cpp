@@ -1,6 +1,7 @@
 #include "engine/ingest/etl/etw_modules.h"
 
-#include "engine/ingest/etl/etw_payloads.h"
+#include "engine/file_base_name.h"
+
 #include "engine/ingest/etl/etw_stacks.h"
 #include "engine/store/flat_index.h"
 
@@ -17,7 +18,7 @@ void EtwModules::add_pdb(std::uint32_t process, std::uint64_t image_base, PdbIde
 
 void EtwModules::load(std::uint32_t process, std::uint64_t base, std::uint64_t size, std::string_view file_name,
                       std::uint8_t pointer_size) {
-  Instance instance{process, base, size, tables_.intern_string(windows_base_name(file_name)), -1};
+  Instance instance{process, base, size, tables_.intern_string(file_base_name(file_name)), -1};
   if (auto pdb = pdb_by_image_.find({process, base}); pdb != pdb_by_image_.end()) {
     instance.pdb = pdb->second;
   } else if (auto system = pdb_by_image_.find({0, base}); system != pdb_by_image_.end()) {

@@ -121,11 +121,6 @@ std::vector<std::uint64_t> frame_list(const PayloadReader& p, std::size_t offset
 
 }  // namespace
 
-std::string_view windows_base_name(std::string_view path) {
-  const auto separator = path.find_last_of("\\/");
-  return separator == std::string_view::npos ? path : path.substr(separator + 1);
-}
-
 HeapAllocPayload decode_heap_alloc(const EtlRecord& r, const std::string& file) {
   PayloadReader p(r, file, "HeapAlloc");
   const std::size_t ptr = p.pointer_size();

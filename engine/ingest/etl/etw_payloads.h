@@ -109,7 +109,4 @@ ProcessPayload decode_process(const EtlRecord& r, const std::string& file);
 ImagePayload decode_image(const EtlRecord& r, const std::string& file);
 RsdsPayload decode_rsds(const EtlRecord& r, const std::string& file);
 
-// The last path component of an NT or DOS path ("\Windows\System32\ntdll.dll" -> "ntdll.dll").
-std::string_view windows_base_name(std::string_view path);
-
 }  // namespace heapql
