@@ -2,9 +2,15 @@
 // (millions of stack nodes and buckets). It stores ids only, 4 bytes a slot:
 // the caller keeps the keys in its own table and says how to hash and compare
 // an id, so nothing is stored twice and there is no node per entry.
+//
+// Ids are dense (the n-th id inserted is n), and a table of 2^k slots holds
+// fewer than 2^k ids, so the bits of a slot above the k an id needs carry a
+// tag from the hash: a probe compares keys only when the tag matches, instead
+// of reading a random key for every occupied slot it passes.
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 namespace heapql {
@@ -18,24 +24,23 @@ class FlatIndex {
   template <class IsKey>
   std::uint32_t find(std::uint64_t hash, IsKey&& is_key) const {
     if (slots_.empty()) return kAbsent;
+    const std::uint32_t tag = tag_of(hash);
     for (std::size_t i = slot_of(hash);; i = (i + 1) & mask_) {
-      const std::uint32_t id = slots_[i];
-      if (id == kAbsent) return kAbsent;
-      if (is_key(id)) return id;
+      const std::uint32_t slot = slots_[i];
+      if (slot == kAbsent) return kAbsent;
+      if ((slot & ~id_mask_) == tag && is_key(slot & id_mask_)) return slot & id_mask_;
     }
   }
 
-  // Stores `id` (absent so far) under `hash`; `hash_of(id)` rehashes stored
-  // ids when the table grows.
+  // Stores the next id (ids are inserted as 0, 1, 2, ...) under `hash`, after
+  // `find` said it is absent; `hash_of(id)` rehashes stored ids, in id order,
+  // when the table grows.
   template <class HashOf>
   void insert(std::uint64_t hash, std::uint32_t id, HashOf&& hash_of) {
+    if (id != size_) throw std::logic_error("FlatIndex: ids must be inserted densely, in order");
     if ((size_ + 1) * 4 > slots_.size() * 3) {
-      std::vector<std::uint32_t> old = std::move(slots_);
-      slots_.assign(old.empty() ? 1024 : old.size() * 2, kAbsent);
-      mask_ = slots_.size() - 1;
-      for (std::uint32_t stored : old) {
-        if (stored != kAbsent) place(hash_of(stored), stored);
-      }
+      resize(slots_.empty() ? 1024 : slots_.size() * 2);
+      for (std::uint32_t stored = 0; stored < size_; ++stored) place(hash_of(stored), stored);
     }
     place(hash, id);
     ++size_;
@@ -55,15 +60,28 @@ class FlatIndex {
 
  private:
   std::size_t slot_of(std::uint64_t hash) const { return static_cast<std::size_t>(hash) & mask_; }
+  // The slot position takes the hash's low bits; the tag its high ones.
+  std::uint32_t tag_of(std::uint64_t hash) const { return static_cast<std::uint32_t>(hash >> 32) & ~id_mask_; }
+
+  void resize(std::size_t slot_count) {
+    slots_.assign(slot_count, kAbsent);
+    mask_ = slot_count - 1;
+    std::uint32_t id_bits = 0;
+    while (id_bits < 32 && (std::size_t{1} << id_bits) < slot_count) ++id_bits;
+    // Fewer ids than slots, at most 3/4: an id never sets all its bits, so a
+    // slot is never kAbsent by accident.
+    id_mask_ = id_bits >= 32 ? 0xFFFFFFFFu : (1u << id_bits) - 1;
+  }
 
   void place(std::uint64_t hash, std::uint32_t id) {
     std::size_t i = slot_of(hash);
     while (slots_[i] != kAbsent) i = (i + 1) & mask_;
-    slots_[i] = id;
+    slots_[i] = id | tag_of(hash);
   }
 
   std::vector<std::uint32_t> slots_;
   std::size_t mask_ = 0;
+  std::uint32_t id_mask_ = 0xFFFFFFFFu;
   std::size_t size_ = 0;
 };
 

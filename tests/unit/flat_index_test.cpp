@@ -1,0 +1,86 @@
+// FlatIndex: the interning index of stack nodes, buckets and group keys.
+#include "engine/store/flat_index.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+namespace heapql {
+namespace {
+
+// Keys kept beside the index, as the trace tables keep them.
+struct Table {
+  std::vector<std::uint64_t> keys;
+  std::vector<std::uint64_t> hashes;
+  FlatIndex index;
+  int compares = 0;
+
+  std::uint32_t find(std::uint64_t key, std::uint64_t hash) {
+    return index.find(hash, [&](std::uint32_t id) {
+      ++compares;
+      return keys.at(id) == key;
+    });
+  }
+  std::uint32_t intern(std::uint64_t key, std::uint64_t hash) {
+    if (const std::uint32_t found = find(key, hash); found != FlatIndex::kAbsent) return found;
+    const auto id = static_cast<std::uint32_t>(keys.size());
+    keys.push_back(key);
+    hashes.push_back(hash);
+    index.insert(hash, id, [&](std::uint32_t stored) { return hashes.at(stored); });
+    return id;
+  }
+};
+
+TEST(FlatIndex, FindsEveryKeyAcrossGrowthAndNothingElse) {
+  Table t;
+  for (std::uint64_t k = 0; k < 100'000; ++k) EXPECT_EQ(t.intern(k * 7, FlatIndex::mix(k * 7)), k);
+  EXPECT_EQ(t.index.size(), 100'000u);
+  for (std::uint64_t k = 0; k < 100'000; ++k) EXPECT_EQ(t.find(k * 7, FlatIndex::mix(k * 7)), k);
+  for (std::uint64_t k = 0; k < 1'000; ++k) EXPECT_EQ(t.find(k * 7 + 1, FlatIndex::mix(k * 7 + 1)), FlatIndex::kAbsent);
+}
+
+TEST(FlatIndex, EqualHashesAreToldApartByTheirKeys) {
+  Table t;
+  // Every key has the same hash: same slot, same tag; only the keys differ.
+  for (std::uint64_t k = 0; k < 300; ++k) EXPECT_EQ(t.intern(k, 0x1234'5678'9abc'def0ull), k);
+  for (std::uint64_t k = 0; k < 300; ++k) EXPECT_EQ(t.find(k, 0x1234'5678'9abc'def0ull), k);
+  EXPECT_EQ(t.find(300, 0x1234'5678'9abc'def0ull), FlatIndex::kAbsent);
+}
+
+TEST(FlatIndex, TagsSpareKeyComparesWhenOnlyTheSlotCollides) {
+  Table t;
+  // Same low bits (the slot), different high bits (the tag): a probe for an
+  // absent key walks past them all without comparing a single key.
+  for (std::uint64_t k = 0; k < 500; ++k) t.intern(k, (k + 1) << 44);
+  t.compares = 0;
+  EXPECT_EQ(t.find(1'000, std::uint64_t{1'000} << 44), FlatIndex::kAbsent);
+  EXPECT_EQ(t.compares, 0);
+  EXPECT_EQ(t.find(250, std::uint64_t{251} << 44), 250u);
+  EXPECT_EQ(t.compares, 1);
+}
+
+TEST(FlatIndex, RandomHashesWithManyCollisionsStillRoundTrip) {
+  Table t;
+  std::mt19937_64 rng(7);
+  std::vector<std::uint64_t> hashes;
+  for (int i = 0; i < 50'000; ++i) {
+    // Few distinct hashes, so slots and tags collide often.
+    const std::uint64_t hash = rng() % 4'096 * 0x9E37'79B9'7F4A'7C15ull;
+    hashes.push_back(hash);
+    EXPECT_EQ(t.intern(static_cast<std::uint64_t>(i), hash), static_cast<std::uint32_t>(i));
+  }
+  for (int i = 0; i < 50'000; ++i) EXPECT_EQ(t.find(static_cast<std::uint64_t>(i), hashes[i]), static_cast<std::uint32_t>(i));
+}
+
+TEST(FlatIndex, IdsMustBeInsertedDenselyInOrder) {
+  FlatIndex index;
+  const auto hash_of = [](std::uint32_t id) { return FlatIndex::mix(id); };
+  index.insert(FlatIndex::mix(0), 0, hash_of);
+  EXPECT_THROW(index.insert(FlatIndex::mix(5), 5, hash_of), std::logic_error);
+  EXPECT_EQ(index.size(), 1u);
+}
+
+}  // namespace
+}  // namespace heapql
