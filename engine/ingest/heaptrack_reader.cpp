@@ -177,6 +177,8 @@ class HeaptrackParser {
         line_ = batch->first_line - 1;
         const std::uint32_t* const codes = batch->codes.data();
         const std::size_t count = batch->codes.size();
+        bool runs = events_run();
+        std::size_t run_start = 0;  // the code of the first event in run_
         for (std::size_t i = 0; i < count; ++i) {
           const std::uint32_t code = codes[i];
           // The allocation-info table is too big for the caches and events
@@ -189,14 +191,30 @@ class HeaptrackParser {
             }
           }
           ++line_;
-          if (code & HeaptrackLinePipeline::kTextBit) [[unlikely]] {
-            handle(batch->text_line(code));
+          if (!(code & kNotEventBits)) [[likely]] {
+            const std::uint32_t index = code >> 1;
+            if (runs && index < alloc_infos_.size() && alloc_infos_[index].bucket.value <= kMaxRunBucket) [[likely]] {
+              if (run_.empty()) run_start = i;
+              run_.push_back(alloc_infos_[index].bucket.value << 1 | (code & 1));
+              continue;
+            }
+            flush_run(*batch, run_start);
+            apply_event(index, (code & 1) != 0);
           } else if (code & HeaptrackLinePipeline::kRecordBit) {
-            apply_record(batch->records[code & ~HeaptrackLinePipeline::kRecordBit]);
+            // A `t` or `a` record only grows the tables: the run goes on.
+            const HeaptrackLinePipeline::Record& record = batch->records[code & ~HeaptrackLinePipeline::kRecordBit];
+            if (!apply_record(record)) {
+              flush_run(*batch, run_start);
+              handle(record.text());
+              runs = events_run();
+            }
           } else {
-            apply_event(code >> 1, (code & 1) != 0);
+            flush_run(*batch, run_start);
+            handle(batch->text_line(code));
+            runs = events_run();
           }
         }
+        flush_run(*batch, run_start);
         if (batch->error) std::rethrow_exception(batch->error);
       }
     } else {
@@ -240,20 +258,48 @@ class HeaptrackParser {
 
   static constexpr std::size_t kPrefetchDistance = 16;
   static constexpr std::uint32_t kNotEventBits = HeaptrackLinePipeline::kTextBit | HeaptrackLinePipeline::kRecordBit;
+  static constexpr std::uint32_t kMaxRunBucket = 0x7FFFFFFFu;  // a run word is bucket << 1 | free
 
-  // A `t` / `a` line the reading thread decoded; anything unusual about it
-  // goes through the checked parser, as for events.
-  void apply_record(const HeaptrackLinePipeline::Record& record) {
+  // Whether well-formed events go to the matcher in runs (bucket events of
+  // a counting consumer) rather than one by one.
+  bool events_run() const {
+    return matcher_ && matcher_->counting() && format_version_ >= 1 && !in_command_;
+  }
+
+  // Applies the pending run of events. A free that finds no live block stops
+  // it; the checked parser then reports that free with its line.
+  void flush_run(const HeaptrackLinePipeline::Batch& batch, std::size_t run_start) {
+    if (run_.empty()) return;
+    const std::size_t applied = matcher_->bucket_run(run_);
+    const std::size_t pending = run_.size();
+    run_.clear();
+    if (applied == pending) return;
+    // The run holds every event code from run_start on: find the failed one.
+    std::size_t at = run_start;
+    for (std::size_t seen = 0;; ++at) {
+      if (batch.codes[at] & kNotEventBits) continue;
+      if (seen++ == applied) break;
+    }
+    line_ = batch.first_line + at;
+    apply_event(batch.codes[at] >> 1, (batch.codes[at] & 1) != 0);
+    throw Error(location(), "internal error: a free refused in a run was accepted alone");
+  }
+
+  // A `t` / `a` line the reading thread decoded; false for anything unusual
+  // about it, which the checked parser then explains, as for events.
+  bool apply_record(const HeaptrackLinePipeline::Record& record) {
     if (saw_version_ && !in_command_) {
       if (record.type == 't') {
         if (record.first != 0 && record.first < ips_.size() && record.second < traces_.size()) {
-          return add_trace(static_cast<std::uint32_t>(record.first), record.second);
+          add_trace(static_cast<std::uint32_t>(record.first), record.second);
+          return true;
         }
       } else if (record.second < traces_.size()) {
-        return add_alloc_info(record.first, record.second);
+        add_alloc_info(record.first, record.second);
+        return true;
       }
     }
-    handle(record.text());
+    return false;
   }
 
   void handle(std::string_view line) {
@@ -668,6 +714,7 @@ class HeaptrackParser {
   std::vector<FrameId> frames_;
   ChunkedVector<StackId> traces_;
   ChunkedVector<AllocInfo> alloc_infos_;
+  std::vector<std::uint32_t> run_;  // events of the current run (see flush_run)
   std::vector<std::uint32_t> alloc_info_traces_;  // with a raw twin: each bucket's trace index, to cross-check
   std::unordered_map<std::string, std::uint64_t> module_bases_;
 };

@@ -14,6 +14,9 @@
 
 namespace heapql {
 
+// The per-event path: a few small steps, inlined into the event loops.
+#define HEAPQL_HOT_INLINE [[gnu::always_inline]] inline
+
 namespace {
 
 constexpr std::int64_t kAutoSeriesStartNs = 1'000'000;  // open windows start at 1 ms buckets
@@ -174,7 +177,17 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
 }
 
 template <class S>
-S& Aggregator::plan(BucketId id) {
+HEAPQL_HOT_INLINE S& Aggregator::plan(BucketId id) {
+  ChunkedVector<S>& all = states<S>();
+  if (id.index() < all.size()) [[likely]] {
+    S& state = all[id.index()];
+    if (state.key != kUnplanned) [[likely]] return state;
+  }
+  return plan_bucket<S>(id);
+}
+
+template <class S>
+S& Aggregator::plan_bucket(BucketId id) {
   ChunkedVector<S>& all = states<S>();
   if (all.size() <= id.index()) all.grow_to(std::max(tables_.bucket_count(), std::size_t{id.index()} + 1));
   S& state = all[id.index()];
@@ -185,8 +198,12 @@ S& Aggregator::plan(BucketId id) {
   return state;
 }
 
-void Aggregator::note_level(std::int64_t now_ns) {
-  if (peak_seen_ && level_bytes_ <= peak_.bytes) return;
+HEAPQL_HOT_INLINE void Aggregator::note_level(std::int64_t now_ns) {
+  if (peak_seen_ && level_bytes_ <= peak_.bytes) [[likely]] return;
+  new_peak(now_ns);
+}
+
+void Aggregator::new_peak(std::int64_t now_ns) {
   peak_seen_ = true;
   peak_ = Peak{level_bytes_, level_blocks_, now_ns};
   ++peak_epoch_;
@@ -198,8 +215,12 @@ void Aggregator::enter_window() {
   if (t1_ < t2_) note_level(t1_);
 }
 
-void Aggregator::series_advance(std::int64_t now_ns) {
-  if (series_bucket_ns_ == 0 || now_ns < t1_ || series_closed_) return;
+HEAPQL_HOT_INLINE void Aggregator::series_advance(std::int64_t now_ns) {
+  if (series_bucket_ns_ == 0 || now_ns < t1_ || series_closed_) [[likely]] return;
+  series_grow(now_ns);
+}
+
+void Aggregator::series_grow(std::int64_t now_ns) {
   if (now_ns >= t2_) {
     // The window is over: its last buckets keep the level it closed with.
     series_closed_ = true;
@@ -219,7 +240,7 @@ void Aggregator::series_advance(std::int64_t now_ns) {
 }
 
 template <class S>
-void Aggregator::before_live_change(S& state, std::int64_t now_ns) {
+HEAPQL_HOT_INLINE void Aggregator::before_live_change(S& state, std::int64_t now_ns) {
   if (!in_window_ && now_ns >= t1_) enter_window();
   series_advance(now_ns);
   if constexpr (S::kPeak) {
@@ -230,7 +251,7 @@ void Aggregator::before_live_change(S& state, std::int64_t now_ns) {
   }
 }
 
-void Aggregator::after_live_change(std::uint64_t size, bool up, std::int64_t now_ns) {
+HEAPQL_HOT_INLINE void Aggregator::after_live_change(std::uint64_t size, bool up, std::int64_t now_ns) {
   if (up) {
     ++level_blocks_;
     level_bytes_ += size;
@@ -248,8 +269,12 @@ void Aggregator::after_live_change(std::uint64_t size, bool up, std::int64_t now
 }
 
 namespace {
-void increment(std::uint32_t& counter, std::uint32_t n = 1) {
-  if (counter > 0xFFFFFFFFu - n) throw Error("more than 2^32-1 blocks in one bucket (size and stack)");
+[[noreturn, gnu::cold, gnu::noinline]] void bucket_overflow() {
+  throw Error("more than 2^32-1 blocks in one bucket (size and stack)");
+}
+
+HEAPQL_HOT_INLINE void increment(std::uint32_t& counter, std::uint32_t n = 1) {
+  if (counter > 0xFFFFFFFFu - n) [[unlikely]] bucket_overflow();
   counter += n;
 }
 
@@ -289,6 +314,35 @@ bool Aggregator::on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary
   return with_layout([&]<class S>() { return bucket_free<S>(bucket, ns, temporary); });
 }
 
+std::size_t Aggregator::on_bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc) {
+  return with_layout([&]<class S>() { return bucket_run<S>(events, ns, last_alloc); });
+}
+
+template <class S>
+std::size_t Aggregator::bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc) {
+  // Bucket states are too many for the caches and events pick them at
+  // random: fetch each event's state a few events ahead of it.
+  constexpr std::size_t kPrefetchDistance = 8;
+  ChunkedVector<S>& all = states<S>();
+  if (all.size() < tables_.bucket_count()) all.grow_to(tables_.bucket_count());
+  const std::size_t count = events.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    if (i + kPrefetchDistance < count) {
+      const std::uint32_t ahead = events[i + kPrefetchDistance] >> 1;
+      if (ahead < all.size()) __builtin_prefetch(&all[ahead]);
+    }
+    const BucketId bucket(events[i] >> 1);
+    if (events[i] & 1) {
+      if (!bucket_free<S>(bucket, ns, last_alloc == bucket.value)) return i;
+      last_alloc = kNoAllocation;
+    } else {
+      last_alloc = bucket.value;
+      bucket_alloc<S>(bucket, ns);
+    }
+  }
+  return count;
+}
+
 template <class S>
 void Aggregator::block_alloc(const LiveBlock& block) {
   S& state = plan<S>(block.bucket);
@@ -310,7 +364,7 @@ void Aggregator::block_free(const LiveBlock& block, std::int64_t free_ns, bool t
 }
 
 template <class S>
-void Aggregator::bucket_alloc(BucketId bucket, std::int64_t ns) {
+HEAPQL_HOT_INLINE void Aggregator::bucket_alloc(BucketId bucket, std::int64_t ns) {
   counted_by_bucket_events_ = true;
   S& state = plan<S>(bucket);
   const bool alloc_in = ns >= t1_ && ns < t2_;
@@ -335,7 +389,7 @@ void Aggregator::bucket_alloc(BucketId bucket, std::int64_t ns) {
 }
 
 template <class S>
-bool Aggregator::bucket_free(BucketId bucket, std::int64_t ns, bool temporary) {
+HEAPQL_HOT_INLINE bool Aggregator::bucket_free(BucketId bucket, std::int64_t ns, bool temporary) {
   S& state = plan<S>(bucket);
   if (state.live() == 0) return false;
   if (state.key < 0) {
@@ -377,7 +431,7 @@ void Aggregator::complete(const LiveBlock& block, std::int64_t free_ns, bool tem
 }
 
 template <class S>
-void Aggregator::record(S& state, std::size_t bucket, bool alloc_in, std::int64_t free_ns, bool temporary,
+HEAPQL_HOT_INLINE void Aggregator::record(S& state, std::size_t bucket, bool alloc_in, std::int64_t free_ns, bool temporary,
                         std::optional<std::int64_t> alloc_ns, std::uint32_t n) {
   const bool freed_in = free_ns < t2_;
   Impacting type;
@@ -618,5 +672,7 @@ Result Aggregator::result(const SourceInfo& source) {
   with_layout([&]<class S>() { roll_up<S>(r); });
   return r;
 }
+
+#undef HEAPQL_HOT_INLINE
 
 }  // namespace heapql

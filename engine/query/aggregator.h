@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -42,6 +43,7 @@ class Aggregator final : public EventConsumer {
   bool needs_blocks() const override { return needs_blocks_; }
   void on_bucket_alloc(BucketId bucket, std::int64_t ns) override;
   bool on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary) override;
+  std::size_t on_bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc) override;
 
   // After on_finish. `source` says whether reallocs are marked (src).
   Result result(const SourceInfo& source);
@@ -114,12 +116,15 @@ class Aggregator final : public EventConsumer {
   }
 
   template <class S> S& plan(BucketId bucket);
+  template <class S> S& plan_bucket(BucketId bucket);  // plan's first visit to a bucket
   bool bucket_passes(const Bucket& bucket, StackId culled);
   std::int32_t intern_key(const Bucket& bucket, StackId culled);
   template <class S> void block_alloc(const LiveBlock& block);
   template <class S> void block_free(const LiveBlock& block, std::int64_t free_ns, bool temporary);
   template <class S> void bucket_alloc(BucketId bucket, std::int64_t ns);
   template <class S> bool bucket_free(BucketId bucket, std::int64_t ns, bool temporary);
+  template <class S>
+  std::size_t bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc);
   template <class S> void complete(const LiveBlock& block, std::int64_t free_ns, bool temporary);
   // Counts `n` blocks of a bucket that ended at free_ns (kNeverNs: still alive).
   template <class S>
@@ -134,7 +139,9 @@ class Aggregator final : public EventConsumer {
   template <class S> void finish_buckets();
   void enter_window();
   void note_level(std::int64_t now_ns);
+  void new_peak(std::int64_t now_ns);
   void series_advance(std::int64_t now_ns);
+  void series_grow(std::int64_t now_ns);
   // Calls add(row, measures) for each row a bucket adds to.
   template <class S, class Add> void contributions(const S& state, std::size_t bucket, Add&& add) const;
   template <class S> void roll_up(Result& r);

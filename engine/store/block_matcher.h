@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -65,6 +66,20 @@ class BlockMatcher {
     if (counting_) [[likely]] return count_free(bucket, thread);
     return free_bucket_block(bucket, thread);
   }
+  // Bucket-LIFO sources whose consumer counts (counting() is true) may pass
+  // runs of events at the current time instead (EventConsumer::on_bucket_run:
+  // bucket << 1, | 1 for a free). Returns how many were applied; the event
+  // after them is a free whose bucket had no live block.
+  bool counting() const { return counting_; }
+  std::size_t bucket_run(std::span<const std::uint32_t> events, std::uint32_t thread = 0) {
+    const std::size_t applied = consumer_.on_bucket_run(events, now_ns_, last_alloc_bucket_[thread]);
+    std::uint64_t frees = 0;
+    for (std::size_t i = 0; i < applied; ++i) frees += events[i] & 1;
+    next_seq_ += applied;
+    next_block_ += applied - frees;
+    live_count_ = live_count_ + (applied - frees) - frees;
+    return applied;
+  }
   // kExact: the bucket of the block alive at the key, if any.
   const LiveBlock* live_at(std::uint64_t address_key) const;
 
@@ -110,7 +125,7 @@ class BlockMatcher {
   bool counting_;
   // Counting (the consumer keeps the live counts): per thread, the bucket of
   // the latest event if it was an allocation (for "temporary").
-  static constexpr std::uint32_t kNoAllocation = 0xFFFFFFFFu;
+  static constexpr std::uint32_t kNoAllocation = EventConsumer::kNoAllocation;
   PerThread<std::uint32_t> last_alloc_bucket_{kNoAllocation};
   std::int64_t now_ns_ = 0;
   std::uint64_t next_seq_ = 0;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
 
 #include "engine/ids.h"
 
@@ -43,6 +44,29 @@ class EventConsumer {
   virtual bool needs_blocks() const { return true; }
   virtual void on_bucket_alloc(BucketId /*bucket*/, std::int64_t /*ns*/) {}
   virtual bool on_bucket_free(BucketId /*bucket*/, std::int64_t /*ns*/, bool /*temporary*/) { return false; }
+
+  // Bucket events of one thread that share a timestamp, in order: each word
+  // is a bucket id << 1, | 1 for a free. A free is temporary when the
+  // thread's previous event allocated in the same bucket: `last_alloc` holds
+  // that bucket (kNoAllocation when the previous event was no allocation)
+  // and is kept up to date. Returns how many events were applied: all of
+  // them, or up to the first free whose bucket had no live block (that one
+  // is not applied). One call per run, not per event, so that a consumer can
+  // look ahead (prefetch) and skip a virtual call per event.
+  static constexpr std::uint32_t kNoAllocation = 0xFFFFFFFFu;
+  virtual std::size_t on_bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc) {
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      const BucketId bucket(events[i] >> 1);
+      if (events[i] & 1) {
+        if (!on_bucket_free(bucket, ns, last_alloc == bucket.value)) return i;
+        last_alloc = kNoAllocation;
+      } else {
+        last_alloc = bucket.value;
+        on_bucket_alloc(bucket, ns);
+      }
+    }
+    return events.size();
+  }
 };
 
 // Counted irregularities (semantics.md §1): never a crash, always reported.

@@ -266,6 +266,31 @@ TEST(BadInput, FreeWithNoLiveBlock) {
   expect_trace_error(r, {"t.txt:8: ", "'-' record", "no live block"});
 }
 
+// Events reach the aggregator in runs between clock lines; a free that fails
+// inside a run, after interleaved `t` and `a` records, is still reported at
+// its own line, by every consumer (info, a counting query, a query that
+// follows blocks one by one).
+TEST(BadInput, FreeWithNoLiveBlockInsideARunIsReportedAtItsLine) {
+  TempDir dir;
+  std::string text = kPrefix + "c 1\n";
+  int line = 6;
+  for (int i = 0; i < 100; ++i, ++line) text += "+ 0\n";
+  text += "t 1 1\na 20 2\n+ 1\n- 0\n- 1\n";
+  line += 5;
+  for (int i = 0; i < 50; ++i, ++line) text += "- 0\n";
+  text += "- 1\n";  // alloc-info 1's one block is gone already
+  ++line;
+  text += "+ 0\nc 2\n";
+  write_file(dir.file("t.txt"), text);
+  const std::string at = "t.txt:" + std::to_string(line) + ": ";
+  for (const std::string& options : {std::string(), std::string("--by stack"), std::string("--lifetime 0ms..")}) {
+    SCOPED_TRACE(options);
+    expect_trace_error(heapql_on("query", dir.file("t.txt"), options),
+                       {at, "'-' record", "allocation-info 1", "no live block"});
+  }
+  expect_trace_error(heapql_on("info", dir.file("t.txt")), {at, "'-' record", "no live block"});
+}
+
 TEST(BadInput, NonLetterRecordTypeIsAnError) {
   TempDir dir;
   const CommandResult r = info_on_text(dir, "t.txt", kPrefix + "% 1 2\n+ 0\n");

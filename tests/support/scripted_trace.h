@@ -1,8 +1,9 @@
 // A trace written as code, for unit tests: stacks from frame strings, then a
-// script of clock ticks, allocations and frees. run() answers a query twice -
-// straight off the event stream and replayed from a TraceStore - and fails
-// the test if the two differ, so every semantics test also checks that both
-// paths agree.
+// script of clock ticks, allocations and frees. run() answers a query three
+// times - straight off the event stream, one event at a time and in runs (as
+// the heaptrack reader delivers bucket events), and replayed from a
+// TraceStore - and fails the test if they differ, so every semantics test
+// also checks that all paths agree.
 #pragma once
 
 #include <cstdint>
@@ -57,7 +58,8 @@ class ScriptedTrace {
     BucketId bucket;
   };
   BucketId bucket_of(const BlockSpec& spec);
-  void play(EventConsumer& consumer) const;
+  enum class Delivery { kOneByOne, kRuns };
+  void play(EventConsumer& consumer, Delivery delivery) const;
 
   BlockIdentity identity_;
   TraceTables tables_;

@@ -236,6 +236,29 @@ TEST(Semantics8Temporary, AFreeThatIsTheVeryNextEventOfItsThread) {
   EXPECT_EQ(t.run(q).totals.stc, 2u);
 }
 
+TEST(Semantics8Temporary, BucketLifoFreesAreTemporaryRightAfterAnAllocationInTheirBucket) {
+  ScriptedTrace t(BlockIdentity::kBucketLifo);
+  const StackId s = t.stack({"app!f"});
+  t.alloc(1, 8, s);
+  t.free_bucket(8, s);  // temporary
+  t.alloc(2, 8, s);
+  t.alloc(3, 16, s);
+  t.free_bucket(8, s);   // not: the event between allocated in another bucket
+  t.free_bucket(16, s);  // not: the event before it was a free
+  t.alloc(4, 8, s);
+  t.at_ms(1);
+  t.free_bucket(8, s);  // temporary: a clock tick is no event
+  t.alloc(5, 8, s);
+  Query q;
+  q.default_cull = false;
+  EXPECT_EQ(t.run(q).temporary_blocks, 2u);
+  q.temporary_only = true;
+  q.by = {GroupBy::kStack};
+  const Result r = t.run(q);
+  EXPECT_EQ(r.totals.stc, 2u);
+  EXPECT_EQ(r.totals.st, 16u);
+}
+
 TEST(Semantics8Leaked, LeakedIsOutstandingForTheWholeTrace) {
   ScriptedTrace t;
   const StackId s = t.stack({"app!f"});
