@@ -121,8 +121,9 @@ class Aggregator final : public EventConsumer {
   std::int32_t intern_key(const Bucket& bucket, StackId culled);
   template <class S> void block_alloc(const LiveBlock& block);
   template <class S> void block_free(const LiveBlock& block, std::int64_t free_ns, bool temporary);
-  template <class S> void bucket_alloc(BucketId bucket, std::int64_t ns);
-  template <class S> bool bucket_free(BucketId bucket, std::int64_t ns, bool temporary);
+  // Inlined into the event loops (the per-event path).
+  template <class S> [[gnu::always_inline]] void bucket_alloc(BucketId bucket, std::int64_t ns);
+  template <class S> [[gnu::always_inline]] bool bucket_free(BucketId bucket, std::int64_t ns, bool temporary);
   template <class S>
   std::size_t bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc);
   template <class S> void complete(const LiveBlock& block, std::int64_t free_ns, bool temporary);
