@@ -25,6 +25,27 @@ std::uint32_t event_code(std::string_view line) {
   return value << 1 | (line[0] == '-' ? 1u : 0u);
 }
 
+// The code of a well-formed `+ k` / `- k` line at `at`, which a '\n' ends,
+// and `at` moved past that '\n'; kTextBit (and `at` unmoved) for anything
+// else.
+std::uint32_t scan_event(const char*& at) {
+  const char* p = at;
+  if ((p[0] != '+' && p[0] != '-') || p[1] != ' ') return HeaptrackLinePipeline::kTextBit;
+  p += 2;
+  std::uint32_t value = 0;
+  std::uint8_t digit = hex_digit(*p);
+  if (digit == kNotHexDigit) return HeaptrackLinePipeline::kTextBit;
+  // At most 8 digits: kMaxIndex has 8.
+  for (int n = 0; digit != kNotHexDigit; digit = hex_digit(*++p)) {
+    if (++n > 8) return HeaptrackLinePipeline::kTextBit;
+    value = value << 4 | digit;
+  }
+  if (*p != '\n' || value > HeaptrackLinePipeline::kMaxIndex) return HeaptrackLinePipeline::kTextBit;
+  const std::uint32_t code = value << 1 | (at[0] == '-' ? 1u : 0u);
+  at = p + 1;
+  return code;
+}
+
 // A canonical lowercase hex number (no leading zeros but in "0") of at most
 // `max_digits` digits at the start of `text`, up to the end or a space;
 // advances past it. False for anything else.
@@ -96,6 +117,27 @@ HeaptrackLinePipeline::~HeaptrackLinePipeline() {
   thread_.join();
 }
 
+void HeaptrackLinePipeline::add_line(Batch& batch, std::string_view line) {
+  // The command line of an 'X' record may run on over several lines
+  // (heaptrack does not escape it) until the 'I' record.
+  std::uint32_t code = in_command_ ? kTextBit : event_code(line);
+  Record record;
+  if (code == kTextBit && !in_command_ && decode_record(line, record)) {
+    code = kRecordBit | static_cast<std::uint32_t>(batch.records.size());
+    batch.records.push_back(record);
+  } else if (code == kTextBit) {
+    if (in_command_) {
+      in_command_ = line.rfind("I ", 0) != 0;
+    } else if (line.rfind("X ", 0) == 0) {
+      in_command_ = true;
+    }
+    code = kTextBit | static_cast<std::uint32_t>(batch.text_ends.size());
+    batch.text.append(line);
+    batch.text_ends.push_back(static_cast<std::uint32_t>(batch.text.size()));
+  }
+  batch.codes.push_back(code);
+}
+
 bool HeaptrackLinePipeline::fill(Batch& batch) {
   batch.codes.clear();
   batch.text.clear();
@@ -103,28 +145,33 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
   batch.records.clear();
   batch.error = nullptr;
   batch.first_line = reader_->line_number() + 1;
-  std::string_view line;
-  Record record;
+  const auto full = [&] { return batch.codes.size() >= kBatchLines || batch.text.size() >= kBatchTextBytes; };
   try {
-    while (batch.codes.size() < kBatchLines && batch.text.size() < kBatchTextBytes) {
-      if (!reader_->next(line)) return false;
-      // The command line of an 'X' record may run on over several lines
-      // (heaptrack does not escape it) until the 'I' record.
-      std::uint32_t code = in_command_ ? kTextBit : event_code(line);
-      if (code == kTextBit && !in_command_ && decode_record(line, record)) {
-        code = kRecordBit | static_cast<std::uint32_t>(batch.records.size());
-        batch.records.push_back(record);
-      } else if (code == kTextBit) {
-        if (in_command_) {
-          in_command_ = line.rfind("I ", 0) != 0;
-        } else if (line.rfind("X ", 0) == 0) {
-          in_command_ = true;
-        }
-        code = kTextBit | static_cast<std::uint32_t>(batch.text_ends.size());
-        batch.text.append(line);
-        batch.text_ends.push_back(static_cast<std::uint32_t>(batch.text.size()));
+    while (!full()) {
+      const std::string_view buffered = reader_->whole_lines();
+      if (buffered.empty()) {
+        // No whole line buffered: the reader reads on (or ends).
+        std::string_view line;
+        if (!reader_->next(line)) return false;
+        add_line(batch, line);
+        continue;
       }
-      batch.codes.push_back(code);
+      // Split the buffered lines here: `+ k` and `- k` lines (nearly all of
+      // them) are decoded as they are found, in one pass.
+      const char* at = buffered.data();
+      const char* const end = at + buffered.size();
+      std::uint64_t lines = 0;
+      while (at < end && !full()) {
+        if (const std::uint32_t code = in_command_ ? kTextBit : scan_event(at); code != kTextBit) {
+          batch.codes.push_back(code);
+        } else {
+          const char* newline = find_newline(at, end);
+          add_line(batch, std::string_view(at, static_cast<std::size_t>(newline - at)));
+          at = newline + 1;
+        }
+        ++lines;
+      }
+      reader_->skip(at, lines);
     }
     return true;
   } catch (...) {

@@ -68,6 +68,7 @@ class HeaptrackLinePipeline {
   static constexpr std::size_t kSlots = 4;
   void produce();
   bool fill(Batch& batch);  // false once the input is exhausted or failed
+  void add_line(Batch& batch, std::string_view line);
 
   std::string path_;
   std::unique_ptr<LineReader> reader_;

@@ -64,6 +64,20 @@ class LineReader {
   // of the input (and keeps returning false); throws Error otherwise.
   bool next(std::string_view& line);
 
+  // For a caller that splits lines itself, in bulk: the buffered text up to
+  // and including its last '\n' (empty when no whole line is buffered: next()
+  // then reads on). The caller hands out lines from its start with skip():
+  // `to` just past a '\n' in it, `lines` the number of lines up to there.
+  std::string_view whole_lines() const {
+    const void* last = begin_ == end_ ? nullptr : memrchr(begin_, '\n', static_cast<std::size_t>(end_ - begin_));
+    if (last == nullptr) return {};
+    return std::string_view(begin_, static_cast<std::size_t>(static_cast<const char*>(last) - begin_) + 1);
+  }
+  void skip(const char* to, std::uint64_t lines) {
+    begin_ = scan_ = begin_ + (to - begin_);
+    line_number_ += lines;
+  }
+
   // 1-based number of the line last returned (0 before the first).
   std::uint64_t line_number() const { return line_number_; }
   const std::string& path() const { return path_; }

@@ -198,6 +198,44 @@ TEST_F(LineReaderTest, ManyLinesAcrossChunks) {
   EXPECT_EQ(read_all(gzip), expected);
 }
 
+// whole_lines() and skip(), mixed with next() as the heaptrack pipeline mixes
+// them: the same lines and line numbers as next() alone, and a final line
+// without '\n' still comes from next().
+std::vector<std::string> read_in_bulk(LineReader& reader) {
+  std::vector<std::string> lines;
+  for (;;) {
+    const std::string_view buffered = reader.whole_lines();
+    if (buffered.empty()) {
+      std::string_view line;
+      if (!reader.next(line)) return lines;
+      lines.emplace_back(line);
+      EXPECT_EQ(reader.line_number(), lines.size());
+      continue;
+    }
+    EXPECT_EQ(buffered.back(), '\n');
+    // Take every other line here and one through next(), so both interleave.
+    const std::size_t newline = buffered.find('\n');
+    lines.emplace_back(buffered.substr(0, newline));
+    reader.skip(buffered.data() + newline + 1, 1);
+    EXPECT_EQ(reader.line_number(), lines.size());
+    std::string_view line;
+    if (!reader.next(line)) return lines;
+    lines.emplace_back(line);
+    EXPECT_EQ(reader.line_number(), lines.size());
+  }
+}
+
+TEST_F(LineReaderTest, WholeLinesInBulkGiveTheSameLinesAsNext) {
+  const std::string text = varied_text(60000) + "no newline at the end";
+  const std::vector<std::string> expected = split_lines(text);
+  LineReader plain(write("big.txt", text), false);
+  EXPECT_EQ(read_in_bulk(plain), expected);
+  LineReader zstd(write("big.zst", zstd_compress(text)), false);
+  EXPECT_EQ(read_in_bulk(zstd), expected);
+  LineReader gzip(write("big.gz", gzip_compress(text)), false);
+  EXPECT_EQ(read_in_bulk(gzip), expected);
+}
+
 TEST_F(LineReaderTest, Gzip) {
   LineReader reader(write("trace.gz", gzip_compress("alpha\nbeta\n")), false);
   EXPECT_EQ(reader.compression(), Compression::kGzip);
