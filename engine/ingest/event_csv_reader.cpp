@@ -443,7 +443,7 @@ class EventCsvParser {
     }
     const StackId stack = stack_field(fields_[kStack]);
     const BucketId bucket =
-        tables_.intern_bucket(Bucket{size, stack, process, heap.id, thread, heap.kind, kind == Kind::kRealloc});
+        tables_.intern_bucket(Bucket{size, stack, heap.id, thread, heap.kind, kind == Kind::kRealloc});
     matcher_.alloc(bucket, alloc_key(heap.id, address), thread);
   }
 

@@ -509,7 +509,7 @@ class HeaptrackParser {
 
   BucketId bucket_for(std::uint64_t size, std::uint32_t trace) {
     ensure_process();
-    return tables_.intern_bucket(Bucket{size, traces_[trace], process_, heap_, 0, BlockKind::kHeap, false});
+    return tables_.intern_bucket(Bucket{size, traces_[trace], heap_, 0, BlockKind::kHeap, false});
   }
 
   std::uint32_t trace_index(Fields& f, std::string_view what) {

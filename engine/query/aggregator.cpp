@@ -120,8 +120,9 @@ bool Aggregator::bucket_passes(const Bucket& bucket, StackId full_stack) {
     return false;
   }
   if (!query_.processes.empty()) {
-    if (!bucket.process.valid()) return false;
-    const Process& p = tables_.process(bucket.process);
+    const ProcessId process = tables_.process_of(bucket);
+    if (!process.valid()) return false;
+    const Process& p = tables_.process(process);
     if (!matches_id_or_name(query_.processes, p.pid, tables_.string(p.name))) return false;
   }
   if (!query_.heaps.empty()) {
@@ -147,7 +148,7 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
       case GroupBy::kImage:
         v = culled.valid() ? tables_.frame(tables_.stack(culled).frame).module.value : StringId().value;
         break;
-      case GroupBy::kProcess: v = bucket.process.value; break;
+      case GroupBy::kProcess: v = tables_.process_of(bucket).value; break;
       case GroupBy::kHeap: v = bucket.heap.value; break;
       case GroupBy::kKind: v = static_cast<std::uint32_t>(bucket.kind); break;
       case GroupBy::kThread: v = bucket.thread; break;

@@ -111,7 +111,7 @@ HeapId TraceTables::intern_heap(ProcessId process, std::uint64_t handle, std::st
 
 std::uint64_t TraceTables::bucket_hash(const Bucket& b) {
   std::size_t h = mix(b.size, b.stack.value);
-  h = mix(h, (std::uint64_t{b.process.value} << 32) | b.heap.value);
+  h = mix(h, b.heap.value);
   h = mix(h, (std::uint64_t{b.thread} << 16) | (std::uint64_t(b.kind) << 1) | (b.is_realloc ? 1u : 0u));
   return FlatIndex::mix(h);
 }

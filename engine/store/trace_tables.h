@@ -47,11 +47,11 @@ struct Heap {
 };
 
 // What every block of a bucket shares. Buckets make sizes and stacks cost
-// 4 bytes per block instead of 16+.
+// 4 bytes per block instead of 16+. The process is the heap's (process_of):
+// a one-shot query holds every bucket of the trace, so each byte counts.
 struct Bucket {
   std::uint64_t size = 0;
   StackId stack;
-  ProcessId process;
   HeapId heap;
   std::uint32_t thread = 0;
   BlockKind kind = BlockKind::kHeap;
@@ -98,6 +98,9 @@ class TraceTables {
 
   BucketId intern_bucket(const Bucket& bucket);
   const Bucket& bucket(BucketId id) const { return buckets_[id.index()]; }
+  ProcessId process_of(const Bucket& bucket) const {
+    return bucket.heap.valid() ? heaps_[bucket.heap.index()].process : ProcessId();
+  }
   std::size_t bucket_count() const { return buckets_.size(); }
 
   std::size_t module_count() const;  // distinct modules of all frames

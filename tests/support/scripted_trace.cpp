@@ -36,7 +36,7 @@ StackId ScriptedTrace::stack(std::initializer_list<std::string> frames_top_first
 BucketId ScriptedTrace::bucket_of(const BlockSpec& spec) {
   const ProcessId process = tables_.intern_process(spec.pid, spec.process);
   const HeapId heap = tables_.intern_heap(process, spec.heap, spec.heap == 0 ? "default" : "0x" + std::to_string(spec.heap));
-  return tables_.intern_bucket(Bucket{spec.size, spec.stack, process, heap, spec.thread, spec.kind, spec.is_realloc});
+  return tables_.intern_bucket(Bucket{spec.size, spec.stack, heap, spec.thread, spec.kind, spec.is_realloc});
 }
 
 void ScriptedTrace::alloc(std::uint64_t address, const BlockSpec& spec) {

@@ -95,8 +95,8 @@ TEST(EtwReader, SyntheticSingleAllocationHasItsStackProcessHeapAndTimes) {
   EXPECT_EQ(b.kind, BlockKind::kHeap);
   EXPECT_FALSE(b.is_realloc);
   EXPECT_EQ(b.thread, s.tid);
-  EXPECT_EQ(tables.string(tables.process(b.process).name), "single.exe");
-  EXPECT_EQ(tables.process(b.process).pid, s.pid);
+  EXPECT_EQ(tables.string(tables.process(tables.process_of(b)).name), "single.exe");
+  EXPECT_EQ(tables.process(tables.process_of(b)).pid, s.pid);
   EXPECT_EQ(tables.string(tables.heap(b.heap).name), "0x10000");
   EXPECT_EQ(stack_text(tables, b.stack), std::vector<std::string>{"single.exe!0x1010"});
   EXPECT_EQ(log.blocks[0].alloc_ns, s.alloc_ns);
@@ -398,7 +398,7 @@ TEST(EtwReader, SyntheticMergedSessionsReadAsOneTrace) {
   const TraceTables& tables = t.store->tables();
   const Bucket& b = tables.bucket(log.blocks[0].bucket);
   EXPECT_EQ(stack_text(tables, b.stack), std::vector<std::string>{"app.exe!0x44"});
-  EXPECT_EQ(tables.string(tables.process(b.process).name), "app.exe");
+  EXPECT_EQ(tables.string(tables.process(tables.process_of(b)).name), "app.exe");
 }
 
 TEST(EtwReader, SyntheticShortHeapPayloadIsAnErrorNamingFileAndBuffer) {

@@ -73,7 +73,7 @@ struct Read {
     return out;
   }
   std::string process(std::size_t block) const {
-    const Process& p = tables.process(bucket(block).process);
+    const Process& p = tables.process(tables.process_of(bucket(block)));
     return fmt::format("{} ({})", tables.string(p.name), p.pid);
   }
   std::string heap(std::size_t block) const { return std::string(tables.string(tables.heap(bucket(block).heap).name)); }
@@ -246,7 +246,7 @@ TEST(EventCsvReader, ProcessesAsNameAndPidABarePidABareNameOrNothing) {
   EXPECT_EQ(r->process(1), "? (12)");
   EXPECT_EQ(r->process(2), "my app (0)");
   EXPECT_EQ(r->process(3), "? (0)");
-  EXPECT_EQ(r->bucket(4).process, r->bucket(0).process);
+  EXPECT_EQ(r->tables.process_of(r->bucket(4)), r->tables.process_of(r->bucket(0)));
   EXPECT_EQ(r->process(5), "f (x) (0)");  // not a pid in parentheses: all name
   EXPECT_EQ(r->tables.process_count(), 5u);
 }

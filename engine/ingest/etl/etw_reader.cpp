@@ -532,7 +532,6 @@ class EtwTraceReader {
     Bucket bucket;
     bucket.size = size;
     bucket.stack = stack_of(e);
-    bucket.process = process_id(e.process);
     bucket.heap = heap_id(e.process, heap);
     bucket.thread = e.thread;
     bucket.kind = kind;
