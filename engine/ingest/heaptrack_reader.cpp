@@ -203,6 +203,7 @@ class HeaptrackParser {
           } else if (code & HeaptrackLinePipeline::kRecordBit) {
             // A `t` or `a` record only grows the tables: the run goes on.
             const HeaptrackLinePipeline::Record& record = batch->records[code & ~HeaptrackLinePipeline::kRecordBit];
+            if (record.type == 't') prefetch_chain(*batch, i);
             if (!apply_record(record)) {
               flush_run(*batch, run_start);
               handle(record.text());
@@ -283,6 +284,34 @@ class HeaptrackParser {
     line_ = batch.first_line + at;
     apply_event(batch.codes[at] >> 1, (batch.codes[at] & 1) != 0);
     throw Error(location(), "internal error: a free refused in a run was accepted alone");
+  }
+
+  // Nearly every `t` record adds new stack nodes, and most continue the chain
+  // the record before started (their parent is the trace it defined). New
+  // nodes get consecutive ids, so the nodes the next few records will add are
+  // known before they are interned: fetch their index slots now, so that
+  // their cache misses overlap instead of following one another. Only a
+  // hint: if the record at `at` finds its nodes, the guesses are wrong.
+  void prefetch_chain(const HeaptrackLinePipeline::Batch& batch, std::size_t at) {
+    constexpr std::size_t kLookahead = 4;
+    const auto& first = batch.records[batch.codes[at] & ~HeaptrackLinePipeline::kRecordBit];
+    if (first.first == 0 || first.first >= ips_.size() || !ips_[first.first].frames_built) return;
+    std::uint64_t trace = traces_.size();  // the trace the record at `at` defines
+    std::uint64_t node = tables_.stack_count() + frame_count(ips_[first.first]) - 1;  // its top node, if new
+    for (std::size_t j = at + 1; j < batch.codes.size() && j <= at + kLookahead; ++j) {
+      const std::uint32_t code = batch.codes[j];
+      if (!(code & HeaptrackLinePipeline::kRecordBit)) return;
+      const auto& record = batch.records[code & ~HeaptrackLinePipeline::kRecordBit];
+      if (record.type != 't' || record.second != trace || record.first == 0 || record.first >= ips_.size()) return;
+      const InstructionPointer& ip = ips_[record.first];
+      if (!ip.frames_built || node >= StackId::kInvalidValue) return;
+      const std::size_t count = frame_count(ip);
+      for (std::size_t k = count; k-- > 0;) {
+        tables_.prefetch_stack(frames_[ip.first_frame + k], StackId(static_cast<std::uint32_t>(node)));
+        ++node;
+      }
+      ++trace;
+    }
   }
 
   // A `t` / `a` line the reading thread decoded; false for anything unusual
@@ -457,9 +486,10 @@ class HeaptrackParser {
       }
       ip.frames_built = true;
     }
-    const std::size_t count = ip.symbol_count == 0 ? 1 : ip.symbol_count;
-    return {frames_.data() + ip.first_frame, count};
+    return {frames_.data() + ip.first_frame, frame_count(ip)};
   }
+
+  static std::size_t frame_count(const InstructionPointer& ip) { return ip.symbol_count == 0 ? 1 : ip.symbol_count; }
 
   void on_trace(Fields& f) {
     const std::uint32_t ip_index = f.index("instruction pointer index");

@@ -46,6 +46,11 @@ class FlatIndex {
     ++size_;
   }
 
+  // A hint: the slot where a lookup of `hash` starts will be read soon.
+  void prefetch(std::uint64_t hash) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[slot_of(hash)]);
+  }
+
   std::size_t size() const { return size_; }
   std::size_t memory_bytes() const { return slots_.capacity() * sizeof(std::uint32_t); }
 

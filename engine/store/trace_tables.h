@@ -83,6 +83,8 @@ class TraceTables {
   std::string_view frame_module(FrameId id) const { return string(frames_[id.index()].module); }
 
   StackId intern_stack(FrameId frame, StackId parent);
+  // A hint: intern_stack(frame, parent) comes soon.
+  void prefetch_stack(FrameId frame, StackId parent) const { stack_ids_.prefetch(stack_hash(frame, parent)); }
   const StackNode& stack(StackId id) const { return stacks_[id.index()]; }
   std::size_t stack_count() const { return stacks_.size(); }
   // Frames of a stack, top first, appended to `out` after clearing it.
