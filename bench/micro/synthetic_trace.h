@@ -124,7 +124,7 @@ inline std::vector<BucketId> make_tables(TraceTables& tables, const Shape& shape
   for (StackId leaf : leaves) {
     for (std::size_t s = 0; s < shape.sizes_per_stack; ++s) {
       const std::uint64_t size = kSizes[rng() % std::size(kSizes)] + s;
-      buckets.push_back(tables.intern_bucket(Bucket{size, leaf, process, heap, 0, BlockKind::kHeap, false}));
+      buckets.push_back(tables.intern_bucket(Bucket{size, leaf, heap, 0, BlockKind::kHeap, false}));
     }
   }
   return buckets;
