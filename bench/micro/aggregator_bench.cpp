@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "bench/micro/synthetic_trace.h"
 #include "engine/query/aggregator.h"
@@ -56,6 +57,36 @@ void run_query(benchmark::State& state, const SyntheticTrace& t, const Query& qu
 
 void BM_AggregatorByStack(benchmark::State& state) { run_query(state, default_trace(), by_stack_query()); }
 BENCHMARK(BM_AggregatorByStack)->Unit(benchmark::kMillisecond);
+
+// The same query fed as the heaptrack reader feeds a one-shot query: bucket
+// events through a block matcher, in runs of events that share a timestamp.
+void BM_AggregatorByStackBucketRuns(benchmark::State& state) {
+  const SyntheticTrace& t = default_trace();
+  struct Run {
+    std::int64_t ns;
+    std::vector<std::uint32_t> events;
+  };
+  std::vector<Run> runs;
+  for (const Event& e : t.events) {
+    const std::int64_t ns = e.alloc ? e.block.alloc_ns : e.free_ns;
+    if (runs.empty() || runs.back().ns != ns) runs.push_back(Run{ns, {}});
+    runs.back().events.push_back(e.block.bucket.value << 1 | (e.alloc ? 0u : 1u));
+  }
+  for (auto _ : state) {
+    Aggregator aggregator(t.tables(), by_stack_query());
+    BlockMatcher matcher(BlockIdentity::kBucketLifo, aggregator);
+    for (const Run& run : runs) {
+      matcher.set_time(run.ns);
+      if (matcher.bucket_run(run.events) != run.events.size()) state.SkipWithError("a free found no live block");
+    }
+    matcher.finish();
+    Result result = aggregator.result(t.source);
+    benchmark::DoNotOptimize(result.totals.stc);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(t.events.size()));
+  state.counters["runs"] = static_cast<double>(runs.size());
+}
+BENCHMARK(BM_AggregatorByStackBucketRuns)->Unit(benchmark::kMillisecond);
 
 void BM_AggregatorImpacting(benchmark::State& state) {
   run_query(state, default_trace(), impacting_query(default_trace()));
