@@ -213,10 +213,17 @@ std::vector<std::string> read_in_bulk(LineReader& reader) {
       continue;
     }
     EXPECT_EQ(buffered.back(), '\n');
-    // Take every other line here and one through next(), so both interleave.
-    const std::size_t newline = buffered.find('\n');
-    lines.emplace_back(buffered.substr(0, newline));
-    reader.skip(buffered.data() + newline + 1, 1);
+    // Take up to three lines at once here and one through next(), so both
+    // interleave.
+    std::size_t taken = 0;
+    std::size_t at = 0;
+    while (taken < 3 && at < buffered.size()) {
+      const std::size_t newline = buffered.find('\n', at);
+      lines.emplace_back(buffered.substr(at, newline - at));
+      at = newline + 1;
+      ++taken;
+    }
+    reader.skip(buffered.data() + at, taken);
     EXPECT_EQ(reader.line_number(), lines.size());
     std::string_view line;
     if (!reader.next(line)) return lines;

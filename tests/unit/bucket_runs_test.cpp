@@ -1,0 +1,167 @@
+// Bucket events delivered in runs (BlockMatcher::bucket_run ->
+// EventConsumer::on_bucket_run, what the heaptrack reader does) against the
+// same events delivered one by one: the same answers for every bucket-state
+// layout, the same refused frees, the same matcher counts. Random streams over
+// several threads and buckets, with frees of buckets that have no live block.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <random>
+#include <vector>
+
+#include "engine/query/aggregator.h"
+#include "engine/report/reports.h"
+#include "engine/store/block_matcher.h"
+#include "engine/store/trace_tables.h"
+
+namespace heapql {
+namespace {
+
+// Hands every event to an aggregator, but takes runs apart one event at a
+// time (the default EventConsumer::on_bucket_run).
+class OneByOne final : public EventConsumer {
+ public:
+  explicit OneByOne(Aggregator& to) : to_(to) {}
+  void on_alloc(const LiveBlock& b) override { to_.on_alloc(b); }
+  void on_free(const LiveBlock& b, std::uint64_t seq, std::int64_t ns, bool temporary) override {
+    to_.on_free(b, seq, ns, temporary);
+  }
+  void on_still_alive(const LiveBlock& b) override { to_.on_still_alive(b); }
+  void on_finish(std::int64_t end_ns) override { to_.on_finish(end_ns); }
+  bool needs_blocks() const override { return to_.needs_blocks(); }
+  void on_bucket_alloc(BucketId bucket, std::int64_t ns) override { to_.on_bucket_alloc(bucket, ns); }
+  bool on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary) override {
+    return to_.on_bucket_free(bucket, ns, temporary);
+  }
+
+ private:
+  Aggregator& to_;
+};
+
+struct Event {
+  std::int64_t ns;
+  std::uint32_t thread;
+  BucketId bucket;
+  bool free;
+};
+
+struct Outcome {
+  std::string json;
+  std::vector<std::size_t> refused;  // positions of frees with no live block
+  std::uint64_t events = 0, blocks = 0, live = 0;
+};
+
+TraceTables make_tables(std::vector<BucketId>& buckets) {
+  TraceTables tables;
+  const StringId app = tables.intern_string("app");
+  const ProcessId process = tables.intern_process(7, "app");
+  const HeapId heap = tables.intern_heap(process, 0, "default");
+  StackId parent;
+  for (int f = 0; f < 6; ++f) {
+    const StackId stack = tables.intern_stack(tables.intern_frame(app, tables.intern_string(fmt::format("f{}", f)), 0), parent);
+    if (f % 2 == 0) parent = stack;
+    for (std::uint32_t thread = 0; thread < 3; ++thread) {
+      buckets.push_back(tables.intern_bucket(Bucket{16u * (1 + f % 3), stack, heap, thread, BlockKind::kHeap, false}));
+    }
+  }
+  return tables;
+}
+
+std::vector<Event> make_events(std::uint32_t seed, const TraceTables& tables, const std::vector<BucketId>& buckets) {
+  std::mt19937 rng(seed);
+  std::vector<Event> events;
+  std::int64_t ns = 0;
+  for (int i = 0; i < 4000; ++i) {
+    if (rng() % 8 == 0) ns += 1'000'000 * static_cast<std::int64_t>(1 + rng() % 3);
+    const BucketId bucket = buckets[rng() % buckets.size()];
+    // Threads change often, and runs stop at each change; frees of buckets
+    // with no live block happen too (about 1 in 20 frees).
+    events.push_back(Event{ns, tables.bucket(bucket).thread, bucket, rng() % 5 < 2});
+  }
+  return events;
+}
+
+Outcome deliver(const TraceTables& tables, const std::vector<Event>& events, const Query& query, bool in_runs) {
+  Aggregator aggregator(tables, query);
+  OneByOne one_by_one(aggregator);
+  BlockMatcher matcher(BlockIdentity::kBucketLifo, in_runs ? static_cast<EventConsumer&>(aggregator) : one_by_one);
+  EXPECT_TRUE(matcher.counting());
+  Outcome out;
+  std::size_t i = 0;
+  while (i < events.size()) {
+    matcher.set_time(events[i].ns);
+    if (!in_runs) {
+      if (events[i].free) {
+        if (!matcher.free_bucket(events[i].bucket, events[i].thread)) out.refused.push_back(i);
+      } else {
+        matcher.alloc(events[i].bucket, 0, events[i].thread);
+      }
+      ++i;
+      continue;
+    }
+    std::vector<std::uint32_t> run;
+    const std::size_t start = i;
+    for (; i < events.size() && events[i].ns == events[start].ns && events[i].thread == events[start].thread; ++i) {
+      run.push_back(events[i].bucket.value << 1 | (events[i].free ? 1u : 0u));
+    }
+    // A refused free ends the run; the rest goes on as a new run.
+    for (std::size_t done = 0; done < run.size();) {
+      const std::span<const std::uint32_t> rest = std::span<const std::uint32_t>(run).subspan(done);
+      const std::size_t applied = matcher.bucket_run(rest, events[start].thread);
+      done += applied;
+      if (done < run.size()) out.refused.push_back(start + done++);
+    }
+  }
+  matcher.finish();
+  out.events = matcher.event_count();
+  out.blocks = matcher.block_count();
+  out.live = matcher.live_count();
+  SourceInfo source;
+  source.path = "generated";
+  source.block_identity = BlockIdentity::kBucketLifo;
+  out.json = result_json(aggregator.result(source), source);
+  return out;
+}
+
+std::vector<std::pair<std::string, Query>> queries() {
+  std::vector<std::pair<std::string, Query>> all;
+  Query by_stack;
+  by_stack.by = {GroupBy::kStack, GroupBy::kThread};
+  by_stack.default_cull = false;
+  all.emplace_back("by stack, thread (compact layout)", by_stack);
+  Query temporary = by_stack;
+  temporary.temporary_only = true;
+  all.emplace_back("temporary only", temporary);
+  Query window = by_stack;
+  window.window.begin_ns = 5'000'000;
+  window.window.end_ns = 20'000'000;
+  window.by = {GroupBy::kImpacting, GroupBy::kStack};
+  all.emplace_back("window, impacting (full layout)", window);
+  Query peak = by_stack;
+  peak.block_set = BlockSet::kAtPeak;
+  all.emplace_back("at peak (peak layout)", peak);
+  return all;
+}
+
+TEST(BucketRuns, RunsGiveTheSameAnswersAsEventsOneByOne) {
+  std::vector<BucketId> buckets;
+  const TraceTables tables = make_tables(buckets);
+  for (std::uint32_t seed = 1; seed <= 6; ++seed) {
+    const std::vector<Event> events = make_events(seed, tables, buckets);
+    for (const auto& [name, query] : queries()) {
+      SCOPED_TRACE(fmt::format("seed {}, {}", seed, name));
+      const Outcome one = deliver(tables, events, query, false);
+      const Outcome runs = deliver(tables, events, query, true);
+      EXPECT_FALSE(one.refused.empty());  // the streams do exercise refusals
+      EXPECT_EQ(runs.refused, one.refused);
+      EXPECT_EQ(runs.events, one.events);
+      EXPECT_EQ(runs.blocks, one.blocks);
+      EXPECT_EQ(runs.live, one.live);
+      EXPECT_EQ(runs.json, one.json);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace heapql
