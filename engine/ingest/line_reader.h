@@ -69,9 +69,9 @@ class LineReader {
   // then reads on). The caller hands out lines from its start with skip():
   // `to` just past a '\n' in it, `lines` the number of lines up to there.
   std::string_view whole_lines() const {
-    const void* last = begin_ == end_ ? nullptr : memrchr(begin_, '\n', static_cast<std::size_t>(end_ - begin_));
-    if (last == nullptr) return {};
-    return std::string_view(begin_, static_cast<std::size_t>(static_cast<const char*>(last) - begin_) + 1);
+    const std::string_view buffered(begin_, static_cast<std::size_t>(end_ - begin_));
+    const std::size_t last = buffered.rfind('\n');
+    return last == std::string_view::npos ? std::string_view() : buffered.substr(0, last + 1);
   }
   void skip(const char* to, std::uint64_t lines) {
     begin_ = scan_ = begin_ + (to - begin_);

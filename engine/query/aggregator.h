@@ -115,15 +115,16 @@ class Aggregator final : public EventConsumer {
     return f.template operator()<PeakState>();
   }
 
-  template <class S> S& plan(BucketId bucket);
+  // Inline: defined (and only used) in aggregator.cpp, on the per-event path.
+  template <class S> inline S& plan(BucketId bucket);
   template <class S> S& plan_bucket(BucketId bucket);  // plan's first visit to a bucket
   bool bucket_passes(const Bucket& bucket, StackId culled);
   std::int32_t intern_key(const Bucket& bucket, StackId culled);
   template <class S> void block_alloc(const LiveBlock& block);
   template <class S> void block_free(const LiveBlock& block, std::int64_t free_ns, bool temporary);
   // Inlined into the event loops (the per-event path).
-  template <class S> [[gnu::always_inline]] void bucket_alloc(BucketId bucket, std::int64_t ns);
-  template <class S> [[gnu::always_inline]] bool bucket_free(BucketId bucket, std::int64_t ns, bool temporary);
+  template <class S> [[gnu::always_inline]] inline void bucket_alloc(BucketId bucket, std::int64_t ns);
+  template <class S> [[gnu::always_inline]] inline bool bucket_free(BucketId bucket, std::int64_t ns, bool temporary);
   template <class S>
   std::size_t bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc);
   template <class S> void complete(const LiveBlock& block, std::int64_t free_ns, bool temporary);
@@ -133,15 +134,15 @@ class Aggregator final : public EventConsumer {
     return state.size != kLargeSize ? state.size : tables_.bucket(BucketId(static_cast<std::uint32_t>(bucket))).size;
   }
   template <class S>
-  void record(S& state, std::size_t bucket, bool alloc_in, std::int64_t free_ns, bool temporary,
+  inline void record(S& state, std::size_t bucket, bool alloc_in, std::int64_t free_ns, bool temporary,
               std::optional<std::int64_t> alloc_ns, std::uint32_t n);
-  template <class S> void before_live_change(S& state, std::int64_t now_ns);
-  void after_live_change(std::uint64_t size, bool up, std::int64_t now_ns);
+  template <class S> inline void before_live_change(S& state, std::int64_t now_ns);
+  inline void after_live_change(std::uint64_t size, bool up, std::int64_t now_ns);
   template <class S> void finish_buckets();
   void enter_window();
-  void note_level(std::int64_t now_ns);
+  inline void note_level(std::int64_t now_ns);
   void new_peak(std::int64_t now_ns);
-  void series_advance(std::int64_t now_ns);
+  inline void series_advance(std::int64_t now_ns);
   void series_grow(std::int64_t now_ns);
   // Calls add(row, measures) for each row a bucket adds to.
   template <class S, class Add> void contributions(const S& state, std::size_t bucket, Add&& add) const;
