@@ -1,5 +1,7 @@
 #include "engine/ingest/heaptrack_line_pipeline.h"
 
+#include <algorithm>
+
 #include "engine/ingest/hex_digit.h"
 
 namespace heapql {
@@ -8,22 +10,6 @@ namespace {
 
 constexpr std::size_t kBatchLines = 1 << 16;
 constexpr std::size_t kBatchTextBytes = 1 << 20;
-
-// The code of a well-formed `+ k` / `- k` line, or kTextBit when the line is
-// anything else (the parser then reads, or rejects, it as text).
-std::uint32_t event_code(std::string_view line) {
-  if (line.size() < 3 || line.size() > 10 || line[1] != ' ' || (line[0] != '+' && line[0] != '-')) {
-    return HeaptrackLinePipeline::kTextBit;
-  }
-  std::uint32_t value = 0;
-  for (std::size_t i = 2; i < line.size(); ++i) {
-    const std::uint8_t digit = hex_digit(line[i]);
-    if (digit == kNotHexDigit) return HeaptrackLinePipeline::kTextBit;
-    value = value << 4 | digit;
-  }
-  if (value > HeaptrackLinePipeline::kMaxIndex) return HeaptrackLinePipeline::kTextBit;
-  return value << 1 | (line[0] == '-' ? 1u : 0u);
-}
 
 // The code of a well-formed `+ k` / `- k` line at `at`, which a '\n' ends,
 // and `at` moved past that '\n'; kTextBit (and `at` unmoved) for anything
@@ -44,6 +30,17 @@ std::uint32_t scan_event(const char*& at) {
   const std::uint32_t code = value << 1 | (at[0] == '-' ? 1u : 0u);
   at = p + 1;
   return code;
+}
+
+// The same for a line handed out alone, with no '\n' after it: read from a
+// copy that has one, so that one function holds the rule.
+std::uint32_t event_code(std::string_view line) {
+  char copy[11] = {};  // "+ ", at most 8 digits, '\n'
+  if (line.size() >= sizeof copy) return HeaptrackLinePipeline::kTextBit;
+  std::copy(line.begin(), line.end(), copy);
+  copy[line.size()] = '\n';
+  const char* at = copy;
+  return scan_event(at);
 }
 
 // A canonical lowercase hex number (no leading zeros but in "0") of at most
