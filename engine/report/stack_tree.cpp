@@ -119,16 +119,13 @@ struct Pruning {
   }
 };
 
-TreeNode finish(const std::vector<BuildNode>& nodes, std::uint32_t index, const Pruning& pruning) {
-  const BuildNode& b = nodes[index];
-  TreeNode out;
-  out.label = std::string(b.label);
-  out.inclusive = b.inclusive;
-  out.self = b.self;
+// The node's kept children, in the tree's order; counts the pruned ones.
+std::vector<std::uint32_t> kept_children(const std::vector<BuildNode>& nodes, const BuildNode& b,
+                                         const Pruning& pruning, std::uint64_t& pruned) {
   std::vector<std::uint32_t> kept;
   for (std::uint32_t c : b.children) {
     if (pruning.below(nodes[c].inclusive.value(pruning.measure))) {
-      ++out.pruned_children;
+      ++pruned;
     } else {
       kept.push_back(c);
     }
@@ -139,9 +136,26 @@ TreeNode finish(const std::vector<BuildNode>& nodes, std::uint32_t index, const 
     if (vx != vy) return vx > vy;
     return nodes[x].label < nodes[y].label;
   });
-  out.children.reserve(kept.size());
-  for (std::uint32_t c : kept) out.children.push_back(finish(nodes, c, pruning));
-  return out;
+  return kept;
+}
+
+// The final tree, filled top down from a work list: a node's children are
+// all made before any is filled, so the pointers into them stay valid.
+TreeNode finish(const std::vector<BuildNode>& nodes, const Pruning& pruning) {
+  TreeNode root;
+  std::vector<std::pair<std::uint32_t, TreeNode*>> pending{{0, &root}};
+  while (!pending.empty()) {
+    const auto [index, out] = pending.back();
+    pending.pop_back();
+    const BuildNode& b = nodes[index];
+    out->label = std::string(b.label);
+    out->inclusive = b.inclusive;
+    out->self = b.self;
+    const std::vector<std::uint32_t> kept = kept_children(nodes, b, pruning, out->pruned_children);
+    out->children.resize(kept.size());
+    for (std::size_t i = 0; i < kept.size(); ++i) pending.emplace_back(kept[i], &out->children[i]);
+  }
+  return root;
 }
 
 bool src_unknown(const Result& r, Measure m) { return m == Measure::kSrc && !r.realloc_known; }
@@ -169,21 +183,45 @@ void append_line(const TextContext& c, std::string_view inclusive, std::string_v
   c.out += fmt::format("{:>12} {:>12} {:>8}  {:{}}{}\n", inclusive, self, percent, "", depth * 2, label);
 }
 
-void append_node(const TextContext& c, const TreeNode& n, std::size_t depth) {
+void append_node_line(const TextContext& c, const TreeNode& n, std::size_t depth) {
   const std::uint64_t inclusive = n.inclusive.value(c.measure);
   append_line(c, value_text(c.result, c.measure, inclusive), value_text(c.result, c.measure, n.self.value(c.measure)),
               percent_text(c.result, c.measure, inclusive, c.total), depth, n.label);
+}
+
+// The "... N smaller" line after a node's kept children.
+void append_pruned_line(const TextContext& c, const TreeNode& n, std::size_t depth) {
+  if (n.pruned_children == 0) return;
+  const std::uint64_t inclusive = n.inclusive.value(c.measure);
   std::uint64_t shown = n.self.value(c.measure);
-  for (const TreeNode& child : n.children) {
-    append_node(c, child, depth + 1);
-    shown += child.inclusive.value(c.measure);
-  }
-  if (n.pruned_children > 0) {
-    // What the pruned children hold is what self and the kept children do not
-    // (clamped for a hand-made tree that breaks the invariant).
-    const std::uint64_t pruned = inclusive > shown ? inclusive - shown : 0;
-    append_line(c, value_text(c.result, c.measure, pruned), "", percent_text(c.result, c.measure, pruned, c.total),
-                depth + 1, fmt::format("... {} smaller", n.pruned_children));
+  for (const TreeNode& child : n.children) shown += child.inclusive.value(c.measure);
+  // What the pruned children hold is what self and the kept children do not
+  // (clamped for a hand-made tree that breaks the invariant).
+  const std::uint64_t pruned = inclusive > shown ? inclusive - shown : 0;
+  append_line(c, value_text(c.result, c.measure, pruned), "", percent_text(c.result, c.measure, pruned, c.total),
+              depth + 1, fmt::format("... {} smaller", n.pruned_children));
+}
+
+// A depth-first walk without recursion: `enter` on the way down, `leave`
+// after the node's children.
+template <class Enter, class Leave>
+void walk(const TreeNode& root, Enter enter, Leave leave) {
+  struct Step {
+    const TreeNode* node;
+    std::size_t next_child;
+  };
+  std::vector<Step> steps{{&root, 0}};
+  enter(root, std::size_t{0});
+  while (!steps.empty()) {
+    Step& step = steps.back();
+    if (step.next_child == step.node->children.size()) {
+      leave(*step.node, steps.size() - 1);
+      steps.pop_back();
+      continue;
+    }
+    const TreeNode& child = step.node->children[step.next_child++];
+    enter(child, steps.size());
+    steps.push_back(Step{&child, 0});
   }
 }
 
@@ -193,21 +231,38 @@ void write_measures(JsonWriter& w, const Measures& m, const Result& r) {
   w.end_object();
 }
 
-void write_node(JsonWriter& w, const TreeNode& n, const Result& r) {
-  w.begin_object();
-  w.field("label", n.label);
-  w.key("inclusive");
-  write_measures(w, n.inclusive, r);
-  w.key("self");
-  write_measures(w, n.self, r);
-  w.field("pruned", n.pruned_children);
-  w.key("children").begin_array();
-  for (const TreeNode& child : n.children) write_node(w, child, r);
-  w.end_array();
-  w.end_object();
+void write_tree(JsonWriter& w, const TreeNode& root, const Result& r) {
+  walk(
+      root,
+      [&](const TreeNode& n, std::size_t) {
+        w.begin_object();
+        w.field("label", n.label);
+        w.key("inclusive");
+        write_measures(w, n.inclusive, r);
+        w.key("self");
+        write_measures(w, n.self, r);
+        w.field("pruned", n.pruned_children);
+        w.key("children").begin_array();
+      },
+      [&](const TreeNode&, std::size_t) {
+        w.end_array();
+        w.end_object();
+      });
 }
 
 }  // namespace
+
+TreeNode::~TreeNode() {
+  // Children are unlinked onto a list and destroyed childless, so a deep tree
+  // never recurses here.
+  std::vector<TreeNode> doomed = std::move(children);
+  while (!doomed.empty()) {
+    TreeNode last = std::move(doomed.back());
+    doomed.pop_back();
+    for (TreeNode& child : last.children) doomed.push_back(std::move(child));
+    last.children.clear();
+  }
+}
 
 TreeNode build_stack_tree(const Result& result, const TreeOptions& options) {
   TreeBuilder builder;
@@ -224,7 +279,7 @@ TreeNode build_stack_tree(const Result& result, const TreeOptions& options) {
   }
   const std::vector<BuildNode>& nodes = builder.nodes();
   const Pruning pruning{options.measure, options.threshold, nodes[0].inclusive.value(options.measure)};
-  return finish(nodes, 0, pruning);
+  return finish(nodes, pruning);
 }
 
 std::string stack_tree_text(const TreeNode& root, const Result& result, const TreeOptions& options) {
@@ -241,14 +296,16 @@ std::string stack_tree_text(const TreeNode& root, const Result& result, const Tr
   out += "\n";
   out += fmt::format("{:>12} {:>12} {:>8}  node\n", "inclusive", "self", "%");
   const TextContext context{result, options.measure, root.inclusive.value(options.measure), out};
-  append_node(context, root, 0);
+  walk(
+      root, [&](const TreeNode& n, std::size_t depth) { append_node_line(context, n, depth); },
+      [&](const TreeNode& n, std::size_t depth) { append_pruned_line(context, n, depth); });
   return out;
 }
 
 std::string stack_tree_json(const TreeNode& root, const Result& result) {
   std::string out;
   JsonWriter w(out);
-  write_node(w, root, result);
+  write_tree(w, root, result);
   return out;
 }
 

@@ -39,12 +39,21 @@ struct TreeOptions {
   std::uint32_t max_depth = 0;
 };
 
+// A tree is as deep as the deepest stack of the trace, which the trace's
+// author chose: nothing that walks one recurses, its destruction included.
 struct TreeNode {
   std::string label;                  // frame text, the key text of an outer level, or a bracketed marker
   Measures inclusive;                 // all rows passing through this node
   Measures self;                      // rows whose path ends here
   std::vector<TreeNode> children;     // by the measure descending, then label ascending (UTF-8 bytes)
   std::uint64_t pruned_children = 0;  // children below the threshold, dropped (their totals are in `inclusive`)
+
+  TreeNode() = default;
+  TreeNode(TreeNode&&) noexcept = default;
+  TreeNode& operator=(TreeNode&&) noexcept = default;
+  TreeNode(const TreeNode&) = delete;
+  TreeNode& operator=(const TreeNode&) = delete;
+  ~TreeNode();
 };
 
 // Root "[total]": inclusive = sum of the rows plus result.other; when other is

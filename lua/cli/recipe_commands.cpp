@@ -119,6 +119,7 @@ RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<std::s
     }
   }
   if (run.trace_path.empty()) throw UsageError{"needs a trace file"};
+  run.options.message_prefix = "heapql run: ";
   return lua::run_recipe(run);
 }
 
@@ -134,6 +135,7 @@ int run_run(Arguments& args) {
 
 int run_list(Arguments& args) {
   RecipeOptions options;
+  options.message_prefix = "heapql list: ";
   while (!args.done()) {
     const std::string option = args.take_option();
     if (!parse_recipe_option(option, args, options)) throw UsageError{fmt::format("unknown option '{}'", option)};
@@ -169,7 +171,9 @@ bool print_recipe_help(const std::string& name) {
     return false;
   }
   try {
-    const lua::RecipeInfo info = lua::describe_recipe(source, RecipeOptions{});
+    RecipeOptions options;
+    options.message_prefix = "heapql help: ";
+    const lua::RecipeInfo info = lua::describe_recipe(source, options);
     std::fputs(info.help.c_str(), stdout);
   } catch (const Error& e) {
     throw UsageError{e.what()};

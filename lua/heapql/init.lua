@@ -109,6 +109,7 @@ end
 -- Reports ----------------------------------------------------------------
 local Output = {}
 Output.__index = Output
+Output.__metatable = "heapql.Output"  -- shared by every output: recipes may not change it
 
 -- An output in `format` (table|json|csv) writing to the run's destination.
 function hq.output(format)

@@ -18,6 +18,9 @@ local M = {}
 
 local PatternSet = {}
 local methods = {}
+-- The sets this module made: the metatable is locked against recipes
+-- (getmetatable gives its name), so identity is kept here.
+local made = setmetatable({}, { __mode = "k" })
 
 local function fold(text)
   return (text:gsub("[A-Z]", function(c) return string.char(c:byte() + 32) end))
@@ -36,11 +39,13 @@ local function new(texts, includes_defaults)
       set._texts[#set._texts + 1] = text
     end
   end
-  return setmetatable(set, PatternSet)
+  setmetatable(set, PatternSet)
+  made[set] = true
+  return set
 end
 
 local function is_set(x)
-  return getmetatable(x) == PatternSet
+  return made[x] == true
 end
 M.is_set = is_set
 
@@ -162,6 +167,7 @@ function PatternSet.__newindex()
 end
 
 PatternSet.__name = "heapql.PatternSet"
+PatternSet.__metatable = "heapql.PatternSet"
 
 function methods.texts(s)
   local copy = {}

@@ -94,6 +94,9 @@ function recipe.declare(decl)
     if spec.default ~= nil and not t.check(spec.default) then
       error(string.format("hq.recipe: param '%s': default %s is not a valid %s", name, tostring(spec.default), kind), 2)
     end
+    if spec.doc ~= nil and type(spec.doc) ~= "string" then
+      error(string.format("hq.recipe: param '%s': doc must be a string, got %s", name, type(spec.doc)), 2)
+    end
     params[name] = { type = kind, default = spec.default, doc = spec.doc or "" }
   end
   local out = {}
@@ -103,7 +106,22 @@ function recipe.declare(decl)
   return out
 end
 
-function recipe.is_recipe(value) return type(value) == "table" and value[MARK] == true end
+function recipe.is_recipe(value) return type(value) == "table" and rawget(value, MARK) == true end
+
+-- The declaration a recipe file returned, as the host reads it: a fresh table
+-- of the fields hq.recipe accepts, read raw and checked again, since the
+-- recipe may have changed the table, or given it a metatable, after
+-- hq.recipe made it. `path` names the file in the error.
+function recipe.snapshot(value, path)
+  if not recipe.is_recipe(value) then
+    error(string.format("%s: a recipe must return hq.recipe{...} (got a %s)", path, type(value)), 0)
+  end
+  local fields = {}
+  for key in pairs(DECLARATION) do fields[key] = rawget(value, key) end
+  local ok, declared = pcall(recipe.declare, fields)
+  if not ok then error(string.format("%s: %s", path, tostring(declared)), 0) end
+  return declared
+end
 
 local function sorted_names(params)
   local names = {}
@@ -113,9 +131,8 @@ local function sorted_names(params)
 end
 
 -- The params a run sees: defaults, overridden by --param texts (typed).
--- Returns params and the list of path-typed values (readable by the recipe).
 function recipe.params(decl, overrides, where)
-  local values, paths = {}, {}
+  local values = {}
   for name, spec in pairs(decl.params) do values[name] = spec.default end
   for name, text in pairs(overrides or {}) do
     local spec = decl.params[name]
@@ -129,9 +146,8 @@ function recipe.params(decl, overrides, where)
       error(string.format("%s: --param %s=%s: %s (type %s)", where, name, text, err, spec.type), 0)
     end
     values[name] = value
-    if spec.type == "path" then paths[#paths + 1] = value end
   end
-  return values, paths
+  return values
 end
 
 local function show(value)

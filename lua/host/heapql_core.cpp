@@ -99,10 +99,7 @@ int core_recipe_dir(lua_State* L) {
 }
 
 int core_trace_methods(lua_State* L) {
-  // A throwaway handle gives us the metatable; its __index is the method table.
-  push_trace(L, nullptr);
-  lua_getmetatable(L, -1);
-  lua_getfield(L, -1, "__index");
+  push_trace_methods(L);
   return 1;
 }
 

@@ -38,6 +38,8 @@ class TraceHandle {
 };
 
 void push_trace(lua_State* L, std::shared_ptr<TraceHandle> trace);
+// The method table every trace shares (heapql's Lua side adds `query`).
+void push_trace_methods(lua_State* L);
 void push_result(lua_State* L, Result result, SourceInfo source, std::shared_ptr<TraceHandle> trace);
 
 // Where report output goes: a buffer the host writes out at the end (so a

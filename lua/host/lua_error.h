@@ -28,7 +28,9 @@ struct TraceReadError : Error {
 // Pushes an error object: a table {kind = "trace"|"recipe", message = ...}
 // whose tostring is the message.
 void push_error_object(lua_State* L, ErrorKind kind, const char* message);
-// Reads an error object (or any value) back: its kind and message.
+// Reads an error value back, without running any code of the recipe
+// (no metamethods): the kind and message of heapql's own error objects, the
+// text of a string or number, and only the type of anything else.
 ErrorKind error_kind(lua_State* L, int index);
 std::string error_message(lua_State* L, int index);
 

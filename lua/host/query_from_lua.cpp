@@ -18,8 +18,12 @@ class Fields {
     if (!lua_istable(L, table_)) throw Error("query: expected a table");
   }
 
-  // Pushes field `name`; the caller pops.
-  int push(const char* name) const { return lua_getfield(L_, table_, name); }
+  // Pushes field `name`, read raw (no metamethod of the recipe's runs); the
+  // caller pops.
+  int push(const char* name) const {
+    lua_pushstring(L_, name);
+    return lua_rawget(L_, table_);
+  }
 
   bool boolean(const char* name, bool fallback) const {
     const int type = push(name);
@@ -100,10 +104,12 @@ class Fields {
     std::pair<std::int64_t, std::optional<std::int64_t>> r{0, std::nullopt};
     const int type = push(name);
     if (type == LUA_TTABLE) {
-      lua_getfield(L_, -1, "first");
+      lua_pushliteral(L_, "first");
+      lua_rawget(L_, -2);
       if (!lua_isnil(L_, -1)) r.first = integer_at(-1, name);
       lua_pop(L_, 1);
-      lua_getfield(L_, -1, "last");
+      lua_pushliteral(L_, "last");
+      lua_rawget(L_, -2);
       if (!lua_isnil(L_, -1)) r.second = integer_at(-1, name);
       lua_pop(L_, 1);
     } else if (type != LUA_TNIL) {

@@ -8,7 +8,10 @@
 #include "engine/text_file.h"
 #include "lua/host/heapql_core.h"
 #include "lua/host/lua_error.h"
+#include "lua/host/lua_state.h"
 #include "lua/host/lua_strings.h"
+#include "lua/host/recipe_stack.h"
+#include "lua/host/run_limits.h"
 #include "lua/host/sandbox.h"
 
 namespace heapql::lua {
@@ -17,66 +20,68 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The error value at 1 as heapql's error object: its own objects and strings
+// as they are, anything else through tostring (a __tostring of the recipe's
+// runs here, inside the protected call, under the run's limits).
+void normalize_error_value(lua_State* L) {
+  if (lua_type(L, 1) != LUA_TSTRING && lua_type(L, 1) != LUA_TNUMBER && error_message(L, 1).starts_with("(error object is a ")) {
+    luaL_tolstring(L, 1, nullptr);
+    lua_replace(L, 1);
+  }
+}
+
 // Message handler for checks of the user's own input (--param): the message
 // says it all, a traceback into heapql's library would only be noise.
 int keep_message(lua_State* L) {
-  push_error_object(L, error_kind(L, 1), error_message(L, 1).c_str());
+  normalize_error_value(L);
+  const ErrorKind kind = error_kind(L, 1);
+  lua_pushstring(L, error_message(L, 1).c_str());
+  push_error_object(L, kind, lua_tostring(L, -1));
   return 1;
 }
 
 // Message handler: keeps the error's kind, appends a traceback.
 int add_traceback(lua_State* L) {
+  normalize_error_value(L);
   const ErrorKind kind = error_kind(L, 1);
-  std::string message = error_message(L, 1);
+  lua_pushstring(L, error_message(L, 1).c_str());
   luaL_traceback(L, L, nullptr, 1);
-  message += "\n";
-  message += lua_tostring(L, -1);
-  lua_pop(L, 1);
-  push_error_object(L, kind, message.c_str());
+  lua_pushliteral(L, "\n");
+  lua_insert(L, -2);
+  lua_concat(L, 3);
+  push_error_object(L, kind, lua_tostring(L, -1));
   return 1;
 }
 
 struct Session {
-  explicit Session(const RecipeSource& recipe, const RecipeOptions& options, const std::vector<fs::path>& files)
-      : state(options.limits) {
+  explicit Session(const RecipeSource& recipe, const RecipeOptions& options, const std::vector<fs::path>& files) {
     SandboxOptions sandbox;
     sandbox.trusted = options.trusted;
     sandbox.folders = {recipe.folder(), queries_folder()};
     sandbox.files = files;
     sandbox.files.insert(sandbox.files.end(), options.readable_files.begin(), options.readable_files.end());
     L = state.get();
+    RunGuard::watch(L);
     open_sandbox(L, sandbox);
     set_output_buffer(L, &output);
     set_recipe_dir(L, recipe.folder().string());
   }
 
   // Calls the function under the stack's top `nargs` arguments with the
-  // traceback handler; leaves `nresults` values. Throws RecipeFailure.
+  // traceback handler; leaves `nresults` values. Throws Failure.
   void call(int nargs, int nresults, lua_CFunction handler = add_traceback) {
     const int base = lua_gettop(L) - nargs;
     lua_pushcfunction(L, handler);
     lua_insert(L, base);
-    state.enforce_memory_cap(true);
     const int status = lua_pcall(L, nargs, nresults, base);
-    state.enforce_memory_cap(false);
     lua_remove(L, base);
     if (status != LUA_OK) fail_from_stack();
   }
 
   [[noreturn]] void fail_from_stack() {
-    RunStatus status = error_kind(L, -1) == ErrorKind::kTrace ? RunStatus::kBadTrace : RunStatus::kRecipeError;
+    const RunStatus status = error_kind(L, -1) == ErrorKind::kTrace ? RunStatus::kBadTrace : RunStatus::kRecipeError;
     std::string message = error_message(L, -1);
     lua_pop(L, 1);
-    if (state.timed_out()) {
-      status = RunStatus::kRecipeError;
-      const std::string limit = fmt::format("the recipe ran longer than its time limit of {} (--timeout)",
-                                            describe_timeout(state.limits().timeout));
-      if (message.find(limit) == std::string::npos) message = limit + "\n" + message;
-    } else if (state.out_of_memory()) {
-      status = RunStatus::kRecipeError;
-      message = fmt::format("the recipe used more than its memory limit of {} (--memory)\n{}",
-                            describe_memory(state.limits().memory_bytes), message);
-    }
     throw Failure{status, message};
   }
 
@@ -86,7 +91,9 @@ struct Session {
     call(1, 1);
   }
 
-  // Loads and runs the recipe file; leaves its declaration on the stack.
+  // Loads and runs the recipe file; leaves a snapshot of its declaration on
+  // the stack: a plain table heapql's own code made and checked, so that
+  // reading it runs no code of the recipe's.
   void load_declaration(const RecipeSource& recipe) {
     std::string text;
     if (recipe.text) {
@@ -103,24 +110,20 @@ struct Session {
       lua_pop(L, 1);
       throw Failure{RunStatus::kRecipeError, message};
     }
-    state.arm_deadline();
     call(0, 1);
     require("heapql.recipe");
-    lua_getfield(L, -1, "is_recipe");
+    lua_getfield(L, -1, "snapshot");
     lua_pushvalue(L, -3);
-    call(1, 1);
-    const bool is_recipe = lua_toboolean(L, -1);
-    lua_pop(L, 2);
-    if (!is_recipe) {
-      throw Failure{RunStatus::kRecipeError,
-                    fmt::format("{}: a recipe must return hq.recipe{{...}} (got a {})", recipe.path.string(),
-                                luaL_typename(L, -1))};
-    }
+    lua_pushstring(L, recipe.path.string().c_str());
+    call(2, 1, keep_message);
+    lua_replace(L, -3);
+    lua_pop(L, 1);
   }
 
   // "recipe FILE (query at line N)": where a query table came from.
   std::string where(const RecipeSource& recipe, int declaration) {
-    lua_getfield(L, declaration, "query");
+    lua_pushliteral(L, "query");
+    lua_rawget(L, declaration);
     if (!lua_isfunction(L, -1)) {
       lua_pop(L, 1);
       return "recipe " + recipe.path.string();
@@ -130,11 +133,40 @@ struct Session {
     return fmt::format("recipe {} (query at line {})", recipe.path.string(), ar.linedefined);
   }
 
+  // A string field of a snapshot (raw; "" when it is not a string).
   std::string string_field(int table, const char* name) {
-    lua_getfield(L, table, name);
-    std::string value = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
+    lua_pushstring(L, name);
+    lua_rawget(L, table);
+    std::string value = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
     lua_pop(L, 1);
     return value;
+  }
+
+  // The declared type of param `name` in a snapshot ("" if none).
+  std::string param_type(int declaration, const std::string& name) {
+    lua_pushliteral(L, "params");
+    lua_rawget(L, declaration);
+    std::string type;
+    if (lua_type(L, -1) == LUA_TTABLE) {
+      lua_pushstring(L, name.c_str());
+      lua_rawget(L, -2);
+      if (lua_type(L, -1) == LUA_TTABLE) type = string_field(lua_gettop(L), "type");
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return type;
+  }
+
+  // The string a Lua function returned (at the top), or a recipe error.
+  std::string returned_string(const char* what) {
+    if (lua_type(L, -1) != LUA_TSTRING) {
+      const std::string type = luaL_typename(L, -1);
+      lua_pop(L, 1);
+      throw Failure{RunStatus::kRecipeError, fmt::format("{} returned a {} where a string was expected", what, type)};
+    }
+    std::string text(lua_tostring(L, -1), lua_rawlen(L, -1));
+    lua_pop(L, 1);
+    return text;
   }
 
   struct Failure {
@@ -160,7 +192,9 @@ fs::path queries_folder() {
   return HEAPQL_QUERIES_DIR;
 }
 
-RunOutcome run_recipe(const RecipeRun& run) {
+namespace {
+
+RunOutcome run_recipe_here(const RecipeRun& run) {
   RunOutcome outcome;
   try {
     Session s(run.recipe, run.options, {fs::path(run.trace_path)});
@@ -180,15 +214,13 @@ RunOutcome run_recipe(const RecipeRun& run) {
       lua_setfield(L, -2, name.c_str());
     }
     lua_pushstring(L, ("recipe " + run.recipe.path.string()).c_str());
-    s.call(3, 2, keep_message);
-    const auto paths = static_cast<lua_Integer>(lua_rawlen(L, -1));
-    for (lua_Integer i = 1; i <= paths; ++i) {
-      lua_rawgeti(L, -1, i);
-      allow_file(L, fs::path(lua_tostring(L, -1)));
-      lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
+    s.call(3, 1, keep_message);
     const int params = lua_gettop(L);
+    // A path-typed param names a file the user lets the recipe read: the
+    // value given on the command line, never one the recipe computed.
+    for (const auto& [name, value] : run.params) {
+      if (s.param_type(declaration, name) == "path") allow_file(L, fs::path(value));
+    }
 
     lua_getfield(L, recipe_module, "run");
     s.require("heapql");
@@ -208,7 +240,7 @@ RunOutcome run_recipe(const RecipeRun& run) {
   return outcome;
 }
 
-RecipeInfo describe_recipe(const RecipeSource& recipe, const RecipeOptions& options) {
+RecipeInfo describe_recipe_here(const RecipeSource& recipe, const RecipeOptions& options) {
   try {
     Session s(recipe, options, {});
     lua_State* L = s.L;
@@ -222,31 +254,61 @@ RecipeInfo describe_recipe(const RecipeSource& recipe, const RecipeOptions& opti
     lua_pushvalue(L, declaration);
     lua_pushstring(L, recipe.path.string().c_str());
     s.call(2, 1);
-    info.help = lua_tostring(L, -1);
+    info.help = s.returned_string("the recipe's description");
     return info;
   } catch (const Session::Failure& f) {
     throw Error(f.message);
   }
 }
 
-std::string translate_xperf(const std::vector<std::string>& words) {
+std::string translate_xperf_here(const std::vector<std::string>& words, const RecipeOptions& options) {
   try {
-    Session s(RecipeSource{"xperf", std::string()}, RecipeOptions{}, {});
+    Session s(RecipeSource{"xperf", std::string()}, options, {});
     lua_State* L = s.L;
     s.require("heapql.xperf");
     const int xperf = lua_gettop(L);
     lua_getfield(L, xperf, "parse");
     push_string_array(L, words);
     s.call(1, 2);
-    if (lua_isnil(L, -2)) throw Error(lua_isstring(L, -1) ? lua_tostring(L, -1) : "xperf: bad flags");
+    if (lua_isnil(L, -2)) {
+      const std::string message = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "xperf: bad flags";
+      throw Error(message);
+    }
     lua_pop(L, 1);
     lua_getfield(L, xperf, "to_recipe");
     lua_insert(L, -2);
     s.call(1, 1);
-    return lua_tostring(L, -1);
+    return s.returned_string("xperf.to_recipe");
   } catch (const Session::Failure& f) {
     throw Error(f.message);
   }
+}
+
+}  // namespace
+
+// Each runs under its limits from the state's creation through lua_close
+// (finalizers), on the recipe thread.
+RunOutcome run_recipe(const RecipeRun& run) {
+  const RunGuard guard(run.options.limits, run.options.message_prefix);
+  RunOutcome outcome;
+  run_on_recipe_stack([&] { outcome = run_recipe_here(run); }, run.options.message_prefix);
+  return outcome;
+}
+
+RecipeInfo describe_recipe(const RecipeSource& recipe, const RecipeOptions& options) {
+  const RunGuard guard(options.limits, options.message_prefix);
+  RecipeInfo info;
+  run_on_recipe_stack([&] { info = describe_recipe_here(recipe, options); }, options.message_prefix);
+  return info;
+}
+
+std::string translate_xperf(const std::vector<std::string>& words) {
+  RecipeOptions options;
+  options.message_prefix = "heapql xperf: ";
+  const RunGuard guard(options.limits, options.message_prefix);
+  std::string text;
+  run_on_recipe_stack([&] { text = translate_xperf_here(words, options); }, options.message_prefix);
+  return text;
 }
 
 }  // namespace heapql::lua

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/ingest/open_trace.h"
-#include "lua/host/lua_state.h"
+#include "lua/host/run_limits.h"
 
 namespace heapql::lua {
 
@@ -25,6 +25,7 @@ struct RecipeSource {
 struct RecipeOptions {
   Limits limits;
   bool trusted = false;
+  std::string message_prefix = "heapql: ";  // starts the message when a limit ends the run
   std::vector<std::filesystem::path> readable_files;  // named on the command line
 };
 

@@ -7,6 +7,7 @@
 #include "engine/report/reports.h"
 #include "engine/report/stack_tree.h"
 #include "lua/host/heapql_core.h"
+#include "lua/host/lua_class.h"
 #include "lua/host/lua_error.h"
 #include "lua/host/lua_strings.h"
 
@@ -14,24 +15,16 @@ namespace heapql::lua {
 
 namespace {
 
-constexpr const char* kResultMeta = "heapql.Result";
-
 struct ResultBox {
   Result result;
   SourceInfo source;
   std::shared_ptr<TraceHandle> trace;
 };
 
-ResultBox& check_result(lua_State* L, int index) {
-  auto* box = static_cast<ResultBox*>(luaL_testudata(L, index, kResultMeta));
-  if (box == nullptr) throw Error("expected a query result as the receiver: write result:rows()");
-  return *box;
-}
+const LuaClass<ResultBox>& result_class();
 
-int result_gc(lua_State* L) {
-  auto* box = static_cast<ResultBox*>(luaL_testudata(L, 1, kResultMeta));
-  if (box != nullptr) box->~ResultBox();
-  return 0;
+ResultBox& check_result(lua_State* L, int index) {
+  return result_class().check(L, index, "the receiver (write result:rows())");
 }
 
 void set_integer(lua_State* L, const char* name, std::int64_t value) {
@@ -201,9 +194,14 @@ TreeOptions tree_options(lua_State* L, int index, const Result& r) {
   o.measure = r.query.sort;
   if (lua_isnoneornil(L, index)) return o;
   if (!lua_istable(L, index)) throw Error("tree options: expected a table");
-  lua_getfield(L, index, "direction");
+  index = lua_absindex(L, index);
+  const auto field = [&](const char* name) {
+    lua_pushstring(L, name);
+    lua_rawget(L, index);
+  };
+  field("direction");
   if (!lua_isnil(L, -1)) {
-    const std::string d = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
+    const std::string d = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
     if (d == "top-down") {
       o.direction = TreeDirection::kTopDown;
     } else if (d == "bottom-up") {
@@ -214,16 +212,16 @@ TreeOptions tree_options(lua_State* L, int index, const Result& r) {
     }
   }
   lua_pop(L, 1);
-  lua_getfield(L, index, "measure");
+  field("measure");
   if (!lua_isnil(L, -1)) {
-    const auto m = lua_isstring(L, -1) ? parse_measure(lua_tostring(L, -1)) : std::nullopt;
+    const auto m = lua_type(L, -1) == LUA_TSTRING ? parse_measure(lua_tostring(L, -1)) : std::nullopt;
     lua_pop(L, 1);
     if (!m) throw Error("tree option 'measure': expected so|soc|st|stc|src");
     o.measure = *m;
   } else {
     lua_pop(L, 1);
   }
-  lua_getfield(L, index, "threshold");
+  field("threshold");
   if (!lua_isnil(L, -1)) {
     int ok = 0;
     const lua_Number t = lua_tonumberx(L, -1, &ok);
@@ -233,7 +231,7 @@ TreeOptions tree_options(lua_State* L, int index, const Result& r) {
   } else {
     lua_pop(L, 1);
   }
-  lua_getfield(L, index, "depth");
+  field("depth");
   if (!lua_isnil(L, -1)) {
     int ok = 0;
     const lua_Integer d = lua_tointegerx(L, -1, &ok);
@@ -246,7 +244,9 @@ TreeOptions tree_options(lua_State* L, int index, const Result& r) {
   return o;
 }
 
-void push_tree_node(lua_State* L, const Result& r, const TreeNode& node) {
+// One node's table without its children: label, inclusive, self, pruned,
+// and an empty children list.
+void push_tree_node_fields(lua_State* L, const Result& r, const TreeNode& node) {
   lua_createtable(L, 0, 5);
   lua_pushlstring(L, node.label.data(), node.label.size());
   lua_setfield(L, -2, "label");
@@ -256,11 +256,41 @@ void push_tree_node(lua_State* L, const Result& r, const TreeNode& node) {
   lua_setfield(L, -2, "self");
   set_integer(L, "pruned", static_cast<std::int64_t>(node.pruned_children));
   lua_createtable(L, static_cast<int>(node.children.size()), 0);
-  for (std::size_t i = 0; i < node.children.size(); ++i) {
-    push_tree_node(L, r, node.children[i]);
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-  }
   lua_setfield(L, -2, "children");
+}
+
+// The tree as nested tables, however deep: the path from the root to the
+// node being filled is kept in a Lua table, not on the C or Lua stack.
+void push_tree(lua_State* L, const Result& r, const TreeNode& root) {
+  if (!lua_checkstack(L, 8)) throw Error("tree: out of Lua stack");
+  push_tree_node_fields(L, r, root);
+  const int result = lua_gettop(L);
+  lua_createtable(L, 64, 0);  // path[d] = the children list of the node at depth d
+  const int path = lua_gettop(L);
+  struct Step {
+    const TreeNode* node;
+    std::size_t next_child;
+  };
+  std::vector<Step> steps{{&root, 0}};
+  lua_getfield(L, result, "children");
+  lua_rawseti(L, path, 1);
+  while (!steps.empty()) {
+    Step& step = steps.back();
+    if (step.next_child == step.node->children.size()) {
+      steps.pop_back();
+      continue;
+    }
+    const TreeNode& child = step.node->children[step.next_child++];
+    const auto depth = static_cast<lua_Integer>(steps.size());
+    lua_rawgeti(L, path, depth);  // the parent's children list
+    push_tree_node_fields(L, r, child);
+    lua_getfield(L, -1, "children");
+    lua_rawseti(L, path, depth + 1);
+    lua_rawseti(L, -2, static_cast<lua_Integer>(step.next_child));
+    lua_pop(L, 1);
+    steps.push_back(Step{&child, 0});
+  }
+  lua_settop(L, result);
 }
 
 int result_tree(lua_State* L) {
@@ -268,7 +298,7 @@ int result_tree(lua_State* L) {
     const ResultBox& box = check_result(L, 1);
     const TreeOptions options = tree_options(L, 2, box.result);
     const TreeNode root = build_stack_tree(box.result, options);
-    push_tree_node(L, box.result, root);
+    push_tree(L, box.result, root);
     return 1;
   });
 }
@@ -294,7 +324,7 @@ int result_tree_json(lua_State* L) {
 }
 
 // result:with_columns(names, values): a copy with derived columns, values[i]
-// being the list of strings for row i.
+// being the list of strings (or numbers) for row i.
 int result_with_columns(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
@@ -302,20 +332,32 @@ int result_with_columns(lua_State* L) {
     Result copy = box.result;
     const auto names = static_cast<lua_Integer>(lua_rawlen(L, 2));
     for (lua_Integer i = 1; i <= names; ++i) {
-      lua_rawgeti(L, 2, i);
-      if (!lua_isstring(L, -1)) {
-        lua_pop(L, 1);
-        throw Error("with_columns: column names must be strings");
-      }
+      if (lua_rawgeti(L, 2, i) != LUA_TSTRING) throw Error(fmt::format("with_columns: column name {} is not a string", i));
       copy.derived_columns.emplace_back(lua_tostring(L, -1));
       lua_pop(L, 1);
     }
     for (std::size_t row = 0; row < copy.rows.size(); ++row) {
-      lua_rawgeti(L, 3, static_cast<lua_Integer>(row + 1));
+      const auto row_number = static_cast<lua_Integer>(row + 1);
+      const int type = lua_rawgeti(L, 3, row_number);
+      if (type != LUA_TTABLE && type != LUA_TNIL) {
+        throw Error(fmt::format("with_columns: values[{}] must be a list of cells, got a {}", row_number,
+                                lua_typename(L, type)));
+      }
       for (lua_Integer i = 1; i <= names; ++i) {
-        lua_rawgeti(L, -1, i);
-        copy.rows[row].derived.emplace_back(lua_isstring(L, -1) ? lua_tostring(L, -1) : "");
-        lua_pop(L, 1);
+        std::string cell;
+        if (type == LUA_TTABLE) {
+          const int cell_type = lua_rawgeti(L, -1, i);
+          if (cell_type == LUA_TSTRING || cell_type == LUA_TNUMBER) {
+            std::size_t length = 0;
+            const char* text = lua_tolstring(L, -1, &length);  // a number is converted on the copy
+            cell.assign(text, length);
+          } else if (cell_type != LUA_TNIL) {
+            throw Error(fmt::format("with_columns: values[{}][{}] must be a string or a number, got a {}", row_number,
+                                    i, lua_typename(L, cell_type)));
+          }
+          lua_pop(L, 1);
+        }
+        copy.rows[row].derived.push_back(std::move(cell));
       }
       lua_pop(L, 1);
     }
@@ -335,33 +377,34 @@ int result_trace(lua_State* L) {
 
 }  // namespace
 
+namespace {
+
+const LuaMethod kResultMethods[] = {
+    {"rows", result_rows, "The shown rows: measures, key, and each level by name."},
+    {"totals", result_totals, "The measures of every block the query kept."},
+    {"other", result_other, "The rows past `top`, summed (nil when none)."},
+    {"peak", result_peak, "The outstanding peak in the window: bytes, blocks, time_ns."},
+    {"series", result_series, "Outstanding size over time, when the query asked for it."},
+    {"info", result_info, "What was asked and what the source could say."},
+    {"json", result_json, "The result as `heapql query --format json` prints it."},
+    {"table", result_table, "The result as a text table."},
+    {"csv", result_csv, "The result as CSV."},
+    {"tree", result_tree, "The stack tree as nested tables."},
+    {"tree_text", result_tree_text, "The stack tree as indented text."},
+    {"tree_json", result_tree_json, "The stack tree as JSON."},
+    {"with_columns", result_with_columns, "A copy with derived columns."},
+    {"trace", result_trace, "The trace this result came from."},
+};
+
+const LuaClass<ResultBox>& result_class() {
+  static const LuaClass<ResultBox> result_class("heapql.Result", kResultMethods);
+  return result_class;
+}
+
+}  // namespace
+
 void push_result(lua_State* L, Result result, SourceInfo source, std::shared_ptr<TraceHandle> trace) {
-  void* memory = lua_newuserdatauv(L, sizeof(ResultBox), 0);
-  new (memory) ResultBox{std::move(result), std::move(source), std::move(trace)};
-  if (luaL_newmetatable(L, kResultMeta)) {
-    lua_pushcfunction(L, result_gc);
-    lua_setfield(L, -2, "__gc");
-    const luaL_Reg methods[] = {{"rows", result_rows},
-                                {"totals", result_totals},
-                                {"other", result_other},
-                                {"peak", result_peak},
-                                {"series", result_series},
-                                {"info", result_info},
-                                {"json", result_json},
-                                {"table", result_table},
-                                {"csv", result_csv},
-                                {"tree", result_tree},
-                                {"tree_text", result_tree_text},
-                                {"tree_json", result_tree_json},
-                                {"with_columns", result_with_columns},
-                                {"trace", result_trace},
-                                {nullptr, nullptr}};
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pushstring(L, "heapql.Result");
-    lua_setfield(L, -2, "__name");
-  }
-  lua_setmetatable(L, -2);
+  result_class().push(L, ResultBox{std::move(result), std::move(source), std::move(trace)});
 }
 
 }  // namespace heapql::lua

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <system_error>
 
 #include "engine/error.h"
+#include "engine/ingest/heaptrack_reader.h"
 #include "engine/text_file.h"
 #include "lua/host/embedded_modules.h"
 #include "lua/host/heapql_core.h"
@@ -19,6 +22,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+int sandbox_require(lua_State* L);
+
 // Registry keys.
 constexpr const char* kEnvKey = "heapql.env";          // the recipe environment
 constexpr const char* kPreloadKey = "heapql.preload";  // name -> loader
@@ -28,10 +33,30 @@ constexpr const char* kFoldersKey = "heapql.folders";  // array of folder paths
 constexpr const char* kFilesKey = "heapql.files";      // set of file paths
 constexpr const char* kSandboxedKey = "heapql.sandboxed";
 
+constexpr const char* kLoadingLibraryKey = "heapql.loading_library";  // depth of embedded module loads
+
+// heapql.core is the library's own: only heapql's embedded modules, while
+// they load, may require it. A recipe reaches its functions through hq.
+constexpr std::string_view kPrivateModule = "heapql.core";
+
+int loading_library_depth(lua_State* L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kLoadingLibraryKey);
+  const auto depth = static_cast<int>(lua_tointeger(L, -1));
+  lua_pop(L, 1);
+  return depth;
+}
+
+void set_loading_library_depth(lua_State* L, int depth) {
+  lua_pushinteger(L, depth);
+  lua_setfield(L, LUA_REGISTRYINDEX, kLoadingLibraryKey);
+}
+
 int load_embedded(lua_State* L) {
   const auto* module = static_cast<const EmbeddedModule*>(lua_touserdata(L, lua_upvalueindex(1)));
-  const std::string chunk_name = "@" + std::string(module->source_path);
-  if (luaL_loadbufferx(L, module->source.data(), module->source.size(), chunk_name.c_str(), "t") != LUA_OK) {
+  lua_pushliteral(L, "@");
+  lua_pushlstring(L, module->source_path.data(), module->source_path.size());
+  lua_concat(L, 2);
+  if (luaL_loadbufferx(L, module->source.data(), module->source.size(), lua_tostring(L, -1), "t") != LUA_OK) {
     return lua_error(L);
   }
   lua_getfield(L, LUA_REGISTRYINDEX, kEnvKey);
@@ -41,7 +66,11 @@ int load_embedded(lua_State* L) {
     lua_pop(L, 1);
   }
   lua_pushvalue(L, 1);
-  lua_call(L, 1, 1);
+  const int depth = loading_library_depth(L);
+  set_loading_library_depth(L, depth + 1);
+  const int status = lua_pcall(L, 1, 1, 0);
+  set_loading_library_depth(L, depth);
+  if (status != LUA_OK) return lua_error(L);
   return 1;
 }
 
@@ -51,9 +80,18 @@ int readonly_newindex(lua_State* L) {
   return luaL_error(L, "cannot set '%s': %s", key, what);
 }
 
+// The iterator of a frozen table: a closure over the real table, which never
+// leaves it (pairs would otherwise hand out the real table as its state).
+int frozen_next(lua_State* L) {
+  lua_settop(L, 2);
+  if (lua_next(L, lua_upvalueindex(1)) == 0) return 0;
+  return 2;
+}
+
 int frozen_pairs(lua_State* L) {
-  lua_pushvalue(L, lua_upvalueindex(1));  // next
-  lua_pushvalue(L, lua_upvalueindex(2));  // the real table
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushcclosure(L, frozen_next, 1);
+  lua_pushnil(L);
   lua_pushnil(L);
   return 3;
 }
@@ -63,9 +101,9 @@ int frozen_len(lua_State* L) {
   return 1;
 }
 
-// Replaces the table at the top by a read-only proxy of it.
-void freeze_top(lua_State* L, const char* what) {
-  const int real = lua_gettop(L);
+// Pushes a read-only proxy of the table at `real` and records it as frozen.
+void push_proxy(lua_State* L, int real, const char* what) {
+  real = lua_absindex(L, real);
   lua_newtable(L);                // proxy
   lua_createtable(L, 0, 5);       // its metatable
   lua_pushvalue(L, real);
@@ -73,9 +111,8 @@ void freeze_top(lua_State* L, const char* what) {
   lua_pushstring(L, what);
   lua_pushcclosure(L, readonly_newindex, 1);
   lua_setfield(L, -2, "__newindex");
-  lua_getglobal(L, "next");
   lua_pushvalue(L, real);
-  lua_pushcclosure(L, frozen_pairs, 2);
+  lua_pushcclosure(L, frozen_pairs, 1);
   lua_setfield(L, -2, "__pairs");
   lua_pushvalue(L, real);
   lua_pushcclosure(L, frozen_len, 1);
@@ -88,7 +125,83 @@ void freeze_top(lua_State* L, const char* what) {
   lua_pushboolean(L, 1);
   lua_rawset(L, -3);
   lua_pop(L, 1);
-  lua_replace(L, real);
+}
+
+// Replaces the table at the top by a read-only proxy of it.
+void freeze_top(lua_State* L, const char* what) {
+  push_proxy(L, -1, what);
+  lua_replace(L, -2);
+}
+
+// Replaces the module value at the top, a table, by a read-only proxy, and
+// so every plain table (one without a metatable) reachable from it through
+// values: the tables that held them hold their proxies. Objects (tables with
+// a metatable) are the module's to guard. Iterative, breadth first.
+void freeze_module_top(lua_State* L, const char* what) {
+  const int root = lua_gettop(L);
+  lua_newtable(L);  // real table -> its proxy (false until made)
+  const int proxies = lua_gettop(L);
+  lua_newtable(L);  // the real tables, in the order found
+  const int order = lua_gettop(L);
+  lua_pushvalue(L, root);
+  lua_pushboolean(L, 0);
+  lua_rawset(L, proxies);
+  lua_pushvalue(L, root);
+  lua_rawseti(L, order, 1);
+  lua_Integer found = 1;
+  for (lua_Integer i = 1; i <= found; ++i) {
+    lua_rawgeti(L, order, i);
+    const int table = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, table) != 0) {
+      bool plain = lua_type(L, -1) == LUA_TTABLE;
+      if (plain && lua_getmetatable(L, -1)) {
+        lua_pop(L, 1);
+        plain = false;
+      }
+      if (plain) {
+        lua_pushvalue(L, -1);
+        if (lua_rawget(L, proxies) == LUA_TNIL) {
+          lua_pushvalue(L, -2);
+          lua_pushboolean(L, 0);
+          lua_rawset(L, proxies);
+          lua_pushvalue(L, -2);
+          lua_rawseti(L, order, ++found);
+        }
+        lua_pop(L, 1);
+      }
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  for (lua_Integer i = 1; i <= found; ++i) {
+    lua_rawgeti(L, order, i);
+    push_proxy(L, -1, what);
+    lua_rawset(L, proxies);
+  }
+  for (lua_Integer i = 1; i <= found; ++i) {
+    lua_rawgeti(L, order, i);
+    const int table = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, table) != 0) {
+      if (lua_type(L, -1) == LUA_TTABLE) {
+        if (lua_rawget(L, proxies) == LUA_TTABLE) {
+          lua_pushvalue(L, -2);  // key
+          lua_insert(L, -2);
+          lua_rawset(L, table);  // existing field: allowed while iterating
+        } else {
+          lua_pop(L, 1);
+        }
+      } else {
+        lua_pop(L, 1);
+      }
+    }
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, root);
+  lua_rawget(L, proxies);
+  lua_replace(L, root);
+  lua_settop(L, root);
 }
 
 bool is_frozen(lua_State* L, int index) {
@@ -132,6 +245,44 @@ int safe_load(lua_State* L) {
   lua_insert(L, 1);
   lua_call(L, 4, LUA_MULTRET);
   return lua_gettop(L);
+}
+
+// collectgarbage with the options that collect or measure. Those that stop
+// or retune the collector are left out: they only let a recipe hold garbage
+// until the memory cap ends it, or slow the whole run.
+int safe_collectgarbage(lua_State* L) {
+  const std::string_view option = luaL_optstring(L, 1, "collect");
+  for (const char* allowed : {"collect", "count", "step", "isrunning"}) {
+    if (option == allowed) {
+      lua_pushvalue(L, lua_upvalueindex(1));
+      lua_insert(L, 1);
+      lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+      return lua_gettop(L);
+    }
+  }
+  return luaL_error(L, "collectgarbage('%s') is not available in a recipe (collect, count, step and isrunning are)",
+                    std::string(option).c_str());
+}
+
+// LPeg's pattern metatable is shared by every pattern (heapql's grammars
+// too); lock it as the string metatable is. re.lua takes it at load, so re is
+// loaded first.
+void lock_lpeg_metatable(lua_State* L) {
+  lua_pushcfunction(L, sandbox_require);
+  lua_pushliteral(L, "re");
+  lua_call(L, 1, 0);
+  lua_pushcfunction(L, sandbox_require);
+  lua_pushliteral(L, "lpeg");
+  lua_call(L, 1, 1);
+  lua_getfield(L, -1, "P");
+  lua_pushinteger(L, 0);
+  lua_call(L, 1, 1);
+  if (lua_getmetatable(L, -1)) {
+    lua_pushliteral(L, "locked");
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 2);
 }
 
 // Reading a global that the sandbox leaves out says why, instead of nil.
@@ -180,6 +331,26 @@ std::vector<fs::path> folders_of(lua_State* L) {
   return std::vector<fs::path>(texts.begin(), texts.end());
 }
 
+// The path with links and `..` resolved, as allowed paths are compared; the
+// path as given when that fails.
+std::string canonical_text(const fs::path& path) {
+  std::error_code error;
+  const fs::path canonical = fs::weakly_canonical(path, error);
+  return (error ? path : canonical).string();
+}
+
+// Whether `path`, resolved, lies in one of the allowed folders (or below).
+bool may_read_in_folders(lua_State* L, const fs::path& path) {
+  std::error_code error;
+  const fs::path canonical = fs::weakly_canonical(path, error);
+  if (error) return false;
+  for (const fs::path& folder : folders_of(L)) {
+    const auto mismatch = std::mismatch(folder.begin(), folder.end(), canonical.begin(), canonical.end());
+    if (mismatch.first == folder.end()) return true;
+  }
+  return false;
+}
+
 // Pushes the loaded chunk of module `name` from the allowed folders.
 // Returns 1 (found, chunk pushed), 0 (not found), -1 (error message pushed).
 int load_from_folders(lua_State* L, const char* name, std::string& searched) {
@@ -195,6 +366,12 @@ int load_from_folders(lua_State* L, const char* name, std::string& searched) {
     if (!fs::is_regular_file(path, error)) continue;
     std::string text;
     try {
+      // A link beside the recipe may point anywhere: the file it resolves
+      // to must be inside the folders too.
+      if (!may_read_in_folders(L, path)) {
+        throw Error(fmt::format("module '{}': '{}' resolves to '{}', outside the folders a recipe may read", name,
+                                path.string(), canonical_text(path)));
+      }
       text = read_text_file(path.string(), fmt::format("module '{}'", name));
     } catch (const Error& e) {
       lua_pushstring(L, e.what());
@@ -210,6 +387,10 @@ int load_from_folders(lua_State* L, const char* name, std::string& searched) {
 int sandbox_require(lua_State* L) {
   const char* name = luaL_checkstring(L, 1);
   lua_settop(L, 1);
+  if (name == kPrivateModule && loading_library_depth(L) == 0) {
+    return luaL_error(L, "module '%s' is heapql's own: a recipe uses its functions through require 'heapql'",
+                      name);
+  }
   lua_getfield(L, LUA_REGISTRYINDEX, kLoadedKey);  // 2
   lua_getfield(L, 2, name);
   if (!lua_isnil(L, -1)) return 1;
@@ -217,7 +398,8 @@ int sandbox_require(lua_State* L) {
   lua_getfield(L, LUA_REGISTRYINDEX, kPreloadKey);
   lua_getfield(L, -1, name);
   int found = 0;
-  if (!lua_isnil(L, -1)) {
+  const bool library = !lua_isnil(L, -1);
+  if (library) {
     lua_pushvalue(L, 1);
     lua_pushstring(L, ":preload:");
     found = 1;
@@ -248,18 +430,18 @@ int sandbox_require(lua_State* L) {
     lua_pop(L, 1);
     lua_pushboolean(L, 1);
   }
-  if (lua_istable(L, -1) && !is_frozen(L, -1)) freeze_top(L, "modules are read-only in a recipe");
+  if (lua_istable(L, -1) && !is_frozen(L, -1)) {
+    // heapql's own modules are frozen through and through; a recipe's own
+    // modules only at their top, as its globals are.
+    if (library) {
+      freeze_module_top(L, "modules are read-only in a recipe");
+    } else {
+      freeze_top(L, "modules are read-only in a recipe");
+    }
+  }
   lua_pushvalue(L, -1);
   lua_setfield(L, 2, name);
   return 1;
-}
-
-// The path with links and `..` resolved, as allowed paths are compared; the
-// path as given when that fails.
-std::string canonical_text(const fs::path& path) {
-  std::error_code error;
-  const fs::path canonical = fs::weakly_canonical(path, error);
-  return (error ? path : canonical).string();
 }
 
 void set_registry_paths(lua_State* L, const SandboxOptions& options) {
@@ -348,6 +530,9 @@ void open_sandbox(lua_State* L, const SandboxOptions& options) {
   lua_setfield(L, globals, "rawset");
   lua_pushcfunction(L, stderr_print);
   lua_setfield(L, globals, "print");
+  lua_getfield(L, globals, "collectgarbage");
+  lua_pushcclosure(L, safe_collectgarbage, 1);
+  lua_setfield(L, globals, "collectgarbage");
   lua_pushcfunction(L, sandbox_require);
   lua_setfield(L, globals, "require");
 
@@ -395,6 +580,7 @@ void open_sandbox(lua_State* L, const SandboxOptions& options) {
   lua_pushvalue(L, env);
   lua_setfield(L, LUA_REGISTRYINDEX, kEnvKey);
   lua_pop(L, 2);
+  lock_lpeg_metatable(L);
 }
 
 bool load_recipe_chunk(lua_State* L, std::string_view source, const std::string& chunk_name) {
@@ -413,13 +599,10 @@ bool may_read(lua_State* L, const fs::path& path) {
   const bool sandboxed = lua_toboolean(L, -1);
   lua_pop(L, 1);
   if (!sandboxed) return true;
+  if (may_read_in_folders(L, path)) return true;
   std::error_code error;
   const fs::path canonical = fs::weakly_canonical(path, error);
   if (error) return false;
-  for (const fs::path& folder : folders_of(L)) {
-    const auto mismatch = std::mismatch(folder.begin(), folder.end(), canonical.begin(), canonical.end());
-    if (mismatch.first == folder.end()) return true;
-  }
   lua_getfield(L, LUA_REGISTRYINDEX, kFilesKey);
   lua_getfield(L, -1, canonical.string().c_str());
   const bool allowed = lua_toboolean(L, -1);
@@ -435,6 +618,18 @@ void allow_file(lua_State* L, const fs::path& path) {
   }
   lua_pushboolean(L, 1);
   lua_setfield(L, -2, canonical_text(path).c_str());
+  // A heaptrack file is read with its twin beside it (the raw file of an
+  // interpreted one, the interpreted file of a raw one).
+  try {
+    const HeaptrackFiles twins = find_heaptrack_files(path.string(), true);
+    for (const std::optional<std::string>& twin : {std::optional<std::string>(twins.interpreted), twins.raw}) {
+      if (!twin) continue;
+      lua_pushboolean(L, 1);
+      lua_setfield(L, -2, canonical_text(*twin).c_str());
+    }
+  } catch (const Error&) {
+    // Not a heaptrack file with twins: the reader says what is wrong.
+  }
   lua_pop(L, 1);
 }
 

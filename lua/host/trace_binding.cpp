@@ -8,6 +8,8 @@
 #include "engine/query/regroup.h"
 #include "engine/query/summary.h"
 #include "lua/host/heapql_core.h"
+#include "engine/ingest/heaptrack_reader.h"
+#include "lua/host/lua_class.h"
 #include "lua/host/lua_error.h"
 #include "lua/host/lua_strings.h"
 #include "lua/host/lua_state.h"
@@ -18,18 +20,14 @@ namespace heapql::lua {
 
 namespace {
 
-constexpr const char* kTraceMeta = "heapql.Trace";
+using TraceRef = std::shared_ptr<TraceHandle>;
+
+const LuaClass<TraceRef>& trace_class();
 
 std::shared_ptr<TraceHandle>& check_trace(lua_State* L, int index) {
-  auto* box = static_cast<std::shared_ptr<TraceHandle>*>(luaL_testudata(L, index, kTraceMeta));
-  if (box == nullptr || !*box) throw Error("expected a trace (from hq.open) as the receiver: write trace:query{...}");
-  return *box;
-}
-
-int trace_gc(lua_State* L) {
-  auto* box = static_cast<std::shared_ptr<TraceHandle>*>(luaL_testudata(L, 1, kTraceMeta));
-  if (box != nullptr) box->~shared_ptr<TraceHandle>();
-  return 0;
+  TraceRef& trace = trace_class().check(L, index, "the receiver (write trace:query{...})");
+  if (!trace) throw Error("this heapql.Trace holds no trace");
+  return trace;
 }
 
 int trace_path(lua_State* L) {
@@ -90,7 +88,7 @@ int trace_summary(lua_State* L) {
 
 // Calls the recipe's `by` function (at `function_index`) with a stack's frames.
 std::string call_key_function(lua_State* L, int function_index, const KeyValue& stack) {
-  const LuaCallback lua_time(L);
+  if (!lua_checkstack(L, 4)) throw Error("the `by` function: out of Lua stack");
   lua_pushvalue(L, function_index);
   push_string_array(L, stack.frames);
   if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
@@ -114,7 +112,8 @@ int trace_query(lua_State* L) {
   return protected_call(L, [&] {
     const std::shared_ptr<TraceHandle> trace = check_trace(L, 1);
     Query query = query_from_table(L, 2);
-    lua_getfield(L, 2, "by_function");
+    lua_pushliteral(L, "by_function");
+    lua_rawget(L, 2);
     const int key_function = lua_gettop(L);
     const bool custom = lua_isfunction(L, key_function);
     std::size_t custom_level = 0;
@@ -151,7 +150,8 @@ int trace_query(lua_State* L) {
 void add_symbol_paths(lua_State* L, int options_index, OpenOptions& options) {
   if (lua_isnoneornil(L, options_index)) return;
   if (!lua_istable(L, options_index)) throw Error("hq.open(path, options): options must be a table such as {symbols = \"pdbs\"}");
-  lua_getfield(L, options_index, "symbols");
+  lua_pushliteral(L, "symbols");
+  lua_rawget(L, options_index);
   std::vector<std::string> paths;
   if (lua_type(L, -1) == LUA_TSTRING) {
     paths.emplace_back(lua_tostring(L, -1));
@@ -177,6 +177,22 @@ void add_symbol_paths(lua_State* L, int options_index, OpenOptions& options) {
   }
 }
 
+// A heaptrack file is read with its twin beside it: that file, resolved, is
+// under the same rule (a link beside the recipe may point anywhere).
+void check_twins_readable(lua_State* L, const std::string& path) {
+  HeaptrackFiles twins;
+  try {
+    twins = find_heaptrack_files(path, open_options(L).use_raw_twin);
+  } catch (const Error&) {
+    return;  // the reader says what is wrong
+  }
+  for (const std::optional<std::string>& twin : {std::optional<std::string>(twins.interpreted), twins.raw}) {
+    if (twin && !may_read(L, *twin)) {
+      throw Error(fmt::format("hq.open('{}'): its twin '{}' resolves outside what a recipe may read", path, *twin));
+    }
+  }
+}
+
 int open_trace(lua_State* L) {
   return protected_call(L, [&] {
     if (lua_type(L, 1) != LUA_TSTRING) throw Error("hq.open(path): expected the trace's path as a string");
@@ -187,6 +203,7 @@ int open_trace(lua_State* L) {
                               "(run with --trusted to open others)",
                               path));
     }
+    check_twins_readable(L, path);
     OpenOptions options = open_options(L);
     add_symbol_paths(L, 2, options);
     auto trace = std::make_shared<TraceHandle>(path, std::move(options));
@@ -239,25 +256,24 @@ Result TraceHandle::answer(const Query& query, SourceInfo& source) {
   return aggregator.result(source);
 }
 
-void push_trace(lua_State* L, std::shared_ptr<TraceHandle> trace) {
-  void* memory = lua_newuserdatauv(L, sizeof(std::shared_ptr<TraceHandle>), 0);
-  new (memory) std::shared_ptr<TraceHandle>(std::move(trace));
-  if (luaL_newmetatable(L, kTraceMeta)) {
-    lua_pushcfunction(L, trace_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_createtable(L, 0, 3);
-    lua_pushcfunction(L, trace_query);
-    lua_setfield(L, -2, "query_normalized");
-    lua_pushcfunction(L, trace_summary);
-    lua_setfield(L, -2, "summary");
-    lua_pushcfunction(L, trace_path);
-    lua_setfield(L, -2, "path");
-    lua_setfield(L, -2, "__index");
-    lua_pushstring(L, "heapql.Trace");
-    lua_setfield(L, -2, "__name");
-  }
-  lua_setmetatable(L, -2);
+namespace {
+
+const LuaMethod kTraceMethods[] = {
+    {"query_normalized", trace_query, "Answers a query already normalized by heapql.schema (trace:query calls it)."},
+    {"summary", trace_summary, "What the trace holds: blocks, frees, stacks, duration, totals, leaked and peak."},
+    {"path", trace_path, "The trace file's path."},
+};
+
+const LuaClass<TraceRef>& trace_class() {
+  static const LuaClass<TraceRef> trace_class("heapql.Trace", kTraceMethods);
+  return trace_class;
 }
+
+}  // namespace
+
+void push_trace(lua_State* L, std::shared_ptr<TraceHandle> trace) { trace_class().push(L, std::move(trace)); }
+
+void push_trace_methods(lua_State* L) { trace_class().push_methods(L); }
 
 // Registered by heapql_core.cpp.
 int core_open(lua_State* L) { return open_trace(L); }

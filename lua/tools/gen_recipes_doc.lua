@@ -114,9 +114,11 @@ end
 ---------------------------------------------------------------------------
 -- The real API, found by walking the module.
 
+-- Metatables are locked against recipes (__metatable), so the walk reads
+-- them with debug.getmetatable.
 -- The pattern sets' method table is an upvalue of their __index function.
 local function pattern_set_methods(set)
-  local index = getmetatable(set).__index
+  local index = debug.getmetatable(set).__index
   if type(index) == "table" then return index end
   for i = 1, 255 do
     local name, value = debug.getupvalue(index, i)
@@ -158,17 +160,17 @@ function M.live()
   live["hq.parse"] = { members = plain(hq.parse) }
   live["hq.schema"] = { members = plain(hq.schema) }
   live.core = { members = plain(core) }
-  live.trace = { members = plain(core.trace_methods()), operators = operators_of(getmetatable(trace)) }
-  live.result = { members = plain(getmetatable(result).__index), operators = operators_of(getmetatable(result)) }
+  live.trace = { members = plain(core.trace_methods()), operators = operators_of(debug.getmetatable(trace)) }
+  live.result = { members = plain(debug.getmetatable(result).__index), operators = operators_of(debug.getmetatable(result)) }
   local out_members = {}
-  for k, v in pairs(getmetatable(out).__index) do
+  for k, v in pairs(debug.getmetatable(out).__index) do
     if type(k) ~= "string" or k:sub(1, 2) ~= "__" then out_members[k] = v end
   end
   for k, v in pairs(out) do out_members[k] = v end
-  live.out = { members = out_members, operators = operators_of(getmetatable(out)) }
+  live.out = { members = out_members, operators = operators_of(debug.getmetatable(out)) }
   local set_members = plain(pattern_set_methods(set))
   set_members.includes_defaults = set.includes_defaults
-  live.set = { members = set_members, operators = operators_of(getmetatable(set)) }
+  live.set = { members = set_members, operators = operators_of(debug.getmetatable(set)) }
   cached_live = live
   return live
 end

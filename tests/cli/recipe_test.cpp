@@ -97,7 +97,7 @@ const Escape kEscapes[] = {
      "the recipe ran longer than its time limit of 2s (--timeout)"},
     {"read_outside_cull_file", "require('heapql').cull.file('/etc/passwd')",
      "a recipe may read files beside it, in the shipped queries/ folder, or named on the command line"},
-    {"read_outside_core", "require('heapql.core').read_text('/etc/shadow')", "a recipe may read files beside it"},
+    {"read_outside_core", "require('heapql.core').read_text('/etc/shadow')", "module 'heapql.core' is heapql's own"},
     {"include_outside", "require('heapql').include('/etc/passwd')", "a recipe may read files beside it"},
     {"open_other_trace", "require('heapql').open('/etc/passwd')", "a recipe may open only the trace named"},
 };

@@ -1,0 +1,67 @@
+// The heapql executable's operator new and delete: malloc and free, with
+// every byte reported to the run limits, so that a recipe's --memory counts
+// what the engine allocates on its behalf (lua/host/run_limits.h). When no
+// recipe runs, the cost is one relaxed load per call.
+#include <malloc.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+
+#include "lua/host/run_limits.h"
+
+namespace {
+
+void* allocate(std::size_t size) {
+  void* p = std::malloc(size == 0 ? 1 : size);
+  if (p == nullptr) throw std::bad_alloc();
+  heapql::lua::count_allocation(static_cast<std::int64_t>(malloc_usable_size(p)));
+  return p;
+}
+
+void* allocate_aligned(std::size_t size, std::align_val_t alignment) {
+  void* p = nullptr;
+  const auto align = std::max(static_cast<std::size_t>(alignment), sizeof(void*));
+  if (posix_memalign(&p, align, size == 0 ? 1 : size) != 0) throw std::bad_alloc();
+  heapql::lua::count_allocation(static_cast<std::int64_t>(malloc_usable_size(p)));
+  return p;
+}
+
+void release(void* p) noexcept {
+  if (p == nullptr) return;
+  heapql::lua::count_allocation(-static_cast<std::int64_t>(malloc_usable_size(p)));
+  std::free(p);
+}
+
+}  // namespace
+
+void* operator new(std::size_t size) { return allocate(size); }
+void* operator new[](std::size_t size) { return allocate(size); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  try {
+    return allocate(size);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+  try {
+    return allocate(size);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new(std::size_t size, std::align_val_t alignment) { return allocate_aligned(size, alignment); }
+void* operator new[](std::size_t size, std::align_val_t alignment) { return allocate_aligned(size, alignment); }
+
+void operator delete(void* p) noexcept { release(p); }
+void operator delete[](void* p) noexcept { release(p); }
+void operator delete(void* p, std::size_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t) noexcept { release(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { release(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p); }
+void operator delete(void* p, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { release(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { release(p); }

@@ -1,0 +1,149 @@
+#include "lua/host/run_limits.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "engine/units.h"
+
+namespace heapql::lua {
+
+namespace {
+
+// How long the watchdog leaves the hook to end a run that is in Lua code
+// (with a traceback) before it ends the run itself.
+constexpr auto kHookGrace = std::chrono::milliseconds(50);
+// Instructions between two looks at the deadline flag.
+constexpr int kInstructionsBetweenChecks = 1000;
+
+std::atomic<bool> g_armed{false};
+std::atomic<std::int64_t> g_net_bytes{0};
+std::int64_t g_cap_bytes = 0;  // written before g_armed is set
+std::atomic<bool> g_deadline_passed{false};
+std::atomic<bool> g_ending{false};
+char g_memory_message[512];
+char g_timeout_message[512];
+
+void write_all(const char* text, std::size_t length) {
+  while (length > 0) {
+    const ssize_t n = ::write(STDERR_FILENO, text, length);
+    if (n <= 0) return;
+    text += n;
+    length -= static_cast<std::size_t>(n);
+  }
+}
+
+// The first caller ends the process; any other waits for it to.
+bool claim_ending() {
+  if (!g_ending.exchange(true)) {
+    g_armed.store(false);  // nothing counted from here on
+    return true;
+  }
+  for (;;) ::pause();
+}
+
+[[noreturn]] void end_run(const char* message) {
+  // No stdio flush: another thread may hold a stream's lock. The report is
+  // a buffer, never written by a run that fails; stderr is unbuffered.
+  write_all(message, std::strlen(message));
+  ::_exit(3);
+}
+
+void deadline_hook(lua_State* L, lua_Debug*) {
+  if (!g_deadline_passed.load(std::memory_order_relaxed)) return;
+  claim_ending();
+  std::string message = g_timeout_message;
+  luaL_traceback(L, L, nullptr, 0);
+  if (const char* traceback = lua_tostring(L, -1)) {
+    message += traceback;
+    message += "\n";
+  }
+  end_run(message.c_str());
+}
+
+class Watchdog {
+ public:
+  explicit Watchdog(std::chrono::milliseconds timeout)
+      : deadline_(std::chrono::steady_clock::now() + timeout), thread_([this] { watch(); }) {}
+  ~Watchdog() {
+    {
+      const std::lock_guard lock(mutex_);
+      stopped_ = true;
+    }
+    woken_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void watch() {
+    std::unique_lock lock(mutex_);
+    if (woken_.wait_until(lock, deadline_, [this] { return stopped_; })) return;
+    g_deadline_passed.store(true);
+    if (woken_.wait_for(lock, kHookGrace, [this] { return stopped_; })) return;
+    claim_ending();
+    end_run(g_timeout_message);
+  }
+
+  std::chrono::steady_clock::time_point deadline_;
+  std::mutex mutex_;
+  std::condition_variable woken_;
+  bool stopped_ = false;
+  std::thread thread_;
+};
+
+Watchdog* g_watchdog = nullptr;
+
+}  // namespace
+
+std::string describe_timeout(std::chrono::milliseconds timeout) {
+  return format_duration(std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count());
+}
+
+std::string describe_memory(std::size_t bytes) {
+  if (bytes % (std::size_t{1} << 30) == 0) return fmt::format("{} GiB", bytes >> 30);
+  if (bytes % (std::size_t{1} << 20) == 0) return fmt::format("{} MiB", bytes >> 20);
+  return format_bytes_human(bytes);
+}
+
+RunGuard::RunGuard(const Limits& limits, const std::string& prefix) {
+  std::snprintf(g_memory_message, sizeof g_memory_message,
+                "%sthe recipe used more than its memory limit of %s (--memory): Lua and the engine together\n",
+                prefix.c_str(), describe_memory(limits.memory_bytes).c_str());
+  std::snprintf(g_timeout_message, sizeof g_timeout_message,
+                "%sthe recipe ran longer than its time limit of %s (--timeout)\n", prefix.c_str(),
+                describe_timeout(limits.timeout).c_str());
+  g_deadline_passed.store(false);
+  g_net_bytes.store(0);
+  g_cap_bytes = static_cast<std::int64_t>(limits.memory_bytes);
+  if (limits.timeout.count() > 0) g_watchdog = new Watchdog(limits.timeout);
+  g_armed.store(limits.memory_bytes > 0);
+}
+
+RunGuard::~RunGuard() {
+  g_armed.store(false);
+  delete g_watchdog;
+  g_watchdog = nullptr;
+}
+
+void RunGuard::watch(lua_State* L) { lua_sethook(L, deadline_hook, LUA_MASKCOUNT, kInstructionsBetweenChecks); }
+
+bool RunGuard::memory_pressure() {
+  return g_armed.load(std::memory_order_relaxed) && g_net_bytes.load(std::memory_order_relaxed) > g_cap_bytes / 2;
+}
+
+void count_allocation(std::int64_t delta_bytes) {
+  if (!g_armed.load(std::memory_order_relaxed)) return;
+  const std::int64_t now = g_net_bytes.fetch_add(delta_bytes, std::memory_order_relaxed) + delta_bytes;
+  if (delta_bytes > 0 && now > g_cap_bytes) {
+    claim_ending();
+    end_run(g_memory_message);
+  }
+}
+
+}  // namespace heapql::lua
