@@ -16,7 +16,7 @@ namespace {
 void* allocate(std::size_t size) {
   void* p = std::malloc(size == 0 ? 1 : size);
   if (p == nullptr) throw std::bad_alloc();
-  heapql::lua::count_allocation(static_cast<std::int64_t>(malloc_usable_size(p)));
+  if (heapql::lua::counting_allocations()) heapql::lua::count_allocation(static_cast<std::int64_t>(malloc_usable_size(p)));
   return p;
 }
 
@@ -24,13 +24,13 @@ void* allocate_aligned(std::size_t size, std::align_val_t alignment) {
   void* p = nullptr;
   const auto align = std::max(static_cast<std::size_t>(alignment), sizeof(void*));
   if (posix_memalign(&p, align, size == 0 ? 1 : size) != 0) throw std::bad_alloc();
-  heapql::lua::count_allocation(static_cast<std::int64_t>(malloc_usable_size(p)));
+  if (heapql::lua::counting_allocations()) heapql::lua::count_allocation(static_cast<std::int64_t>(malloc_usable_size(p)));
   return p;
 }
 
 void release(void* p) noexcept {
   if (p == nullptr) return;
-  heapql::lua::count_allocation(-static_cast<std::int64_t>(malloc_usable_size(p)));
+  if (heapql::lua::counting_allocations()) heapql::lua::count_allocation(-static_cast<std::int64_t>(malloc_usable_size(p)));
   std::free(p);
 }
 

@@ -22,9 +22,8 @@ constexpr auto kHookGrace = std::chrono::milliseconds(50);
 // Instructions between two looks at the deadline flag.
 constexpr int kInstructionsBetweenChecks = 1000;
 
-std::atomic<bool> g_armed{false};
 std::atomic<std::int64_t> g_net_bytes{0};
-std::int64_t g_cap_bytes = 0;  // written before g_armed is set
+std::int64_t g_cap_bytes = 0;  // written before g_counting_allocations is set
 std::atomic<bool> g_deadline_passed{false};
 std::atomic<bool> g_ending{false};
 char g_memory_message[512];
@@ -42,7 +41,7 @@ void write_all(const char* text, std::size_t length) {
 // The first caller ends the process; any other waits for it to.
 bool claim_ending() {
   if (!g_ending.exchange(true)) {
-    g_armed.store(false);  // nothing counted from here on
+    g_counting_allocations.store(false);  // nothing counted from here on
     return true;
   }
   for (;;) ::pause();
@@ -101,6 +100,8 @@ Watchdog* g_watchdog = nullptr;
 
 }  // namespace
 
+std::atomic<bool> g_counting_allocations{false};
+
 std::string describe_timeout(std::chrono::milliseconds timeout) {
   return format_duration(std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count());
 }
@@ -122,11 +123,11 @@ RunGuard::RunGuard(const Limits& limits, const std::string& prefix) {
   g_net_bytes.store(0);
   g_cap_bytes = static_cast<std::int64_t>(limits.memory_bytes);
   if (limits.timeout.count() > 0) g_watchdog = new Watchdog(limits.timeout);
-  g_armed.store(limits.memory_bytes > 0);
+  g_counting_allocations.store(limits.memory_bytes > 0);
 }
 
 RunGuard::~RunGuard() {
-  g_armed.store(false);
+  g_counting_allocations.store(false);
   delete g_watchdog;
   g_watchdog = nullptr;
 }
@@ -134,11 +135,11 @@ RunGuard::~RunGuard() {
 void RunGuard::watch(lua_State* L) { lua_sethook(L, deadline_hook, LUA_MASKCOUNT, kInstructionsBetweenChecks); }
 
 bool RunGuard::memory_pressure() {
-  return g_armed.load(std::memory_order_relaxed) && g_net_bytes.load(std::memory_order_relaxed) > g_cap_bytes / 2;
+  return g_counting_allocations.load(std::memory_order_relaxed) && g_net_bytes.load(std::memory_order_relaxed) > g_cap_bytes / 2;
 }
 
 void count_allocation(std::int64_t delta_bytes) {
-  if (!g_armed.load(std::memory_order_relaxed)) return;
+  if (!counting_allocations()) return;
   const std::int64_t now = g_net_bytes.fetch_add(delta_bytes, std::memory_order_relaxed) + delta_bytes;
   if (delta_bytes > 0 && now > g_cap_bytes) {
     claim_ending();

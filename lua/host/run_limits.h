@@ -9,6 +9,7 @@
 // hold it off. One run at a time per process.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -46,8 +47,12 @@ class RunGuard {
   static bool memory_pressure();
 };
 
+// Whether a run's memory cap is armed: allocators ask before they measure.
+extern std::atomic<bool> g_counting_allocations;
+inline bool counting_allocations() { return g_counting_allocations.load(std::memory_order_relaxed); }
+
 // Every allocation's change in bytes, from the counting operator new and
-// Lua's allocator. Cheap when no run is armed.
+// Lua's allocator, while a run is armed.
 void count_allocation(std::int64_t delta_bytes);
 
 }  // namespace heapql::lua

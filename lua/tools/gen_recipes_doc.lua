@@ -489,21 +489,45 @@ function M.doc()
   local rules = {
     "Libraries: base, string, table, math, utf8, lpeg, re and heapql. `os`, `io`, `debug`, `package`, "
       .. "`coroutine`, `dofile` and `loadfile` are not there (using one says so); `load` takes text only, never "
-      .. "bytecode, and `string.dump` is gone. `print` writes to stderr: stdout is the report's.",
-    "Globals, the library tables and required modules are read-only (`rawset` on them fails too): keep state "
-      .. "in locals.",
+      .. "bytecode, and `string.dump` is gone; `collectgarbage` takes only \"collect\", \"count\", \"step\" and "
+      .. "\"isrunning\". `print` writes to stderr: stdout is the report's.",
+    "Read-only: the globals, the library tables, heapql's modules with every table in them, and a recipe's own "
+      .. "modules at their top. `rawset` on them fails, and `pairs` over them iterates without handing the real "
+      .. "table out. The metatables of strings, LPeg patterns, pattern sets, outputs, error objects, traces and "
+      .. "results are locked: getmetatable gives a name, setmetatable fails.",
     "`require` finds `heapql`, `heapql.*`, `lpeg`, `re`, and `.lua` modules beside the recipe or in the shipped "
-      .. "`queries/` folder (the HEAPQL_QUERIES environment variable says where that is).",
-    "Files are read only through hq.open, hq.cull.file and hq.include, and only these: files in the recipe's "
-      .. "folder or in `queries/` (or below them), the trace named on the command line, and paths given to "
-      .. "path-typed params with `--param`.",
-    "`--timeout 60s` (the default) limits the recipe's own Lua time. Time inside the engine (reading the "
-      .. "trace, answering queries) does not count; `by` functions and derived columns do. Once the time is "
-      .. "up every instruction raises the error again, so `pcall` cannot hold it off.",
-    "`--memory 1GiB` (the default) limits what the Lua state allocates (the engine's trace store is not "
-      .. "counted).",
-    "`--timeout 0` and `--memory 0` turn a limit off. A run over either limit ends with exit 3 and a message "
-      .. "naming the option.",
+      .. "`queries/` folder (the HEAPQL_QUERIES environment variable says where that is). `heapql.core` is "
+      .. "heapql's own: only heapql's modules, while they load, may require it.",
+    "Files: every path a recipe can make heapql read goes through one check, after links and `..` are "
+      .. "resolved: `require`, hq.include, hq.cull.file, hq.open (and the raw or interpreted twin it reads beside "
+      .. "a heaptrack file) and its `symbols` folders. The path must lie in the recipe's folder or in "
+      .. "`queries/` (or below them), or be the trace named on the command line (with its twin), or a value "
+      .. "given on the command line to a path-typed param with `--param`. A link beside the recipe to a file "
+      .. "elsewhere is refused.",
+    "Traces and results are objects a recipe cannot break: their metatables are locked, every method checks "
+      .. "its receiver and arguments, and an object that a finalizer resurrected after its collection, or that "
+      .. "a `<close>` variable closed, raises an error when used.",
+    "What heapql reads back from a recipe (the declaration it returns, what `params`, `describe` and the "
+      .. "library's functions return, error values, query tables and their options) is read raw, so that no "
+      .. "metamethod of the recipe's runs in heapql's code, then type-checked, inside a protected call and under "
+      .. "the limits. A wrong type is a recipe error (exit 3).",
+    "`--timeout 60s` (the default) is wall time, from the start of the run to its end: engine calls (reading "
+      .. "traces, answering queries), `by` functions, finalizers (those lua_close runs too), `__close` "
+      .. "handlers and error handlers all count. A count hook ends the run with the recipe's traceback when Lua "
+      .. "code runs past the deadline; a watchdog thread ends it 50 ms later wherever it is (inside string "
+      .. "matching, an LPeg match, table.sort, a finalizer at close).",
+    "`--memory 4GiB` (the default) caps every byte allocated during the run, net of what is freed: Lua's "
+      .. "allocator and the engine's (results and their copies, traces the recipe opens, the trace named on "
+      .. "the command line as it is read, the report buffer, tree texts), through finalizers and lua_close. "
+      .. "When the run passes half its cap, heapql collects Lua's garbage first (a dropped trace or result "
+      .. "holds engine memory Lua cannot weigh). Not counted: the few MiB that zstd and zlib allocate "
+      .. "themselves, and the C stack.",
+    "Recipe code runs on a thread with a 1 GiB stack (HEAPQL_RECIPE_STACK=BYTES sets another size): some of "
+      .. "Lua's and LPeg's C code recurses as deep as a recipe's text or patterns make it. An overflow there "
+      .. "ends the run with exit 3.",
+    "Going over the time or the memory limit, or out of stack, ends the process at once with exit 3 and a "
+      .. "message naming the limit: nothing unwinds through recipe code, so no `pcall`, error handler or "
+      .. "finalizer can hold it off, and no report is written. `--timeout 0` and `--memory 0` turn a limit off.",
     "`--trusted` lifts the sandbox: the full standard library, the usual `require` (with the recipe's and "
       .. "`queries/` folders on package.path) and any file. The limits still apply.",
     "An error gives the file, the line and a Lua traceback; a bad query field names the recipe and the line "
@@ -522,7 +546,7 @@ function M.doc()
   put("| 1 | a gate failed (hq.fail_if): the report is written, and each failed gate is printed on stderr |")
   put("| 2 | a trace could not be read: the one named on the command line, or one the recipe opened |")
   put("| 3 | the recipe is wrong: it does not load, does not return `hq.recipe{...}`, raises an error, has a bad "
-    .. "query field or `--param`, or went over `--timeout` or `--memory`; also a bad command line |")
+    .. "query field or `--param`, or went over `--timeout` or `--memory` or out of stack; also a bad command line |")
   put("")
 
   put("## Scripts outside `heapql run`")
