@@ -215,6 +215,13 @@ const Attack kAttacks[] = {
     {"concat_huge_range", "table.concat({}, '', 1, math.maxinteger)", "", "invalid value (nil) at index 1 in table for 'concat'"},
     {"table_move_wraps", "table.move({1}, 1, math.maxinteger, 2)", "", "destination wrap around"},
     {"setmetatable_on_globals", "setmetatable(_G, {})", "", "cannot change a protected metatable"},
+    {"rawset_on_a_library_table", "rawset(string, 'format', function() return 'x' end)", "",
+     "rawset: the globals and library tables are read-only"},
+    {"rawset_on_a_nested_module_table", "rawset(hq.cull, 'file', function() return 'x' end)", "",
+     "rawset: the globals and library tables are read-only"},
+    {"real_globals_through_G", "_G.string.format = nil", "", "cannot set 'format': library tables are read-only"},
+    {"real_globals_through_load", "load('string.format = nil')()", "",
+     "cannot set 'format': library tables are read-only"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Recipes, RecipeSandboxAttacks, ::testing::ValuesIn(kAttacks),
