@@ -3,11 +3,12 @@
 # Extra CMake arguments may be passed to heapql_configure.
 build_dir=${HEAPQL_BUILD_DIR:-build}
 
+heapql_launcher=()
+
 heapql_configure() {
   ./scripts/install-deps.sh
-  local launcher=()
   if command -v ccache >/dev/null; then
-    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+    heapql_launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
   fi
-  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" "$@" >/dev/null
+  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${heapql_launcher[@]}" "$@" >/dev/null
 }

@@ -1,13 +1,45 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: installs what is missing, builds with
-# warnings as errors (plus an ASan+UBSan copy of the engine, CLI and tests),
-# and runs every test through ctest, which prints the summary.
+# The whole test suite, as CI runs it: installs what is missing, then
+#  1. build/       the normal build with warnings as errors: every test;
+#  2. build-asan/  the same sources under ASan+UBSan (HEAPQL_SANITIZE): the
+#                  unit tests and the command-line tests of hostile input;
+#  3. a packager's plain Release build, installed into a temporary prefix,
+#     whose heapql must find its recipes without the source tree.
+# Each ctest run prints its summary; the last line adds them up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source scripts/configure.sh
-heapql_configure -DHEAPQL_WERROR=ON -DHEAPQL_TESTS=ON -DHEAPQL_SANITIZED_TESTS=ON
+# ccache keys on paths relative to the checkout, so clones share its cache.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+
+heapql_configure -DHEAPQL_WERROR=ON -DHEAPQL_TESTS=ON
 cmake --build "$build_dir" -j2
 
-cd "$build_dir"
-ctest --output-on-failure -j2 --timeout 600
+asan_dir="${build_dir}-asan"
+cmake -S . -B "$asan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${heapql_launcher[@]}" -DHEAPQL_WERROR=ON \
+  -DHEAPQL_SANITIZE=ON -DHEAPQL_TESTS=ON -DHEAPQL_BENCH=OFF >/dev/null
+cmake --build "$asan_dir" -j2 --target heapql heapql_unit_tests heapql_cli_tests
+
+./scripts/check-install.sh "${build_dir}-release"
+
+status=0
+summaries=()
+for dir in "$build_dir" "$asan_dir"; do
+  echo "== ctest in $dir =="
+  log=$(mktemp)
+  (cd "$dir" && ctest --output-on-failure -j2 --timeout 600) | tee "$log" || status=1
+  summaries+=("$(grep -E '^[0-9]+% tests passed' "$log" | tail -1)")
+  rm -f "$log"
+done
+passed=0 failed=0
+for line in "${summaries[@]}"; do
+  if [[ $line =~ ([0-9]+)\ tests\ failed\ out\ of\ ([0-9]+) ]]; then
+    failed=$((failed + BASH_REMATCH[1]))
+    passed=$((passed + BASH_REMATCH[2] - BASH_REMATCH[1]))
+  else
+    status=1
+  fi
+done
+echo "tests: $passed passed, $failed failed"
+exit $status

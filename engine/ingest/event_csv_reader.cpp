@@ -455,7 +455,7 @@ class EventCsvParser {
     auto [it, inserted] = live_.try_emplace(AddressKey{heap, address}, next_token_);
     if (inserted) {
       ++next_token_;
-    } else {
+    } else if (matcher_.live_at(it->second) != nullptr) {
       warn(fmt::format("alloc at 0x{:x} in heap {}, where a block is still alive: the earlier block ends here "
                        "(alloc_over_live)",
                        address, tables_.string(tables_.heap(heap).name)));
@@ -467,12 +467,18 @@ class EventCsvParser {
     const auto it = live_.find(AddressKey{heap.id, address});
     if (it == live_.end()) {
       ++matcher_.anomalies().unmatched_frees;
-      warn(fmt::format("{} of 0x{:x} in heap {}, where no block is alive (unmatched_frees)", event, address,
+      warn(fmt::format("{} of 0x{:x} in heap {}, where no block was ever allocated (unmatched_frees)", event, address,
                        tables_.string(tables_.heap(heap.id).name)));
       return;
     }
+    if (matcher_.live_at(it->second) == nullptr) {
+      ++matcher_.anomalies().double_frees;
+      warn(fmt::format("{} of 0x{:x} in heap {}, freed before and not allocated since (double_frees)", event, address,
+                       tables_.string(tables_.heap(heap.id).name)));
+      return;
+    }
+    // The address keeps its token, so that a second free is told apart.
     matcher_.free_address(it->second, thread);
-    live_.erase(it);
   }
 
   // ---- fields ----
@@ -676,7 +682,9 @@ class EventCsvParser {
   std::vector<TextMap<HeapEntry>> heaps_;         // per process
   std::vector<std::uint64_t> named_heap_next_;    // per process: the next handle for a named heap
   TextMap<StackId> stacks_;
-  std::unordered_map<AddressKey, std::uint64_t, AddressKeyHash> live_;  // live block -> its matcher key
+  // Every address allocated so far -> its matcher key (the matcher knows
+  // whether its block is alive or freed).
+  std::unordered_map<AddressKey, std::uint64_t, AddressKeyHash> live_;
   std::uint64_t next_token_ = 0;
 };
 

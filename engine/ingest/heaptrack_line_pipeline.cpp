@@ -105,6 +105,14 @@ HeaptrackLinePipeline::HeaptrackLinePipeline(std::string path, bool show_progres
   thread_ = std::thread([this] { produce(); });
 }
 
+HeaptrackLinePipeline::HeaptrackLinePipeline(std::string name, std::string_view bytes)
+    : path_(std::move(name)),
+      reader_(std::make_unique<LineReader>(path_, bytes)),
+      compression_(reader_->compression()),
+      slots_(kSlots) {
+  thread_ = std::thread([this] { produce(); });
+}
+
 HeaptrackLinePipeline::~HeaptrackLinePipeline() {
   {
     std::lock_guard lock(mutex_);

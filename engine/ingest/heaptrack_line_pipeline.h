@@ -54,6 +54,8 @@ class HeaptrackLinePipeline {
 
   // Opens the file (errors opening or sniffing it are thrown here) and starts reading.
   HeaptrackLinePipeline(std::string path, bool show_progress);
+  // Reads `bytes` (which must outlive the pipeline) as the file `name`.
+  HeaptrackLinePipeline(std::string name, std::string_view bytes);
   ~HeaptrackLinePipeline();
   HeaptrackLinePipeline(const HeaptrackLinePipeline&) = delete;
   HeaptrackLinePipeline& operator=(const HeaptrackLinePipeline&) = delete;
@@ -63,6 +65,8 @@ class HeaptrackLinePipeline {
 
   Compression compression() const { return compression_; }
   const std::string& path() const { return path_; }
+  // Once next() has returned null: where the file ends early, if it does.
+  const std::optional<TraceCut>& cut() const { return reader_->cut(); }
 
  private:
   static constexpr std::size_t kSlots = 4;

@@ -11,6 +11,7 @@
 #include "engine/ingest/heaptrack_line_pipeline.h"
 #include "engine/ingest/hex_digit.h"
 #include "engine/ingest/line_reader.h"
+#include "engine/ingest/trace_cut.h"
 #include "engine/store/block_matcher.h"
 #include "engine/store/chunked_vector.h"
 
@@ -151,11 +152,18 @@ class HeaptrackParser {
     // With a raw twin both files are read in step on this thread; alone, the
     // interpreted file is read and decoded on a second one.
     if (files.raw) {
-      in_ = std::make_unique<LineReader>(files.interpreted, options.show_progress);
-      raw_.emplace(*files.raw, false);
+      in_ = files.interpreted_bytes ? std::make_unique<LineReader>(files.interpreted, *files.interpreted_bytes)
+                                    : std::make_unique<LineReader>(files.interpreted, options.show_progress);
+      if (files.raw_bytes) {
+        raw_.emplace(*files.raw, *files.raw_bytes);
+      } else {
+        raw_.emplace(*files.raw, false);
+      }
       info_.compression = std::string(compression_name(in_->compression()));
     } else {
-      pipeline_ = std::make_unique<HeaptrackLinePipeline>(files.interpreted, options.show_progress);
+      pipeline_ = files.interpreted_bytes
+                      ? std::make_unique<HeaptrackLinePipeline>(files.interpreted, *files.interpreted_bytes)
+                      : std::make_unique<HeaptrackLinePipeline>(files.interpreted, options.show_progress);
       info_.compression = std::string(compression_name(pipeline_->compression()));
     }
     info_.path = user_path;
@@ -238,6 +246,9 @@ class HeaptrackParser {
     info_.anomalies.decreasing_timestamps = decreasing_timestamps_;
     info_.anomalies.skipped_records = skipped_records_;
     info_.peak_rss_bytes = peak_rss_pages_ * info_.page_size;
+    info_.cut = pipeline_ ? pipeline_->cut() : in_->cut();
+    if (!info_.cut && raw_) info_.cut = raw_->cut();
+    if (info_.cut) report_cut(*info_.cut, info_.end_ns, options_.strict, options_.warnings);
     ensure_process();
     matcher_->finish();
     return info_;
@@ -678,7 +689,7 @@ class HeaptrackParser {
             }
             raw_mismatch(fmt::format("'{}' record", wanted), fmt::format("'-' of live address 0x{:x}", address));
           }
-          matcher_->anomalies().unmatched_frees++;  // dropped by heaptrack_interpret too
+          matcher_->count_unmatched_free(address);  // dropped by heaptrack_interpret too
           break;
         }
         case 't':
@@ -771,14 +782,20 @@ HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin) 
     const std::string base = stem.substr(0, stem.size() - 4);
     for (std::string_view s : kSuffixes) {
       const std::string candidate = base + std::string(s);
-      if (fs::is_regular_file(candidate)) return HeaptrackFiles{candidate, path};
+      if (fs::is_regular_file(candidate)) {
+        HeaptrackFiles files;
+        files.interpreted = candidate;
+        files.raw = path;
+        return files;
+      }
     }
     throw Error(SourceLocation::of_file(path), fmt::format("a raw heaptrack file needs its interpreted twin ({}.zst, .gz or "
                                                   "plain) beside it: run heaptrack_interpret on it, or record with "
                                                   "`heapql record`",
                                                   base));
   }
-  HeaptrackFiles files{path, std::nullopt};
+  HeaptrackFiles files;
+  files.interpreted = path;
   if (use_raw_twin) {
     for (std::string_view s : kSuffixes) {
       const std::string candidate = stem + ".raw" + std::string(s);
@@ -795,6 +812,12 @@ SourceInfo read_heaptrack(const std::string& path, TraceTables& tables, EventCon
                           const HeaptrackReadOptions& options) {
   const HeaptrackFiles files = find_heaptrack_files(path, options.use_raw_twin);
   HeaptrackParser parser(files, path, tables, consumer, options);
+  return parser.run();
+}
+
+SourceInfo read_heaptrack(const HeaptrackFiles& files, TraceTables& tables, EventConsumer& consumer,
+                          const HeaptrackReadOptions& options) {
+  HeaptrackParser parser(files, files.interpreted, tables, consumer, options);
   return parser.run();
 }
 

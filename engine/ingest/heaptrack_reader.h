@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "engine/store/events.h"
 #include "engine/store/source_info.h"
@@ -16,6 +17,9 @@ namespace heapql {
 
 struct HeaptrackReadOptions {
   bool show_progress = true;
+  // A trace that ends early is refused (exit 2) instead of answered from
+  // its complete part with a warning.
+  bool strict = false;
   // Look for the raw twin beside the file (NAME.raw.zst / .raw.gz / .raw for
   // NAME.zst / NAME.gz / NAME) and use it when present.
   bool use_raw_twin = true;
@@ -29,12 +33,19 @@ struct HeaptrackReadOptions {
 struct HeaptrackFiles {
   std::string interpreted;
   std::optional<std::string> raw;
+  // In-memory inputs (tests, fuzzing): the files' bytes, read instead of
+  // opening them; the names above stay the names in messages.
+  std::optional<std::string_view> interpreted_bytes;
+  std::optional<std::string_view> raw_bytes;
 };
 HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin);
 
 // Reads the trace into `tables`, feeding `consumer`; returns what was learned.
 // Throws Error (file, line, what was expected) on malformed input.
 SourceInfo read_heaptrack(const std::string& path, TraceTables& tables, EventConsumer& consumer,
+                          const HeaptrackReadOptions& options = {});
+// The same for a file pair given as it is (in memory, or found elsewhere).
+SourceInfo read_heaptrack(const HeaptrackFiles& files, TraceTables& tables, EventConsumer& consumer,
                           const HeaptrackReadOptions& options = {});
 
 }  // namespace heapql

@@ -16,10 +16,13 @@
 #include <string_view>
 
 #include "engine/error.h"
+#include "engine/store/source_info.h"
 
 namespace heapql {
 
 enum class Compression { kPlain, kGzip, kZstd };
+
+
 
 // "plain", "gzip" or "zstd".
 std::string_view compression_name(Compression compression);
@@ -30,8 +33,8 @@ std::string_view compression_name(Compression compression);
 // 28 b5 2f fd, or a zstd skippable frame) means zstd, 1f 8b means gzip,
 // anything else is plain text, whatever the suffix says (so a plain file named
 // .gz is read as plain). Only a file shorter than 4 bytes, too short to sniff,
-// goes by its suffix (.zst/.zstd -> zstd, .gz -> gzip); such a file then fails
-// as a truncated stream, which is what it is.
+// goes by its suffix (.zst/.zstd -> zstd, .gz -> gzip); such a file then
+// reads as a stream cut short, which is what it is.
 //
 // Several concatenated zstd frames and several gzip members are read as one
 // stream. Any bytes after the last frame or member that do not start a new one
@@ -39,9 +42,11 @@ std::string_view compression_name(Compression compression);
 //
 // Errors are heapql::Error and always name the file: "cannot open: <reason>",
 // "empty file" (0 bytes; a compressed file holding no text is fine and just
-// has no lines), "truncated zstd stream" / "truncated gzip stream" at the
-// byte offset where the file ended, "corrupt zstd stream: <library message>"
-// / "corrupt gzip stream: <...>" at about the byte offset the decoder stopped.
+// has no lines), "corrupt zstd stream: <library message>" / "corrupt gzip
+// stream: <...>" at about the byte offset the decoder stopped. A stream that
+// merely ends early (inside a zstd frame or gzip member, or in the middle of
+// a line) is no error: reading stops after its last complete line, and cut()
+// says where and how.
 //
 // Lines are split on '\n' only; a '\r' before it stays in the line, and NUL
 // bytes pass through (callers validate the content).
@@ -55,11 +60,14 @@ class LineReader {
   // percentage needs its size). The bar first appears after a quarter of a
   // second, so quick reads never flash one.
   explicit LineReader(std::string path, bool show_progress = true);
+  // Reads `bytes` (which must outlive the reader) as the file `name`.
+  LineReader(std::string name, std::string_view bytes);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
 
-  // Next line without its '\n' (a final line without '\n' is still returned).
+  // Next line without its '\n'. A final line without '\n' is not returned:
+  // it is what a cut left over (see cut()).
   // The view stays valid until the next call. Returns false at the clean end
   // of the input (and keeps returning false); throws Error otherwise.
   bool next(std::string_view& line);
@@ -78,6 +86,9 @@ class LineReader {
     line_number_ += lines;
   }
 
+  // Set once the input is known to end early: a zstd frame or gzip member
+  // cut off, or a last line without its '\n'. Reading stops cleanly there.
+  const std::optional<TraceCut>& cut() const { return cut_; }
   // 1-based number of the line last returned (0 before the first).
   std::uint64_t line_number() const { return line_number_; }
   const std::string& path() const { return path_; }
@@ -91,7 +102,8 @@ class LineReader {
   SourceLocation location() const;
 
  private:
-  struct Source;  // file descriptor, decoder state, progress bar state
+  struct Source;  // file descriptor (or bytes), decoder state, progress bar state
+  void start(bool show_progress);
 
   bool next_slow(std::string_view& line);
   void make_room();
@@ -115,6 +127,7 @@ class LineReader {
   char* scan_ = nullptr;
   char* end_ = nullptr;
   bool text_ended_ = false;  // the decoder has produced all the text there is
+  std::optional<TraceCut> cut_;
 
   std::uint64_t line_number_ = 0;
   std::uint64_t bytes_read_ = 0;

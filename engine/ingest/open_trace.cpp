@@ -20,6 +20,8 @@ SourceInfo stream_trace(const std::string& path, TraceTables& tables, EventConsu
     EtwReadOptions etw;
     etw.show_progress = options.show_progress;
     etw.symbol_paths = options.symbol_paths;
+    etw.strict = options.strict;
+    etw.warnings = options.warnings;
     return read_etw(path, tables, consumer, etw);
   }
   if (format == TraceFormat::kEventCsv) {
@@ -32,6 +34,7 @@ SourceInfo stream_trace(const std::string& path, TraceTables& tables, EventConsu
   heaptrack.show_progress = options.show_progress;
   heaptrack.use_raw_twin = options.use_raw_twin;
   heaptrack.warnings = options.warnings;
+  heaptrack.strict = options.strict;
   return read_heaptrack(path, tables, consumer, heaptrack);
 }
 

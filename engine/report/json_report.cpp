@@ -120,8 +120,20 @@ std::string summary_json(const TraceSummary& s) {
   w.field("bytes", s.peak.bytes).field("blocks", s.peak.blocks).field("time_ns", s.peak.time_ns);
   w.end_object();
   w.field("temporary", s.temporary);
+  // null for a complete trace; else where it ends early and what the answers cover.
+  w.key("cut");
+  if (s.source.cut) {
+    const TraceCut& cut = *s.source.cut;
+    w.begin_object();
+    w.field("file", cut.file).field("at_byte", cut.at_byte).field("left_over_bytes", cut.left_over_bytes);
+    w.field("what", cut.what).field("covers_until_ns", s.source.end_ns);
+    w.end_object();
+  } else {
+    w.null();
+  }
   const Anomalies& a = s.source.anomalies;
   w.key("anomalies").begin_object();
+  w.field("double_frees", a.double_frees);
   w.field("unmatched_frees", a.unmatched_frees);
   w.field("alloc_over_live", a.alloc_over_live);
   w.field("decreasing_timestamps", a.decreasing_timestamps);

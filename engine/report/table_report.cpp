@@ -133,6 +133,11 @@ std::string summary_table(const TraceSummary& s) {
     out += fmt::format("source             {} {} ({})\n", src.source, src.format, src.compression);
   }
   if (!src.command.empty()) out += fmt::format("command            {}\n", src.command);
+  if (src.cut) {
+    out += fmt::format("ENDS EARLY         {}: {} at byte {}, {} bytes left over; the answers cover 0s..{}\n",
+                       src.cut->file, src.cut->what, src.cut->at_byte, src.cut->left_over_bytes,
+                       format_duration(src.end_ns));
+  }
   out += fmt::format("duration           {}\n", format_duration(s.duration_ns));
   out += fmt::format("allocations        {} ({} allocated)\n", s.blocks, format_bytes_human(s.total_allocated_bytes));
   out += fmt::format("frees              {}\n", s.frees);
@@ -144,9 +149,9 @@ std::string summary_table(const TraceSummary& s) {
   out += fmt::format("unique             {} stacks, {} frames, {} modules, {} processes, {} heaps\n", s.unique_stacks,
                      s.unique_frames, s.unique_modules, s.processes, s.heaps);
   const Anomalies& a = src.anomalies;
-  out += fmt::format("anomalies          {} unmatched frees, {} allocations over a live block, {} decreasing "
-                     "timestamps, {} skipped records\n",
-                     a.unmatched_frees, a.alloc_over_live, a.decreasing_timestamps, a.skipped_records);
+  out += fmt::format("anomalies          {} double frees, {} unmatched frees, {} allocations over a live block, {} "
+                     "decreasing timestamps, {} skipped records\n",
+                     a.double_frees, a.unmatched_frees, a.alloc_over_live, a.decreasing_timestamps, a.skipped_records);
   out += fmt::format("capabilities       block identity {}, realloc {}, threads {}, time resolution {}\n",
                      block_identity_name(src.block_identity), src.realloc_marked ? "marked" : "not marked",
                      src.threads ? "recorded" : "not recorded", format_duration(src.time_resolution_ns));

@@ -58,8 +58,13 @@ class BlockMatcher {
     alloc_block(bucket, address_key, thread);
   }
 
-  // kExact: false when no block lives at the key (counted as unmatched).
+  // kExact: false when no block lives at the key (counted as a double free
+  // or an unmatched free, as count_unmatched_free does).
   bool free_address(std::uint64_t address_key, std::uint32_t thread = 0);
+  // kExact: counts a free that found no live block at the key: a double free
+  // when the key's last event was a free, else a free of an address never
+  // seen (or whose allocation the trace does not hold).
+  void count_unmatched_free(std::uint64_t address_key);
   // kBucketLifo: ends the most recently allocated live block of the bucket;
   // false when the bucket has none (the caller decides whether that is fatal).
   bool free_bucket(BucketId bucket, std::uint32_t thread = 0) {
@@ -132,6 +137,8 @@ class BlockMatcher {
   std::uint64_t next_block_ = 0;
   std::uint64_t live_count_ = 0;
   Anomalies anomalies_;
+  // kExact: by key, the live block, or an invalid id once it was freed (the
+  // key stays, so that a second free of it is told apart: semantics.md §1).
   std::unordered_map<std::uint64_t, LiveBlock> live_by_address_;
   // Bucket-LIFO: live blocks in one pooled array, each bucket's a linked list
   // from its most recent block; freed slots are reused.

@@ -71,11 +71,14 @@ class EventConsumer {
 
 // Counted irregularities (semantics.md §1): never a crash, always reported.
 struct Anomalies {
-  std::uint64_t unmatched_frees = 0;   // a free of an address with no live block
+  std::uint64_t unmatched_frees = 0;   // a free of an address with no live block and never freed before
+  std::uint64_t double_frees = 0;      // exact identity: a second free of an address freed and not reallocated
   std::uint64_t alloc_over_live = 0;   // an allocation at a still-live address: the earlier block ends there
   std::uint64_t decreasing_timestamps = 0;  // a clock line earlier than the previous one (kept at the previous)
   std::uint64_t skipped_records = 0;   // record types the format says to skip
-  std::uint64_t total() const { return unmatched_frees + alloc_over_live + decreasing_timestamps + skipped_records; }
+  std::uint64_t total() const {
+    return unmatched_frees + double_frees + alloc_over_live + decreasing_timestamps + skipped_records;
+  }
 };
 
 }  // namespace heapql

@@ -73,6 +73,15 @@ struct EtwInfo {
   std::uint64_t pdbs_unreadable = 0;
 };
 
+// Where a trace that ends early stopped (a recording killed with its program,
+// a file copied while it was written): everything before is answered.
+struct TraceCut {
+  std::string file;                   // the file that ends early
+  std::uint64_t at_byte = 0;          // its offset where the complete data ends
+  std::uint64_t left_over_bytes = 0;  // bytes after the last complete record, not read as records
+  std::string what;                   // how it ends: "the zstd stream ends inside a frame", ...
+};
+
 struct SourceInfo {
   std::string path;              // the file the user named
   std::vector<std::string> files;  // every file read (e.g. a raw twin)
@@ -99,6 +108,7 @@ struct SourceInfo {
   std::uint64_t lines = 0;       // records read (lines of the main file; events of an ETL file)
   Anomalies anomalies;
   std::int64_t end_ns = 0;       // last timestamp
+  std::optional<TraceCut> cut;   // the trace ends early: the answers cover 0..end_ns
 };
 
 std::string_view block_identity_name(BlockIdentity identity);

@@ -49,6 +49,8 @@ query options (semantics in docs/semantics.md):
   --series N           outstanding size over time in at most N buckets (json)
   --symbols PATH       ETL: a folder of PDBs or a symbol store (repeatable; docs/windows.md)
   --format table|json|csv, -o FILE, --no-progress, --no-raw (ignore a raw twin),
+  --strict             refuse a trace that ends early (a killed recording) instead of
+                       answering from its complete part with a warning (exit 2),
   --store              load the trace into the store and replay it (same answers)
 
 exit codes: 0 ok, 1 a recipe's gate failed, 2 unreadable trace, 3 bad query, options or

@@ -72,6 +72,8 @@ bool parse_common_option(const std::string& option, Arguments& args, CommonOptio
     common.progress = false;
   } else if (option == "--no-raw") {
     common.use_raw_twin = false;
+  } else if (option == "--strict") {
+    common.strict = true;
   } else if (option == "--store") {
     common.via_store = true;
   } else if (option == "--symbols") {

@@ -20,6 +20,7 @@ struct CommonOptions {
   std::optional<std::string> output_file;
   bool progress = true;
   bool use_raw_twin = true;
+  bool strict = false;     // refuse a trace that ends early (exit 2) instead of answering from its complete part
   bool via_store = false;  // load the store and replay it (same answers; for checks and benchmarks)
   std::vector<std::string> symbol_paths;  // --symbols: PDB folders and symbol stores (ETL)
   TraceFormat trace_format = TraceFormat::kAuto;  // heapql import: the event CSV

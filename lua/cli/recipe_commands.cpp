@@ -110,6 +110,8 @@ RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<std::s
       output_file = args.take_value(option);
     } else if (option == "--no-raw") {
       run.open.use_raw_twin = false;
+    } else if (option == "--strict") {
+      run.open.strict = true;
     } else if (option == "--no-progress") {
       run.open.show_progress = false;
     } else if (option == "--symbols") {
@@ -198,7 +200,7 @@ int run_xperf(Arguments& args) {
       trace = args.take_any();
     } else if (word.starts_with("--") || word == "-o") {
       ours.push_back(word);
-      if (word != "--trusted" && word != "--no-raw" && word != "--no-progress") {
+      if (word != "--trusted" && word != "--no-raw" && word != "--no-progress" && word != "--strict") {
         if (args.done()) throw UsageError{fmt::format("{} needs a value", word)};
         ours.push_back(args.take_any());
       }

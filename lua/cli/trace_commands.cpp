@@ -42,6 +42,7 @@ Answer answer(const std::string& path, const Query& query, const CommonOptions& 
   OpenOptions open;
   open.show_progress = common.progress;
   open.use_raw_twin = common.use_raw_twin;
+  open.strict = common.strict;
   open.symbol_paths = common.symbol_paths;
   open.format = common.trace_format;
   Answer a;

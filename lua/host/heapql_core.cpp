@@ -21,6 +21,7 @@ namespace {
 constexpr const char* kOutputKey = "heapql.output";
 constexpr const char* kGatesKey = "heapql.gates";
 constexpr const char* kOpenRawKey = "heapql.open_raw";
+constexpr const char* kOpenStrictKey = "heapql.open_strict";
 constexpr const char* kOpenSymbolsKey = "heapql.open_symbols";
 constexpr const char* kRecipeDirKey = "heapql.recipe_dir";
 // Files the helpers read are pattern lists and small Lua files.
@@ -126,6 +127,8 @@ std::vector<std::string> failed_gates(lua_State* L) { return registry_string_arr
 void set_open_options(lua_State* L, const OpenOptions& options) {
   lua_pushboolean(L, options.use_raw_twin);
   lua_setfield(L, LUA_REGISTRYINDEX, kOpenRawKey);
+  lua_pushboolean(L, options.strict);
+  lua_setfield(L, LUA_REGISTRYINDEX, kOpenStrictKey);
   push_string_array(L, options.symbol_paths);
   lua_setfield(L, LUA_REGISTRYINDEX, kOpenSymbolsKey);
 }
@@ -135,6 +138,9 @@ OpenOptions open_options(lua_State* L) {
   options.show_progress = false;
   lua_getfield(L, LUA_REGISTRYINDEX, kOpenRawKey);
   options.use_raw_twin = lua_isnil(L, -1) || lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, LUA_REGISTRYINDEX, kOpenStrictKey);
+  options.strict = lua_toboolean(L, -1);
   lua_pop(L, 1);
   options.symbol_paths = registry_string_array(L, kOpenSymbolsKey);
   return options;

@@ -189,6 +189,14 @@ fs::path RecipeSource::folder() const {
 
 fs::path queries_folder() {
   if (const char* env = std::getenv("HEAPQL_QUERIES"); env != nullptr && *env != '\0') return env;
+  // Installed: beside the program, as <prefix>/bin/../share/heapql/queries.
+  std::error_code error;
+  const fs::path program = fs::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const fs::path installed = (program.parent_path() / HEAPQL_INSTALLED_QUERIES).lexically_normal();
+    if (fs::is_directory(installed, error)) return installed;
+  }
+  // Run from its build folder: the source tree's.
   return HEAPQL_QUERIES_DIR;
 }
 

@@ -60,8 +60,9 @@ RecipeInfo describe_recipe(const RecipeSource& recipe, const RecipeOptions& opti
 // after `heapql xperf`). Throws heapql::Error naming the bad flag.
 std::string translate_xperf(const std::vector<std::string>& words);
 
-// The shipped queries/ folder (the source tree's, found at build time; the
-// HEAPQL_QUERIES environment variable overrides it).
+// The shipped queries/ folder: HEAPQL_QUERIES if set; else the installed one
+// beside the program (<prefix>/share/heapql/queries); else, for a program run
+// from its build folder, the source tree's.
 std::filesystem::path queries_folder();
 
 }  // namespace heapql::lua

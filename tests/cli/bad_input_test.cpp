@@ -136,25 +136,6 @@ TEST(BadInput, WrongMagicSaysNotAHeaptrackFile) {
 
 // ---- compressed streams ----
 
-std::string cut(const std::string& bytes, std::size_t n) { return bytes.substr(0, bytes.size() - n); }
-
-TEST(BadInput, TruncatedGzip) {
-  TempDir dir;
-  write_gzip(dir.file("t.gz"), kGoodTrace);
-  const std::string whole = read_file(dir.file("t.gz"));
-  write_file(dir.file("t.gz"), cut(whole, 12));
-  const CommandResult r = heapql_on("info", dir.file("t.gz"));
-  expect_trace_error(r, {"t.gz: byte ", "truncated gzip stream", "expected more compressed data"});
-}
-
-TEST(BadInput, TruncatedZstd) {
-  TempDir dir;
-  write_zstd(dir.file("t.zst"), kGoodTrace);
-  const std::string whole = read_file(dir.file("t.zst"));
-  write_file(dir.file("t.zst"), cut(whole, 5));
-  const CommandResult r = heapql_on("info", dir.file("t.zst"));
-  expect_trace_error(r, {"t.zst: byte ", "truncated zstd stream", "expected more compressed data"});
-}
 
 TEST(BadInput, CorruptZstd) {
   TempDir dir;

@@ -179,15 +179,26 @@ TEST_F(SyntheticMemoryTestApp, CompressedAndThirtyTwoBitCopiesAnswerTheSame) {
   EXPECT_EQ(json_get(n, "totals.impacting"), json_get(a, "totals.impacting"));
 }
 
-TEST(EtwCli, SyntheticTruncatedFileIsABadTraceNamingTheFileAndOffset) {
+// A recording stopped mid-write: the complete buffers are answered, with a
+// warning naming the file and where it ends; --strict refuses it.
+TEST(EtwCli, SyntheticCutFileAnswersFromItsCompleteBuffers) {
   TempDir dir;
   const std::string path = dir.file("cut.etl");
   write_memory_test_app(path);
   fs::resize_file(path, fs::file_size(path) - 1000);
-  const CommandResult r = heapql("query " + shell_quote(path));
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("byte"), std::string::npos) << r.err;
+  const CommandResult r = heapql("query " + shell_quote(path) + " --totals --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("heapql: warning: " + path + ": the trace ends early: the last buffer is cut short"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("\"totals\""), std::string::npos) << r.out;
+  const CommandResult info = heapql("info " + shell_quote(path) + " --format json");
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("\"cut\":{\"file\":"), std::string::npos) << info.out;
+  const CommandResult strict = heapql("query " + shell_quote(path) + " --strict");
+  EXPECT_EQ(strict.exit_code, 2);
+  EXPECT_NE(strict.err.find(path + ": byte "), std::string::npos) << strict.err;
+  EXPECT_NE(strict.err.find("--strict refuses a trace cut short"), std::string::npos) << strict.err;
 }
 
 TEST(EtwCli, SyntheticTraceSymbolsMustBeAFolder) {

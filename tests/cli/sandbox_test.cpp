@@ -25,7 +25,7 @@ constexpr int kOk = 0, kRecipeError = 3;
 std::string heapql() { return shell_quote(heapql_binary()); }
 std::string worked_example() { return std::string(HEAPQL_TEST_DATA_DIR) + "/worked_example.txt"; }
 std::string example_trace() { return std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.zst"; }
-bool sanitized() { return heapql_binary().ends_with("_asan"); }
+bool sanitized() { return HEAPQL_SANITIZED != 0; }
 
 std::string fmt_hex_line(const std::string& head, int value) {
   char hex[16];

@@ -466,15 +466,58 @@ TEST_F(EtlBadInput, UnchangedLiteralOnlyRebuildStillReads) {
   EXPECT_EQ(file.stats().compressed_buffers, 2U);
 }
 
-TEST_F(EtlBadInput, TruncatedFile) {
-  expect_error(original_.substr(0, 7000), kBuffer1, "runs past the end of the file");
-  expect_error(original_.substr(0, kBuffer2 + 30), kBuffer2, "the file ends 30 bytes into the buffer header");
+// A file cut short after its complete buffers (a recording stopped
+// mid-write, etw-heap.md §4.6) reads those buffers and says where it ends.
+TEST_F(EtlBadInput, ACutFileReadsItsCompleteBuffers) {
+  struct Case {
+    std::size_t keep;
+    std::uint64_t at;
+    std::uint64_t left_over;
+    const char* what;
+  };
+  for (const Case& c : {Case{7000, kBuffer1, 7000 - kBuffer1, "the last buffer is cut short"},
+                        Case{kBuffer2 + 30, kBuffer2, 30, "the file ends 30 bytes into a buffer header"}}) {
+    test::write_file(path_, original_.substr(0, c.keep));
+    EtlFile file(path_);
+    std::uint64_t records = 0;
+    file.read([&](const EtlRecord&) { ++records; });
+    ASSERT_TRUE(file.cut().has_value()) << c.keep;
+    EXPECT_EQ(file.cut()->file, path_);
+    EXPECT_EQ(file.cut()->at_byte, c.at);
+    EXPECT_EQ(file.cut()->left_over_bytes, c.left_over);
+    EXPECT_NE(file.cut()->what.find(c.what), std::string::npos) << file.cut()->what;
+    EXPECT_GT(records, 0u);
+    EXPECT_EQ(file.stats().buffers, c.at == kBuffer1 ? 1u : 2u);
+  }
+  EtlFile whole(path_);
+  test::write_file(path_, original_);
+  whole.read([](const EtlRecord&) {});
+  EXPECT_FALSE(whole.cut().has_value());
 }
 
-TEST_F(EtlBadInput, BufferSizePastTheEnd) {
+TEST_F(EtlBadInput, BufferSizePastTheEndIsACutLastBuffer) {
   std::string bytes = original_;
   put_u32(bytes, kBuffer2, 300);
-  expect_error(bytes, kBuffer2, "BufferSize 300 runs past the end of the file (expected at most 226");
+  test::write_file(path_, bytes);
+  EtlFile file(path_);
+  file.read([](const EtlRecord&) {});
+  ASSERT_TRUE(file.cut().has_value());
+  EXPECT_EQ(file.cut()->what, "the last buffer is cut short (226 of its 300 bytes)");
+}
+
+TEST_F(EtlBadInput, ACutFirstBufferIsNoEtlFile) {
+  expect_error(original_.substr(0, 50), 0, "not an ETL file");
+}
+
+TEST_F(EtlBadInput, InMemoryBytesReadAsTheFile) {
+  EtlFile from_memory("mem.etl", original_);
+  std::uint64_t records = 0;
+  from_memory.read([&](const EtlRecord&) { ++records; });
+  test::write_file(path_, original_);
+  EtlFile from_file(path_);
+  from_file.read([](const EtlRecord&) {});
+  EXPECT_EQ(records, from_file.stats().records);
+  EXPECT_EQ(from_memory.stats().records_by_header_kind, from_file.stats().records_by_header_kind);
 }
 
 TEST_F(EtlBadInput, BufferSizeBelowTheHeader) {

@@ -144,7 +144,7 @@ TEST(EventCsvReader, WorkedExampleBecomesBlocks) {
   EXPECT_EQ(s.anomalies.unmatched_frees, 1u);
   EXPECT_EQ(s.anomalies.alloc_over_live, 0u);
   EXPECT_EQ(s.anomalies.total(), 1u);
-  EXPECT_NE(r->warnings.find("events.csv:9: free of 0x9999 in heap default, where no block is alive (unmatched_frees)"),
+  EXPECT_NE(r->warnings.find("events.csv:9: free of 0x9999 in heap default, where no block was ever allocated (unmatched_frees)"),
             std::string::npos)
       << r->warnings;
 }
@@ -300,7 +300,25 @@ TEST(EventCsvReader, BlocksAreExactByProcessHeapAndAddress) {
   EXPECT_EQ(b[1].free_ns, 1);
   EXPECT_EQ(b[2].free_ns, 2);
   EXPECT_EQ(b[0].free_ns, 3);
-  EXPECT_EQ(r->source.anomalies.unmatched_frees, 1u);  // the second free of a's 0x10
+  // The second free of a's 0x10 is a double free, not a free of an unknown address.
+  EXPECT_EQ(r->source.anomalies.double_frees, 1u);
+  EXPECT_EQ(r->source.anomalies.unmatched_frees, 0u);
+  EXPECT_NE(r->warnings.find(":8: free of 0x10 in heap default, freed before and not allocated since (double_frees)"),
+            std::string::npos)
+      << r->warnings;
+}
+
+TEST(EventCsvReader, AnAddressAllocatedAgainAfterItsFreeIsNoDoubleFree) {
+  const auto r = read_text(kHeader +
+                           "0,alloc,a,,,0x10,1,,\n"
+                           "1,free,a,,,0x10,,,\n"
+                           "2,alloc,a,,,0x10,2,,\n"
+                           "3,free,a,,,0x10,,,\n"
+                           "4,free,a,,,0x20,,,\n");
+  EXPECT_EQ(r->recorder.blocks.size(), 2u);
+  EXPECT_EQ(r->source.anomalies.double_frees, 0u);
+  EXPECT_EQ(r->source.anomalies.unmatched_frees, 1u);  // 0x20 was never allocated
+  EXPECT_EQ(r->source.anomalies.alloc_over_live, 0u);
 }
 
 TEST(EventCsvReader, ReallocEndsTheOldBlockAndStartsAMarkedOne) {
@@ -321,7 +339,7 @@ TEST(EventCsvReader, ReallocEndsTheOldBlockAndStartsAMarkedOne) {
   EXPECT_TRUE(r->bucket(3).is_realloc);
   EXPECT_TRUE(r->bucket(4).is_realloc);
   EXPECT_EQ(r->source.anomalies.unmatched_frees, 1u);
-  EXPECT_NE(r->warnings.find(":7: realloc of 0x999 in heap default, where no block is alive"), std::string::npos)
+  EXPECT_NE(r->warnings.find(":7: realloc of 0x999 in heap default, where no block was ever allocated"), std::string::npos)
       << r->warnings;
 }
 

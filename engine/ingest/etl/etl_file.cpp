@@ -220,14 +220,21 @@ bool EtlFile::sniff(const std::string& path) {
 void EtlFile::read(const Visitor& visit, const EtlReadOptions& options) {
   header_ = {};
   stats_ = {};
-  std::error_code size_error;
-  if (std::filesystem::is_directory(path_, size_error)) {
-    throw Error(SourceLocation::of_file(path_), "cannot open: " + errno_text(EISDIR));
+  cut_.reset();
+  std::ifstream in;
+  std::uint64_t file_size = 0;
+  if (bytes_) {
+    file_size = bytes_->size();
+  } else {
+    std::error_code size_error;
+    if (std::filesystem::is_directory(path_, size_error)) {
+      throw Error(SourceLocation::of_file(path_), "cannot open: " + errno_text(EISDIR));
+    }
+    in.open(path_, std::ios::binary);
+    if (!in) throw Error(SourceLocation::of_file(path_), "cannot open: " + errno_text(errno));
+    file_size = std::filesystem::file_size(path_, size_error);
+    if (size_error) throw Error(SourceLocation::of_file(path_), "cannot open: " + size_error.message());
   }
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) throw Error(SourceLocation::of_file(path_), "cannot open: " + errno_text(errno));
-  const std::uint64_t file_size = std::filesystem::file_size(path_, size_error);
-  if (size_error) throw Error(SourceLocation::of_file(path_), "cannot open: " + size_error.message());
   if (file_size == 0) throw Error(SourceLocation::of_file(path_), "empty file");
   stats_.bytes = file_size;
 
@@ -240,6 +247,11 @@ void EtlFile::read(const Visitor& visit, const EtlReadOptions& options) {
     throw Error(SourceLocation{path_, {}, {}, at}, header_seen ? what : "not an ETL file: " + what);
   };
   auto read_exactly = [&](std::uint8_t* into, std::size_t size, std::uint64_t at) {
+    if (bytes_) {
+      if (at > bytes_->size() || bytes_->size() - at < size) fail(at, "read failed: the file ended early");
+      std::memcpy(into, bytes_->data() + at, size);
+      return;
+    }
     in.read(reinterpret_cast<char*>(into), static_cast<std::streamsize>(size));
     if (static_cast<std::size_t>(in.gcount()) != size) fail(at, "read failed: the file ended early");
   };
@@ -250,9 +262,17 @@ void EtlFile::read(const Visitor& visit, const EtlReadOptions& options) {
   while (buffer_offset < file_size) {
     const std::uint64_t left = file_size - buffer_offset;
     if (left < kBufferHeaderSize) {
-      fail(buffer_offset, fmt::format("buffer at byte {}: the file ends {} bytes into the buffer header (expected "
-                                      "a {}-byte WMI_BUFFER_HEADER)",
-                                      buffer_offset, left, kBufferHeaderSize));
+      // A short tail after complete buffers: a recording that stopped
+      // mid-write (etw-heap.md §4.6). Before the logfile header it is no
+      // ETL file at all.
+      if (!header_seen) {
+        fail(buffer_offset, fmt::format("buffer at byte {}: the file ends {} bytes into the buffer header (expected "
+                                        "a {}-byte WMI_BUFFER_HEADER)",
+                                        buffer_offset, left, kBufferHeaderSize));
+      }
+      cut_ = TraceCut{path_, buffer_offset, left,
+                      fmt::format("the file ends {} bytes into a buffer header", left)};
+      break;
     }
     raw.resize(kBufferHeaderSize);
     read_exactly(raw.data(), kBufferHeaderSize, buffer_offset);
@@ -262,9 +282,15 @@ void EtlFile::read(const Visitor& visit, const EtlReadOptions& options) {
                                       buffer_offset, buffer.size, kBufferHeaderSize));
     }
     if (buffer.size > left) {
-      fail(buffer_offset, fmt::format("buffer at byte {}: BufferSize {} runs past the end of the file (expected at "
-                                      "most {}, the file is {} bytes)",
-                                      buffer_offset, buffer.size, left, file_size));
+      if (!header_seen) {
+        fail(buffer_offset, fmt::format("buffer at byte {}: BufferSize {} runs past the end of the file (expected at "
+                                        "most {}, the file is {} bytes)",
+                                        buffer_offset, buffer.size, left, file_size));
+      }
+      // The last buffer was cut short: the complete buffers before it are read.
+      cut_ = TraceCut{path_, buffer_offset, left,
+                      fmt::format("the last buffer is cut short ({} of its {} bytes)", left, buffer.size)};
+      break;
     }
     raw.resize(buffer.size);
     read_exactly(raw.data() + kBufferHeaderSize, buffer.size - kBufferHeaderSize, buffer_offset + kBufferHeaderSize);

@@ -8,9 +8,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "engine/ingest/etl/etl_record.h"
+#include "engine/store/source_info.h"
 
 namespace heapql {
 
@@ -32,6 +35,8 @@ class EtlFile {
   using Visitor = std::function<void(const EtlRecord&)>;
 
   explicit EtlFile(std::string path) : path_(std::move(path)) {}
+  // Reads `bytes` (which must outlive the reader) as the file `name`.
+  EtlFile(std::string name, std::string_view bytes) : path_(std::move(name)), bytes_(bytes) {}
 
   // True when the first bytes look like an ETL file (a WMI_BUFFER_HEADER whose
   // first record is a SYSTEM32/64 logfile header, hook 0x0000).
@@ -45,9 +50,14 @@ class EtlFile {
   const EtlLogfileHeader& header() const { return header_; }
   const EtlContainerStats& stats() const { return stats_; }
   const std::string& path() const { return path_; }
+  // Set when the file ends early, in a buffer header or inside its last
+  // buffer: the complete buffers before it were read (etw-heap.md §4.6).
+  const std::optional<TraceCut>& cut() const { return cut_; }
 
  private:
   std::string path_;
+  std::optional<std::string_view> bytes_;
+  std::optional<TraceCut> cut_;
   EtlLogfileHeader header_;
   EtlContainerStats stats_;
 };

@@ -12,6 +12,7 @@
 
 #include "engine/error.h"
 #include "engine/ingest/etl/etl_file.h"
+#include "engine/ingest/trace_cut.h"
 #include "engine/ingest/etl/etw_modules.h"
 #include "engine/ingest/etl/etw_payloads.h"
 #include "engine/ingest/etl/etw_pdb_lookup.h"
@@ -93,7 +94,7 @@ class EtwTraceReader {
       : path_(path), tables_(tables), options_(options) {}
 
   SourceInfo read(EventConsumer& consumer) {
-    EtlFile file(path_);
+    EtlFile file = options_.bytes ? EtlFile(path_, *options_.bytes) : EtlFile(path_);
     info_.symbols_requested = !options_.symbol_paths.empty();
     if (info_.symbols_requested) symbols_ = make_pdb_lookup(options_.symbol_paths);
     modules_ = std::make_unique<EtwModules>(tables_, symbols_.get());
@@ -109,8 +110,11 @@ class EtwTraceReader {
     BlockMatcher matcher(BlockIdentity::kExact, consumer);
     sweep(matcher);
     matcher.set_time(to_ns(last_timestamp_));
+    if (file.cut()) report_cut(*file.cut(), to_ns(last_timestamp_), options_.strict, options_.warnings);
     matcher.finish();
-    return source_info(file, matcher);
+    SourceInfo source = source_info(file, matcher);
+    source.cut = file.cut();
+    return source;
   }
 
  private:
@@ -409,7 +413,9 @@ class EtwTraceReader {
   struct HeapOwnerHash {
     std::size_t operator()(const HeapOwner& k) const noexcept { return FlatIndex::mix(FlatIndex::mix(k.heap) ^ k.process); }
   };
-  using LiveBlocks = std::unordered_map<std::uint64_t, std::uint64_t>;  // address -> matcher token
+  // Every address allocated in a heap -> its matcher token (alive or freed:
+  // the matcher knows).
+  using LiveBlocks = std::unordered_map<std::uint64_t, std::uint64_t>;
 
   void sweep(BlockMatcher& matcher) {
     std::size_t next_piece = 0, next_end = 0;
@@ -467,8 +473,9 @@ class EtwTraceReader {
   void free_heap_block(BlockMatcher& matcher, const TimedEvent& e, std::uint64_t address) {
     if (auto heap = live_heap_blocks_.find(HeapOwner{e.process, e.a}); heap != live_heap_blocks_.end()) {
       if (auto it = heap->second.find(address); it != heap->second.end()) {
+        // The address keeps its token: a second free of it is then a double
+        // free, not a free of an unknown address (semantics.md §1).
         matcher.free_address(it->second, e.thread);
-        heap->second.erase(it);
         return;
       }
     }
@@ -482,7 +489,9 @@ class EtwTraceReader {
     if (heap == live_heap_blocks_.end()) return;
     std::vector<std::uint64_t> tokens;
     tokens.reserve(heap->second.size());
-    for (const auto& [address, token] : heap->second) tokens.push_back(token);
+    for (const auto& [address, token] : heap->second) {
+      if (matcher.live_at(token) != nullptr) tokens.push_back(token);
+    }
     live_heap_blocks_.erase(heap);
     std::sort(tokens.begin(), tokens.end());
     for (std::uint64_t token : tokens) matcher.free_address(token, e.thread);

@@ -6,7 +6,9 @@
 // when symbol paths are given. Events of every buffer are merged by time.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/store/events.h"
@@ -17,6 +19,12 @@ namespace heapql {
 
 struct EtwReadOptions {
   bool show_progress = true;
+  // A file cut short is refused (Error) instead of read up to the cut.
+  bool strict = false;
+  // Warnings (a cut file) go here; null = stderr.
+  std::string* warnings = nullptr;
+  // In-memory input (tests, fuzzing): these bytes are the file `path` names.
+  std::optional<std::string_view> bytes;
   // Folders of PDBs, or symbol stores (name.pdb/GUIDAGE/name.pdb).
   std::vector<std::string> symbol_paths;
 };
