@@ -365,19 +365,37 @@ void EtlWriter::raw(std::uint32_t processor, std::span<const std::uint8_t> recor
 
 // --- heap and VirtualAlloc ---------------------------------------------------
 
+void EtlWriter::provider_event(ClassicHeader classic_header, std::uint32_t processor, std::uint16_t hook,
+                               std::uint16_t version, std::uint32_t tid, std::uint32_t pid, std::int64_t ts,
+                               std::span<const std::uint8_t> payload) {
+  // The GUIDs as TraceEvent shows them (etw-heap.md §3.1), parsed from text
+  // here so that a wrong byte order in the reader's constants shows.
+  const std::uint8_t group = static_cast<std::uint8_t>(hook >> 8);
+  const EtlGuid provider = group == 0x10 ? etl_guid("222962ab-6180-4b88-a825-346b75f2a24a")
+                                         : etl_guid("3d6fa8d3-fe05-11d0-9dda-00c04fd7ba7c");
+  const auto opcode = static_cast<std::uint8_t>(hook & 0xFF);
+  switch (options_.heap_events) {
+    case ProviderHeader::kClassic: classic(classic_header, processor, hook, version, tid, pid, ts, payload); return;
+    case ProviderHeader::kFull: full(processor, provider, opcode, version, tid, pid, ts, payload); return;
+    case ProviderHeader::kEventHeader:
+      event_header(processor, provider, opcode, static_cast<std::uint8_t>(version), opcode, tid, pid, ts, payload);
+      return;
+  }
+}
+
 void EtlWriter::heap_create(std::uint32_t processor, std::uint32_t tid, std::uint32_t pid, std::int64_t ts,
                             std::uint64_t heap, std::uint32_t flags, std::uint64_t reserve_size,
                             std::uint64_t commit_size, std::uint64_t allocated_size) {
   Bytes payload(pointer_size());
   payload.ptr(heap).u32(flags).ptr(reserve_size).ptr(commit_size).ptr(allocated_size);
-  system(processor, hook::kHeapCreate, 3, tid, pid, ts, payload.data());
+  provider_event(ClassicHeader::kSystem, processor, hook::kHeapCreate, 3, tid, pid, ts, payload.data());
 }
 
 void EtlWriter::heap_alloc(std::uint32_t processor, std::uint32_t tid, std::uint32_t pid, std::int64_t ts,
                            std::uint64_t heap, std::uint64_t size, std::uint64_t address, std::uint32_t source) {
   Bytes payload(pointer_size());
   payload.ptr(heap).ptr(size).ptr(address).u32(source);
-  system(processor, hook::kHeapAlloc, 2, tid, pid, ts, payload.data());
+  provider_event(ClassicHeader::kSystem, processor, hook::kHeapAlloc, 2, tid, pid, ts, payload.data());
 }
 
 void EtlWriter::heap_realloc(std::uint32_t processor, std::uint32_t tid, std::uint32_t pid, std::int64_t ts,
@@ -385,21 +403,21 @@ void EtlWriter::heap_realloc(std::uint32_t processor, std::uint32_t tid, std::ui
                              std::uint64_t new_size, std::uint64_t old_size, std::uint32_t source) {
   Bytes payload(pointer_size());
   payload.ptr(heap).ptr(new_address).ptr(old_address).ptr(new_size).ptr(old_size).u32(source);
-  system(processor, hook::kHeapRealloc, 2, tid, pid, ts, payload.data());
+  provider_event(ClassicHeader::kSystem, processor, hook::kHeapRealloc, 2, tid, pid, ts, payload.data());
 }
 
 void EtlWriter::heap_free(std::uint32_t processor, std::uint32_t tid, std::uint32_t pid, std::int64_t ts,
                           std::uint64_t heap, std::uint64_t address, std::uint32_t source) {
   Bytes payload(pointer_size());
   payload.ptr(heap).ptr(address).u32(source);
-  system(processor, hook::kHeapFree, 2, tid, pid, ts, payload.data());
+  provider_event(ClassicHeader::kSystem, processor, hook::kHeapFree, 2, tid, pid, ts, payload.data());
 }
 
 void EtlWriter::heap_destroy(std::uint32_t processor, std::uint32_t tid, std::uint32_t pid, std::int64_t ts,
                              std::uint64_t heap) {
   Bytes payload(pointer_size());
   payload.ptr(heap);
-  system(processor, hook::kHeapDestroy, 2, tid, pid, ts, payload.data());
+  provider_event(ClassicHeader::kSystem, processor, hook::kHeapDestroy, 2, tid, pid, ts, payload.data());
 }
 
 void EtlWriter::virtual_alloc(std::uint32_t processor, std::uint32_t tid, std::uint32_t pid, std::int64_t ts,
@@ -407,7 +425,7 @@ void EtlWriter::virtual_alloc(std::uint32_t processor, std::uint32_t tid, std::u
                               ClassicHeader header) {
   Bytes payload(pointer_size());
   payload.ptr(base).ptr(size).u32(target_pid).u32(flags);
-  classic(header, processor, hook::kVirtualAlloc, 1, tid, pid, ts, payload.data());
+  provider_event(header, processor, hook::kVirtualAlloc, 1, tid, pid, ts, payload.data());
 }
 
 void EtlWriter::virtual_free(std::uint32_t processor, std::uint32_t tid, std::uint32_t pid, std::int64_t ts,
@@ -415,7 +433,7 @@ void EtlWriter::virtual_free(std::uint32_t processor, std::uint32_t tid, std::ui
                              ClassicHeader header) {
   Bytes payload(pointer_size());
   payload.ptr(base).ptr(size).u32(target_pid).u32(flags);
-  classic(header, processor, hook::kVirtualFree, 1, tid, pid, ts, payload.data());
+  provider_event(header, processor, hook::kVirtualFree, 1, tid, pid, ts, payload.data());
 }
 
 // --- stacks ------------------------------------------------------------------

@@ -82,8 +82,14 @@ inline constexpr std::uint32_t kMemRelease = 0x8000;
 inline constexpr std::uint32_t kHeapSourceLfh = 2;
 inline constexpr std::uint32_t kHeapSourceMainPath = 3;
 
+// How heap and VirtualAlloc events are written: as classic hooks, or as
+// records that name the kernel provider by its GUID with the hook's type as
+// opcode (FULL_HEADER, EVENT_HEADER; etw-heap.md §3.1, §4.3).
+enum class ProviderHeader { kClassic, kFull, kEventHeader };
+
 struct EtlWriterOptions {
   unsigned pointer_size = 8;                       // 4 or 8: SYSTEM32/64, PERFINFO32/64, ... and payload widths
+  ProviderHeader heap_events = ProviderHeader::kClassic;  // heap and VirtualAlloc events
   std::uint64_t perf_freq = 10'000'000;            // TRACE_LOGFILE_HEADER.PerfFreq
   std::uint32_t clock_type = 1;                    // 1 QPC, 2 system time, 3 CPU cycles
   std::uint32_t cpu_speed_mhz = 3000;
@@ -175,6 +181,11 @@ class EtlWriter {
   void event_header(std::uint32_t processor, const EtlGuid& provider, std::uint16_t id, std::uint8_t version,
                     std::uint8_t opcode, std::uint32_t tid, std::uint32_t pid, std::int64_t ts,
                     std::span<const std::uint8_t> payload, unsigned pointer_size = 0);
+  // A heap or VirtualAlloc event (`hook`) in the header options().heap_events
+  // says; `classic_header` when that is kClassic.
+  void provider_event(ClassicHeader classic_header, std::uint32_t processor, std::uint16_t hook,
+                      std::uint16_t version, std::uint32_t tid, std::uint32_t pid, std::int64_t ts,
+                      std::span<const std::uint8_t> payload);
   // Escape hatch: arbitrary bytes as one record (then 8-byte alignment), for
   // malformed-input tests. Nothing is checked except that it fits a buffer.
   void raw(std::uint32_t processor, std::span<const std::uint8_t> record_bytes);

@@ -10,6 +10,7 @@
 #include "engine/error.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/query/aggregator.h"
+#include "engine/report/reports.h"
 #include "tests/support/etl_writer.h"
 #include "tests/support/etw_scenarios.h"
 #include "tests/support/test_support.h"
@@ -201,6 +202,54 @@ TEST(EtwReader, SyntheticHeapDestroyEndsEveryLiveBlockOfThatHeapOnly) {
   EXPECT_TRUE(t.etw().heaps[0].created);
   EXPECT_TRUE(t.etw().heaps[0].destroyed);
   EXPECT_EQ(t.etw().heaps[0].allocations, 2u);
+}
+
+TEST(EtwReader, SyntheticDoubleFreeIsCountedApartFromAnUnknownAddress) {
+  TempDir dir;
+  EtlWriter w;
+  start_process(w);
+  w.heap_alloc(0, kTid, kPid, w.ticks_at_ms(1), kHeap, 64, 0x1000);
+  w.heap_free(0, kTid, kPid, w.ticks_at_ms(2), kHeap, 0x1000);
+  w.heap_free(0, kTid, kPid, w.ticks_at_ms(3), kHeap, 0x1000);  // a second free: a double free
+  w.heap_alloc(0, kTid, kPid, w.ticks_at_ms(4), kHeap, 64, 0x1000);
+  w.heap_free(0, kTid, kPid, w.ticks_at_ms(5), kHeap, 0x1000);  // allocated again in between: normal
+  w.heap_destroy(0, kTid, kPid, w.ticks_at_ms(6), kHeap);       // ends nothing: every block is freed
+  const Loaded t = load(w, dir);
+  EXPECT_EQ(t.store->source().anomalies.double_frees, 1u);
+  EXPECT_EQ(t.store->source().anomalies.unmatched_frees, 0u);
+  EXPECT_EQ(t.store->block_count(), 2u);
+}
+
+// No real heap .etl is public to show which header kinds Windows writes heap
+// and VirtualAlloc events in: FULL_HEADER and EVENT_HEADER records that name
+// the provider by GUID read as the classic events do (etw-heap.md §3.1).
+TEST(EtwReader, SyntheticHeapEventsNamedByProviderGuidReadAsClassicOnes) {
+  TempDir dir;
+  auto answer = [&](ProviderHeader header, const std::string& name) {
+    EtlWriterOptions options;
+    options.heap_events = header;
+    const std::string path = dir.file(name);
+    write_memory_test_app(path, options);
+    OpenOptions open;
+    open.show_progress = false;
+    const auto store = load_trace(path, open);
+    Query by_stack;
+    by_stack.by = {GroupBy::kStack};
+    by_stack.default_cull = false;
+    Aggregator heap(store->tables(), by_stack);
+    store->replay(heap);
+    Query virtual_commits = by_stack;
+    virtual_commits.kinds = {BlockKind::kVirtual};
+    Aggregator commits(store->tables(), virtual_commits);
+    store->replay(commits);
+    SourceInfo source = store->source();
+    source.path = "t.etl";
+    return result_csv(heap.result(source)) + result_csv(commits.result(source));
+  };
+  const std::string classic = answer(ProviderHeader::kClassic, "classic.etl");
+  EXPECT_NE(classic.find("MemoryTestApp.exe"), std::string::npos) << classic;
+  EXPECT_EQ(answer(ProviderHeader::kFull, "full.etl"), classic);
+  EXPECT_EQ(answer(ProviderHeader::kEventHeader, "evh.etl"), classic);
 }
 
 TEST(EtwReader, SyntheticFreeOfAnUnknownBlockIsCountedNotFatal) {

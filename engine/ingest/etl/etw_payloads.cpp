@@ -214,6 +214,19 @@ ImagePayload decode_image(const EtlRecord& r, const std::string& file) {
   return out;
 }
 
+std::optional<std::uint16_t> classic_hook_of(const EtlRecord& record) {
+  if (record.classic) return record.hook;
+  std::uint16_t group = 0;
+  if (record.guid == kHeapProviderGuid) {
+    group = 0x10;
+  } else if (record.guid == kPageFaultGuid) {
+    group = 0x02;
+  } else {
+    return std::nullopt;
+  }
+  return static_cast<std::uint16_t>(group << 8 | record.opcode);
+}
+
 RsdsPayload decode_rsds(const EtlRecord& r, const std::string& file) {
   PayloadReader p(r, file, "ImageID/DbgID_RSDS");
   const std::size_t ptr = p.pointer_size();

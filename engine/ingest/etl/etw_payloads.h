@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -44,6 +45,19 @@ constexpr std::uint16_t kStackKeyUser = 0x1826;
 constexpr EtlGuid kImageIdGuid = {0xd7, 0x75, 0xe6, 0xb3, 0x54, 0x25, 0x18, 0x4f,
                                   0x83, 0x0b, 0x27, 0x62, 0x73, 0x25, 0x60, 0xde};
 constexpr std::uint8_t kDbgIdRsdsOpcode = 0x24;
+
+// Kernel providers that a FULL_HEADER, INSTANCE or EVENT_HEADER record may
+// name by GUID, with the hook's type as its opcode (etw-heap.md §3.1):
+// HeapTraceProvider (group 0x10) and PageFault (0x02, VirtualAlloc).
+constexpr EtlGuid kHeapProviderGuid = {0xab, 0x62, 0x29, 0x22, 0x80, 0x61, 0x88, 0x4b,
+                                       0xa8, 0x25, 0x34, 0x6b, 0x75, 0xf2, 0xa2, 0x4a};
+constexpr EtlGuid kPageFaultGuid = {0xd3, 0xa8, 0x6f, 0x3d, 0x05, 0xfe, 0xd0, 0x11,
+                                    0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c};
+
+// The classic hook a record stands for: its own hook, or for a heap or
+// VirtualAlloc event named by its provider's GUID, group << 8 | opcode.
+// Nothing for other records.
+std::optional<std::uint16_t> classic_hook_of(const EtlRecord& record);
 
 struct HeapAllocPayload {
   std::uint64_t heap = 0, size = 0, address = 0;

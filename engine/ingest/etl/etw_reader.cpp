@@ -128,11 +128,22 @@ class EtwTraceReader {
           r.opcode == kDbgIdRsdsOpcode) {
         const RsdsPayload rsds = decode_rsds(r, path_);
         modules_->add_pdb(rsds.process, rsds.image_base, PdbIdentity{rsds.guid, rsds.age, rsds.pdb_name});
+      } else if (const std::optional<std::uint16_t> hook = classic_hook_of(r)) {
+        // A heap or VirtualAlloc event named by its provider's GUID: read as
+        // the classic event it is, whatever its header kind.
+        EtlRecord as_classic = r;
+        as_classic.classic = true;
+        as_classic.hook = *hook;
+        take_classic(as_classic);
       } else {
         ++info_.skipped["provider events"];
       }
       return;
     }
+    take_classic(r);
+  }
+
+  void take_classic(const EtlRecord& r) {
     switch (r.hook) {
       case etw_hook::kHeapCreate:
         add_heap_event(r, EventType::kHeapCreate, decode_heap_handle(r, path_, "HeapCreate").heap, 0, 0, 0);
