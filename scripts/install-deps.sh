@@ -12,6 +12,8 @@ packages=(
   # PDB symbols: LLVM 14's PDB reader (llvm-14-dev, linked statically), and
   # for the tests clang-cl-14 / lld-link-14 (fixtures) and llvm-symbolizer-14 (oracle).
   clang-14 lld-14 llvm-14 llvm-14-dev
+  # Fuzzing (scripts/fuzz.sh): libFuzzer for clang-14.
+  libclang-rt-14-dev
 )
 
 missing=()

@@ -128,9 +128,10 @@ std::uint64_t regular_file_size(std::FILE* file) {
 // show_progress: a progress bar on stderr while reading (progress_bar.h).
 class LineSource {
  public:
-  LineSource(const std::string& path, std::size_t max_bytes_read, bool show_progress)
+  LineSource(const std::string& path, std::size_t max_bytes_read, bool show_progress,
+             std::optional<std::string_view> bytes = std::nullopt)
       : path_(path),
-        file_(std::fopen(path.c_str(), "rb"), &std::fclose),
+        file_(open(path, bytes), &std::fclose),
         progress_(path, regular_file_size(file_.get()), show_progress),
         max_bytes_read_(max_bytes_read) {
     if (!file_) {
@@ -200,6 +201,13 @@ class LineSource {
     end_ += got;
     bytes_read_ += got;
     progress_.update(bytes_read_);
+  }
+
+  // The file, or a stream over the bytes given instead.
+  static std::FILE* open(const std::string& path, std::optional<std::string_view> bytes) {
+    if (!bytes) return std::fopen(path.c_str(), "rb");
+    static char nothing = 0;  // glibc reads a zero-size buffer as an empty stream
+    return fmemopen(bytes->empty() ? &nothing : const_cast<char*>(bytes->data()), bytes->size(), "r");
   }
 
   std::string path_;
@@ -305,7 +313,7 @@ class EventCsvParser {
         tables_(tables),
         options_(options),
         matcher_(BlockIdentity::kExact, consumer),
-        in_(path, std::numeric_limits<std::size_t>::max(), options.show_progress) {}
+        in_(path, std::numeric_limits<std::size_t>::max(), options.show_progress, options.bytes) {}
 
   SourceInfo run() {
     std::string_view line;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <optional>
 #include <string_view>
 
 #include "engine/store/events.h"
@@ -22,6 +23,8 @@ struct EventCsvReadOptions {
   bool show_progress = true;
   // Warnings (anomalies with their line, the first few) go here; null = stderr.
   std::string* warnings = nullptr;
+  // In-memory input (tests, fuzzing): these bytes are the file the path names.
+  std::optional<std::string_view> bytes;
 };
 
 // The header line the format requires, exactly.

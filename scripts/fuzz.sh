@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# A libFuzzer campaign on one target:
+#   scripts/fuzz.sh TARGET SECONDS [libFuzzer options...]
+# TARGET: heaptrack etl event_csv patterns xperf recipe_params
+# (tests/fuzz/*_fuzz.cpp). Builds build-fuzz/ with clang-14, everything
+# instrumented (libFuzzer's coverage, ASan, UBSan), then fuzzes from the
+# committed seeds (tests/fuzz/corpus/TARGET, read only) into a work corpus,
+# build-fuzz/corpus/TARGET. A crash is written to build-fuzz/crashes/TARGET/:
+# copy it into the seed corpus (it then replays in ctest) and fix the reader.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+usage="usage: scripts/fuzz.sh TARGET SECONDS [libFuzzer options...]"
+target=${1:?$usage}
+seconds=${2:?$usage}
+shift 2
+./scripts/install-deps.sh >/dev/null
+dir=${HEAPQL_FUZZ_DIR:-build-fuzz}
+if [ ! -f "$dir/CMakeCache.txt" ]; then
+  launcher=()
+  if command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  fi
+  CC=clang-14 CXX=clang++-14 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
+    -DHEAPQL_FUZZ=ON -DHEAPQL_TESTS=OFF -DHEAPQL_BENCH=OFF >/dev/null
+fi
+cmake --build "$dir" -j2 --target "fuzz_$target"
+mkdir -p "$dir/corpus/$target" "$dir/crashes/$target"
+exec "$dir/tests/fuzz/fuzz_$target" "$dir/corpus/$target" "tests/fuzz/corpus/$target" \
+  -max_total_time="$seconds" -print_final_stats=1 -timeout=20 -rss_limit_mb=4096 \
+  -artifact_prefix="$dir/crashes/$target/" "$@"
