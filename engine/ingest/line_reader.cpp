@@ -116,15 +116,18 @@ LineReader::LineReader(std::string name, std::string_view bytes)
 
 void LineReader::start(bool show_progress) {
   Source& source = *source_;
+  // Bytes in memory need no bigger chunks than themselves (the buffer still
+  // grows for long lines): many small inputs, as fuzzing reads, stay cheap.
+  if (source.memory != nullptr) chunk_size_ = std::min(kChunkSize, std::max<std::size_t>(file_size_, 4096));
   source.progress.emplace(path_, file_size_, show_progress);
 
   // The first chunk is sniffed, then becomes the text buffer (plain) or the
   // decoder's first input, so nothing is read twice. A pipe may deliver fewer
   // bytes per read than the magic needs.
-  auto first = std::make_unique_for_overwrite<char[]>(kChunkSize);
+  auto first = std::make_unique_for_overwrite<char[]>(chunk_size_);
   std::size_t have = 0;
   while (have < kSniffBytes) {
-    std::size_t got = read_file(first.get() + have, kChunkSize - have);
+    std::size_t got = read_file(first.get() + have, chunk_size_ - have);
     if (got == 0) break;
     have += got;
   }
@@ -133,7 +136,7 @@ void LineReader::start(bool show_progress) {
 
   if (compression_ == Compression::kPlain) {
     buffer_ = std::move(first);
-    capacity_ = kChunkSize;
+    capacity_ = chunk_size_;
     begin_ = scan_ = buffer_.get();
     end_ = begin_ + have;
     return;
@@ -141,8 +144,8 @@ void LineReader::start(bool show_progress) {
 
   source.in = std::move(first);
   source.in_end = have;
-  buffer_ = std::make_unique_for_overwrite<char[]>(kChunkSize);
-  capacity_ = kChunkSize;
+  buffer_ = std::make_unique_for_overwrite<char[]>(chunk_size_);
+  capacity_ = chunk_size_;
   begin_ = scan_ = end_ = buffer_.get();
   if (compression_ == Compression::kZstd) {
     source.zstd = ZSTD_createDCtx();
@@ -233,7 +236,7 @@ void LineReader::refill_input() {
   Source& source = *source_;
   source.in_offset = bytes_read_;
   source.in_pos = 0;
-  source.in_end = read_file(source.in.get(), kChunkSize);
+  source.in_end = read_file(source.in.get(), chunk_size_);
   if (compression_ == Compression::kGzip) {
     source.z.next_in = reinterpret_cast<Bytef*>(source.in.get());
     source.z.avail_in = static_cast<uInt>(source.in_end);

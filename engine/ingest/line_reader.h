@@ -123,6 +123,7 @@ class LineReader {
   // scan_) is known to hold no '\n' (so a refill does not rescan it).
   std::unique_ptr<char[]> buffer_;
   std::size_t capacity_ = 0;
+  std::size_t chunk_size_ = std::size_t{1} << 20;  // one read of input; smaller for small in-memory input
   char* begin_ = nullptr;
   char* scan_ = nullptr;
   char* end_ = nullptr;
