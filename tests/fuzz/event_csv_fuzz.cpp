@@ -1,27 +1,15 @@
 // Fuzz target: the event CSV reader, in memory, through the aggregator.
-#include <string>
-
-#include "engine/error.h"
 #include "engine/ingest/event_csv_reader.h"
-#include "engine/query/aggregator.h"
-#include "engine/store/trace_tables.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace heapql;
-  TraceTables tables;
-  Query query;
-  query.by = {GroupBy::kStack};
-  Aggregator aggregator(tables, query);
-  EventCsvReadOptions options;
-  options.show_progress = false;
-  std::string warnings;
-  options.warnings = &warnings;
-  options.bytes = fuzz::as_text(data, size);
-  try {
-    const SourceInfo source = read_event_csv("fuzz.csv", tables, aggregator, options);
-    (void)aggregator.result(source);
-  } catch (const Error&) {
-  }
+  fuzz::read_and_answer([&](TraceTables& tables, EventConsumer& consumer, std::string* warnings) {
+    EventCsvReadOptions options;
+    options.show_progress = false;
+    options.warnings = warnings;
+    options.bytes = fuzz::as_text(data, size);
+    return read_event_csv("fuzz.csv", tables, consumer, options);
+  });
   return 0;
 }

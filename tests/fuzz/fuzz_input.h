@@ -5,8 +5,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
+
+#include "engine/error.h"
+#include "engine/query/aggregator.h"
+#include "engine/store/trace_tables.h"
 
 namespace heapql::fuzz {
 
@@ -25,6 +30,23 @@ inline std::vector<std::string_view> split(std::string_view text, std::string_vi
     }
     parts.push_back(text.substr(0, at));
     text.remove_prefix(at + separator.size());
+  }
+}
+
+// Runs `read(tables, consumer, warnings)` (a reader that returns its
+// SourceInfo) into an aggregator answering a by-stack query, and asks for the
+// answer. A heapql::Error is an answer to bad input; anything else escapes.
+template <class Read>
+void read_and_answer(Read read) {
+  TraceTables tables;
+  Query query;
+  query.by = {GroupBy::kStack};
+  Aggregator aggregator(tables, query);
+  std::string warnings;
+  try {
+    const SourceInfo source = read(tables, aggregator, &warnings);
+    (void)aggregator.result(source);
+  } catch (const Error&) {
   }
 }
 
