@@ -23,7 +23,7 @@ return hq.recipe {
       impacting = "AIFO",
       -- The built-in allocator frames plus glibc's internal names and
       -- string-duplication helpers, so a leak is charged to its caller.
-      cull = hq.cull.defaults + hq.cull.file "cull/libc-linux.txt" + (p.cull or {}),
+      cull = hq.cull.defaults + hq.cull.shipped "libc-linux" + (p.cull or {}),
       by = "stack",
       sort = "so",
       top = p.top,

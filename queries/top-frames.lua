@@ -18,8 +18,8 @@ return hq.recipe {
     cull = { type = "patterns", doc = "extra frame patterns to cull from stack tops" },
   },
   query = function(p)
-    local cull = hq.cull.defaults + hq.cull.file "cull/libc-linux.txt"
-    if p.stl then cull = cull + hq.cull.file "cull/stl.txt" end
+    local cull = hq.cull.defaults + hq.cull.shipped "libc-linux"
+    if p.stl then cull = cull + hq.cull.shipped "stl" end
     return { window = p.window, cull = cull + (p.cull or {}), by = "frame", sort = p.sort, top = p.top }
   end,
 }

@@ -27,6 +27,16 @@ hq.cull = {
     local text = core.read_text(resolved)
     return patterns.from_file(text, resolved)
   end,
+  -- A cull list heapql ships (queries/cull/NAME.txt), from wherever the recipe is.
+  shipped = function(name)
+    if type(name) ~= "string" or not name:match("^[%w_%-]+$") then
+      error("hq.cull.shipped: expected the name of a shipped cull list, such as \"libc-linux\"", 2)
+    end
+    local path = core.queries_dir() .. "/cull/" .. name .. ".txt"
+    local ok, text = pcall(core.read_text, path)
+    if not ok then error(("hq.cull.shipped: no shipped cull list '%s' (%s)"):format(name, tostring(text)), 2) end
+    return patterns.from_file(text, "cull/" .. name .. ".txt")
+  end,
 }
 
 hq.recipe = recipe.declare

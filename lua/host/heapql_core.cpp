@@ -10,6 +10,7 @@
 #include "engine/units.h"
 #include "lua/host/lua_error.h"
 #include "lua/host/lua_strings.h"
+#include "lua/host/recipe_runner.h"
 #include "lua/host/sandbox.h"
 
 namespace heapql::lua {
@@ -94,6 +95,13 @@ int core_format_duration(lua_State* L) {
   });
 }
 
+int core_queries_dir(lua_State* L) {
+  return protected_call(L, [&] {
+    lua_pushstring(L, queries_folder().string().c_str());
+    return 1;
+  });
+}
+
 int core_recipe_dir(lua_State* L) {
   lua_getfield(L, LUA_REGISTRYINDEX, kRecipeDirKey);
   return 1;
@@ -161,6 +169,7 @@ int luaopen_heapql_core(lua_State* L) {
                                 {"format_bytes", core_format_bytes},
                                 {"format_duration", core_format_duration},
                                 {"recipe_dir", core_recipe_dir},
+                                {"queries_dir", core_queries_dir},
                                 {"trace_methods", core_trace_methods},
                                 {nullptr, nullptr}};
   luaL_newlib(L, functions);

@@ -199,6 +199,12 @@ function Cull.set(patterns) end
 ---@return heapql.PatternSet
 function Cull.file(path) end
 
+---The patterns of a cull list heapql ships, by name (`"libc-linux"`, `"stl"`, `"crt-windows"`:
+---queries/cull/NAME.txt), the same from any folder a recipe is in.
+---@param name string
+---@return heapql.PatternSet
+function Cull.shipped(name) end
+
 ---Parsers of the little languages that query fields and params use. Each returns the value, or nil
 ---and a message quoting the text and its column; none raises on bad text.
 ---@class heapql.Parse

@@ -372,3 +372,30 @@ TEST(RecipeStockLua, RequireHeapqlWorksFromLua54) {
 
 }  // namespace
 }  // namespace heapql::test
+
+namespace heapql::test {
+namespace {
+
+// README's recipe, saved where a team keeps its recipes, works from there:
+// the shipped cull list is named, not found beside the recipe.
+TEST(RecipesFromDocs, TheReadmeRecipeWorksSavedInAnotherFolder) {
+  const std::string readme = read_file(std::string(HEAPQL_SOURCE_DIR) + "/README.md");
+  const std::size_t intro = readme.find("A recipe:");
+  ASSERT_NE(intro, std::string::npos);
+  const std::size_t start = readme.find("```lua\n", intro) + 7;
+  const std::size_t end = readme.find("```", start);
+  ASSERT_LT(start, end);
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() / "my-team");
+  write_file(dir.file("my-team/budget.lua"), readme.substr(start, end - start));
+  const CommandResult r = run_command("cd " + shell_quote(dir.path().string()) + " && " +
+                                      shell_quote(heapql_binary()) + " run my-team/budget.lua " +
+                                      shell_quote(example_trace()));
+  expect_no_crash(r);
+  EXPECT_EQ(r.exit_code, kGate) << r.err;  // 21.77 MB leak, over the 1 MiB budget
+  expect_contains(r.err, "heapql run: gate failed: leaked more than 1MiB");
+  expect_contains(r.out, "InnerLoopOperation");
+}
+
+}  // namespace
+}  // namespace heapql::test
