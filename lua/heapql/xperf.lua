@@ -371,7 +371,11 @@ local MEASURE = {
   so = "outstanding size", soc = "outstanding count", st = "total size", stc = "total count", src = "realloc count",
 }
 
-function M.to_recipe(spec)
+-- The recipe text. `cull_texts`, when given, maps each -cullLists path to
+-- the file's text: its patterns are then written into the recipe, which so
+-- needs no file beside it wherever it is saved; otherwise the recipe reads
+-- the file with hq.cull.file, relative to its own folder.
+function M.to_recipe(spec, cull_texts)
   local q = M.to_query(spec, {
     cull = { defaults = patterns.set {}, file = function() return patterns.set {} end },
   })
@@ -426,7 +430,15 @@ function M.to_recipe(spec)
   if q.require then line(indent .. "require = " .. list_literal(q.require, quote, indent) .. ",") end
   if q.cull then
     local terms = { "hq.cull.defaults" }
-    for _, path in ipairs(spec.cull_lists) do terms[#terms + 1] = "hq.cull.file " .. quote(path) end
+    for _, path in ipairs(spec.cull_lists) do
+      local text = cull_texts and cull_texts[path]
+      if text then
+        local set = patterns.from_file(text, path)
+        terms[#terms + 1] = "hq.cull.set " .. list_literal(set:texts(), quote, indent .. "  ")
+      else
+        terms[#terms + 1] = "hq.cull.file " .. quote(path)
+      end
+    end
     local flat = table.concat(terms, " + ")
     if #spec.cull_frames > 0 then
       flat = flat .. " + " .. list_literal(spec.cull_frames, quote, "")

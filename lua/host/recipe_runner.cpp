@@ -283,9 +283,26 @@ std::string translate_xperf_here(const std::vector<std::string>& words, const Re
       throw Error(message);
     }
     lua_pop(L, 1);
+    const int spec = lua_gettop(L);
+    // The -cullLists files are the user's, named on this command line: their
+    // patterns go into the recipe, so that it works wherever it is saved.
+    lua_newtable(L);
+    const int cull_texts = lua_gettop(L);
+    lua_pushliteral(L, "cull_lists");
+    if (lua_rawget(L, spec) == LUA_TTABLE) {
+      for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; ++i) {
+        const std::string path = lua_tostring(L, -1);
+        const std::string text = read_text_file(path, "-cullLists file");
+        lua_pushlstring(L, text.data(), text.size());
+        lua_rawset(L, cull_texts);
+      }
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
     lua_getfield(L, xperf, "to_recipe");
-    lua_insert(L, -2);
-    s.call(1, 1);
+    lua_pushvalue(L, spec);
+    lua_pushvalue(L, cull_texts);
+    s.call(2, 1);
     return s.returned_string("xperf.to_recipe");
   } catch (const Session::Failure& f) {
     throw Error(f.message);

@@ -313,12 +313,16 @@ TEST(RecipeXperf, PrintsARecipeThatRunsToTheSameJsonAsHeapqlQuery) {
   const CommandResult printed = run_command(cd + heapql() + " xperf " + flags);
   ASSERT_EQ(printed.exit_code, kOk) << printed.err;
   expect_contains(printed.out, "hq.recipe");
-  expect_contains(printed.out, "hq.cull.file \"crt.txt\"");
+  // The cull list's patterns are in the recipe: it needs no file beside it.
+  expect_contains(printed.out, "cull = hq.cull.defaults + hq.cull.set { \"demo!new_buf\" },");
 
-  // The printed recipe, saved and run, equals --run, which equals heapql query.
-  write_file(dir.file("saved.lua"), printed.out);
+  // The printed recipe, saved in another folder and run from there, equals
+  // --run, which equals heapql query.
+  const TempDir elsewhere;
+  write_file(elsewhere.file("saved.lua"), printed.out);
   const std::string trace = shell_quote(worked_example());
-  const CommandResult saved = run_command(cd + heapql() + " run saved.lua " + trace + " --format json");
+  const CommandResult saved = run_command("cd " + shell_quote(elsewhere.path().string()) + " && " + heapql() +
+                                          " run saved.lua " + trace + " --format json");
   const CommandResult direct = run_command(cd + heapql() + " xperf " + flags + " --run " + trace + " --format json");
   const CommandResult query =
       run_command(cd + heapql() + " query " + trace +
@@ -329,6 +333,14 @@ TEST(RecipeXperf, PrintsARecipeThatRunsToTheSameJsonAsHeapqlQuery) {
   ASSERT_EQ(query.exit_code, kOk) << query.err;
   EXPECT_EQ(direct.out, query.out);
   EXPECT_EQ(saved.out, query.out);
+}
+
+TEST(RecipeXperf, AMissingCullListIsNamedAsMissing) {
+  const TempDir dir;
+  const CommandResult r = run_command("cd " + shell_quote(dir.path().string()) + " && " + heapql() +
+                                      " xperf -cullLists absent.txt --run " + shell_quote(worked_example()));
+  EXPECT_EQ(r.exit_code, kRecipeError);
+  expect_contains(r.err, "absent.txt: cannot open -cullLists file: No such file or directory");
 }
 
 TEST(RecipeXperf, BareHeapActionEqualsTheXperfDefaultRecipe) {
