@@ -16,7 +16,7 @@ constexpr std::string_view kUsage = R"(heapql - ask heap traces where the memory
 
 usage:
   heapql run    RECIPE TRACE [--param NAME=VALUE]... [--format table|json|csv] [-o FILE]
-                [--timeout 60s] [--memory 4GiB] [--trusted] [--symbols PATH]
+                [--timeout 60s] [--memory 4GiB] [--trusted] [--verbose] [--symbols PATH]
   heapql list                      the shipped recipes, one line each
   heapql help   RECIPE             a recipe's params, defaults and report
   heapql xperf  XPERF-HEAP-FLAGS... [--run TRACE [--format F] [-o FILE]]

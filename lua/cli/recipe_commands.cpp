@@ -47,6 +47,8 @@ RecipeSource find_recipe(const std::string& name) {
 bool parse_recipe_option(const std::string& option, Arguments& args, RecipeOptions& options) {
   if (option == "--trusted") {
     options.trusted = true;
+  } else if (option == "--verbose") {
+    options.verbose = true;
   } else if (option == "--timeout") {
     const std::string value = args.take_value(option);
     std::int64_t ns = 0;
@@ -200,7 +202,8 @@ int run_xperf(Arguments& args) {
       trace = args.take_any();
     } else if (word.starts_with("--") || word == "-o") {
       ours.push_back(word);
-      if (word != "--trusted" && word != "--no-raw" && word != "--no-progress" && word != "--strict") {
+      if (word != "--trusted" && word != "--no-raw" && word != "--no-progress" && word != "--strict" &&
+          word != "--verbose") {
         if (args.done()) throw UsageError{fmt::format("{} needs a value", word)};
         ours.push_back(args.take_any());
       }

@@ -40,16 +40,51 @@ int keep_message(lua_State* L) {
   return 1;
 }
 
-// Message handler: keeps the error's kind, appends a traceback.
+constexpr const char* kVerboseKey = "heapql.verbose";
+
+// "FILE:LINE" of the innermost frame that is the recipe's own code (not C,
+// not heapql's library), or "" when there is none.
+std::string recipe_location(lua_State* L) {
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(L, level, &ar) != 0; ++level) {
+    if (lua_getinfo(L, "Sl", &ar) == 0 || ar.currentline <= 0 || ar.source == nullptr || ar.source[0] != '@') continue;
+    if (is_library_source(L, ar.source)) continue;
+    return fmt::format("{}:{}", ar.source + 1, ar.currentline);
+  }
+  return "";
+}
+
+// The message as the recipe's author reads it: where in the recipe, and what
+// went wrong, without the library file that raised it.
+std::string message_for_recipe(lua_State* L, std::string message) {
+  const std::size_t colon = message.find(": ");
+  if (colon != std::string::npos) {
+    const std::size_t line = message.rfind(':', colon - 1);
+    if (line != std::string::npos && is_library_source(L, ("@" + message.substr(0, line)).c_str())) {
+      message.erase(0, colon + 2);
+    }
+  }
+  const std::string where = recipe_location(L);
+  if (where.empty() || message.starts_with(where.substr(0, where.rfind(':')) + ":")) return message;
+  return where + ": " + message;
+}
+
+// Message handler: keeps the error's kind; says where in the recipe it
+// happened; adds a Lua traceback with --verbose.
 int add_traceback(lua_State* L) {
   normalize_error_value(L);
   const ErrorKind kind = error_kind(L, 1);
-  lua_pushstring(L, error_message(L, 1).c_str());
-  luaL_traceback(L, L, nullptr, 1);
-  lua_pushliteral(L, "\n");
-  lua_insert(L, -2);
-  lua_concat(L, 3);
-  push_error_object(L, kind, lua_tostring(L, -1));
+  std::string message = message_for_recipe(L, error_message(L, 1));
+  lua_getfield(L, LUA_REGISTRYINDEX, kVerboseKey);
+  const bool verbose = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  if (verbose) {
+    luaL_traceback(L, L, nullptr, 1);
+    message += "\n";
+    message += lua_tostring(L, -1);
+    lua_pop(L, 1);
+  }
+  push_error_object(L, kind, message.c_str());
   return 1;
 }
 
@@ -65,6 +100,8 @@ struct Session {
     open_sandbox(L, sandbox);
     set_output_buffer(L, &output);
     set_recipe_dir(L, recipe.folder().string());
+    lua_pushboolean(L, options.verbose);
+    lua_setfield(L, LUA_REGISTRYINDEX, kVerboseKey);
   }
 
   // Calls the function under the stack's top `nargs` arguments with the

@@ -26,6 +26,7 @@ struct RecipeOptions {
   Limits limits;
   bool trusted = false;
   std::string message_prefix = "heapql: ";  // starts the message when a limit ends the run
+  bool verbose = false;  // errors carry a Lua traceback (through heapql's library too)
   std::vector<std::filesystem::path> readable_files;  // named on the command line
 };
 

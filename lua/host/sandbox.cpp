@@ -32,6 +32,7 @@ constexpr const char* kFrozenKey = "heapql.frozen";    // set of read-only table
 constexpr const char* kFoldersKey = "heapql.folders";  // array of folder paths
 constexpr const char* kFilesKey = "heapql.files";      // set of file paths
 constexpr const char* kSandboxedKey = "heapql.sandboxed";
+constexpr const char* kLibrarySourcesKey = "heapql.library_sources";  // set of the embedded modules' chunk names
 
 constexpr const char* kLoadingLibraryKey = "heapql.loading_library";  // depth of embedded module loads
 
@@ -500,6 +501,15 @@ void register_embedded_modules(lua_State* L) {
 
 void open_sandbox(lua_State* L, const SandboxOptions& options) {
   lua_newtable(L);
+  for (const EmbeddedModule& module : embedded_modules()) {
+    lua_pushliteral(L, "@");
+    lua_pushlstring(L, module.source_path.data(), module.source_path.size());
+    lua_concat(L, 2);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+  }
+  lua_setfield(L, LUA_REGISTRYINDEX, kLibrarySourcesKey);
+  lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, kLoadedKey);
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, kFrozenKey);
@@ -592,6 +602,19 @@ bool load_recipe_chunk(lua_State* L, std::string_view source, const std::string&
     lua_setupvalue(L, -2, 1);
   }
   return true;
+}
+
+bool is_library_source(lua_State* L, const char* source) {
+  if (source == nullptr) return false;
+  lua_getfield(L, LUA_REGISTRYINDEX, kLibrarySourcesKey);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return false;
+  }
+  lua_getfield(L, -1, source);
+  const bool library = lua_toboolean(L, -1);
+  lua_pop(L, 2);
+  return library;
 }
 
 bool may_read(lua_State* L, const fs::path& path) {

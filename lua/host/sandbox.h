@@ -36,6 +36,11 @@ void register_embedded_modules(lua_State* L);
 // environment; pushes it, or returns false with a message pushed.
 bool load_recipe_chunk(lua_State* L, std::string_view source, const std::string& chunk_name);
 
+// Whether `source` (a chunk name, as lua_Debug gives it) is one of heapql's
+// own library files (the embedded modules): error messages point past them,
+// at the recipe.
+bool is_library_source(lua_State* L, const char* source);
+
 // Whether the helpers may read `path` in this state (always true outside a
 // sandbox: stock Lua or --trusted).
 bool may_read(lua_State* L, const std::filesystem::path& path);

@@ -530,8 +530,9 @@ function M.doc()
       .. "finalizer can hold it off, and no report is written. `--timeout 0` and `--memory 0` turn a limit off.",
     "`--trusted` lifts the sandbox: the full standard library, the usual `require` (with the recipe's and "
       .. "`queries/` folders on package.path) and any file. The limits still apply.",
-    "An error gives the file, the line and a Lua traceback; a bad query field names the recipe and the line "
-      .. "where its `query` function starts.",
+    "An error gives the recipe's file and line and the message, also when heapql's library raised it for the "
+      .. "recipe; `--verbose` adds a Lua traceback (through heapql's library too). A bad query field names the "
+      .. "recipe and the line where its `query` function starts.",
     "The report is kept until the recipe finishes, then written to stdout (or `-o FILE`) when the exit code "
       .. "is 0 or 1; a run that fails writes none of it.",
   }

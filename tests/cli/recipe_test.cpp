@@ -134,11 +134,25 @@ TEST_F(Recipes, ASyntaxErrorNamesTheFileAndLine) {
   expect_contains(r.err, "recipe.lua:3:");
 }
 
-TEST_F(Recipes, ARuntimeErrorHasFileLineAndTraceback) {
+TEST_F(Recipes, ARuntimeErrorHasFileAndLineAndATracebackWithVerbose) {
   const CommandResult r = run(recipe_with("", "(function() error('boom') end)()"));
   EXPECT_EQ(r.exit_code, kRecipeError);
   expect_contains(r.err, "recipe.lua:3: boom");
-  expect_contains(r.err, "stack traceback:");
+  EXPECT_EQ(r.err.find("stack traceback:"), std::string::npos) << r.err;
+  const CommandResult verbose = run(recipe_with("", "(function() error('boom') end)()"), "--verbose");
+  expect_contains(verbose.err, "recipe.lua:3: boom");
+  expect_contains(verbose.err, "stack traceback:");
+}
+
+// A recipe's own mistake inside a library call is shown at the recipe's
+// line, without heapql's library files (they come with --verbose).
+TEST_F(Recipes, AMistakeInALibraryCallPointsAtTheRecipe) {
+  const CommandResult r = run("local hq = require 'heapql'\nlocal c = hq.cull.file 'missing.txt'\n"
+                              "return hq.recipe { name = 't', doc = 'd', query = function() return {} end }\n");
+  EXPECT_EQ(r.exit_code, kRecipeError);
+  expect_contains(r.err, "recipe.lua:2: ");
+  expect_contains(r.err, "missing.txt: cannot open file: No such file or directory");
+  EXPECT_EQ(r.err.find("lua/heapql/"), std::string::npos) << r.err;
 }
 
 TEST_F(Recipes, AnUnknownQueryFieldIsNamedWithASuggestion) {

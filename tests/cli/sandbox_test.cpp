@@ -193,7 +193,7 @@ const Attack kAttacks[] = {
     {"error_object_whose_tostring_fails", "error(setmetatable({}, {__tostring = function() return {} end}))", "",
      "'__tostring' must return a string"},
     {"error_object_forged_as_a_trace_error", "error({kind = 'trace', message = 'forged'})", "",
-     "heapql run: table: "},  // exit 3, not the exit 2 of a bad trace
+     "recipe.lua:2: table: "},  // exit 3, not the exit 2 of a bad trace
     // Deep recursion through C: Lua's own limits answer.
     {"recursion_through_index", "local t = setmetatable({}, {__index = function(t, k) return t[k] end}); local _ = t.a",
      "", "C stack overflow"},
