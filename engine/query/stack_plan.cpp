@@ -7,10 +7,10 @@ namespace heapql {
 StackPlan::StackPlan(const TraceTables& tables, FramePatternSet cull, FramePatternSet require)
     : tables_(tables), cull_(std::move(cull)), require_(std::move(require)) {}
 
-bool StackPlan::frame_matches(const FramePatternSet& set, FrameId frame) {
-  const Frame& f = tables_.frame(frame);
-  const std::string_view module = tables_.string(f.module);
-  if (f.symbol.valid()) return set.matches(module, tables_.string(f.symbol));
+bool frame_matches(const TraceTables& tables, const FramePatternSet& set, FrameId frame) {
+  const Frame& f = tables.frame(frame);
+  const std::string_view module = tables.string(f.module);
+  if (f.symbol.valid()) return set.matches(module, tables.string(f.symbol));
   const std::string symbol = fmt::format("0x{:x}", f.address);
   return set.matches(module, symbol);
 }
@@ -18,14 +18,14 @@ bool StackPlan::frame_matches(const FramePatternSet& set, FrameId frame) {
 bool StackPlan::frame_culled(FrameId frame) {
   if (frame_culled_.size() <= frame.index()) frame_culled_.resize(tables_.frame_count(), kUnknown);
   std::int8_t& known = frame_culled_[frame.index()];
-  if (known < 0) known = frame_matches(cull_, frame) ? 1 : 0;
+  if (known < 0) known = frame_matches(tables_, cull_, frame) ? 1 : 0;
   return known == 1;
 }
 
 bool StackPlan::frame_required(FrameId frame) {
   if (frame_required_.size() <= frame.index()) frame_required_.resize(tables_.frame_count(), kUnknown);
   std::int8_t& known = frame_required_[frame.index()];
-  if (known < 0) known = frame_matches(require_, frame) ? 1 : 0;
+  if (known < 0) known = frame_matches(tables_, require_, frame) ? 1 : 0;
   return known == 1;
 }
 

@@ -16,6 +16,10 @@
 
 namespace heapql {
 
+// Whether a frame matches a pattern set, as the frame is shown: an
+// unsymbolized frame by its `0x` offset as the symbol (semantics.md §5).
+bool frame_matches(const TraceTables& tables, const FramePatternSet& set, FrameId frame);
+
 class StackPlan {
  public:
   StackPlan(const TraceTables& tables, FramePatternSet cull, FramePatternSet require);
@@ -33,7 +37,6 @@ class StackPlan {
 
   bool frame_culled(FrameId frame);
   bool frame_required(FrameId frame);
-  bool frame_matches(const FramePatternSet& set, FrameId frame);
 
   const TraceTables& tables_;
   FramePatternSet cull_;

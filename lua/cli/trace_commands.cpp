@@ -8,6 +8,7 @@
 #include "engine/error.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/query/aggregator.h"
+#include "engine/query/pattern_check.h"
 #include "engine/query/summary.h"
 #include "engine/report/reports.h"
 #include "lua/cli/commands.h"
@@ -121,19 +122,30 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
   Query query;
   query.by = {GroupBy::kStack};
   std::string path;
+  std::vector<std::string> given_culls;
   while (!args.done()) {
     if (!args.at_option()) {
       path = take_trace_path(args, path);
       continue;
     }
     const std::string option = args.take_option();
+    const std::size_t culls = query.cull.size();
     if (!parse_common_option(option, args, common) && !parse_query_option(option, args, query)) {
       throw UsageError{fmt::format("unknown option '{}' (see heapql help)", option)};
     }
+    // --cull patterns are checked against the trace below; a --cull-list
+    // file's are not (a list names many allocators a program may not use).
+    if (option == "--cull") given_culls.insert(given_culls.end(), query.cull.begin() + culls, query.cull.end());
   }
   if (path.empty()) throw UsageError{"needs a trace file"};
   if (query.totals_only) query.by.clear();
   Answer a = answer(path, query, common, false);
+  const TraceTables& tables = a.store ? a.store->tables() : *a.tables;
+  for (const auto& [option, patterns] : {std::pair{"--require", query.require}, std::pair{"--cull", given_culls}}) {
+    for (const UnmatchedPattern& unmatched : unmatched_patterns(tables, patterns)) {
+      fmt::print(stderr, "heapql: warning: {}\n", describe_unmatched(unmatched, option));
+    }
+  }
   switch (common.format) {
     case OutputFormat::kJson: emit(result_json(a.result, a.source), common.output_file); break;
     case OutputFormat::kCsv: emit(result_csv(a.result), common.output_file); break;
