@@ -491,7 +491,9 @@ void Aggregator::on_finish(std::int64_t end_ns) {
     // one by one through on_still_alive instead.
     with_layout([&]<class S>() { finish_buckets<S>(); });
   }
-  if (!in_window_ && t1_ <= end_ns) enter_window();
+  // A window that starts after the trace's end is entered at its start all
+  // the same: its peak is what was outstanding then (semantics.md §8).
+  if (!in_window_) enter_window();
   if (end_ns >= t1_) {
     const std::int64_t last = std::min(end_ns, t2_ == kNeverNs ? end_ns : t2_ - 1);
     series_advance(last);

@@ -67,6 +67,11 @@ std::string result_table(const Result& r, const SourceInfo& source) {
            "per size and stack);\n         window outstanding counts, lifetimes and impacting types are attributions\n";
   }
   if (!r.realloc_known) out += "note     this source does not mark reallocs: src is unavailable (-)\n";
+  if (r.query.window.begin_ns > r.trace_end_ns) {
+    out += fmt::format("note     the window starts at {}, after the trace ends ({}): no block was allocated in it; "
+                       "the peak is what was outstanding at its start\n",
+                       format_duration(r.query.window.begin_ns), format_duration(r.trace_end_ns));
+  }
   const std::vector<Column> cols = columns(r);
   const std::size_t indent = (cols.size() + r.derived_columns.size()) * 13;
   out += "\n";

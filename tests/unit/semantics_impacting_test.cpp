@@ -158,6 +158,26 @@ TEST(Semantics8Peak, ThePeakIsTheFirstInstantOfTheLargestOutstandingSize) {
   EXPECT_EQ(r.peak.time_ns, 10'000'000);
 }
 
+// The window's start counts as a moment of the window, also when the window
+// starts after the trace's last event: its peak is what was outstanding then.
+TEST(Semantics8Peak, AWindowAfterTheTraceEndsPeaksAtItsStartWithWhatIsOutstanding) {
+  ScriptedTrace t;
+  const StackId a = t.stack({"app!a"});
+  t.at_ms(0);
+  t.alloc(1, 50, a);
+  t.alloc(2, 70, a);
+  t.at_ms(10);
+  t.free(2);
+  Query q;
+  q.default_cull = false;
+  q.window = TimeWindow{100'000'000, 200'000'000};
+  const Result r = t.run(q);
+  EXPECT_EQ(r.peak.bytes, 50u);
+  EXPECT_EQ(r.peak.blocks, 1u);
+  EXPECT_EQ(r.peak.time_ns, 100'000'000);
+  EXPECT_EQ(r.totals.stc, 0u);  // nothing was allocated in the window
+}
+
 TEST(Semantics8Peak, PeakConsumersAreTheBlocksAliveAtThePeakGroupedAsUsual) {
   ScriptedTrace t;
   const StackId a = t.stack({"app!a"});
