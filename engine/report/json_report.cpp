@@ -103,6 +103,13 @@ std::string summary_json(const TraceSummary& s) {
   w.begin_object();
   w.field("heapql", kJsonSchemaVersion);
   write_trace(w, s.source);
+  // Every file read for the trace, the one named first (info only).
+  w.key("files").begin_array();
+  w.value(s.source.path);
+  for (const std::string& file : s.source.files) {
+    if (file != s.source.path) w.value(file);
+  }
+  w.end_array();
   w.key("summary").begin_object();
   w.field("blocks", s.blocks);
   w.field("allocation_events", s.blocks);

@@ -130,7 +130,11 @@ std::string summary_table(const TraceSummary& s) {
   const SourceInfo& src = s.source;
   std::string out;
   out += fmt::format("trace              {}\n", src.path);
-  for (std::size_t i = 1; i < src.files.size(); ++i) out += fmt::format("also read          {}\n", src.files[i]);
+  // Every other file read: the raw twin of an interpreted file, or the
+  // interpreted twin of a raw file named alone.
+  for (const std::string& file : src.files) {
+    if (file != src.path) out += fmt::format("also read          {}\n", file);
+  }
   if (src.source == "heaptrack") {
     out += fmt::format("source             {} {} ({}), format version {}, heaptrack {}\n", src.source, src.format,
                        src.compression, src.format_version, src.tracer_version);

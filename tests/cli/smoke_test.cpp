@@ -1,6 +1,9 @@
 // The binary runs and says how to use it.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <string>
+
 #include "tests/support/test_support.h"
 
 namespace heapql::test {
@@ -35,6 +38,27 @@ TEST(Cli, APatternMatchingNoFrameSaysSoAndSuggestsFrames) {
                                          " --require 'GrowSteadyState*' --cull 'memory_test_app!main' --no-progress");
   EXPECT_EQ(good.exit_code, 0) << good.err;
   EXPECT_EQ(good.err, "");
+}
+
+// A raw file named alone is read with its interpreted twin, which info names
+// (text and JSON); the raw file is the trace, not also an extra file.
+TEST(Cli, ALoneRawFileNamesTheInterpretedFileItRead) {
+  TempDir dir;
+  for (const char* name : {"memory_test_app.zst", "memory_test_app.raw.zst"}) {
+    std::filesystem::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/" + name, dir.file(name));
+  }
+  const std::string raw = shell_quote(dir.file("memory_test_app.raw.zst"));
+  const CommandResult text = run_command(shell_quote(heapql_binary()) + " info " + raw + " --no-progress");
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("also read          " + dir.file("memory_test_app.zst") + "\n"), std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("also read          " + dir.file("memory_test_app.raw.zst")), std::string::npos)
+      << text.out;
+  const CommandResult json = run_command(shell_quote(heapql_binary()) + " info " + raw + " --format json");
+  EXPECT_NE(json.out.find("\"files\":[\"" + dir.file("memory_test_app.raw.zst") + "\",\"" +
+                          dir.file("memory_test_app.zst") + "\"]"),
+            std::string::npos)
+      << json.out;
 }
 
 }  // namespace heapql::test
