@@ -115,7 +115,10 @@ std::string etw_summary_table(const EtwInfo& e) {
   if (e.processes.size() > kProcessesShown) {
     processes += fmt::format(" and {} more", e.processes.size() - kProcessesShown);
   }
-  out += fmt::format("processes          {}\n", processes.empty() ? "none named" : processes);
+  // Every process the trace names, allocating or not; "unique" above counts
+  // those with heap or VirtualAlloc blocks.
+  out += fmt::format("processes named    {}{}\n", processes.empty() ? "none" : fmt::format("{}: ", e.processes.size()),
+                     processes);
   out += fmt::format("modules            {} distinct, {} with a PDB identity\n", e.modules.size(),
                      std::count_if(e.modules.begin(), e.modules.end(), [](const auto& m) { return !m.pdb.empty(); }));
   std::string heaps;

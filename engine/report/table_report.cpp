@@ -155,7 +155,7 @@ std::string summary_table(const TraceSummary& s) {
   out += fmt::format("peak               {} in {} blocks at {}\n", format_bytes_human(s.peak.bytes), s.peak.blocks,
                      format_duration(s.peak.time_ns));
   if (src.peak_rss_bytes) out += fmt::format("peak RSS           {}\n", format_bytes_human(src.peak_rss_bytes));
-  out += fmt::format("unique             {} stacks, {} frames, {} modules, {} processes, {} heaps\n", s.unique_stacks,
+  out += fmt::format("unique             {} stacks, {} frames, {} modules, {} processes with blocks, {} heaps\n", s.unique_stacks,
                      s.unique_frames, s.unique_modules, s.processes, s.heaps);
   const Anomalies& a = src.anomalies;
   out += fmt::format("anomalies          {} double frees, {} unmatched frees, {} allocations over a live block, {} "

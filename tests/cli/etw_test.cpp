@@ -373,6 +373,11 @@ TEST(EtwSharedData, ShutdownLoggerNamesProcessesFromPerfinfoRundown) {
   const CommandResult r = heapql("info " + shell_quote(etw + "/etlparser-ShutdownPerfDiagLogger.etl") + " --format json");
   EXPECT_NE(r.out.find(R"({"pid":4,"name":"System"})"), std::string::npos);
   EXPECT_NE(r.out.find(R"({"name":"ntoskrnl.exe","loads":)"), std::string::npos);
+  // The table says which count is which: processes with blocks, and every
+  // process the trace names.
+  const CommandResult table = heapql("info " + shell_quote(etw + "/etlparser-ShutdownPerfDiagLogger.etl"));
+  EXPECT_NE(table.out.find("0 processes with blocks"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("processes named    97: Idle (0), System (4)"), std::string::npos) << table.out;
 }
 
 }  // namespace
