@@ -111,6 +111,7 @@ std::string summary_json(const TraceSummary& s) {
   }
   w.end_array();
   w.key("summary").begin_object();
+  w.field("records", s.source.lines);
   w.field("blocks", s.blocks);
   w.field("allocation_events", s.blocks);
   w.field("frees", s.frees);

@@ -142,6 +142,8 @@ std::string summary_table(const TraceSummary& s) {
     out += fmt::format("source             {} {} ({})\n", src.source, src.format, src.compression);
   }
   if (!src.command.empty()) out += fmt::format("command            {}\n", src.command);
+  // Lines of a text trace (an event CSV counts its event lines only), events of an ETL file.
+  out += fmt::format("records            {} {}\n", src.lines, src.source == "etw" ? "events" : "lines");
   if (src.cut) {
     out += fmt::format("ENDS EARLY         {}: {} at byte {}, {} bytes left over; the answers cover 0s..{}\n",
                        src.cut->file, src.cut->what, src.cut->at_byte, src.cut->left_over_bytes,
