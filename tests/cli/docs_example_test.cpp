@@ -47,3 +47,27 @@ TEST(DocsExamples, JsonInfoExampleNumbersAreTheBundledExamples) {
 
 }  // namespace
 }  // namespace heapql::test
+
+namespace heapql::test {
+namespace {
+
+// docs/getting-started.md: each ```sh block of one `build/heapql ...` command
+// followed by a ```text block is run from the source folder, and must print
+// that text.
+TEST(DocsExamples, GettingStartedOutputsAreWhatHeapqlPrints) {
+  const std::string page = read_file(std::string(HEAPQL_SOURCE_DIR) + "/docs/getting-started.md");
+  const std::regex pair(R"(```sh\nbuild/heapql ([^\n]*)\n```\n\n```text\n([\s\S]*?)```)");
+  int checked = 0;
+  for (std::sregex_iterator it(page.begin(), page.end(), pair), end; it != end; ++it) {
+    const std::string arguments = (*it)[1];
+    const CommandResult r = run_command("cd " + shell_quote(HEAPQL_SOURCE_DIR) + " && " +
+                                        shell_quote(heapql_binary()) + " " + arguments);
+    EXPECT_EQ(r.exit_code, 0) << arguments << "\n" << r.err;
+    EXPECT_EQ(r.out, (*it)[2].str()) << "docs/getting-started.md shows other output for: heapql " << arguments;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
+}
+
+}  // namespace
+}  // namespace heapql::test
