@@ -45,9 +45,12 @@ struct TimedEvent {
   std::int64_t timestamp = 0;  // raw clock ticks
   std::uint32_t process = 0;
   std::uint32_t thread = 0;
-  // Heap events: heap handle, address, size, old address (realloc).
-  // VirtualAlloc: -, base, size, -. Images: base, size, name index. Process: -, -, name index.
-  std::uint64_t a = 0, b = 0, c = 0, d = 0;
+  std::uint64_t heap = 0;         // heap events: the heap handle
+  std::uint64_t address = 0;      // heap events: the block; VirtualAlloc: the range's base; images: the base
+  std::uint64_t size = 0;         // heap events, VirtualAlloc and images
+  std::uint64_t old_address = 0;  // HeapRealloc: the block it replaces
+  std::uint32_t flags = 0;        // VirtualAlloc: MEM_* flags
+  std::uint32_t name = 0;         // process start and image load: an index into names_
   EtwStacks::EventStack stack;
   EventType type{};
   std::uint8_t pointer_size = 8;
@@ -225,10 +228,10 @@ class EtwTraceReader {
     e.timestamp = r.timestamp;
     e.process = r.process;
     e.thread = r.thread;
-    e.a = heap;
-    e.b = address;
-    e.c = size;
-    e.d = old_address;
+    e.heap = heap;
+    e.address = address;
+    e.size = size;
+    e.old_address = old_address;
     e.type = type;
     e.pointer_size = r.pointer_size;
     push_stackable(r, e);
@@ -241,14 +244,14 @@ class EtwTraceReader {
     e.timestamp = r.timestamp;
     e.process = p.process;  // the target process; the header's may be unrelated (§3.5)
     e.thread = r.has_ids ? r.thread : 0;
-    e.b = p.base;
-    e.c = p.size;
+    e.address = p.base;
+    e.size = p.size;
     e.pointer_size = r.pointer_size;
     if (r.hook == etw_hook::kVirtualFree || (p.flags & (kMemDecommit | kMemRelease)) != 0) {
       e.type = EventType::kVirtualDecommit;
     } else if ((p.flags & kMemCommit) != 0) {
       e.type = EventType::kVirtualCommit;
-      e.d = p.flags;
+      e.flags = p.flags;
     } else {
       e.type = EventType::kVirtualReserve;
     }
@@ -277,9 +280,12 @@ class EtwTraceReader {
     return nullptr;
   }
 
-  std::uint64_t keep_name(std::string name) {
+  std::uint32_t keep_name(std::string name) {
+    if (names_.size() >= std::numeric_limits<std::uint32_t>::max()) {
+      throw Error(SourceLocation::of_file(path_), "more than 2^32-1 process and image names");
+    }
     names_.push_back(std::move(name));
-    return names_.size() - 1;
+    return static_cast<std::uint32_t>(names_.size() - 1);
   }
 
   void take_process(const EtlRecord& r) {
@@ -295,7 +301,7 @@ class EtwTraceReader {
     TimedEvent e;
     e.timestamp = r.timestamp;
     e.process = p.process;
-    e.c = keep_name(std::move(p.image_name));
+    e.name = keep_name(std::move(p.image_name));
     e.type = EventType::kProcessName;
     events_.push_back(e);
   }
@@ -310,14 +316,14 @@ class EtwTraceReader {
     TimedEvent e;
     e.timestamp = r.timestamp;
     e.process = p.process;
-    e.a = p.base;
-    e.b = p.size;
+    e.address = p.base;
+    e.size = p.size;
     e.pointer_size = r.pointer_size;
     if (r.hook == etw_hook::kImageUnload) {
       e.type = EventType::kImageUnload;
     } else {
       e.type = EventType::kImageLoad;
-      e.c = keep_name(std::move(p.file_name));
+      e.name = keep_name(std::move(p.file_name));
     }
     events_.push_back(e);
   }
@@ -359,7 +365,7 @@ class EtwTraceReader {
   void drop_realloc_companions() {
     for (std::size_t i = 0; i < events_.size(); ++i) {
       TimedEvent& realloc = events_[i];
-      if (realloc.type != EventType::kHeapRealloc || realloc.b == realloc.d) continue;
+      if (realloc.type != EventType::kHeapRealloc || realloc.address == realloc.old_address) continue;
       ++info_.moving_reallocs;
       bool alloc_found = false, free_found = false;
       const std::size_t first = i >= kCompanionWindow ? i - kCompanionWindow : 0;
@@ -367,16 +373,16 @@ class EtwTraceReader {
       for (std::size_t j = first; j < last && !(alloc_found && free_found); ++j) {
         TimedEvent& other = events_[j];
         if (j == i || other.dropped || other.process != realloc.process || other.thread != realloc.thread ||
-            other.a != realloc.a) {
+            other.heap != realloc.heap) {
           continue;
         }
-        if (!alloc_found && other.type == EventType::kHeapAlloc && other.b == realloc.b && other.c == realloc.c) {
+        if (!alloc_found && other.type == EventType::kHeapAlloc && other.address == realloc.address && other.size == realloc.size) {
           alloc_found = other.dropped = true;
           if (realloc.stack.kernel == EtwStacks::kNone && realloc.stack.user == EtwStacks::kNone) {
             realloc.stack = other.stack;
           }
           ++info_.realloc_companions_dropped;
-        } else if (!free_found && other.type == EventType::kHeapFree && other.b == realloc.d) {
+        } else if (!free_found && other.type == EventType::kHeapFree && other.address == realloc.old_address) {
           free_found = other.dropped = true;
           ++info_.realloc_companions_dropped;
         }
@@ -390,12 +396,12 @@ class EtwTraceReader {
       const TimedEvent& e = events_[i];
       const auto position = static_cast<std::uint32_t>(i);
       switch (e.type) {
-        case EventType::kVirtualReserve: commits.reserve(e.process, e.b, e.c); break;
+        case EventType::kVirtualReserve: commits.reserve(e.process, e.address, e.size); break;
         case EventType::kVirtualCommit:
-          if ((e.d & 0x2000) != 0) commits.reserve(e.process, e.b, e.c);  // MEM_RESERVE too
-          commits.commit(e.process, e.b, e.c, position);
+          if ((e.flags & 0x2000) != 0) commits.reserve(e.process, e.address, e.size);  // MEM_RESERVE too
+          commits.commit(e.process, e.address, e.size, position);
           break;
-        case EventType::kVirtualDecommit: commits.decommit(e.process, e.b, e.c, position); break;
+        case EventType::kVirtualDecommit: commits.decommit(e.process, e.address, e.size, position); break;
         default: break;
       }
     }
@@ -438,21 +444,21 @@ class EtwTraceReader {
       matcher.set_time(to_ns(e.timestamp));
       switch (e.type) {
         case EventType::kProcessName:
-          current_name_[e.process] = names_[e.c];
+          current_name_[e.process] = names_[e.name];
           process_ids_.erase(e.process);
           break;
-        case EventType::kImageLoad: modules_->load(e.process, e.a, e.b, names_[e.c], e.pointer_size); break;
-        case EventType::kImageUnload: modules_->unload(e.process, e.a, e.pointer_size); break;
+        case EventType::kImageLoad: modules_->load(e.process, e.address, e.size, names_[e.name], e.pointer_size); break;
+        case EventType::kImageUnload: modules_->unload(e.process, e.address, e.pointer_size); break;
         case EventType::kHeapCreate:
-          heap_info(e.process, e.a).created = true;
-          heap_id(e.process, e.a);
+          heap_info(e.process, e.heap).created = true;
+          heap_id(e.process, e.heap);
           break;
-        case EventType::kHeapAlloc: alloc_heap_block(matcher, e, e.b, false); break;
+        case EventType::kHeapAlloc: alloc_heap_block(matcher, e, e.address, false); break;
         case EventType::kHeapRealloc:
-          free_heap_block(matcher, e, e.d);
-          alloc_heap_block(matcher, e, e.b, true);
+          free_heap_block(matcher, e, e.old_address);
+          alloc_heap_block(matcher, e, e.address, true);
           break;
-        case EventType::kHeapFree: free_heap_block(matcher, e, e.b); break;
+        case EventType::kHeapFree: free_heap_block(matcher, e, e.address); break;
         case EventType::kHeapDestroy: destroy_heap(matcher, e); break;
         case EventType::kVirtualCommit:
           for (; next_piece < pieces_.size() && pieces_[next_piece].commit_event == i; ++next_piece) {
@@ -473,16 +479,16 @@ class EtwTraceReader {
   }
 
   void alloc_heap_block(BlockMatcher& matcher, const TimedEvent& e, std::uint64_t address, bool is_realloc) {
-    ++heap_info(e.process, e.a).allocations;
-    const BucketId bucket = bucket_for(e, e.c, BlockKind::kHeap, e.a, is_realloc);
-    auto [it, inserted] = live_heap_blocks_[HeapOwner{e.process, e.a}].try_emplace(address, next_token_);
+    ++heap_info(e.process, e.heap).allocations;
+    const BucketId bucket = bucket_for(e, e.size, BlockKind::kHeap, e.heap, is_realloc);
+    auto [it, inserted] = live_heap_blocks_[HeapOwner{e.process, e.heap}].try_emplace(address, next_token_);
     if (inserted) ++next_token_;
     matcher.alloc(bucket, it->second, e.thread);  // over a live block: the matcher ends it (an anomaly)
     count_stack(e);
   }
 
   void free_heap_block(BlockMatcher& matcher, const TimedEvent& e, std::uint64_t address) {
-    if (auto heap = live_heap_blocks_.find(HeapOwner{e.process, e.a}); heap != live_heap_blocks_.end()) {
+    if (auto heap = live_heap_blocks_.find(HeapOwner{e.process, e.heap}); heap != live_heap_blocks_.end()) {
       if (auto it = heap->second.find(address); it != heap->second.end()) {
         // The address keeps its token: a second free of it is then a double
         // free, not a free of an unknown address (semantics.md §1).
@@ -495,8 +501,8 @@ class EtwTraceReader {
 
   // A destroyed heap takes every block still in it (in allocation order).
   void destroy_heap(BlockMatcher& matcher, const TimedEvent& e) {
-    heap_info(e.process, e.a).destroyed = true;
-    auto heap = live_heap_blocks_.find(HeapOwner{e.process, e.a});
+    heap_info(e.process, e.heap).destroyed = true;
+    auto heap = live_heap_blocks_.find(HeapOwner{e.process, e.heap});
     if (heap == live_heap_blocks_.end()) return;
     std::vector<std::uint64_t> tokens;
     tokens.reserve(heap->second.size());
