@@ -1,5 +1,6 @@
 // A query as plain, validated data (semantics.md §2-§8). The CLI, the tests
-// and (later) recipes all build this one struct; one aggregator answers it.
+// and recipes (through lua/host/query_from_lua.cpp) all build this one
+// struct; one aggregator answers it.
 #pragma once
 
 #include <cstdint>

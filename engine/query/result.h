@@ -1,6 +1,6 @@
 // What a query answers: rows of group keys with their measures, totals, the
 // remainder beyond top N, the peak and the series. Plain data for the report
-// writers and (later) the Lua layer.
+// writers and the Lua layer (lua/host/result_binding.cpp).
 #pragma once
 
 #include <cstdint>

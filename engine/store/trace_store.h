@@ -67,8 +67,13 @@ class TraceStore {
   std::vector<TimeChange> time_changes_;
   std::uint64_t event_count_ = 0;
   std::int64_t end_ns_ = 0;
-};
 
-static_assert(sizeof(std::uint32_t) * 4 == 16, "the store's budget is 16 bytes a block");
+  // The per-block columns hold one element per block each: what they add up
+  // to is the store's budget of 16 bytes a block (docs/architecture.md).
+  static_assert(sizeof(decltype(bucket_)::value_type) + sizeof(decltype(alloc_seq_)::value_type) +
+                        sizeof(decltype(free_seq_)::value_type) + sizeof(decltype(free_order_)::value_type) ==
+                    16,
+                "the store's budget is 16 bytes a block");
+};
 
 }  // namespace heapql
