@@ -19,7 +19,7 @@ cmake --build "$build_dir" -j2
 asan_dir="${build_dir}-asan"
 cmake -S . -B "$asan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${heapql_launcher[@]}" -DHEAPQL_WERROR=ON \
   -DHEAPQL_SANITIZE=ON -DHEAPQL_TESTS=ON -DHEAPQL_BENCH=OFF >/dev/null
-cmake --build "$asan_dir" -j2 --target heapql heapql_unit_tests heapql_cli_tests
+cmake --build "$asan_dir" -j2
 
 ./scripts/check-install.sh "${build_dir}-release"
 

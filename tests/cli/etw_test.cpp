@@ -313,12 +313,16 @@ TEST(EtwSymbols, SyntheticTraceLuaOpenTakesSymbolFolders) {
              "local hq = require 'heapql'\n"
              "local trace = hq.open(arg[1], {symbols = arg[2]})\n"
              "for _, row in ipairs(trace:query{by = 'frame', cull = hq.cull.none}:rows()) do print(row.frame) end\n");
-  const std::string module_dir = fs::path(heapql_binary()).parent_path().string();
-  const CommandResult lua = run_command("lua5.4 -e " + shell_quote("package.cpath='" + module_dir + "/?.so;'..package.cpath") +
-                                        " " + shell_quote(dir.file("names.lua")) + " " + shell_quote(t.etl) + " " +
-                                        shell_quote(dir.file("pdbs")));
-  ASSERT_EQ(lua.exit_code, 0) << lua.err;
-  EXPECT_NE(lua.out.find("heapdemo.exe!public_work\n"), std::string::npos) << lua.out;
+  // Stock lua5.4 cannot load a sanitized heapql.so: that half runs in the
+  // normal build only.
+  if (!HEAPQL_SANITIZED) {
+    const std::string module_dir = fs::path(heapql_binary()).parent_path().string();
+    const CommandResult lua =
+        run_command("lua5.4 -e " + shell_quote("package.cpath='" + module_dir + "/?.so;'..package.cpath") + " " +
+                    shell_quote(dir.file("names.lua")) + " " + shell_quote(t.etl) + " " + shell_quote(dir.file("pdbs")));
+    ASSERT_EQ(lua.exit_code, 0) << lua.err;
+    EXPECT_NE(lua.out.find("heapdemo.exe!public_work\n"), std::string::npos) << lua.out;
+  }
 
   TempDir elsewhere;
   write_file(elsewhere.file("names.lua"),
