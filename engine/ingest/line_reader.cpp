@@ -6,9 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+// ZSTD_createDCtx_advanced (custom allocators) is in the advanced API.
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include <algorithm>
+#include <new>
 #include <cerrno>
 #include <climits>
 #include <optional>
@@ -57,6 +60,20 @@ std::string_view compression_name(Compression compression) {
   }
   return "unknown";
 }
+
+namespace {
+
+// The decoders allocate through operator new, as the rest of the engine
+// does, so that whatever counts the engine's memory (a recipe's --memory)
+// counts theirs too.
+void* decoder_alloc(void*, std::size_t size) { return ::operator new(size, std::nothrow); }
+void decoder_free(void*, void* block) { ::operator delete(block); }
+voidpf zlib_alloc(voidpf, uInt items, uInt size) {
+  return ::operator new(static_cast<std::size_t>(items) * size, std::nothrow);
+}
+void zlib_free(voidpf, voidpf block) { ::operator delete(block); }
+
+}  // namespace
 
 struct LineReader::Source {
   int fd = -1;
@@ -148,9 +165,11 @@ void LineReader::start(bool show_progress) {
   capacity_ = chunk_size_;
   begin_ = scan_ = end_ = buffer_.get();
   if (compression_ == Compression::kZstd) {
-    source.zstd = ZSTD_createDCtx();
+    source.zstd = ZSTD_createDCtx_advanced(ZSTD_customMem{decoder_alloc, decoder_free, nullptr});
     if (source.zstd == nullptr) fail(std::nullopt, "cannot create a zstd decoder (out of memory)");
   } else {
+    source.z.zalloc = zlib_alloc;
+    source.z.zfree = zlib_free;
     int rc = inflateInit2(&source.z, kGzipWindowBits);
     if (rc != Z_OK) fail(std::nullopt, fmt::format("cannot create a gzip decoder: {}", zError(rc)));
     source.z_initialised = true;

@@ -262,7 +262,7 @@ api.groups = {
       { name = "tostring(set)", metamethod = "__tostring", doc = "`PatternSet(2: \"a\", \"b\")`, saying `includes defaults` when it does." },
     } },
   { name = "heapql.core", class = "heapql.core", access = "core.", probe = "core", internal = true,
-    doc = 'The C side that the module is built on (`require "heapql.core"`). It is heapql\'s own: in a sandbox only heapql\'s modules, while they load, may require it. Recipes use hq instead.',
+    doc = 'The C side that the module is built on (`require "heapql.core"`). It is heapql\'s own: the heapql module gets it from its loader, and a recipe cannot require it. Recipes use hq instead.',
     members = {
       fn("open", { { name = "path", type = "string" }, { name = "options", type = "table", optional = true } }, { { type = "heapql.Trace" } }, "hq.open."),
       fn("read_text", { { name = "path", type = "string" } }, { { type = "string" } },

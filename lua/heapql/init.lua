@@ -2,7 +2,9 @@
 -- Declarations (hq.recipe), pattern sets (hq.cull), the imperative API
 -- (hq.open, trace:query, result:rows ...), reports (hq.output) and gates
 -- (hq.fail_if). The C side is heapql.core; docs/recipes.md lists it all.
-local core = require "heapql.core"
+-- heapql.core, the C side, comes from this module's loader (it is not
+-- requireable in a recipe's sandbox).
+local core = select(2, ...)
 local grammar = require "heapql.grammar"
 local patterns = require "heapql.patterns"
 local recipe = require "heapql.recipe"

@@ -53,8 +53,10 @@ int core_default_cull(lua_State* L) {
 int core_write(lua_State* L) {
   std::size_t length = 0;
   const char* text = luaL_checklstring(L, 1, &length);
-  write_output(L, std::string_view(text, length));
-  return 0;
+  return protected_call(L, [&] {
+    write_output(L, std::string_view(text, length));
+    return 0;
+  });
 }
 
 int core_fail_gate(lua_State* L) {

@@ -1,10 +1,12 @@
 // One way to expose a C++ object to Lua, for every class the bindings have
 // (in the spirit of Wireshark's wslua classes): methods registered with their
 // docs, a metatable recipes cannot read or change (__metatable), destruction
-// that may run any number of times (__gc, and __close for `local x <close>`),
+// that may run any number of times (__gc),
 // and `check` that refuses anything but a live object of the class. A
 // destroyed object (one a finalizer resurrected) raises a Lua error when
-// used; it is never undefined behaviour.
+// used; it is never undefined behaviour. There is no __close: a finalizer may
+// run inside any method that allocates, and closing the receiver there would
+// destroy it under the method (__gc cannot: the receiver is on the stack).
 #pragma once
 
 #include <fmt/format.h>
@@ -62,11 +64,9 @@ class LuaClass {
       lua_setfield(L, -2, m.name);
     }
     lua_setfield(L, meta, "__index");
-    for (const char* event : {"__gc", "__close"}) {
-      lua_pushvalue(L, meta);
-      lua_pushcclosure(L, &LuaClass::destroy, 1);
-      lua_setfield(L, meta, event);
-    }
+    lua_pushvalue(L, meta);
+    lua_pushcclosure(L, &LuaClass::destroy, 1);
+    lua_setfield(L, meta, "__gc");
     lua_pushstring(L, "locked");
     lua_setfield(L, meta, "__metatable");
   }

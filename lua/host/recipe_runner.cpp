@@ -41,6 +41,23 @@ int keep_message(lua_State* L) {
 }
 
 constexpr const char* kVerboseKey = "heapql.verbose";
+constexpr const char* kHostRequireKey = "heapql.host_require";  // `require` as it was before recipe code ran
+
+// Calls function upvalue(2) of module upvalue(1) with the arguments given:
+// the module is found and read inside the protected call, so a module a
+// --trusted recipe has tampered with raises a recipe error, never a panic.
+int call_library_function(lua_State* L) {
+  const int nargs = lua_gettop(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, kHostRequireKey);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_call(L, 1, 1);
+  lua_pushvalue(L, lua_upvalueindex(2));
+  lua_gettable(L, -2);
+  lua_remove(L, -2);
+  lua_insert(L, 1);
+  lua_call(L, nargs, LUA_MULTRET);
+  return lua_gettop(L);
+}
 
 // "FILE:LINE" of the innermost frame that is the recipe's own code (not C,
 // not heapql's library), or "" when there is none.
@@ -98,6 +115,8 @@ struct Session {
     L = state.get();
     RunGuard::watch(L);
     open_sandbox(L, sandbox);
+    lua_getglobal(L, "require");
+    lua_setfield(L, LUA_REGISTRYINDEX, kHostRequireKey);
     set_output_buffer(L, &output);
     set_recipe_dir(L, recipe.folder().string());
     lua_pushboolean(L, options.verbose);
@@ -123,9 +142,19 @@ struct Session {
   }
 
   void require(const char* module) {
-    lua_getglobal(L, "require");
+    lua_getfield(L, LUA_REGISTRYINDEX, kHostRequireKey);
     lua_pushstring(L, module);
     call(1, 1);
+  }
+
+  // Calls module.function with the `nargs` values on the stack's top.
+  void call_library(const char* module, const char* function, int nargs, int nresults,
+                    lua_CFunction handler = add_traceback) {
+    lua_pushstring(L, module);
+    lua_pushstring(L, function);
+    lua_pushcclosure(L, call_library_function, 2);
+    lua_insert(L, -nargs - 1);
+    call(nargs, nresults, handler);
   }
 
   // Loads and runs the recipe file; leaves a snapshot of its declaration on
@@ -148,13 +177,8 @@ struct Session {
       throw Failure{RunStatus::kRecipeError, message};
     }
     call(0, 1);
-    require("heapql.recipe");
-    lua_getfield(L, -1, "snapshot");
-    lua_pushvalue(L, -3);
     lua_pushstring(L, recipe.path.string().c_str());
-    call(2, 1, keep_message);
-    lua_replace(L, -3);
-    lua_pop(L, 1);
+    call_library("heapql.recipe", "snapshot", 2, 1, keep_message);
   }
 
   // "recipe FILE (query at line N)": where a query table came from.
@@ -249,9 +273,6 @@ RunOutcome run_recipe_here(const RecipeRun& run) {
     const int declaration = lua_gettop(L);
     const std::string where = s.where(run.recipe, declaration);
 
-    s.require("heapql.recipe");
-    const int recipe_module = lua_gettop(L);
-    lua_getfield(L, recipe_module, "params");
     lua_pushvalue(L, declaration);
     lua_createtable(L, 0, static_cast<int>(run.params.size()));
     for (const auto& [name, value] : run.params) {
@@ -259,7 +280,7 @@ RunOutcome run_recipe_here(const RecipeRun& run) {
       lua_setfield(L, -2, name.c_str());
     }
     lua_pushstring(L, ("recipe " + run.recipe.path.string()).c_str());
-    s.call(3, 1, keep_message);
+    s.call_library("heapql.recipe", "params", 3, 1, keep_message);
     const int params = lua_gettop(L);
     // A path-typed param names a file the user lets the recipe read: the
     // value given on the command line, never one the recipe computed.
@@ -267,14 +288,13 @@ RunOutcome run_recipe_here(const RecipeRun& run) {
       if (s.param_type(declaration, name) == "path") allow_file(L, fs::path(value));
     }
 
-    lua_getfield(L, recipe_module, "run");
     s.require("heapql");
     lua_pushvalue(L, declaration);
     lua_pushvalue(L, params);
     push_trace(L, std::make_shared<TraceHandle>(run.trace_path, run.open, true));
     lua_pushstring(L, run.format.c_str());
     lua_pushstring(L, where.c_str());
-    s.call(6, 0);
+    s.call_library("heapql.recipe", "run", 6, 0);
     outcome.failed_gates = failed_gates(L);
     if (!outcome.failed_gates.empty()) outcome.status = RunStatus::kGateFailed;
     outcome.output = std::move(s.output);
@@ -294,11 +314,9 @@ RecipeInfo describe_recipe_here(const RecipeSource& recipe, const RecipeOptions&
     RecipeInfo info;
     info.name = s.string_field(declaration, "name");
     info.doc = s.string_field(declaration, "doc");
-    s.require("heapql.recipe");
-    lua_getfield(L, -1, "describe");
     lua_pushvalue(L, declaration);
     lua_pushstring(L, recipe.path.string().c_str());
-    s.call(2, 1);
+    s.call_library("heapql.recipe", "describe", 2, 1);
     info.help = s.returned_string("the recipe's description");
     return info;
   } catch (const Session::Failure& f) {
@@ -310,11 +328,8 @@ std::string translate_xperf_here(const std::vector<std::string>& words, const Re
   try {
     Session s(RecipeSource{"xperf", std::string()}, options, {});
     lua_State* L = s.L;
-    s.require("heapql.xperf");
-    const int xperf = lua_gettop(L);
-    lua_getfield(L, xperf, "parse");
     push_string_array(L, words);
-    s.call(1, 2);
+    s.call_library("heapql.xperf", "parse", 1, 2);
     if (lua_isnil(L, -2)) {
       const std::string message = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "xperf: bad flags";
       throw Error(message);
@@ -336,10 +351,9 @@ std::string translate_xperf_here(const std::vector<std::string>& words, const Re
       lua_pop(L, 1);
     }
     lua_pop(L, 1);
-    lua_getfield(L, xperf, "to_recipe");
     lua_pushvalue(L, spec);
     lua_pushvalue(L, cull_texts);
-    s.call(2, 1);
+    s.call_library("heapql.xperf", "to_recipe", 2, 1);
     return s.returned_string("xperf.to_recipe");
   } catch (const Session::Failure& f) {
     throw Error(f.message);

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <limits>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -54,16 +56,26 @@ bool claim_ending() {
   ::_exit(3);
 }
 
+// Ends the run from Lua code once the deadline has passed, saying where the
+// recipe was. Nothing here allocates or can raise: the message is built in a
+// fixed buffer from lua_getinfo, which reads what is there.
 void deadline_hook(lua_State* L, lua_Debug*) {
   if (!g_deadline_passed.load(std::memory_order_relaxed)) return;
   claim_ending();
-  std::string message = g_timeout_message;
-  luaL_traceback(L, L, nullptr, 0);
-  if (const char* traceback = lua_tostring(L, -1)) {
-    message += traceback;
-    message += "\n";
+  char message[2048];
+  std::size_t length = std::strlen(g_timeout_message);
+  std::memcpy(message, g_timeout_message, length);
+  lua_Debug ar;
+  for (int level = 0, shown = 0; shown < 8 && lua_getstack(L, level, &ar) != 0; ++level) {
+    if (lua_getinfo(L, "Sl", &ar) == 0 || ar.currentline <= 0) continue;
+    const int n = std::snprintf(message + length, sizeof message - length, "  at %s:%d\n", ar.short_src,
+                                ar.currentline);
+    if (n < 0 || static_cast<std::size_t>(n) >= sizeof message - length) break;
+    length += static_cast<std::size_t>(n);
+    ++shown;
   }
-  end_run(message.c_str());
+  message[length] = '\0';
+  end_run(message);
 }
 
 class Watchdog {
@@ -121,7 +133,8 @@ RunGuard::RunGuard(const Limits& limits, const std::string& prefix) {
                 describe_timeout(limits.timeout).c_str());
   g_deadline_passed.store(false);
   g_net_bytes.store(0);
-  g_cap_bytes = static_cast<std::int64_t>(limits.memory_bytes);
+  g_cap_bytes = static_cast<std::int64_t>(
+      std::min<std::size_t>(limits.memory_bytes, static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())));
   if (limits.timeout.count() > 0) g_watchdog = new Watchdog(limits.timeout);
   g_counting_allocations.store(limits.memory_bytes > 0);
 }

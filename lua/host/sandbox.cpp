@@ -34,23 +34,10 @@ constexpr const char* kFilesKey = "heapql.files";      // set of file paths
 constexpr const char* kSandboxedKey = "heapql.sandboxed";
 constexpr const char* kLibrarySourcesKey = "heapql.library_sources";  // set of the embedded modules' chunk names
 
-constexpr const char* kLoadingLibraryKey = "heapql.loading_library";  // depth of embedded module loads
-
-// heapql.core is the library's own: only heapql's embedded modules, while
-// they load, may require it. A recipe reaches its functions through hq.
+// heapql.core is the library's own: in a sandbox nobody requires it; the
+// heapql module gets it as its loader's second argument (load_embedded), so
+// no finalizer a recipe left can reach it while the library loads.
 constexpr std::string_view kPrivateModule = "heapql.core";
-
-int loading_library_depth(lua_State* L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, kLoadingLibraryKey);
-  const auto depth = static_cast<int>(lua_tointeger(L, -1));
-  lua_pop(L, 1);
-  return depth;
-}
-
-void set_loading_library_depth(lua_State* L, int depth) {
-  lua_pushinteger(L, depth);
-  lua_setfield(L, LUA_REGISTRYINDEX, kLoadingLibraryKey);
-}
 
 int load_embedded(lua_State* L) {
   const auto* module = static_cast<const EmbeddedModule*>(lua_touserdata(L, lua_upvalueindex(1)));
@@ -67,11 +54,8 @@ int load_embedded(lua_State* L) {
     lua_pop(L, 1);
   }
   lua_pushvalue(L, 1);
-  const int depth = loading_library_depth(L);
-  set_loading_library_depth(L, depth + 1);
-  const int status = lua_pcall(L, 1, 1, 0);
-  set_loading_library_depth(L, depth);
-  if (status != LUA_OK) return lua_error(L);
+  luaopen_heapql_core(L);  // `...` of the chunk: its name and heapql.core
+  lua_call(L, 2, 1);
   return 1;
 }
 
@@ -261,8 +245,9 @@ int safe_collectgarbage(lua_State* L) {
       return lua_gettop(L);
     }
   }
+  // luaL_optstring's text is NUL-terminated; no C++ object may outlive the jump.
   return luaL_error(L, "collectgarbage('%s') is not available in a recipe (collect, count, step and isrunning are)",
-                    std::string(option).c_str());
+                    option.data());
 }
 
 // LPeg's pattern metatable is shared by every pattern (heapql's grammars
@@ -388,7 +373,7 @@ int load_from_folders(lua_State* L, const char* name, std::string& searched) {
 int sandbox_require(lua_State* L) {
   const char* name = luaL_checkstring(L, 1);
   lua_settop(L, 1);
-  if (name == kPrivateModule && loading_library_depth(L) == 0) {
+  if (name == kPrivateModule) {
     return luaL_error(L, "module '%s' is heapql's own: a recipe uses its functions through require 'heapql'",
                       name);
   }

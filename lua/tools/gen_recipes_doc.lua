@@ -497,7 +497,7 @@ function M.doc()
       .. "results are locked: getmetatable gives a name, setmetatable fails.",
     "`require` finds `heapql`, `heapql.*`, `lpeg`, `re`, and `.lua` modules beside the recipe or in the shipped "
       .. "`queries/` folder (the HEAPQL_QUERIES environment variable says where that is). `heapql.core` is "
-      .. "heapql's own: only heapql's modules, while they load, may require it.",
+      .. "heapql's own: a recipe cannot require it.",
     "Files: every path a recipe can make heapql read goes through one check, after links and `..` are "
       .. "resolved: `require`, hq.include, hq.cull.file, hq.open (and the raw or interpreted twin it reads beside "
       .. "a heaptrack file) and its `symbols` folders. The path must lie in the recipe's folder or in "

@@ -163,8 +163,17 @@ const Attack kAttacks[] = {
      "collectgarbage(); collectgarbage()\n"
      "if saved then saved:summary() end",
      "this heapql.Trace was destroyed (collected) and cannot be used"},
-    {"result_used_after_close", "", "local saved; do local r <close> = trace:query{by = 'frame'}; saved = r end; saved:rows()",
-     "this heapql.Result was destroyed (collected) and cannot be used"},
+    // No __close: a finalizer could otherwise destroy a result under a method
+    // that allocates (Luau removed __gc for that reason; a finalizer here is
+    // harmless because the receiver is on the stack).
+    {"result_is_not_closable", "", "local r <close> = trace:query{by = 'frame'}",
+     "variable 'r' got a non-closable value"},
+    {"finalizers_closing_a_result_during_its_method", "",
+     "local res = trace:query{by = 'frame'}\n"
+     "for i = 1, 1000 do setmetatable({}, {__gc = function() local r <close> = res end}) end\n"
+     "for i = 1, 50 do res:rows(); res:tree_text{threshold = 0} end\n"
+     "error('held: the result outlived every finalizer')",
+     "held: the result outlived every finalizer"},
     {"method_on_the_wrong_class", "", "local r = trace:query{}; r.rows(trace)",
      "expected a heapql.Result as the receiver (write result:rows()), got a heapql.Trace"},
     {"method_on_a_string", "", "local r = trace:query{}; r.rows('x')",
