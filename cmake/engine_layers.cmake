@@ -1,0 +1,38 @@
+# The engine in layers (docs/architecture.md), one static library each,
+# linking only the layers below it:
+#
+#   heapql_base     engine/*.cpp: errors, units, text files
+#   heapql_store    engine/store: tables, block matcher, the event store   -> base
+#   heapql_symbols  engine/symbols: PDB symbols (LLVM)                     -> base
+#   heapql_query    engine/query: the aggregator and its patterns          -> store
+#   heapql_ingest   engine/ingest: the readers                             -> store, symbols
+#   heapql_report   engine/report: the report writers                      -> query, store
+#   heapql_engine   all of them (what the Lua layer, tests and benchmarks link)
+#
+# heapql_engine_layer also builds NAME_layer_check, a shared object of the
+# layer linked with --no-undefined against only the layers it may use: code
+# that calls into a layer above its own fails to link.
+
+set(HEAPQL_LAYER_CHECKS ON)
+if(HEAPQL_SANITIZE OR HEAPQL_FUZZ)
+  # A sanitized shared object leaves the sanitizer runtime's symbols undefined.
+  set(HEAPQL_LAYER_CHECKS OFF)
+endif()
+set(HEAPQL_EMPTY_SOURCE "${CMAKE_CURRENT_BINARY_DIR}/empty_layer_check.cpp")
+file(WRITE "${HEAPQL_EMPTY_SOURCE}" "// The layer checks link whole layers; they need no code of their own.\n")
+
+function(heapql_engine_layer name)
+  cmake_parse_arguments(LAYER "" "" "SOURCES;USES;LIBS;PRIVATE_LIBS" ${ARGN})
+  add_library(${name} STATIC ${LAYER_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${name} PUBLIC ${LAYER_USES} ${LAYER_LIBS})
+  if(LAYER_PRIVATE_LIBS)
+    target_link_libraries(${name} PRIVATE ${LAYER_PRIVATE_LIBS})
+  endif()
+  if(HEAPQL_LAYER_CHECKS)
+    add_library(${name}_layer_check SHARED "${HEAPQL_EMPTY_SOURCE}")
+    target_link_libraries(${name}_layer_check PRIVATE
+      "$<LINK_LIBRARY:WHOLE_ARCHIVE,${name}>" ${LAYER_USES} ${LAYER_LIBS} ${LAYER_PRIVATE_LIBS})
+    target_link_options(${name}_layer_check PRIVATE "-Wl,--no-undefined")
+  endif()
+endfunction()
