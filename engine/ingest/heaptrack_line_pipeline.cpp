@@ -10,6 +10,8 @@ namespace {
 
 constexpr std::size_t kBatchLines = 1 << 16;
 constexpr std::size_t kBatchTextBytes = 1 << 20;
+// The pipeline opens the command line on any 'X' (see add_line).
+constexpr std::uint64_t kAnyFormatVersion = 1;
 
 // The code of a well-formed `+ k` / `- k` line at `at`, which a '\n' ends,
 // and `at` moved past that '\n'; kTextBit (and `at` unmoved) for anything
@@ -123,19 +125,18 @@ HeaptrackLinePipeline::~HeaptrackLinePipeline() {
 }
 
 void HeaptrackLinePipeline::add_line(Batch& batch, std::string_view line) {
-  // The command line of an 'X' record may run on over several lines
-  // (heaptrack does not escape it) until the 'I' record.
-  std::uint32_t code = in_command_ ? kTextBit : event_code(line);
+  // The command line of an 'X' record may run on over several lines: they
+  // go to the parser as text. This thread has not read the file's format
+  // version, so it takes every 'X' as one that may run on; the parser,
+  // which has, decides for each line (heaptrack_command_line.h).
+  const bool continuation = command_.continues(line);
+  std::uint32_t code = continuation ? kTextBit : event_code(line);
   Record record;
-  if (code == kTextBit && !in_command_ && decode_record(line, record)) {
+  if (code == kTextBit && !continuation && decode_record(line, record)) {
     code = kRecordBit | static_cast<std::uint32_t>(batch.records.size());
     batch.records.push_back(record);
   } else if (code == kTextBit) {
-    if (in_command_) {
-      in_command_ = line.rfind("I ", 0) != 0;
-    } else if (line.rfind("X ", 0) == 0) {
-      in_command_ = true;
-    }
+    if (!continuation && line.starts_with("X ")) command_.start(kAnyFormatVersion);
     code = kTextBit | static_cast<std::uint32_t>(batch.text_ends.size());
     batch.text.append(line);
     batch.text_ends.push_back(static_cast<std::uint32_t>(batch.text.size()));
@@ -167,7 +168,7 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
       const char* const end = at + buffered.size();
       std::uint64_t lines = 0;
       while (at < end && !full()) {
-        if (const std::uint32_t code = in_command_ ? kTextBit : scan_event(at); code != kTextBit) {
+        if (const std::uint32_t code = command_.open() ? kTextBit : scan_event(at); code != kTextBit) {
           batch.codes.push_back(code);
         } else {
           const char* newline = find_newline(at, end);

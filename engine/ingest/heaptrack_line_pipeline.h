@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/ingest/heaptrack_command_line.h"
 #include "engine/ingest/line_reader.h"
 
 namespace heapql {
@@ -77,7 +78,7 @@ class HeaptrackLinePipeline {
   std::string path_;
   std::unique_ptr<LineReader> reader_;
   Compression compression_;
-  bool in_command_ = false;  // between 'X' and 'I': the command's continuation lines
+  HeaptrackCommandLine command_;  // between 'X' and 'I': the command's continuation lines
   std::vector<Batch> slots_;
   std::mutex mutex_;
   std::condition_variable changed_;

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "engine/error.h"
+#include "engine/ingest/heaptrack_command_line.h"
 #include "engine/ingest/heaptrack_line_pipeline.h"
 #include "engine/ingest/hex_digit.h"
 #include "engine/ingest/line_reader.h"
@@ -235,7 +236,7 @@ class HeaptrackParser {
     }
     if (line_ == 0) throw Error(SourceLocation::of_file(path_), "no records: the file holds no text");
     if (!matcher_) throw Error(SourceLocation::of_file(path_), "not a heaptrack file: no 'v' record");
-    if (in_command_) {
+    if (command_.open()) {
       throw Error(location(), "the 'X' record's command line runs on to the end of the file without the 'I' "
                                   "record that heaptrack writes after it");
     }
@@ -259,7 +260,7 @@ class HeaptrackParser {
   // it (an old format, an index out of range, no live block) goes through the
   // checked parser, which explains it.
   void apply_event(std::uint32_t index, bool is_free) {
-    if (matcher_ && format_version_ >= 1 && index < alloc_infos_.size() && !in_command_) {
+    if (matcher_ && format_version_ >= 1 && index < alloc_infos_.size() && !command_.open()) {
       const BucketId bucket = alloc_infos_[index].bucket;
       if (!is_free) return matcher_->alloc(bucket, 0);
       if (matcher_->free_bucket(bucket)) return;
@@ -275,7 +276,7 @@ class HeaptrackParser {
   // Whether well-formed events go to the matcher in runs (bucket events of
   // a counting consumer) rather than one by one.
   bool events_run() const {
-    return matcher_ && matcher_->counting() && format_version_ >= 1 && !in_command_;
+    return matcher_ && matcher_->counting() && format_version_ >= 1 && !command_.open();
   }
 
   // Applies the pending run of events. A free that finds no live block stops
@@ -328,7 +329,7 @@ class HeaptrackParser {
   // A `t` / `a` line the reading thread decoded; false for anything unusual
   // about it, which the checked parser then explains, as for events.
   bool apply_record(const HeaptrackLinePipeline::Record& record) {
-    if (saw_version_ && !in_command_) {
+    if (saw_version_ && !command_.open()) {
       if (record.type == 't') {
         if (record.first != 0 && record.first < ips_.size() && record.second < traces_.size()) {
           add_trace(static_cast<std::uint32_t>(record.first), record.second);
@@ -343,19 +344,13 @@ class HeaptrackParser {
   }
 
   void handle(std::string_view line) {
-    if (in_command_) {
-      // heaptrack writes the command line unescaped, so a multi-line
-      // argument (`python3 -c "..."`) continues it until the `I` record,
-      // which heaptrack (format 1 and later) always writes right after `X`.
-      if (line.rfind("I ", 0) != 0) {
-        if (info_.command.size() > kMaxCommandBytes) {
-          throw Error(location(), "the 'X' record's command line runs on without the 'I' record that ends it");
-        }
-        info_.command += '\n';
-        info_.command += line;
-        return;
+    if (command_.continues(line)) {
+      if (info_.command.size() > kMaxCommandBytes) {
+        throw Error(location(), "the 'X' record's command line runs on without the 'I' record that ends it");
       }
-      in_command_ = false;
+      info_.command += '\n';
+      info_.command += line;
+      return;
     }
     if (line.empty()) return;  // the interpreter writes one; a comment
     const char type = line[0];
@@ -431,7 +426,7 @@ class HeaptrackParser {
     if (saw_command_) f.fail("a second 'X' record (heaptrack rejects such files too)");
     saw_command_ = true;
     info_.command = std::string(f.rest());
-    in_command_ = format_version_ >= 1;
+    command_.start(format_version_);
   }
 
   std::string_view string_field(Fields& f, std::string_view what) {
@@ -661,15 +656,12 @@ class HeaptrackParser {
       if (!raw_->next(line)) {
         raw_mismatch(fmt::format("'{}' record", wanted), "the end of the file");
       }
-      if (raw_in_command_) {
-        raw_in_command_ = line.rfind("I ", 0) != 0;  // as in the interpreted file: 'X' runs on until 'I'
-        continue;
-      }
+      if (raw_command_.continues(line)) continue;
       if (line.empty()) continue;
       const char type = line[0];
       if (type == wanted && type != '-') return line;
       if (type == 'X') {
-        raw_in_command_ = raw_format_version_ >= 1;
+        raw_command_.start(raw_format_version_);
         continue;
       }
       Fields f(line, raw_->path(), raw_->line_number());
@@ -738,8 +730,8 @@ class HeaptrackParser {
   SourceInfo info_;
   bool saw_version_ = false;
   bool saw_command_ = false;
-  bool in_command_ = false;  // between 'X' and 'I': command continuation lines
-  bool raw_in_command_ = false;
+  HeaptrackCommandLine command_;      // between 'X' and 'I': command continuation lines
+  HeaptrackCommandLine raw_command_;  // the same in the raw twin
   std::uint32_t format_version_ = 0;
   std::uint32_t raw_format_version_ = 0;
   std::string raw_executable_;
