@@ -26,5 +26,5 @@ fi
 cmake --build "$dir" -j2 --target "fuzz_$target"
 mkdir -p "$dir/corpus/$target" "$dir/crashes/$target"
 exec "$dir/tests/fuzz/fuzz_$target" "$dir/corpus/$target" "tests/fuzz/corpus/$target" \
-  -max_total_time="$seconds" -print_final_stats=1 -timeout=20 -rss_limit_mb=4096 \
+  -max_total_time="$seconds" -print_final_stats=1 -timeout=20 -rss_limit_mb=4096 -entropic=0 \
   -artifact_prefix="$dir/crashes/$target/" "$@"

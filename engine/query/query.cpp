@@ -43,6 +43,10 @@ void validate(const Query& query) {
   if (query.window.end_ns && *query.window.end_ns < query.window.begin_ns) {
     throw Error("--window: the end is before the start");
   }
+  // The engine's own guard of what the query schema (lua/heapql/schema.lua)
+  // allows: the command line and recipes are checked there first.
+  if (query.top < 1) throw Error("--top: expected a whole number of at least 1");
+  if (query.series_buckets > kMaxSeriesBuckets) throw Error("--series: expected a bucket count from 0 to 100000");
   if (query.block_set == BlockSet::kAtPeak) {
     // At the peak a block is alive: it has no lifetime, impacting type or
     // temporariness yet (semantics.md §8).

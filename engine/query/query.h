@@ -69,6 +69,9 @@ struct Query {
   bool uses_impacting() const;
 };
 
+// The most buckets a series may have (query schema: series).
+inline constexpr std::uint32_t kMaxSeriesBuckets = 100000;
+
 // Rejects combinations that cannot mean anything (an inverted window, the
 // blocks alive at the peak asked for a property of their future): Error
 // naming the options.

@@ -34,7 +34,7 @@ query options (semantics in docs/semantics.md):
   --window A..B        time window, e.g. 1s..3s, ..250ms, 2m.. (default: whole trace)
   --by K[,K...]        stack|frame|image|process|heap|kind|thread|impacting (nested)
   --sort M             so|soc|st|stc|src (default so)
-  --top N              rows to list, the rest is [other] (default 10000)
+  --top N              rows to list (at least 1), the rest is [other] (default 10000)
   --totals             totals only
   --size A..B          block sizes, e.g. 4KB..1MiB (KB = 1000, KiB = 1024)
   --lifetime A..B      block lifetimes, e.g. 100ms..
@@ -46,7 +46,7 @@ query options (semantics in docs/semantics.md):
   --no-default-cull    do not apply the built-in allocator cull list
   --at-peak            look at the blocks alive at the peak instead of the window
   --temporary          only temporary blocks (freed by the very next event)
-  --series N           outstanding size over time in at most N buckets (json)
+  --series N           outstanding size over time in at most N buckets (json; 0 = none)
   --symbols PATH       ETL: a folder of PDBs or a symbol store (repeatable; docs/windows.md)
   --format table|json|csv, -o FILE, --no-progress, --no-raw (ignore a raw twin),
   --strict             refuse a trace that ends early (a killed recording) instead of

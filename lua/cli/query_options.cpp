@@ -105,6 +105,7 @@ bool parse_query_option(const std::string& option, Arguments& args, Query& q) {
     q.sort = *m;
   } else if (option == "--top") {
     q.top = parse_count(option, args.take_value(option));
+    if (q.top < 1) throw UsageError{"--top: expected a whole number of at least 1"};
   } else if (option == "--totals") {
     q.totals_only = true;
   } else if (option == "--size") {
@@ -157,7 +158,7 @@ bool parse_query_option(const std::string& option, Arguments& args, Query& q) {
     q.temporary_only = true;
   } else if (option == "--series") {
     const std::uint64_t n = parse_count(option, args.take_value(option));
-    if (n == 0 || n > 100000) throw UsageError{"--series: expected a bucket count from 1 to 100000"};
+    if (n > kMaxSeriesBuckets) throw UsageError{"--series: expected a bucket count from 0 to 100000 (0: none)"};
     q.series_buckets = static_cast<std::uint32_t>(n);
   } else {
     return false;

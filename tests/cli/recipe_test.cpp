@@ -426,3 +426,52 @@ TEST(RecipesFromDocs, TheReadmeRecipeWorksSavedInAnotherFolder) {
 
 }  // namespace
 }  // namespace heapql::test
+
+namespace heapql::test {
+namespace {
+
+// The same query through both doors: `heapql query` options and a recipe's
+// query fields give the same answer, or both refuse it (exit 3).
+struct SameQuery {
+  const char* name;
+  const char* options;  // heapql query
+  const char* fields;   // the recipe's query table
+};
+
+void PrintTo(const SameQuery& q, std::ostream* os) { *os << q.name; }
+
+class QueryThroughBothDoors : public ::testing::TestWithParam<SameQuery> {};
+
+TEST_P(QueryThroughBothDoors, GivesTheSameAnswerOrTheSameRefusal) {
+  const SameQuery& q = GetParam();
+  const TempDir dir;
+  write_file(dir.file("q.lua"), std::string("local hq = require 'heapql'\nreturn hq.recipe { name = 'q', doc = 'd', "
+                                            "query = function() return { ") +
+                                    q.fields + " } end }\n");
+  const std::string trace = shell_quote(worked_example());
+  const CommandResult cli =
+      run_command(heapql() + " query " + trace + " " + q.options + " --format json --no-progress");
+  const CommandResult recipe =
+      run_command(heapql() + " run " + shell_quote(dir.file("q.lua")) + " " + trace + " --format json");
+  EXPECT_EQ(cli.exit_code, recipe.exit_code) << "cli: " << cli.err << "\nrecipe: " << recipe.err;
+  EXPECT_EQ(cli.out, recipe.out);
+}
+
+const SameQuery kSameQueries[] = {
+    {"top_0", "--top 0", "top = 0"},
+    {"top_2", "--top 2", "top = 2"},
+    {"series_0", "--series 0", "series = 0"},
+    {"series_5", "--series 5", "series = 5"},
+    {"series_too_many", "--series 100001", "series = 100001"},
+    {"window", "--window 100ms..300ms", "window = '100ms..300ms'"},
+    {"bad_window", "--window 300ms..100ms", "window = '300ms..100ms'"},
+    {"sort_and_by", "--by frame --sort stc", "by = 'frame', sort = 'stc'"},
+    {"size", "--size 100..1KB", "size = '100..1KB'"},
+    {"at_peak_with_lifetime", "--at-peak --lifetime 1ms..", "at_peak = true, lifetime = '1ms..'"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Options, QueryThroughBothDoors, ::testing::ValuesIn(kSameQueries),
+                         [](const ::testing::TestParamInfo<SameQuery>& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace heapql::test
