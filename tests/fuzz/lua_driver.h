@@ -50,4 +50,11 @@ class LuaDriver {
   lua_State* L_ = nullptr;
 };
 
+// A Lua target's whole entry point: the one driver of the binary, made on
+// its first input from `source`, runs each input.
+inline void run_lua_driver(std::string_view source, const std::uint8_t* data, std::size_t size) {
+  static LuaDriver driver(source);
+  driver.run(as_text(data, size));
+}
+
 }  // namespace heapql::fuzz

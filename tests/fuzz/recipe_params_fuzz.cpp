@@ -39,7 +39,6 @@ end
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static heapql::fuzz::LuaDriver driver(kDriver);
-  driver.run(heapql::fuzz::as_text(data, size));
+  heapql::fuzz::run_lua_driver(kDriver, data, size);
   return 0;
 }
