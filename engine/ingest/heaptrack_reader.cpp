@@ -168,8 +168,7 @@ class HeaptrackParser {
       info_.compression = std::string(compression_name(pipeline_->compression()));
     }
     info_.path = user_path;
-    info_.files.push_back(files.interpreted);
-    if (files.raw) info_.files.push_back(*files.raw);
+    info_.files = files.paths();
     info_.source = "heaptrack";
     info_.format = files.raw ? "raw+interpreted" : "interpreted";
     info_.time_resolution_ns = kNsPerMs;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/store/events.h"
 #include "engine/store/source_info.h"
@@ -37,6 +38,13 @@ struct HeaptrackFiles {
   // opening them; the names above stay the names in messages.
   std::optional<std::string_view> interpreted_bytes;
   std::optional<std::string_view> raw_bytes;
+
+  // The files read: the interpreted one, then the raw twin if there is one.
+  std::vector<std::string> paths() const {
+    std::vector<std::string> all{interpreted};
+    if (raw) all.push_back(*raw);
+    return all;
+  }
 };
 HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin);
 

@@ -630,10 +630,9 @@ void allow_file(lua_State* L, const fs::path& path) {
   // interpreted one, the interpreted file of a raw one).
   try {
     const HeaptrackFiles twins = find_heaptrack_files(path.string(), true);
-    for (const std::optional<std::string>& twin : {std::optional<std::string>(twins.interpreted), twins.raw}) {
-      if (!twin) continue;
+    for (const std::string& twin : twins.paths()) {
       lua_pushboolean(L, 1);
-      lua_setfield(L, -2, canonical_text(*twin).c_str());
+      lua_setfield(L, -2, canonical_text(twin).c_str());
     }
   } catch (const Error&) {
     // Not a heaptrack file with twins: the reader says what is wrong.

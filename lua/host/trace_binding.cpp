@@ -186,9 +186,9 @@ void check_twins_readable(lua_State* L, const std::string& path) {
   } catch (const Error&) {
     return;  // the reader says what is wrong
   }
-  for (const std::optional<std::string>& twin : {std::optional<std::string>(twins.interpreted), twins.raw}) {
-    if (twin && !may_read(L, *twin)) {
-      throw Error(fmt::format("hq.open('{}'): its twin '{}' resolves outside what a recipe may read", path, *twin));
+  for (const std::string& twin : twins.paths()) {
+    if (!may_read(L, twin)) {
+      throw Error(fmt::format("hq.open('{}'): its twin '{}' resolves outside what a recipe may read", path, twin));
     }
   }
 }
