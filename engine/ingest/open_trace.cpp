@@ -4,6 +4,7 @@
 #include "engine/ingest/etl/etw_reader.h"
 #include "engine/ingest/event_csv_reader.h"
 #include "engine/ingest/heaptrack_reader.h"
+#include "engine/ingest/trace_store_file.h"
 
 namespace heapql {
 
@@ -15,6 +16,12 @@ TraceFormat detect_trace_format(const std::string& path) {
 
 SourceInfo stream_trace(const std::string& path, TraceTables& tables, EventConsumer& consumer,
                         const OpenOptions& options) {
+  if (const auto store_path = store_answering(path, options)) {
+    const store_file::OpenedStore opened = open_store(*store_path, options);
+    tables = opened.store->tables();
+    opened.store->replay(consumer);
+    return opened.store->source();
+  }
   const TraceFormat format = options.format == TraceFormat::kAuto ? detect_trace_format(path) : options.format;
   if (format == TraceFormat::kEtl) {
     EtwReadOptions etw;
@@ -39,6 +46,11 @@ SourceInfo stream_trace(const std::string& path, TraceTables& tables, EventConsu
 }
 
 std::unique_ptr<TraceStore> load_trace(const std::string& path, const OpenOptions& options, EventConsumer* also) {
+  if (const auto store_path = store_answering(path, options)) {
+    store_file::OpenedStore opened = open_store(*store_path, options);
+    if (also != nullptr) opened.store->replay(*also);
+    return std::move(opened.store);
+  }
   auto store = std::make_unique<TraceStore>();
   TraceStore::Builder builder(*store);
   if (also != nullptr) {

@@ -27,15 +27,20 @@ struct OpenOptions {
   std::string* warnings = nullptr;  // null: warnings go to stderr
   TraceFormat format = TraceFormat::kAuto;
   std::vector<std::string> symbol_paths;  // ETL: PDB folders and symbol stores
+  // Answer from a fresh store file of the trace where there is one
+  // (trace_store_file.h); false (--no-store) reads the trace itself.
+  bool use_store = true;
 };
 
 TraceFormat detect_trace_format(const std::string& path);
 
-// Streams the trace at `path` into `consumer`, interning into `tables`.
+// Streams the trace at `path` into `consumer`, interning into `tables`. A
+// store file (named, or answering for the trace) is replayed instead.
 SourceInfo stream_trace(const std::string& path, TraceTables& tables, EventConsumer& consumer,
                         const OpenOptions& options = {});
 
-// Reads the whole trace into a store, optionally feeding `also` on the way.
+// Reads the whole trace into a store, optionally feeding `also` on the way; or
+// maps its store file, when one answers for it (and feeds `also` from it).
 std::unique_ptr<TraceStore> load_trace(const std::string& path, const OpenOptions& options = {},
                                        EventConsumer* also = nullptr);
 

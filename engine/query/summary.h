@@ -7,6 +7,7 @@
 
 #include "engine/query/result.h"
 #include "engine/store/source_info.h"
+#include "engine/store/store_file_info.h"
 #include "engine/store/trace_tables.h"
 
 namespace heapql {
@@ -34,6 +35,7 @@ struct TraceSummary {
   Peak peak;
   std::uint64_t temporary = 0;
   std::optional<StoreStats> store;
+  std::optional<StoreFileInfo> store_file;  // answered from a store file
 };
 
 // The query whose result `summarize` reads: the whole trace, no filters.

@@ -1,6 +1,8 @@
 #include "engine/report/etw_summary.h"
 #include "engine/report/json_measures.h"
 #include "engine/report/json_writer.h"
+
+#include <fmt/format.h>
 #include "engine/report/reports.h"
 
 namespace heapql {
@@ -173,6 +175,35 @@ std::string summary_json(const TraceSummary& s) {
     w.field("column_bytes", s.store->column_bytes);
     w.field("table_bytes", s.store->table_bytes);
     w.field("bytes_per_block", s.store->bytes_per_block);
+    w.end_object();
+  }
+  if (s.store_file) {
+    const StoreFileInfo& f = *s.store_file;
+    w.key("store_file").begin_object();
+    w.field("path", f.path);
+    w.field("format_version", f.format_version);
+    w.field("file_bytes", f.file_bytes);
+    w.field("read_with", f.reading);
+    w.key("ingested_from").begin_array();
+    for (const FileIdentity& source : f.files) {
+      w.begin_object();
+      w.field("path", source.path);
+      w.field("size", source.size);
+      w.field("mtime_ns", source.mtime_ns);
+      w.field("head_tail_hash", fmt::format("{:016x}", source.head_tail_hash));
+      w.end_object();
+    }
+    w.end_array();
+    w.key("sections").begin_array();
+    for (const StoreSectionInfo& section : f.sections) {
+      w.begin_object();
+      w.field("name", section.name);
+      w.field("offset", section.offset);
+      w.field("bytes", section.bytes);
+      w.field("items", section.items);
+      w.end_object();
+    }
+    w.end_array();
     w.end_object();
   }
   w.end_object();

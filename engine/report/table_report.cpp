@@ -126,6 +126,33 @@ std::string result_table(const Result& r, const SourceInfo& source) {
   return out;
 }
 
+namespace {
+
+// The store file: what it was ingested from, and its size by section.
+std::string store_file_table(const StoreFileInfo& f, std::uint64_t blocks) {
+  std::string out = fmt::format("store file         {} (format version {}, {})\n", f.path, f.format_version,
+                                format_bytes_human(f.file_bytes));
+  for (const FileIdentity& source : f.files) {
+    out += fmt::format("  ingested from            {} ({} bytes, head and tail hash {:016x})\n", source.path, source.size,
+                       source.head_tail_hash);
+  }
+  out += fmt::format("  read with                {}\n", f.reading);
+  std::uint64_t block_bytes = 0;
+  for (const StoreSectionInfo& section : f.sections) {
+    out += fmt::format("  {:<24} {:>12} bytes  {:>12} items\n", section.name, section.bytes, section.items);
+    if (section.name == "block buckets" || section.name == "block allocation times" || section.name == "frees") {
+      block_bytes += section.bytes;
+    }
+  }
+  if (blocks > 0) {
+    out += fmt::format("  bytes a block            {:.2f} (blocks and frees), {:.2f} (the whole file)\n",
+                       double(block_bytes) / double(blocks), double(f.file_bytes) / double(blocks));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string summary_table(const TraceSummary& s) {
   const SourceInfo& src = s.source;
   std::string out;
@@ -175,6 +202,7 @@ std::string summary_table(const TraceSummary& s) {
     out += fmt::format("store              {:.2f} bytes a block ({} columns, {} tables)\n", s.store->bytes_per_block,
                        format_bytes_human(s.store->column_bytes), format_bytes_human(s.store->table_bytes));
   }
+  if (s.store_file) out += store_file_table(*s.store_file, s.blocks);
   return out;
 }
 

@@ -10,78 +10,79 @@ std::string_view block_identity_name(BlockIdentity identity) {
   return identity == BlockIdentity::kExact ? "exact" : "bucket-lifo";
 }
 
-void TraceStore::Builder::note_time(std::uint64_t seq, std::int64_t ns) {
-  if (seq >= kMaxEvents) throw Error("trace has more than 2^31-1 allocation and free events, the store's limit");
-  auto& changes = store_.time_changes_;
-  if (changes.empty() || changes.back().ns != ns) changes.push_back(TimeChange{static_cast<std::uint32_t>(seq), ns});
-  store_.event_count_ = seq + 1;
-}
+TraceStore::TraceStore(TraceTables tables, SourceInfo source, StoreColumns columns,
+                       std::shared_ptr<const void> owner)
+    : tables_(std::move(tables)), source_(std::move(source)), owner_(std::move(owner)), columns_(columns) {}
 
-void TraceStore::Builder::on_alloc(const LiveBlock& block) {
-  note_time(block.alloc_seq, block.alloc_ns);
-  store_.bucket_.push_back(block.bucket.value);
-  store_.alloc_seq_.push_back(static_cast<std::uint32_t>(block.alloc_seq));
-  store_.free_seq_.push_back(kNeverFreed);
-}
-
-void TraceStore::Builder::on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns,
-                                  bool temporary) {
-  note_time(free_seq, free_ns);
-  store_.free_seq_[block.id.index()] = static_cast<std::uint32_t>(free_seq) | (temporary ? kTemporaryBit : 0u);
-  store_.free_order_.push_back(block.id.value);
-}
+TraceStore::Builder::Builder(TraceStore& store)
+    : store_(store),
+      columns_(store.owned_.bucket, store.owned_.alloc_seq, store.owned_.free_order, store.owned_.time_changes) {}
 
 void TraceStore::Builder::on_finish(std::int64_t end_ns) {
-  store_.end_ns_ = end_ns;
-  store_.bucket_.shrink_to_fit();
-  store_.alloc_seq_.shrink_to_fit();
-  store_.free_seq_.shrink_to_fit();
-  store_.free_order_.shrink_to_fit();
-  store_.time_changes_.shrink_to_fit();
+  columns_.on_finish(end_ns);
+  OwnedColumns& owned = store_.owned_;
+  owned.bucket.shrink_to_fit();
+  owned.alloc_seq.shrink_to_fit();
+  owned.free_order.shrink_to_fit();
+  owned.time_changes.shrink_to_fit();
+  store_.columns_ = StoreColumns{owned.bucket, owned.alloc_seq, owned.free_order, owned.time_changes,
+                                 columns_.event_count(), columns_.end_ns()};
 }
 
-std::int64_t TraceStore::time_of(std::uint32_t seq) const {
-  auto it = std::upper_bound(time_changes_.begin(), time_changes_.end(), seq,
+namespace {
+
+// The time of any event, by binary search (frees look up their block's allocation).
+std::int64_t time_of(std::span<const TimeChange> changes, std::uint32_t seq) {
+  auto it = std::upper_bound(changes.begin(), changes.end(), seq,
                              [](std::uint32_t s, const TimeChange& c) { return s < c.first_seq; });
-  return it == time_changes_.begin() ? 0 : std::prev(it)->ns;
+  return it == changes.begin() ? 0 : std::prev(it)->ns;
 }
+
+[[noreturn]] void inconsistent(const char* what) { throw Error(std::string("store is inconsistent: ") + what); }
+
+}  // namespace
 
 void TraceStore::replay(EventConsumer& consumer) const {
-  const std::size_t blocks = bucket_.size();
+  const StoreColumns& c = columns_;
+  const std::size_t blocks = c.block_count();
+  const std::size_t buckets = tables_.bucket_count();
+  if (c.alloc_seq.size() != blocks) inconsistent("the bucket and allocation columns differ in length");
+  if (c.event_count != blocks + c.free_order.size()) inconsistent("events are not allocations plus frees");
+  // Which blocks are freed: a bit each, to refuse a block freed twice and to
+  // find those still alive at the end.
+  std::vector<std::uint64_t> freed((blocks + 63) / 64, 0);
   std::size_t next_alloc = 0;
   std::size_t next_free = 0;
   std::size_t next_change = 0;
   std::int64_t now = 0;
-  for (std::uint64_t seq = 0; seq < event_count_; ++seq) {
-    while (next_change < time_changes_.size() && time_changes_[next_change].first_seq <= seq) {
-      now = time_changes_[next_change++].ns;
+  for (std::uint64_t seq = 0; seq < c.event_count; ++seq) {
+    while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq <= seq) {
+      now = c.time_changes[next_change++].ns;
     }
-    if (next_alloc < blocks && alloc_seq_[next_alloc] == seq) {
+    if (next_alloc < blocks && c.alloc_seq[next_alloc] == seq) {
       const auto i = static_cast<std::uint32_t>(next_alloc++);
-      consumer.on_alloc(LiveBlock{BlockId(i), BucketId(bucket_[i]), seq, now});
+      if (c.bucket[i] >= buckets) inconsistent("a block's bucket is not in the bucket table");
+      consumer.on_alloc(LiveBlock{BlockId(i), BucketId(c.bucket[i]), seq, now});
       continue;
     }
-    if (next_free >= free_order_.size()) throw Error("store is inconsistent: event without a block");
-    const std::uint32_t i = free_order_[next_free++];
-    const std::uint32_t free_word = free_seq_[i];
-    const std::uint32_t alloc_seq = alloc_seq_[i];
-    consumer.on_free(LiveBlock{BlockId(i), BucketId(bucket_[i]), alloc_seq, time_of(alloc_seq)}, seq, now,
-                     (free_word & kTemporaryBit) != 0);
+    if (next_free >= c.free_order.size()) inconsistent("an event is neither an allocation nor a free");
+    const std::uint32_t word = c.free_order[next_free++];
+    const std::uint32_t i = word & StoreColumns::kBlockMask;
+    if (i >= next_alloc) inconsistent("a free of a block not yet allocated");
+    if (freed[i / 64] & (std::uint64_t{1} << (i % 64))) inconsistent("a block freed twice");
+    freed[i / 64] |= std::uint64_t{1} << (i % 64);
+    const std::uint32_t alloc_seq = c.alloc_seq[i];
+    consumer.on_free(LiveBlock{BlockId(i), BucketId(c.bucket[i]), alloc_seq, time_of(c.time_changes, alloc_seq)},
+                     seq, now, (word & StoreColumns::kTemporaryBit) != 0);
   }
+  if (next_alloc != blocks) inconsistent("allocation sequence numbers are not ascending");
   for (std::size_t i = 0; i < blocks; ++i) {
-    if (free_seq_[i] != kNeverFreed) continue;
+    if (freed[i / 64] & (std::uint64_t{1} << (i % 64))) continue;
+    const auto id = static_cast<std::uint32_t>(i);
     consumer.on_still_alive(
-        LiveBlock{BlockId(static_cast<std::uint32_t>(i)), BucketId(bucket_[i]), alloc_seq_[i], time_of(alloc_seq_[i])});
+        LiveBlock{BlockId(id), BucketId(c.bucket[i]), c.alloc_seq[i], time_of(c.time_changes, c.alloc_seq[i])});
   }
-  consumer.on_finish(end_ns_);
+  consumer.on_finish(c.end_ns);
 }
-
-std::size_t TraceStore::column_bytes() const {
-  return (bucket_.capacity() + alloc_seq_.capacity() + free_seq_.capacity() + free_order_.capacity()) *
-             sizeof(std::uint32_t) +
-         time_changes_.capacity() * sizeof(TimeChange);
-}
-
-std::size_t TraceStore::memory_bytes() const { return column_bytes() + tables_.memory_bytes(); }
 
 }  // namespace heapql

@@ -100,6 +100,18 @@ ProcessId TraceTables::intern_process(std::uint64_t pid, std::string_view name) 
   return id;
 }
 
+ProcessId TraceTables::add_process(const Process& process) {
+  const ProcessId id = next_id<ProcessId>(processes_, "processes");
+  processes_.push_back(process);
+  return id;
+}
+
+HeapId TraceTables::add_heap(const Heap& heap) {
+  const HeapId id = next_id<HeapId>(heaps_, "heaps");
+  heaps_.push_back(heap);
+  return id;
+}
+
 HeapId TraceTables::intern_heap(ProcessId process, std::uint64_t handle, std::string_view name) {
   for (std::size_t i = 0; i < heaps_.size(); ++i) {
     if (heaps_[i].process == process && heaps_[i].handle == handle) return HeapId(static_cast<std::uint32_t>(i));

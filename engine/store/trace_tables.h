@@ -91,10 +91,14 @@ class TraceTables {
   void stack_frames(StackId id, std::vector<FrameId>& out) const;
 
   ProcessId intern_process(std::uint64_t pid, std::string_view name);
+  // Appends without looking for an equal entry: for tables read back from a
+  // store, whose entries are distinct already (interning them is quadratic).
+  ProcessId add_process(const Process& process);
   const Process& process(ProcessId id) const { return processes_[id.index()]; }
   std::size_t process_count() const { return processes_.size(); }
 
   HeapId intern_heap(ProcessId process, std::uint64_t handle, std::string_view name);
+  HeapId add_heap(const Heap& heap);  // as add_process
   const Heap& heap(HeapId id) const { return heaps_[id.index()]; }
   std::size_t heap_count() const { return heaps_.size(); }
 

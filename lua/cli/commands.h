@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/ingest/trace_store_file.h"
 #include "lua/cli/arguments.h"
 
 namespace heapql::cli {
@@ -13,11 +14,16 @@ int run_query(Arguments& args);
 // `heapql import EVENTS.csv [query options]`: a query of an event CSV (docs/import.md).
 int run_import(Arguments& args);
 int run_record(Arguments& args);
+// `heapql ingest TRACE [-o FILE.hqdb]`: the trace's store file (docs/store.md).
+int run_ingest(Arguments& args);
 int run_run(Arguments& args);
 int run_list(Arguments& args);
 int run_xperf(Arguments& args);
 // `heapql help NAME` for a recipe; false when NAME names none.
 bool print_recipe_help(const std::string& name);
+
+// "heapql: wrote FILE.hqdb (size: blocks, frees, bytes a block) from TRACE" on stderr.
+void print_ingested(const heapql::IngestResult& result, const std::string& trace_path);
 
 // Writes `text` to the -o file, or stdout when none.
 void emit(const std::string& text, const std::optional<std::string>& output_file);

@@ -21,13 +21,18 @@ usage:
   heapql help   RECIPE             a recipe's params, defaults and report
   heapql xperf  XPERF-HEAP-FLAGS... [--run TRACE [--format F] [-o FILE]]
                                    print (or run) the recipe equivalent to xperf -a heap flags
-  heapql info   TRACE [--format table|json] [--load]
+  heapql ingest TRACE [-o FILE.hqdb] [--no-raw] [--symbols PATH] [--strict]
+                                   read the trace once into its store file (docs/store.md);
+                                   later commands answer from it
+  heapql info   TRACE|STORE [--format table|json] [--load]
   heapql query  TRACE [options]
   heapql import EVENTS.csv [options]  a query of a plain event CSV (docs/import.md)
   heapql record [-o NAME] -- PROGRAM [ARGS...]
   heapql help | --help | --version
 
-TRACE is a heaptrack file (.zst, .gz, plain, with its raw twin), an ETW .etl file, or an event CSV.
+TRACE is a heaptrack file (.zst, .gz, plain, with its raw twin), an ETW .etl file, an event CSV,
+or a store file (.hqdb) written by heapql ingest. A trace with a fresh store beside it
+(TRACE.hqdb) is answered from the store.
 RECIPE is a .lua file or the name of a shipped recipe (heapql list).
 
 query options (semantics in docs/semantics.md):
@@ -52,6 +57,7 @@ query options (semantics in docs/semantics.md):
   --strict             refuse a trace that ends early (a killed recording) instead of
                        answering from its complete part with a warning (exit 2),
   --store              load the trace into the store and replay it (same answers)
+  --no-store           read the trace itself, not a store file of it
 
 exit codes: 0 ok, 1 a recipe's gate failed, 2 unreadable trace, 3 bad query, options or
             recipe (including its time or memory limit), 4 recording failed
@@ -72,6 +78,7 @@ int main(int argc, char** argv) {
     if (command == "query") return run_query(args);
     if (command == "import") return run_import(args);
     if (command == "record") return run_record(args);
+    if (command == "ingest") return run_ingest(args);
     if (command == "run") return run_run(args);
     if (command == "list") return run_list(args);
     if (command == "xperf") return run_xperf(args);

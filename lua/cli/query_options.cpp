@@ -76,6 +76,8 @@ bool parse_common_option(const std::string& option, Arguments& args, CommonOptio
     common.strict = true;
   } else if (option == "--store") {
     common.via_store = true;
+  } else if (option == "--no-store") {
+    common.use_store = false;
   } else if (option == "--symbols") {
     common.symbol_paths.push_back(take_symbol_path(args));
   } else {

@@ -114,6 +114,8 @@ RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<std::s
       run.open.use_raw_twin = false;
     } else if (option == "--strict") {
       run.open.strict = true;
+    } else if (option == "--no-store") {
+      run.open.use_store = false;
     } else if (option == "--no-progress") {
       run.open.show_progress = false;
     } else if (option == "--symbols") {
@@ -203,7 +205,7 @@ int run_xperf(Arguments& args) {
     } else if (word.starts_with("--") || word == "-o") {
       ours.push_back(word);
       if (word != "--trusted" && word != "--no-raw" && word != "--no-progress" && word != "--strict" &&
-          word != "--verbose") {
+          word != "--no-store" && word != "--verbose") {
         if (args.done()) throw UsageError{fmt::format("{} needs a value", word)};
         ours.push_back(args.take_any());
       }

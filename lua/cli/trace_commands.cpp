@@ -7,6 +7,8 @@
 
 #include "engine/error.h"
 #include "engine/ingest/open_trace.h"
+#include "engine/ingest/trace_store_file.h"
+#include "engine/store_file/store_reader.h"
 #include "engine/query/aggregator.h"
 #include "engine/query/pattern_check.h"
 #include "engine/query/summary.h"
@@ -24,6 +26,7 @@ struct Answer {
   SourceInfo source;
   std::unique_ptr<TraceStore> store;  // with --store / --load
   std::unique_ptr<TraceTables> tables;
+  std::optional<StoreFileInfo> store_file;  // answered from this store file
 };
 
 // Query errors (patterns, cull files) are found before the trace is read, so
@@ -46,7 +49,18 @@ Answer answer(const std::string& path, const Query& query, const CommonOptions& 
   open.strict = common.strict;
   open.symbol_paths = common.symbol_paths;
   open.format = common.trace_format;
+  open.use_store = common.use_store;
   Answer a;
+  if (const auto store_path = store_answering(path, open)) {
+    store_file::OpenedStore opened = open_store(*store_path, open);
+    a.store = std::move(opened.store);
+    a.store_file = std::move(opened.info);
+    Aggregator aggregator(a.store->tables(), query);
+    a.store->replay(aggregator);
+    a.source = a.store->source();
+    a.result = aggregator.result(a.source);
+    return a;
+  }
   if (common.via_store || keep_store) {
     a.store = load_trace(path, open);
     Aggregator aggregator(a.store->tables(), query);
@@ -102,7 +116,8 @@ int run_info(Arguments& args) {
   Answer a = answer(path, summary_query(), common, load);
   const TraceTables& tables = a.store ? a.store->tables() : *a.tables;
   TraceSummary summary = summarize(tables, a.source, a.result);
-  if (a.store) {
+  summary.store_file = a.store_file;
+  if (a.store && load) {
     StoreStats stats;
     stats.column_bytes = a.store->column_bytes();
     stats.table_bytes = a.store->tables().memory_bytes();

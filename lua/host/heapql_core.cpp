@@ -23,6 +23,7 @@ constexpr const char* kOutputKey = "heapql.output";
 constexpr const char* kGatesKey = "heapql.gates";
 constexpr const char* kOpenRawKey = "heapql.open_raw";
 constexpr const char* kOpenStrictKey = "heapql.open_strict";
+constexpr const char* kOpenStoreKey = "heapql.open_store";
 constexpr const char* kOpenSymbolsKey = "heapql.open_symbols";
 constexpr const char* kRecipeDirKey = "heapql.recipe_dir";
 // Files the helpers read are pattern lists and small Lua files.
@@ -139,6 +140,8 @@ void set_open_options(lua_State* L, const OpenOptions& options) {
   lua_setfield(L, LUA_REGISTRYINDEX, kOpenRawKey);
   lua_pushboolean(L, options.strict);
   lua_setfield(L, LUA_REGISTRYINDEX, kOpenStrictKey);
+  lua_pushboolean(L, options.use_store);
+  lua_setfield(L, LUA_REGISTRYINDEX, kOpenStoreKey);
   push_string_array(L, options.symbol_paths);
   lua_setfield(L, LUA_REGISTRYINDEX, kOpenSymbolsKey);
 }
@@ -151,6 +154,9 @@ OpenOptions open_options(lua_State* L) {
   lua_pop(L, 1);
   lua_getfield(L, LUA_REGISTRYINDEX, kOpenStrictKey);
   options.strict = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, LUA_REGISTRYINDEX, kOpenStoreKey);
+  options.use_store = lua_isnil(L, -1) || lua_toboolean(L, -1);
   lua_pop(L, 1);
   options.symbol_paths = registry_string_array(L, kOpenSymbolsKey);
   return options;

@@ -247,7 +247,7 @@ TEST(HeaptrackReader, StoreReplayGivesTheSameBlocksAsTheReader) {
   store.source() = read_heaptrack(dir.file("p.zst"), store.tables(), builder, options);
   EXPECT_EQ(store.block_count(), 3u);
   EXPECT_EQ(store.event_count(), 4u);
-  EXPECT_EQ(store.column_bytes(), 3u * 12u + 1u * 4u + 3u * 16u);  // 3 blocks, 1 free, 3 distinct times
+  EXPECT_EQ(store.column_bytes(), 3u * 8u + 1u * 4u + 3u * 16u);  // 3 blocks, 1 free, 3 distinct times
 }
 
 }  // namespace

@@ -1,0 +1,154 @@
+#include "engine/ingest/trace_store_file.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+
+#include "engine/error.h"
+#include "engine/ingest/trace_cut.h"
+#include "engine/store_file/output_file.h"
+#include "engine/store_file/store_writer.h"
+
+namespace heapql {
+
+namespace {
+
+void warn(const OpenOptions& options, const std::string& text) {
+  if (options.warnings != nullptr) {
+    *options.warnings += text;
+    *options.warnings += '\n';
+  } else {
+    fmt::print(stderr, "heapql: warning: {}\n", text);
+  }
+}
+
+// Why a store does not answer for the trace at `trace_path` read as
+// `options` say, or empty when it does.
+std::string why_not_fresh(const StoreFileInfo& info, const std::string& trace_path,
+                          const OpenOptions& options) {
+  if (info.files.empty()) return "it records no trace";
+  const std::string trace = store_file::identify_file(trace_path).path;
+  if (info.files.front().path != trace) return fmt::format("it is the store of {}", info.files.front().path);
+  for (const FileIdentity& file : info.files) {
+    std::string why = store_file::identity_mismatch(file);
+    if (!why.empty()) return fmt::format("{} has changed since it was ingested ({})", file.path, why);
+  }
+  if (info.reading != reading_key(options)) {
+    return fmt::format("it was read with other options ({}, not {})", info.reading, reading_key(options));
+  }
+  return {};
+}
+
+std::string cache_folder() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
+    return std::string(xdg) + "/heapql";
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return std::string(home) + "/.cache/heapql";
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string reading_key(const OpenOptions& options) {
+  std::string key = options.use_raw_twin ? "raw twin" : "no raw twin";
+  switch (options.format) {
+    case TraceFormat::kAuto: break;
+    case TraceFormat::kHeaptrack: key += ", as heaptrack"; break;
+    case TraceFormat::kEtl: key += ", as ETL"; break;
+    case TraceFormat::kEventCsv: key += ", as event CSV"; break;
+  }
+  for (const std::string& symbols : options.symbol_paths) key += ", symbols " + symbols;
+  return key;
+}
+
+std::string store_beside(const std::string& trace_path) { return trace_path + ".hqdb"; }
+
+std::string store_in_cache(const std::string& trace_path) {
+  const std::string folder = cache_folder();
+  if (folder.empty()) return {};
+  std::error_code ec;
+  const std::string absolute = std::filesystem::absolute(trace_path, ec).lexically_normal().string();
+  return fmt::format("{}/{:016x}-{}.hqdb", folder, std::hash<std::string>{}(absolute),
+                     std::filesystem::path(trace_path).filename().string());
+}
+
+std::optional<std::string> store_answering(const std::string& path, const OpenOptions& options) {
+  if (store_file::is_store_file(path) || path.ends_with(".hqdb")) return path;
+  if (!options.use_store) return std::nullopt;
+  for (const std::string& candidate : {store_beside(path), store_in_cache(path)}) {
+    std::error_code ec;
+    if (candidate.empty() || !std::filesystem::is_regular_file(candidate, ec)) continue;
+    try {
+      const std::string why = why_not_fresh(store_file::peek_store_file(candidate), path, options);
+      if (why.empty()) return candidate;
+      warn(options, fmt::format("{}: not used, {}; reading the trace (heapql ingest {} writes a new one)", candidate,
+                                why, path));
+    } catch (const Error& e) {
+      warn(options, fmt::format("{}; reading the trace (heapql ingest {} writes a new one)", e.what(), path));
+    }
+  }
+  return std::nullopt;
+}
+
+store_file::OpenedStore open_store(const std::string& store_path, const OpenOptions& options) {
+  store_file::OpenedStore opened = store_file::read_store_file(store_path);
+  // A store may travel without its trace; but where its trace is, the two must agree.
+  for (const FileIdentity& file : opened.info.files) {
+    const std::string why = store_file::identity_mismatch(file);
+    if (!why.empty() && why != "it is gone") {
+      throw Error(SourceLocation::of_file(store_path),
+                  fmt::format("stale: its trace {} has changed since it was ingested ({}); run heapql ingest {} "
+                              "again, or --no-store",
+                              file.path, why, file.path));
+    }
+  }
+  const SourceInfo& source = opened.store->source();
+  if (source.cut) report_cut(*source.cut, source.end_ns, options.strict, options.warnings);
+  return opened;
+}
+
+IngestResult ingest_trace(const std::string& trace_path, const std::string& output, const OpenOptions& options) {
+  if (store_file::is_store_file(trace_path)) {
+    throw Error(SourceLocation::of_file(trace_path), "is a store already; ingest takes a trace");
+  }
+  std::string target = output.empty() ? store_beside(trace_path) : output;
+  std::unique_ptr<store_file::StoreWriter> writer;
+  try {
+    writer = std::make_unique<store_file::StoreWriter>(target);
+  } catch (const Error&) {
+    // The trace's folder is read-only: the per-user cache, where lookups find it too.
+    const std::string cached = store_in_cache(trace_path);
+    if (!output.empty() || cached.empty()) throw;
+    std::error_code ec;
+    std::filesystem::create_directories(store_file::folder_of(cached), ec);
+    target = cached;
+    writer = std::make_unique<store_file::StoreWriter>(target);
+  }
+  TraceTables tables;
+  OpenOptions reading = options;
+  reading.use_store = false;
+  store_file::SourceRecord record;
+  record.files.push_back(store_file::identify_file(trace_path));  // before the read: a change during it shows
+  record.info = stream_trace(trace_path, tables, writer->consumer(), reading);
+  record.reading = reading_key(options);
+  for (const std::string& file : record.info.files) {
+    FileIdentity id = store_file::identify_file(file);
+    if (id.path != record.files.front().path) record.files.push_back(std::move(id));
+  }
+  IngestResult result;
+  result.file_bytes = writer->commit(tables, record);
+  result.store_path = target;
+  result.blocks = writer->block_count();
+  result.frees = writer->free_count();
+  result.column_bytes = writer->column_bytes();
+  result.source = std::move(record.info);
+  return result;
+}
+
+}  // namespace heapql

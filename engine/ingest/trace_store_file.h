@@ -1,0 +1,46 @@
+// A trace's store file (docs/store.md): where it lives (beside the trace, or
+// in the per-user cache when the trace's folder cannot be written), whether
+// it still answers for the trace (fresh), and writing it (ingest).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "engine/ingest/open_trace.h"
+#include "engine/store_file/store_reader.h"
+
+namespace heapql {
+
+// How a trace is read, as far as it changes the store: the raw twin, the
+// forced format, the symbol paths. A store answers only a reading like its own.
+std::string reading_key(const OpenOptions& options);
+
+std::string store_beside(const std::string& trace_path);    // TRACE.hqdb
+std::string store_in_cache(const std::string& trace_path);  // ~/.cache/heapql/HASH-NAME.hqdb
+
+// The store file that answers for `path`: `path` itself when it is a store;
+// else, unless options.use_store is false, a fresh store beside the trace or
+// in the cache. A store there that is stale or of another reading is passed
+// over with a warning.
+std::optional<std::string> store_answering(const std::string& path, const OpenOptions& options);
+
+// Opens a store named by the user or found by store_answering. Throws Error
+// when it is damaged, or stale: its trace is still there but has changed.
+store_file::OpenedStore open_store(const std::string& store_path, const OpenOptions& options);
+
+struct IngestResult {
+  std::string store_path;
+  std::uint64_t file_bytes = 0;
+  std::uint64_t blocks = 0;
+  std::uint64_t frees = 0;
+  std::uint64_t column_bytes = 0;
+  SourceInfo source;
+};
+
+// Reads the trace once and writes its store. `output` empty: beside the trace,
+// or in the cache when the trace's folder cannot be written. Throws Error
+// (naming the file) and leaves nothing behind when it fails.
+IngestResult ingest_trace(const std::string& trace_path, const std::string& output, const OpenOptions& options);
+
+}  // namespace heapql

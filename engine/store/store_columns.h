@@ -1,0 +1,102 @@
+// The store's per-block columns and the builder that turns an event stream
+// into them. Every column only ever grows at its end, so the builder can feed
+// vectors in memory or files on disk (store_file/) alike, and ingest needs no
+// memory per block.
+//
+// Per block, in allocation order: its bucket and its allocation's event
+// sequence number. Per free, in trace order: the freed block's id, with
+// kTemporaryBit set when the free was temporary (semantics.md §8). The events
+// are these two streams merged: a sequence number that is no allocation's is
+// the next free's, so no free time needs storing. 12 bytes a freed block.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "engine/error.h"
+#include "engine/store/events.h"
+
+namespace heapql {
+
+// From this event on (first_seq), the time is ns. 16 bytes: also the layout on disk.
+struct TimeChange {
+  std::uint32_t first_seq = 0;
+  std::uint32_t reserved = 0;
+  std::int64_t ns = 0;
+};
+static_assert(sizeof(TimeChange) == 16);
+
+struct StoreColumns {
+  static constexpr std::uint32_t kTemporaryBit = 0x80000000u;
+  static constexpr std::uint32_t kBlockMask = kTemporaryBit - 1;
+  static constexpr std::uint64_t kMaxBlocks = kBlockMask;    // block ids fit beside the temporary bit
+  static constexpr std::uint64_t kMaxEvents = 0xFFFFFFFFull;  // sequence numbers fit 32 bits
+
+  std::span<const std::uint32_t> bucket;      // per block
+  std::span<const std::uint32_t> alloc_seq;   // per block, ascending
+  std::span<const std::uint32_t> free_order;  // per free: block id | kTemporaryBit
+  std::span<const TimeChange> time_changes;   // first_seq ascending
+  std::uint64_t event_count = 0;
+  std::int64_t end_ns = 0;
+
+  std::size_t block_count() const { return bucket.size(); }
+  std::size_t bytes() const {
+    return (bucket.size() + alloc_seq.size() + free_order.size()) * sizeof(std::uint32_t) +
+           time_changes.size() * sizeof(TimeChange);
+  }
+};
+
+// Fills columns from the event stream. `Column` has push_back(std::uint32_t),
+// `TimeColumn` push_back(TimeChange).
+template <class Column, class TimeColumn>
+class ColumnBuilder final : public EventConsumer {
+ public:
+  ColumnBuilder(Column& bucket, Column& alloc_seq, Column& free_order, TimeColumn& time_changes)
+      : bucket_(bucket), alloc_seq_(alloc_seq), free_order_(free_order), time_changes_(time_changes) {}
+
+  void on_alloc(const LiveBlock& block) override {
+    if (block.id.value != block_count_ || block_count_ >= StoreColumns::kMaxBlocks) {
+      throw Error("trace has more than 2^31-1 blocks, the store's limit");
+    }
+    note_time(block.alloc_seq, block.alloc_ns);
+    bucket_.push_back(block.bucket.value);
+    alloc_seq_.push_back(static_cast<std::uint32_t>(block.alloc_seq));
+    ++block_count_;
+  }
+  void on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) override {
+    note_time(free_seq, free_ns);
+    free_order_.push_back(block.id.value | (temporary ? StoreColumns::kTemporaryBit : 0u));
+  }
+  void on_still_alive(const LiveBlock&) override {}
+  void on_finish(std::int64_t end_ns) override { end_ns_ = end_ns; }
+
+  std::uint64_t block_count() const { return block_count_; }
+  std::uint64_t event_count() const { return event_count_; }
+  std::int64_t end_ns() const { return end_ns_; }
+
+ private:
+  void note_time(std::uint64_t seq, std::int64_t ns) {
+    if (seq != event_count_ || seq >= StoreColumns::kMaxEvents) {
+      throw Error("trace has more than 2^32-1 allocation and free events, the store's limit");
+    }
+    if (time_changes_empty_ || last_ns_ != ns) {
+      time_changes_.push_back(TimeChange{static_cast<std::uint32_t>(seq), 0, ns});
+      time_changes_empty_ = false;
+      last_ns_ = ns;
+    }
+    event_count_ = seq + 1;
+  }
+
+  Column& bucket_;
+  Column& alloc_seq_;
+  Column& free_order_;
+  TimeColumn& time_changes_;
+  std::uint64_t block_count_ = 0;
+  std::uint64_t event_count_ = 0;
+  std::int64_t end_ns_ = 0;
+  std::int64_t last_ns_ = 0;
+  bool time_changes_empty_ = true;
+};
+
+}  // namespace heapql

@@ -1,0 +1,77 @@
+#include "engine/store_file/source_identity.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "engine/error.h"
+
+namespace heapql::store_file {
+
+namespace {
+
+constexpr std::size_t kHashedEnds = 64 * 1024;
+
+std::uint32_t crc_of(int fd, std::uint64_t offset, std::size_t n, const std::string& path) {
+  std::vector<unsigned char> buffer(n);
+  std::size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::pread(fd, buffer.data() + got, n - got, static_cast<off_t>(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) throw Error(SourceLocation::of_file(path), "cannot read it to identify it");
+    got += static_cast<std::size_t>(r);
+  }
+  return static_cast<std::uint32_t>(crc32_z(crc32_z(0, nullptr, 0), buffer.data(), n));
+}
+
+}  // namespace
+
+FileIdentity identify_file(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  FileIdentity id;
+  id.path = ec ? path : absolute.lexically_normal().string();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(SourceLocation::of_file(path), std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    throw Error(SourceLocation::of_file(path), "cannot stat");
+  }
+  try {
+    id.size = static_cast<std::uint64_t>(st.st_size);
+    id.mtime_ns = std::int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+    const std::size_t head = static_cast<std::size_t>(std::min<std::uint64_t>(id.size, kHashedEnds));
+    const std::uint64_t tail_at = id.size > kHashedEnds ? id.size - kHashedEnds : 0;
+    id.head_tail_hash = (std::uint64_t{crc_of(fd, 0, head, path)} << 32) |
+                        crc_of(fd, tail_at, static_cast<std::size_t>(id.size - tail_at), path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+  return id;
+}
+
+std::string identity_mismatch(const FileIdentity& recorded) {
+  std::error_code ec;
+  if (!std::filesystem::exists(recorded.path, ec)) return "it is gone";
+  FileIdentity now;
+  try {
+    now = identify_file(recorded.path);
+  } catch (const Error&) {
+    return "it cannot be read";
+  }
+  if (now.size != recorded.size) return "its size changed";
+  if (now.mtime_ns != recorded.mtime_ns) return "its modification time changed";
+  if (now.head_tail_hash != recorded.head_tail_hash) return "its contents changed";
+  return {};
+}
+
+}  // namespace heapql::store_file

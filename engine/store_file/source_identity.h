@@ -1,0 +1,21 @@
+// What identifies the files a store was ingested from: size, modification
+// time, and a hash of their first and last 64 KiB. A store beside its trace
+// is used only while every file still matches (docs/store.md, "Freshness").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/store/store_file_info.h"
+
+namespace heapql::store_file {
+
+// Throws Error when the file cannot be read.
+FileIdentity identify_file(const std::string& path);
+
+// Why `recorded` no longer describes the file at its path ("its size changed",
+// "it is gone", ...), or empty when it still does.
+std::string identity_mismatch(const FileIdentity& recorded);
+
+}  // namespace heapql::store_file

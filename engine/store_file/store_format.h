@@ -1,0 +1,66 @@
+// The store file's layout (docs/store.md): a 64-byte header, sections at
+// 64-byte aligned offsets, and a table of contents, all little-endian. Every
+// section and the table of contents carry a CRC-32; the header carries its own.
+// The header is written last, so a file whose writer died has no valid one.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <string_view>
+
+namespace heapql::store_file {
+
+static_assert(std::endian::native == std::endian::little, "the store maps its columns as they are on disk");
+
+inline constexpr std::array<char, 8> kMagic = {'H', 'E', 'A', 'P', 'Q', 'L', 'D', 'B'};
+inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::uint64_t kHeaderBytes = 64;
+inline constexpr std::uint64_t kSectionAlignment = 64;
+inline constexpr std::uint64_t kTocEntryBytes = 32;
+
+// Header: magic[8], u32 version, u32 section count, u64 file bytes, u64 table
+// of contents offset, u32 its CRC, u32 the CRC of the header's first 36 bytes,
+// zeros to 64. A table of contents entry: u32 kind, u32 CRC, u64 offset,
+// u64 bytes, u64 items.
+namespace header_at {
+inline constexpr std::size_t kVersion = 8, kSectionCount = 12, kFileBytes = 16, kTocOffset = 24, kTocCrc = 32,
+                             kHeaderCrc = 36;
+}
+
+enum class Section : std::uint32_t {
+  kSource = 1,        // what was read and how (source identity, SourceInfo, event count, end)
+  kStrings = 2,       // u64 length + bytes, each
+  kFrames = 3,        // u32 module, u32 symbol, u64 address
+  kStacks = 4,        // u32 frame, u32 parent
+  kProcesses = 5,     // u64 pid, u32 name, u32 zero
+  kHeaps = 6,         // u32 process, u32 name, u64 handle
+  kBuckets = 7,       // u64 size, u32 stack, u32 heap, u32 thread, u8 kind, u8 is_realloc, u16 zero
+  kBlockBucket = 8,   // u32 per block
+  kBlockAllocSeq = 9, // u32 per block
+  kFreeOrder = 10,    // u32 per free
+  kTimeChanges = 11,  // TimeChange (16 bytes) per distinct time
+};
+inline constexpr std::uint32_t kSectionKinds = 11;
+
+inline constexpr std::string_view section_name(Section s) {
+  switch (s) {
+    case Section::kSource: return "source";
+    case Section::kStrings: return "strings";
+    case Section::kFrames: return "frames";
+    case Section::kStacks: return "stacks";
+    case Section::kProcesses: return "processes";
+    case Section::kHeaps: return "heaps";
+    case Section::kBuckets: return "buckets";
+    case Section::kBlockBucket: return "block buckets";
+    case Section::kBlockAllocSeq: return "block allocation times";
+    case Section::kFreeOrder: return "frees";
+    case Section::kTimeChanges: return "time changes";
+  }
+  return "unknown";
+}
+
+inline constexpr std::uint64_t kFrameBytes = 16, kStackBytes = 8, kProcessBytes = 16, kHeapBytes = 16,
+                               kBucketBytes = 24;
+
+}  // namespace heapql::store_file

@@ -1,0 +1,358 @@
+#include "engine/store_file/store_reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "engine/error.h"
+#include "engine/store_file/byte_codec.h"
+#include "engine/store_file/source_record.h"
+#include "engine/store_file/store_format.h"
+
+namespace heapql::store_file {
+
+namespace {
+
+std::uint32_t crc_of(std::string_view bytes) {
+  return static_cast<std::uint32_t>(
+      crc32_z(0, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()));
+}
+
+template <class T>
+T load(std::string_view bytes, std::size_t at) {
+  T v;
+  std::memcpy(&v, bytes.data() + at, sizeof(T));
+  return v;
+}
+
+class Opener {
+ public:
+  Opener(std::string_view bytes, std::string name) : bytes_(bytes), name_(std::move(name)) {}
+
+  // The header and the source section only: what was read, and how.
+  StoreFileInfo peek() {
+    check_header();
+    read_toc();
+    verify(Section::kSource);
+    SourceRecord record = read_source();
+    return describe(record);
+  }
+
+  OpenedStore open(std::shared_ptr<const void> owner) {
+    check_header();
+    read_toc();
+    for (std::uint32_t kind = 1; kind <= kSectionKinds; ++kind) verify(Section(kind));
+    SourceRecord record = read_source();
+    TraceTables tables = read_tables();
+    StoreColumns columns;
+    columns.bucket = column<std::uint32_t>(Section::kBlockBucket);
+    columns.alloc_seq = column<std::uint32_t>(Section::kBlockAllocSeq);
+    columns.free_order = column<std::uint32_t>(Section::kFreeOrder);
+    columns.time_changes = column<TimeChange>(Section::kTimeChanges);
+    columns.event_count = record.event_count;
+    columns.end_ns = record.end_ns;
+    check_columns(columns);
+    OpenedStore opened;
+    opened.info = describe(record);
+    opened.store = std::make_unique<TraceStore>(std::move(tables), std::move(record.info), columns, std::move(owner));
+    return opened;
+  }
+
+ private:
+  StoreFileInfo describe(const SourceRecord& record) const {
+    StoreFileInfo info;
+    info.path = name_;
+    info.format_version = version_;
+    info.file_bytes = bytes_.size();
+    info.files = record.files;
+    info.reading = record.reading;
+    for (const Entry& e : entries_) {
+      if (e.present) info.sections.push_back({std::string(section_name(e.kind)), e.offset, e.bytes, e.items});
+    }
+    return info;
+  }
+
+  struct Entry {
+    Section kind{};
+    bool present = false;
+    std::uint32_t crc = 0;
+    std::uint64_t offset = 0, bytes = 0, items = 0;
+  };
+
+  [[noreturn]] void fail(const std::string& what, std::optional<std::uint64_t> at = std::nullopt) const {
+    SourceLocation where = SourceLocation::of_file(name_);
+    where.byte_offset = at;
+    throw Error(where, what);
+  }
+
+  void check_header() {
+    if (bytes_.empty()) fail("an empty file, not a heapql store");
+    if (bytes_.size() < kMagic.size() || std::memcmp(bytes_.data(), kMagic.data(), kMagic.size()) != 0) {
+      fail("not a heapql store (wrong magic number)", 0);
+    }
+    if (bytes_.size() < kHeaderBytes) fail(fmt::format("truncated: {} bytes, shorter than the store's header", bytes_.size()));
+    version_ = load<std::uint32_t>(bytes_, header_at::kVersion);
+    if (version_ > kFormatVersion) {
+      fail(fmt::format("store format version {} is newer than this heapql reads (up to {}); use a newer heapql or "
+                       "ingest the trace again",
+                       version_, kFormatVersion),
+           header_at::kVersion);
+    }
+    if (version_ == 0) fail("store format version 0 does not exist", header_at::kVersion);
+    if (crc_of(bytes_.substr(0, header_at::kHeaderCrc)) != load<std::uint32_t>(bytes_, header_at::kHeaderCrc)) {
+      fail("the header is damaged (its checksum does not match)", 0);
+    }
+    const std::uint64_t file_bytes = load<std::uint64_t>(bytes_, header_at::kFileBytes);
+    if (file_bytes > bytes_.size()) {
+      fail(fmt::format("truncated: the store is {} bytes, the file {}", file_bytes, bytes_.size()));
+    }
+    if (file_bytes < bytes_.size()) {
+      fail(fmt::format("{} bytes after the store's end ({} bytes): not a file heapql wrote", bytes_.size() - file_bytes,
+                       file_bytes));
+    }
+  }
+
+  void read_toc() {
+    const std::uint32_t count = load<std::uint32_t>(bytes_, header_at::kSectionCount);
+    const std::uint64_t toc_offset = load<std::uint64_t>(bytes_, header_at::kTocOffset);
+    if (toc_offset < kHeaderBytes || toc_offset > bytes_.size() ||
+        std::uint64_t{count} * kTocEntryBytes != bytes_.size() - toc_offset) {
+      fail("the table of contents is not where the header says", header_at::kTocOffset);
+    }
+    const std::string_view toc = bytes_.substr(toc_offset);
+    if (crc_of(toc) != load<std::uint32_t>(bytes_, header_at::kTocCrc)) {
+      fail("the table of contents is damaged (its checksum does not match)", toc_offset);
+    }
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const std::size_t at = i * kTocEntryBytes;
+      const std::uint32_t kind = load<std::uint32_t>(toc, at);
+      const std::uint64_t entry_at = toc_offset + at;
+      if (kind == 0 || kind > kSectionKinds) fail(fmt::format("an unknown section kind {}", kind), entry_at);
+      Entry& e = entries_[kind - 1];
+      if (e.present) fail(fmt::format("section '{}' appears twice", section_name(Section(kind))), entry_at);
+      e.kind = Section(kind);
+      e.present = true;
+      e.offset = load<std::uint64_t>(toc, at + 8);
+      e.bytes = load<std::uint64_t>(toc, at + 16);
+      e.items = load<std::uint64_t>(toc, at + 24);
+      if (e.offset < kHeaderBytes || e.offset % kSectionAlignment != 0 || e.offset > toc_offset ||
+          e.bytes > toc_offset - e.offset) {
+        fail(fmt::format("section '{}' lies outside the file's sections", section_name(e.kind)), entry_at);
+      }
+      e.crc = load<std::uint32_t>(toc, at + 4);
+    }
+    for (std::uint32_t kind = 1; kind <= kSectionKinds; ++kind) {
+      if (!entries_[kind - 1].present) fail(fmt::format("section '{}' is missing", section_name(Section(kind))));
+    }
+  }
+
+  const Entry& entry(Section kind) const { return entries_[static_cast<std::uint32_t>(kind) - 1]; }
+
+  void verify(Section kind) const {
+    const Entry& e = entry(kind);
+    if (crc_of(bytes_.substr(e.offset, e.bytes)) != e.crc) {
+      fail(fmt::format("section '{}' is damaged (its checksum does not match)", section_name(kind)), e.offset);
+    }
+  }
+
+  ByteReader section_reader(Section kind) const {
+    const Entry& e = entry(kind);
+    return ByteReader(bytes_.substr(e.offset, e.bytes), name_, section_name(kind), e.offset);
+  }
+
+  // A fixed-width table: its item count must match its size.
+  ByteReader table(Section kind, std::uint64_t item_bytes) const {
+    const Entry& e = entry(kind);
+    if (e.items > e.bytes / item_bytes || e.items * item_bytes != e.bytes) {
+      fail(fmt::format("section '{}' holds {} bytes, not {} items of {}", section_name(kind), e.bytes, e.items,
+                       item_bytes),
+           e.offset);
+    }
+    return section_reader(kind);
+  }
+
+  SourceRecord read_source() const {
+    ByteReader in = section_reader(Section::kSource);
+    return decode_source_record(in);
+  }
+
+  TraceTables read_tables() const {
+    TraceTables t;
+    {
+      ByteReader in = section_reader(Section::kStrings);
+      const std::uint64_t n = in.count(8);
+      if (n != entry(Section::kStrings).items) in.fail("the string count differs from the table of contents'");
+      for (std::uint64_t i = 0; i < n; ++i) {
+        if (t.intern_string(in.text()).value != i) in.fail(fmt::format("string {} repeats an earlier one", i));
+      }
+      if (!in.done()) in.fail("bytes after the last string");
+      if (t.string_count() == 0 || t.string(t.unknown_module()) != "?") in.fail("the first string is not '?'");
+    }
+    const auto strings = t.string_count();
+    auto string_id = [&](ByteReader& in, bool optional) {
+      const StringId id(in.u32());
+      if (!(optional && !id.valid()) && id.value >= strings) in.fail("a string id out of range");
+      return id;
+    };
+    {
+      ByteReader in = table(Section::kFrames, kFrameBytes);
+      for (std::uint64_t i = 0; i < entry(Section::kFrames).items; ++i) {
+        const StringId module = string_id(in, false);
+        const StringId symbol = string_id(in, true);
+        const std::uint64_t address = in.u64();
+        if (symbol.valid() && address != 0) in.fail("a frame with a symbol and an address");
+        if (t.intern_frame(module, symbol, address).value != i) in.fail(fmt::format("frame {} repeats an earlier one", i));
+      }
+    }
+    {
+      ByteReader in = table(Section::kStacks, kStackBytes);
+      for (std::uint64_t i = 0; i < entry(Section::kStacks).items; ++i) {
+        const FrameId frame(in.u32());
+        const StackId parent(in.u32());
+        if (frame.value >= t.frame_count()) in.fail("a stack node's frame out of range");
+        if (parent.valid() && parent.value >= i) in.fail("a stack node whose caller comes after it");
+        if (t.intern_stack(frame, parent).value != i) in.fail(fmt::format("stack node {} repeats an earlier one", i));
+      }
+    }
+    {
+      ByteReader in = table(Section::kProcesses, kProcessBytes);
+      for (std::uint64_t i = 0; i < entry(Section::kProcesses).items; ++i) {
+        Process p;
+        p.pid = in.u64();
+        p.name = string_id(in, false);
+        if (in.u32() != 0) in.fail("a process entry's padding is not zero");
+        t.add_process(p);
+      }
+    }
+    {
+      ByteReader in = table(Section::kHeaps, kHeapBytes);
+      for (std::uint64_t i = 0; i < entry(Section::kHeaps).items; ++i) {
+        Heap h;
+        h.process = ProcessId(in.u32());
+        if (h.process.valid() && h.process.value >= t.process_count()) in.fail("a heap's process out of range");
+        h.name = string_id(in, false);
+        h.handle = in.u64();
+        t.add_heap(h);
+      }
+    }
+    {
+      ByteReader in = table(Section::kBuckets, kBucketBytes);
+      for (std::uint64_t i = 0; i < entry(Section::kBuckets).items; ++i) {
+        Bucket b;
+        b.size = in.u64();
+        b.stack = StackId(in.u32());
+        b.heap = HeapId(in.u32());
+        b.thread = in.u32();
+        const std::uint8_t kind = in.u8();
+        const std::uint8_t realloc = in.u8();
+        const std::uint16_t padding = in.u16();
+        if (b.stack.valid() && b.stack.value >= t.stack_count()) in.fail("a bucket's stack out of range");
+        if (b.heap.valid() && b.heap.value >= t.heap_count()) in.fail("a bucket's heap out of range");
+        if (kind > 1 || realloc > 1 || padding != 0) in.fail("a bucket with an unknown kind or flag");
+        b.kind = BlockKind(kind);
+        b.is_realloc = realloc == 1;
+        if (t.intern_bucket(b).value != i) in.fail(fmt::format("bucket {} repeats an earlier one", i));
+      }
+    }
+    return t;
+  }
+
+  template <class T>
+  std::span<const T> column(Section kind) const {
+    const Entry& e = entry(kind);
+    table(kind, sizeof(T));
+    return {reinterpret_cast<const T*>(bytes_.data() + e.offset), static_cast<std::size_t>(e.items)};
+  }
+
+  // What replay cannot check cheaply as it goes.
+  void check_columns(const StoreColumns& c) const {
+    if (c.alloc_seq.size() != c.bucket.size()) {
+      fail("the block columns differ in length", entry(Section::kBlockAllocSeq).offset);
+    }
+    if (c.event_count != c.bucket.size() + c.free_order.size()) {
+      fail("the event count is not the allocations plus the frees", entry(Section::kSource).offset);
+    }
+    for (std::size_t i = 1; i < c.time_changes.size(); ++i) {
+      if (c.time_changes[i].first_seq <= c.time_changes[i - 1].first_seq) {
+        fail("time changes are out of order", entry(Section::kTimeChanges).offset + i * sizeof(TimeChange));
+      }
+    }
+  }
+
+  std::string_view bytes_;
+  std::string name_;
+  std::uint32_t version_ = 0;
+  std::array<Entry, kSectionKinds> entries_{};
+};
+
+struct Mapping {
+  void* address = nullptr;
+  std::size_t length = 0;
+  ~Mapping() {
+    if (address != nullptr) ::munmap(address, length);
+  }
+};
+
+}  // namespace
+
+bool is_store_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  std::array<char, kMagic.size()> head{};
+  const ssize_t got = ::pread(fd, head.data(), head.size(), 0);
+  ::close(fd);
+  return got == static_cast<ssize_t>(head.size()) && head == kMagic;
+}
+
+OpenedStore read_store_bytes(std::shared_ptr<const void> owner, std::string_view bytes, const std::string& name) {
+  return Opener(bytes, name).open(std::move(owner));
+}
+
+namespace {
+
+std::shared_ptr<Mapping> map_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(SourceLocation::of_file(path), std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw Error(SourceLocation::of_file(path), S_ISDIR(st.st_mode) ? "a directory, not a heapql store"
+                                                                    : "not a regular file, so not a heapql store");
+  }
+  auto mapping = std::make_shared<Mapping>();
+  if (st.st_size > 0) {
+    mapping->length = static_cast<std::size_t>(st.st_size);
+    mapping->address = ::mmap(nullptr, mapping->length, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (mapping->address == MAP_FAILED) {
+      mapping->address = nullptr;
+      ::close(fd);
+      throw Error(SourceLocation::of_file(path), std::string("cannot map: ") + std::strerror(errno));
+    }
+  }
+  ::close(fd);
+  return mapping;
+}
+
+}  // namespace
+
+OpenedStore read_store_file(const std::string& path) {
+  std::shared_ptr<Mapping> mapping = map_file(path);
+  const std::string_view bytes(static_cast<const char*>(mapping->address), mapping->length);
+  return read_store_bytes(std::move(mapping), bytes, path);
+}
+
+StoreFileInfo peek_store_file(const std::string& path) {
+  std::shared_ptr<Mapping> mapping = map_file(path);
+  return Opener(std::string_view(static_cast<const char*>(mapping->address), mapping->length), path).peek();
+}
+
+}  // namespace heapql::store_file

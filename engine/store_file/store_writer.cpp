@@ -1,0 +1,226 @@
+#include "engine/store_file/store_writer.h"
+
+#include <unistd.h>
+#include <zlib.h>
+
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "engine/error.h"
+#include "engine/store/store_columns.h"
+#include "engine/store_file/output_file.h"
+#include "engine/store_file/store_format.h"
+
+namespace heapql::store_file {
+
+namespace {
+
+std::uint32_t crc_update(std::uint32_t crc, const void* data, std::size_t n) {
+  return static_cast<std::uint32_t>(crc32_z(crc, static_cast<const unsigned char*>(data), n));
+}
+
+// A column that grows at its end, kept in an unlinked scratch file with its
+// CRC computed on the way.
+template <class T>
+class ScratchColumn {
+ public:
+  explicit ScratchColumn(const std::string& folder) : fd_(OutputFile::scratch_file(folder)) {
+    buffer_.reserve(kBuffered);
+  }
+  ~ScratchColumn() { ::close(fd_); }
+  ScratchColumn(const ScratchColumn&) = delete;
+  ScratchColumn& operator=(const ScratchColumn&) = delete;
+
+  void push_back(const T& value) {
+    buffer_.push_back(value);
+    if (buffer_.size() == kBuffered) flush();
+  }
+  void flush() {
+    const char* data = reinterpret_cast<const char*>(buffer_.data());
+    std::size_t n = buffer_.size() * sizeof(T);
+    crc_ = crc_update(crc_, data, n);
+    while (n > 0) {
+      const ssize_t w = ::write(fd_, data, n);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) throw Error(std::string("cannot write the store's scratch column: ") + std::strerror(errno));
+      data += w;
+      n -= static_cast<std::size_t>(w);
+    }
+    count_ += buffer_.size();
+    buffer_.clear();
+  }
+  int fd() const { return fd_; }
+  std::uint64_t count() const { return count_; }
+  std::uint32_t crc() const { return crc_; }
+
+ private:
+  static constexpr std::size_t kBuffered = 64 * 1024 / sizeof(T);
+  int fd_;
+  std::vector<T> buffer_;
+  std::uint64_t count_ = 0;
+  std::uint32_t crc_ = 0;
+};
+
+// Test hook for the fault-injection tests: HEAPQL_STORE_KILL_AT=STEP kills the
+// process just before that step: a section's name, "table of contents",
+// "header" or "rename" (docs/store.md).
+void maybe_killed_before(std::string_view step) {
+  static const char* kill_at = std::getenv("HEAPQL_STORE_KILL_AT");
+  if (kill_at != nullptr && step == kill_at) std::raise(SIGKILL);
+}
+
+struct TocEntry {
+  Section kind;
+  std::uint32_t crc;
+  std::uint64_t offset, bytes, items;
+};
+
+}  // namespace
+
+struct StoreWriter::Columns {
+  explicit Columns(const std::string& folder)
+      : bucket(folder), alloc_seq(folder), free_order(folder), time_changes(folder),
+        builder(bucket, alloc_seq, free_order, time_changes) {}
+  ScratchColumn<std::uint32_t> bucket, alloc_seq, free_order;
+  ScratchColumn<TimeChange> time_changes;
+  ColumnBuilder<ScratchColumn<std::uint32_t>, ScratchColumn<TimeChange>> builder;
+};
+
+StoreWriter::StoreWriter(std::string path) : path_(std::move(path)) {
+  try {
+    columns_ = std::make_unique<Columns>(folder_of(path_));
+  } catch (const Error& e) {
+    throw Error(SourceLocation::of_file(path_), "cannot write the store: " + e.message());
+  }
+}
+
+StoreWriter::~StoreWriter() = default;
+
+EventConsumer& StoreWriter::consumer() { return columns_->builder; }
+
+std::uint64_t StoreWriter::block_count() const { return columns_->builder.block_count(); }
+std::uint64_t StoreWriter::free_count() const { return columns_->builder.event_count() - block_count(); }
+std::uint64_t StoreWriter::column_bytes() const {
+  return (columns_->bucket.count() + columns_->alloc_seq.count() + columns_->free_order.count()) * 4;
+}
+
+std::uint64_t StoreWriter::commit(const TraceTables& tables, SourceRecord record) {
+  Columns& c = *columns_;
+  c.bucket.flush();
+  c.alloc_seq.flush();
+  c.free_order.flush();
+  c.time_changes.flush();
+  record.event_count = c.builder.event_count();
+  record.end_ns = c.builder.end_ns();
+
+  OutputFile out(path_);
+  std::vector<TocEntry> toc;
+  out.write_zeros(kHeaderBytes);  // the header comes last
+  auto align = [&] { out.write_zeros((kSectionAlignment - out.size() % kSectionAlignment) % kSectionAlignment); };
+  auto begin_section = [&](Section kind) {
+    maybe_killed_before(section_name(kind));
+    align();
+    return TocEntry{kind, 0, out.size(), 0, 0};
+  };
+  auto put_bytes = [&](Section kind, const std::string& bytes, std::uint64_t items) {
+    TocEntry entry = begin_section(kind);
+    out.write(bytes);
+    entry.crc = crc_update(0, bytes.data(), bytes.size());
+    entry.bytes = bytes.size();
+    entry.items = items;
+    toc.push_back(entry);
+  };
+  auto put_column = [&](Section kind, const auto& column, std::uint64_t item_bytes) {
+    TocEntry entry = begin_section(kind);
+    out.append_from(column.fd(), column.count() * item_bytes);
+    entry.crc = column.crc();
+    entry.bytes = column.count() * item_bytes;
+    entry.items = column.count();
+    toc.push_back(entry);
+  };
+
+  put_bytes(Section::kSource, encode_source_record(record), 1);
+  {
+    ByteWriter w;
+    w.u64(tables.string_count());
+    for (std::size_t i = 0; i < tables.string_count(); ++i) w.text(tables.string(StringId(static_cast<std::uint32_t>(i))));
+    put_bytes(Section::kStrings, w.bytes(), tables.string_count());
+  }
+  {
+    ByteWriter w;
+    for (std::size_t i = 0; i < tables.frame_count(); ++i) {
+      const Frame& f = tables.frame(FrameId(static_cast<std::uint32_t>(i)));
+      w.u32(f.module.value), w.u32(f.symbol.value), w.u64(f.address);
+    }
+    put_bytes(Section::kFrames, w.bytes(), tables.frame_count());
+  }
+  {
+    ByteWriter w;
+    for (std::size_t i = 0; i < tables.stack_count(); ++i) {
+      const StackNode& s = tables.stack(StackId(static_cast<std::uint32_t>(i)));
+      w.u32(s.frame.value), w.u32(s.parent.value);
+    }
+    put_bytes(Section::kStacks, w.bytes(), tables.stack_count());
+  }
+  {
+    ByteWriter w;
+    for (std::size_t i = 0; i < tables.process_count(); ++i) {
+      const Process& p = tables.process(ProcessId(static_cast<std::uint32_t>(i)));
+      w.u64(p.pid), w.u32(p.name.value), w.u32(0);
+    }
+    put_bytes(Section::kProcesses, w.bytes(), tables.process_count());
+  }
+  {
+    ByteWriter w;
+    for (std::size_t i = 0; i < tables.heap_count(); ++i) {
+      const Heap& h = tables.heap(HeapId(static_cast<std::uint32_t>(i)));
+      w.u32(h.process.value), w.u32(h.name.value), w.u64(h.handle);
+    }
+    put_bytes(Section::kHeaps, w.bytes(), tables.heap_count());
+  }
+  {
+    ByteWriter w;
+    for (std::size_t i = 0; i < tables.bucket_count(); ++i) {
+      const Bucket& b = tables.bucket(BucketId(static_cast<std::uint32_t>(i)));
+      w.u64(b.size), w.u32(b.stack.value), w.u32(b.heap.value), w.u32(b.thread);
+      w.u8(static_cast<std::uint8_t>(b.kind)), w.u8(b.is_realloc ? 1 : 0), w.u16(0);
+    }
+    put_bytes(Section::kBuckets, w.bytes(), tables.bucket_count());
+  }
+  put_column(Section::kBlockBucket, c.bucket, 4);
+  put_column(Section::kBlockAllocSeq, c.alloc_seq, 4);
+  put_column(Section::kFreeOrder, c.free_order, 4);
+  put_column(Section::kTimeChanges, c.time_changes, sizeof(TimeChange));
+
+  ByteWriter toc_bytes;
+  for (const TocEntry& e : toc) {
+    toc_bytes.u32(static_cast<std::uint32_t>(e.kind)), toc_bytes.u32(e.crc);
+    toc_bytes.u64(e.offset), toc_bytes.u64(e.bytes), toc_bytes.u64(e.items);
+  }
+  maybe_killed_before("table of contents");
+  align();
+  const std::uint64_t toc_offset = out.size();
+  out.write(toc_bytes.bytes());
+  const std::uint64_t file_bytes = out.size();
+
+  ByteWriter header;
+  header.bytes().append(kMagic.data(), kMagic.size());
+  header.u32(kFormatVersion);
+  header.u32(static_cast<std::uint32_t>(toc.size()));
+  header.u64(file_bytes);
+  header.u64(toc_offset);
+  header.u32(crc_update(0, toc_bytes.bytes().data(), toc_bytes.bytes().size()));
+  header.u32(crc_update(0, header.bytes().data(), header.bytes().size()));
+  header.bytes().resize(kHeaderBytes, '\0');
+  maybe_killed_before("header");
+  out.pwrite_at(0, header.bytes());
+  maybe_killed_before("rename");
+  out.commit();
+  return file_bytes;
+}
+
+}  // namespace heapql::store_file

@@ -1,0 +1,45 @@
+// Writes a store file (store_format.h) while a reader streams a trace: the
+// columns go to unlinked temporary files in the store's folder as they are
+// built, so ingest holds the tables in memory but nothing per block. commit()
+// then assembles the file under a temporary name, syncs it, and renames it
+// into place: a reader sees the old file or the whole new one, never a part,
+// and a writer that dies leaves no file a reader accepts.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/store/events.h"
+#include "engine/store/trace_tables.h"
+#include "engine/store_file/source_record.h"
+
+namespace heapql::store_file {
+
+class StoreWriter {
+ public:
+  // Throws Error naming the folder when it cannot be written.
+  explicit StoreWriter(std::string path);
+  ~StoreWriter();
+  StoreWriter(const StoreWriter&) = delete;
+  StoreWriter& operator=(const StoreWriter&) = delete;
+
+  // Where the reader sends its events.
+  EventConsumer& consumer();
+
+  // Writes the file; returns its size. The record's event count and end are
+  // filled in from the columns.
+  std::uint64_t commit(const TraceTables& tables, SourceRecord record);
+
+  const std::string& path() const { return path_; }
+  std::uint64_t block_count() const;
+  std::uint64_t free_count() const;
+  std::uint64_t column_bytes() const;  // of the block and free columns
+
+ private:
+  struct Columns;
+  std::string path_;
+  std::unique_ptr<Columns> columns_;
+};
+
+}  // namespace heapql::store_file

@@ -1,0 +1,51 @@
+// `heapql ingest TRACE [-o FILE.hqdb]`: reads a trace once into its store
+// file (docs/store.md), which later commands answer from.
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "engine/ingest/trace_store_file.h"
+#include "engine/units.h"
+#include "lua/cli/commands.h"
+#include "lua/cli/exit_codes.h"
+#include "lua/cli/query_options.h"
+
+namespace heapql::cli {
+
+void print_ingested(const IngestResult& r, const std::string& trace_path) {
+  fmt::print(stderr, "heapql: wrote {} ({}: {} blocks, {} frees, {:.2f} bytes a block) from {}\n", r.store_path,
+             format_bytes_human(r.file_bytes), r.blocks, r.frees,
+             r.blocks ? double(r.column_bytes) / double(r.blocks) : 0.0, trace_path);
+}
+
+int run_ingest(Arguments& args) {
+  CommonOptions common;
+  std::string path;
+  while (!args.done()) {
+    if (!args.at_option()) {
+      const std::string word = args.take_positional();
+      if (!path.empty()) throw UsageError{fmt::format("one trace at a time (got '{}' and '{}')", path, word)};
+      path = word;
+      continue;
+    }
+    const std::string option = args.take_option();
+    if (option == "--format" || option == "--store" || option == "--no-store" ||
+        !parse_common_option(option, args, common)) {
+      throw UsageError{fmt::format("unknown option '{}' (ingest takes -o FILE, --no-raw, --symbols PATH, --strict, "
+                                   "--no-progress)",
+                                   option)};
+    }
+  }
+  if (path.empty()) throw UsageError{"needs a trace file"};
+  OpenOptions open;
+  open.show_progress = common.progress;
+  open.use_raw_twin = common.use_raw_twin;
+  open.strict = common.strict;
+  open.symbol_paths = common.symbol_paths;
+  open.format = common.trace_format;
+  const IngestResult result = ingest_trace(path, common.output_file.value_or(""), open);
+  print_ingested(result, path);
+  return kExitOk;
+}
+
+}  // namespace heapql::cli

@@ -1,0 +1,451 @@
+// The store on disk (docs/store.md): `heapql ingest` writes it, every command
+// answers from it byte for byte as from the trace, a fresh store beside a
+// trace is used and a stale one is not, and every damaged, foreign or stale
+// store is refused with exit 2 and a message naming the file.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "tests/support/etw_scenarios.h"
+#include "tests/support/test_support.h"
+
+namespace heapql::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string heapql() { return shell_quote(heapql_binary()); }
+
+CommandResult run_heapql(const std::string& args, const std::string& env = "") {
+  CommandResult r = run_command(env + (env.empty() ? "" : " ") + heapql() + " " + args);
+  expect_no_crash(r);
+  return r;
+}
+
+void expect_contains(const std::string& text, const std::string& part) {
+  EXPECT_NE(text.find(part), std::string::npos) << "missing '" << part << "' in:\n" << text;
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+const std::string kExample = std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.zst";
+const std::string kWorked = std::string(HEAPQL_TEST_DATA_DIR) + "/worked_example.txt";
+
+// ---- answers from a store are the trace's, byte for byte ----
+
+// Every golden command (tests/golden) runs again on a store of its trace, in
+// place of the trace: its output must be the golden's.
+struct GoldenCommand {
+  std::string name;
+  std::string args;      // as in the golden, with {data}, {example}, {shared}
+  std::string expected;  // the golden's output
+};
+
+std::vector<GoldenCommand> golden_commands() {
+  std::vector<GoldenCommand> commands;
+  for (const auto& entry : fs::directory_iterator(HEAPQL_GOLDEN_DIR)) {
+    if (entry.path().extension() != ".golden") continue;
+    const std::string text = read_file(entry.path().string());
+    const std::size_t newline = text.find('\n');
+    const std::string header = "# command: heapql ";
+    if (newline == std::string::npos || text.rfind(header, 0) != 0) continue;
+    commands.push_back({entry.path().stem().string(), text.substr(header.size(), newline - header.size()),
+                        text.substr(newline + 1)});
+  }
+  std::sort(commands.begin(), commands.end(), [](auto& a, auto& b) { return a.name < b.name; });
+  return commands;
+}
+
+class StoreAnswers : public ::testing::TestWithParam<GoldenCommand> {};
+
+TEST_P(StoreAnswers, AsTheGoldenFromTheTrace) {
+  const GoldenCommand& c = GetParam();
+  std::string shared_dir = shared_data("");
+  while (shared_dir.size() > 1 && shared_dir.back() == '/') shared_dir.pop_back();
+  if (c.args.find("{shared}") != std::string::npos && shared_dir.empty()) {
+    GTEST_SKIP() << "../shared/data is absent: " << c.name << " needs it";
+  }
+  const std::string data_dir = HEAPQL_TEST_DATA_DIR;
+  const std::string example_dir = std::string(HEAPQL_SOURCE_DIR) + "/examples/traces";
+  // The trace is the command's first file argument.
+  std::istringstream words(c.args);
+  std::string word, trace;
+  while (words >> word && trace.empty()) {
+    if (word.rfind("{data}/", 0) == 0 || word.rfind("{example}/", 0) == 0 || word.rfind("{shared}/", 0) == 0) {
+      trace = word;
+    }
+  }
+  ASSERT_FALSE(trace.empty()) << c.args;
+  auto expand = [&](std::string text) {
+    text = replace_all(text, "{data}", data_dir);
+    text = replace_all(text, "{example}", example_dir);
+    return shared_dir.empty() ? text : replace_all(text, "{shared}", shared_dir);
+  };
+  TempDir dir;
+  const std::string store = dir.file("trace.hqdb");
+  const CommandResult ingest = run_heapql("ingest " + shell_quote(expand(trace)) + " -o " + shell_quote(store));
+  ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
+  expect_contains(ingest.err, "heapql: wrote " + store);
+
+  std::string args = c.args;
+  args.replace(args.find(trace), trace.size(), shell_quote(store));
+  std::string expanded = replace_all(args, "{data}", shell_quote(data_dir));
+  expanded = replace_all(expanded, "{example}", shell_quote(example_dir));
+  if (!shared_dir.empty()) expanded = replace_all(expanded, "{shared}", shell_quote(shared_dir));
+  const CommandResult r =
+      run_command("cd " + shell_quote(HEAPQL_SOURCE_DIR) + " && " + heapql() + " " + expanded + " --no-progress");
+  expect_no_crash(r);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string actual = replace_all(r.out, data_dir, "{data}");
+  actual = replace_all(actual, example_dir, "{example}");
+  if (!shared_dir.empty()) actual = replace_all(actual, shared_dir, "{shared}");
+  if (c.args.rfind("info ", 0) == 0) {
+    // info adds what the store file holds after the trace's own summary.
+    const std::size_t store_part = actual.find(c.args.find("--format json") != std::string::npos
+                                                   ? ",\"store_file\":{"
+                                                   : "store file         ");
+    ASSERT_NE(store_part, std::string::npos) << actual;
+    EXPECT_EQ(actual.substr(0, store_part), c.expected.substr(0, store_part)) << c.name << " from a store";
+    return;
+  }
+  EXPECT_EQ(actual, c.expected) << c.name << ": `heapql " << args << "` from a store";
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, StoreAnswers, ::testing::ValuesIn(golden_commands()),
+                         [](const auto& info) {
+                           std::string name = info.param.name;
+                           for (char& ch : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           }
+                           return name;
+                         });
+
+// Every source kind, through the store beside it: heaptrack text, text with a
+// raw twin, ETL, event CSV; each query shape the aggregator has a layout for.
+class StoreBeside : public ::testing::Test {
+ protected:
+  void expect_same_answers(const std::string& trace, const std::vector<std::string>& option_sets) {
+    std::vector<std::string> from_trace;
+    for (const std::string& options : option_sets) {
+      const CommandResult r = run_heapql("query " + shell_quote(trace) + " " + options);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      from_trace.push_back(r.out);
+    }
+    const CommandResult ingest = run_heapql("ingest " + shell_quote(trace));
+    ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
+    ASSERT_TRUE(fs::exists(trace + ".hqdb"));
+    for (std::size_t i = 0; i < option_sets.size(); ++i) {
+      const CommandResult r = run_heapql("query " + shell_quote(trace) + " " + option_sets[i]);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(r.out, from_trace[i]) << trace << " " << option_sets[i] << " from its store";
+      EXPECT_EQ(r.err, "") << "a fresh store is used without a word";
+    }
+  }
+  const std::vector<std::string> kShapes = {
+      "--by stack --format json",
+      "--window 100ms..400ms --impacting AIFO,AOFI --by impacting,stack --format csv",
+      "--at-peak --by frame --format csv",
+      "--lifetime 1ms.. --by image --format csv",
+      "--window 1ms.. --series 7 --totals --format json",
+      "--temporary --by frame --format csv"};
+  TempDir dir_;
+};
+
+TEST_F(StoreBeside, HeaptrackTextAnswersTheSame) {
+  const std::string trace = dir_.file("worked_example.txt");
+  fs::copy_file(kWorked, trace);
+  expect_same_answers(trace, kShapes);
+}
+
+TEST_F(StoreBeside, HeaptrackWithRawTwinAnswersTheSame) {
+  const std::string trace = dir_.file("memory_test_app.zst");
+  fs::copy_file(kExample, trace);
+  fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.raw.zst",
+                dir_.file("memory_test_app.raw.zst"));
+  expect_same_answers(trace, kShapes);
+  const CommandResult info = run_heapql("info " + shell_quote(trace));
+  expect_contains(info.out, "read with                raw twin");
+  expect_contains(info.out, "memory_test_app.raw.zst");
+}
+
+TEST_F(StoreBeside, EventCsvAnswersTheSame) {
+  const std::string trace = dir_.file("example.csv");
+  fs::copy_file(std::string(HEAPQL_TEST_DATA_DIR) + "/csv/example.csv", trace);
+  expect_same_answers(trace, kShapes);
+}
+
+TEST_F(StoreBeside, EtlAnswersTheSame) {
+  const std::string trace = dir_.file("synthetic.etl");
+  write_memory_test_app(trace);
+  expect_same_answers(trace, {"--by process,stack --format json", "--by heap --format csv",
+                              "--window 1ms.. --impacting AIFO --by impacting,kind --format csv"});
+  const CommandResult info = run_heapql("info " + shell_quote(trace) + " --format json");
+  expect_contains(info.out, "\"etw\":{");
+  expect_contains(info.out, "\"store_file\":{");
+}
+
+TEST_F(StoreBeside, RecipesAndHqOpenAnswerTheSame) {
+  const std::string trace = dir_.file("memory_test_app.zst");
+  fs::copy_file(kExample, trace);
+  const CommandResult before = run_heapql("run leaks " + shell_quote(trace) + " --format json");
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(trace) + " -o " + shell_quote(dir_.file("app.hqdb"))).exit_code, 0);
+  const CommandResult from_store = run_heapql("run leaks " + shell_quote(dir_.file("app.hqdb")) + " --format json");
+  ASSERT_EQ(from_store.exit_code, 0) << from_store.err;
+  EXPECT_EQ(from_store.out, before.out);
+  const CommandResult xperf = run_heapql("xperf -stacks so -top 3 --run " + shell_quote(dir_.file("app.hqdb")));
+  EXPECT_EQ(xperf.exit_code, 0) << xperf.err;
+}
+
+// ---- freshness ----
+
+TEST_F(StoreBeside, AStaleStoreIsPassedOverWithAWarning) {
+  const std::string trace = dir_.file("worked_example.txt");
+  fs::copy_file(kWorked, trace);
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(trace)).exit_code, 0);
+  std::ofstream(trace, std::ios::app) << "c 9999\n";  // the trace changes after ingest
+  const CommandResult r = run_heapql("query " + shell_quote(trace) + " --totals");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  expect_contains(r.err, "heapql: warning: " + trace + ".hqdb: not used, " + trace + " has changed since it was ingested");
+  const CommandResult no_store = run_heapql("query " + shell_quote(trace) + " --totals --no-store");
+  EXPECT_EQ(no_store.out, r.out);
+  EXPECT_EQ(no_store.err, "") << "--no-store does not look for a store";
+}
+
+TEST_F(StoreBeside, AStoreOfAnotherTraceBesideIsPassedOver) {
+  const std::string trace = dir_.file("worked_example.txt");
+  const std::string other = dir_.file("two_phase.txt");
+  fs::copy_file(kWorked, trace);
+  fs::copy_file(std::string(HEAPQL_TEST_DATA_DIR) + "/two_phase.txt", other);
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(other) + " -o " + shell_quote(trace + ".hqdb")).exit_code, 0);
+  const CommandResult r = run_heapql("query " + shell_quote(trace) + " --totals");
+  EXPECT_EQ(r.exit_code, 0);
+  expect_contains(r.err, "not used, it is the store of " + other);
+  EXPECT_EQ(r.out, run_heapql("query " + shell_quote(trace) + " --totals --no-store").out);
+}
+
+TEST_F(StoreBeside, AStoreOfAnotherReadingIsPassedOver) {
+  const std::string trace = dir_.file("memory_test_app.zst");
+  fs::copy_file(kExample, trace);
+  fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.raw.zst",
+                dir_.file("memory_test_app.raw.zst"));
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(trace)).exit_code, 0);
+  const CommandResult r = run_heapql("query " + shell_quote(trace) + " --no-raw --totals --format json");
+  EXPECT_EQ(r.exit_code, 0);
+  expect_contains(r.err, "it was read with other options (raw twin, not no raw twin)");
+  expect_contains(r.out, "\"block_identity\":\"bucket-lifo\"");
+}
+
+TEST(BadInputStaleStore, ANamedStaleStoreIsRefused) {
+  TempDir dir;
+  const std::string trace = dir.file("worked_example.txt");
+  fs::copy_file(kWorked, trace);
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(trace)).exit_code, 0);
+  std::ofstream(trace, std::ios::app) << "c 9999\n";
+  const CommandResult r = run_heapql("query " + shell_quote(trace + ".hqdb"));
+  EXPECT_EQ(r.exit_code, 2);
+  expect_contains(r.err, "heapql: " + trace + ".hqdb: stale: its trace " + trace + " has changed since it was ingested");
+}
+
+TEST(Store, AStoreTravelsWithoutItsTrace) {
+  TempDir dir;
+  const std::string trace = dir.file("worked_example.txt");
+  fs::copy_file(kWorked, trace);
+  const std::string expected = run_heapql("query " + shell_quote(trace) + " --format csv").out;
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(trace) + " -o " + shell_quote(dir.file("w.hqdb"))).exit_code, 0);
+  fs::remove(trace);
+  const CommandResult r = run_heapql("query " + shell_quote(dir.file("w.hqdb")) + " --format csv");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, expected);
+}
+
+TEST(Store, IngestFallsBackToTheCacheWhenTheTracesFolderIsReadOnly) {
+  // /proc/self/fd cannot be written, not even by root: the trace is read
+  // there through an open descriptor, and its store goes to the cache.
+  TempDir dir;
+  const std::string env = "XDG_CACHE_HOME=" + shell_quote(dir.file("cache"));
+  const std::string trace = "/proc/self/fd/7 7<" + shell_quote(kWorked);
+  const CommandResult ingest = run_heapql("ingest " + trace, env);
+  ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
+  expect_contains(ingest.err, "heapql: wrote " + dir.file("cache") + "/heapql/");
+  const CommandResult info = run_heapql("info " + trace, env);
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  expect_contains(info.out, "store file         " + dir.file("cache") + "/heapql/");
+}
+
+// ---- bad stores ----
+
+class BadInputStore : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::copy_file(kWorked, trace_);
+    ASSERT_EQ(run_heapql("ingest " + shell_quote(trace_) + " -o " + shell_quote(good_)).exit_code, 0);
+    bytes_ = read_file(good_);
+    fs::remove(trace_);  // the stores below are judged by their bytes alone
+  }
+  void expect_refused(const std::string& bytes, const std::string& message) {
+    const std::string path = dir_.file("bad.hqdb");
+    write_file(path, bytes);
+    expect_refused_file(path, message);
+  }
+  void expect_refused_file(const std::string& path, const std::string& message) {
+    for (const char* command : {"query", "info"}) {
+      const CommandResult r = run_heapql(std::string(command) + " " + shell_quote(path));
+      EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
+      EXPECT_EQ(r.out, "");
+      expect_contains(r.err, "heapql: " + path + ": ");
+      expect_contains(r.err, message);
+    }
+  }
+  std::uint64_t u64_at(std::size_t at) const {
+    std::uint64_t v;
+    std::memcpy(&v, bytes_.data() + at, 8);
+    return v;
+  }
+  TempDir dir_;
+  std::string trace_ = dir_.file("worked_example.txt");
+  std::string good_ = dir_.file("good.hqdb");
+  std::string bytes_;
+};
+
+TEST_F(BadInputStore, Truncated) {
+  for (std::size_t keep : {std::size_t{12}, std::size_t{63}, bytes_.size() / 2, bytes_.size() - 1}) {
+    SCOPED_TRACE(keep);
+    expect_refused(bytes_.substr(0, keep), "truncated");
+  }
+}
+
+TEST_F(BadInputStore, FlippedBytesInEverySectionAreCaught) {
+  // One flipped bit in each 64-byte stretch of the file, header to table of contents.
+  for (std::size_t at = 0; at < bytes_.size(); at += 61) {
+    std::string bad = bytes_;
+    bad[at] = static_cast<char>(bad[at] ^ 0x10);
+    const std::string path = dir_.file("flipped.hqdb");
+    write_file(path, bad);
+    const CommandResult r = run_heapql("query " + shell_quote(path) + " --totals");
+    expect_no_crash(r);
+    if (r.exit_code == 0) {
+      // Only padding between sections is not checksummed; the answer must not change.
+      EXPECT_EQ(r.out, run_heapql("query " + shell_quote(good_) + " --totals").out) << "byte " << at;
+      continue;
+    }
+    EXPECT_EQ(r.exit_code, 2) << "byte " << at;
+    EXPECT_TRUE(r.err.find("checksum does not match") != std::string::npos ||
+                r.err.find("wrong magic number") != std::string::npos ||
+                r.err.find("newer than this heapql") != std::string::npos)
+        << "byte " << at << ": " << r.err;
+  }
+}
+
+TEST_F(BadInputStore, EachSectionsChecksumNamesIt) {
+  const CommandResult info = run_heapql("info " + shell_quote(good_) + " --format json");
+  for (const char* section : {"source", "strings", "frames", "stacks", "buckets", "block buckets",
+                              "block allocation times", "frees", "time changes"}) {
+    const std::string key = std::string("{\"name\":\"") + section + "\",\"offset\":";
+    const std::size_t at = info.out.find(key);
+    ASSERT_NE(at, std::string::npos) << section;
+    const std::size_t offset = std::stoull(info.out.substr(at + key.size()));
+    std::string bad = bytes_;
+    bad[offset] = static_cast<char>(bad[offset] ^ 0x01);
+    expect_refused(bad, std::string("section '") + section + "' is damaged (its checksum does not match)");
+  }
+}
+
+TEST_F(BadInputStore, WrongMagic) {
+  std::string bad = bytes_;
+  bad[0] = 'X';
+  expect_refused(bad, "not a heapql store (wrong magic number)");
+}
+
+TEST_F(BadInputStore, NewerFormatVersion) {
+  std::string bad = bytes_;
+  bad[8] = 2;
+  expect_refused(bad, "store format version 2 is newer than this heapql reads (up to 1)");
+}
+
+TEST_F(BadInputStore, ZeroLengthFileAndDirectory) {
+  expect_refused("", "an empty file, not a heapql store");
+  // A .hqdb name does not make a store; an empty file named so is told apart from a trace by its name.
+  const std::string folder = dir_.file("folder.hqdb");
+  fs::create_directory(folder);
+  const CommandResult r = run_heapql("query " + shell_quote(folder));
+  EXPECT_EQ(r.exit_code, 2);
+  expect_contains(r.err, folder);
+}
+
+TEST_F(BadInputStore, TrailingBytes) { expect_refused(bytes_ + "x", "bytes after the store's end"); }
+
+TEST(BadInputStoreOutput, AFolderThatCannotBeWrittenLeavesNothing) {
+  TempDir dir;
+  for (const std::string& out : {std::string("/proc/self/heapql-test.hqdb"), dir.file("missing/x.hqdb")}) {
+    const CommandResult r = run_heapql("ingest " + shell_quote(kWorked) + " -o " + shell_quote(out));
+    EXPECT_EQ(r.exit_code, 2) << out;
+    expect_contains(r.err, out);
+    EXPECT_FALSE(fs::exists(out));
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path())) << "no temporary file is left behind";
+}
+
+TEST(BadInputStoreOutput, IngestOfAStoreIsRefused) {
+  TempDir dir;
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(kWorked) + " -o " + shell_quote(dir.file("a.hqdb"))).exit_code, 0);
+  const CommandResult r = run_heapql("ingest " + shell_quote(dir.file("a.hqdb")));
+  EXPECT_EQ(r.exit_code, 2);
+  expect_contains(r.err, "is a store already");
+}
+
+// ---- writers that die, and writers that race ----
+
+TEST(StoreWriting, AWriterKilledAtAnyStepLeavesNoStoreAReaderAccepts) {
+  TempDir dir;
+  const std::string trace = dir.file("memory_test_app.zst");
+  fs::copy_file(kExample, trace);
+  for (const char* step : {"source", "strings", "buckets", "block buckets", "frees", "time changes",
+                           "table of contents", "header", "rename"}) {
+    SCOPED_TRACE(step);
+    const CommandResult r =
+        run_command("HEAPQL_STORE_KILL_AT=" + shell_quote(step) + " " + heapql() + " ingest " + shell_quote(trace));
+    EXPECT_EQ(r.exit_code, 128 + 9) << "killed by SIGKILL at " << step << ": " << r.err;
+    std::vector<std::string> left;
+    for (const auto& entry : fs::directory_iterator(dir.path())) left.push_back(entry.path().filename().string());
+    std::sort(left.begin(), left.end());
+    EXPECT_EQ(left, std::vector<std::string>{"memory_test_app.zst"}) << "nothing left behind";
+    const CommandResult q = run_heapql("query " + shell_quote(trace) + " --totals");
+    EXPECT_EQ(q.exit_code, 0);
+    EXPECT_EQ(q.err, "");
+  }
+  // A killed rewrite leaves the old store whole.
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(trace)).exit_code, 0);
+  const std::string before = read_file(trace + ".hqdb");
+  run_command("HEAPQL_STORE_KILL_AT=header " + heapql() + " ingest " + shell_quote(trace));
+  EXPECT_EQ(read_file(trace + ".hqdb"), before);
+}
+
+TEST(StoreWriting, TwoConcurrentIngestsLeaveOneWholeStore) {
+  TempDir dir;
+  const std::string trace = dir.file("memory_test_app.zst");
+  fs::copy_file(kExample, trace);
+  const CommandResult both = run_command("(" + heapql() + " ingest " + shell_quote(trace) + " & " + heapql() +
+                                         " ingest " + shell_quote(trace) + " & wait) 2>&1");
+  EXPECT_EQ(both.exit_code, 0) << both.out;
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(dir.path())) left.push_back(entry.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"memory_test_app.zst", "memory_test_app.zst.hqdb"}));
+  const CommandResult q = run_heapql("query " + shell_quote(trace + ".hqdb") + " --format csv");
+  EXPECT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_EQ(q.out, run_heapql("query " + shell_quote(trace) + " --no-store --format csv").out);
+}
+
+}  // namespace
+}  // namespace heapql::test
