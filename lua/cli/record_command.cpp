@@ -2,13 +2,17 @@
 // (block addresses, module bases), then runs heaptrack_interpret on the raw
 // stream (symbols), keeping both: NAME.zst opens in heapql with exact block
 // identity (its raw twin NAME.raw.zst is found beside it) and in
-// heaptrack_print as usual.
+// heaptrack_print as usual. Last, it ingests the pair into NAME.zst.hqdb, the
+// store later commands answer from.
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 #include "engine/error.h"
 #include "lua/cli/commands.h"
@@ -32,16 +36,75 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-// Runs argv, waits; returns the exit status (128+signal when killed), -1 when it could not start.
-int run_program(const std::vector<std::string>& argv) {
+// heaptrack's own lines on stdout, among the program's: where it writes, its
+// preload library, and its closing advice to run heaptrack_interpret, a step
+// heapql record has already taken. heapql says what it wrote instead.
+class HeaptrackChatter {
+ public:
+  bool drop(std::string_view line) {
+    if (advice_lines_left_ > 0) {
+      --advice_lines_left_;
+      return true;
+    }
+    if (line.starts_with("Heaptrack finished! Now run the following to investigate the data:")) {
+      advice_lines_left_ = 2;  // a blank line, then the command
+      return true;
+    }
+    return line.starts_with("heaptrack output will be written to \"") ||
+           line.starts_with("starting application, this might take some time...") ||
+           (line.starts_with("/") && line.ends_with("libheaptrack_preload.so"));
+  }
+
+ private:
+  int advice_lines_left_ = 0;
+};
+
+void write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t w = ::write(fd, text.data(), text.size());
+    if (w <= 0) return;
+    text.remove_prefix(static_cast<std::size_t>(w));
+  }
+}
+
+// Runs argv, waits; returns the exit status (128+signal when killed), -1 when
+// it could not start. With `filter`, the program's stdout passes through it
+// line by line.
+int run_program(const std::vector<std::string>& argv, HeaptrackChatter* filter = nullptr) {
   std::vector<char*> raw;
   for (const std::string& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
   raw.push_back(nullptr);
+  int out[2] = {-1, -1};
+  if (filter != nullptr && ::pipe(out) != 0) return -1;
   const pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
+    if (filter != nullptr) {
+      ::dup2(out[1], STDOUT_FILENO);
+      ::close(out[0]);
+      ::close(out[1]);
+    }
     execvp(raw[0], raw.data());
     _exit(127);
+  }
+  if (filter != nullptr) {
+    ::close(out[1]);
+    std::string pending;
+    char chunk[4096];
+    for (;;) {
+      const ssize_t got = ::read(out[0], chunk, sizeof chunk);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) break;
+      pending.append(chunk, static_cast<std::size_t>(got));
+      std::size_t start = 0;
+      for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+        const std::string_view line(pending.data() + start, nl - start);
+        if (!filter->drop(line)) write_all(STDOUT_FILENO, std::string_view(pending.data() + start, nl - start + 1));
+      }
+      pending.erase(0, start);
+    }
+    if (!pending.empty() && !filter->drop(pending)) write_all(STDOUT_FILENO, pending);
+    ::close(out[0]);
   }
   int status = 0;
   if (waitpid(pid, &status, 0) < 0) return -1;
@@ -92,7 +155,9 @@ int run_record(Arguments& args) {
 
   std::vector<std::string> command = {"heaptrack", "--raw", "-o", name};
   command.insert(command.end(), program.begin(), program.end());
-  const int status = run_program(command);
+  HeaptrackChatter chatter;
+  std::fflush(stdout);
+  const int status = run_program(command, &chatter);
   std::string raw, compressor, uncompressor, suffix;
   if (fs::exists(name + ".raw.zst")) {
     raw = name + ".raw.zst", compressor = "zstd -q -c", uncompressor = "zstd -q -dc", suffix = ".zst";
@@ -111,8 +176,18 @@ int run_record(Arguments& args) {
     fmt::print(stderr, "heapql record: heaptrack_interpret failed on {}\n", raw);
     return kExitRecordFailed;
   }
-  fmt::print(stderr, "heapql record: wrote {} (symbols) and {} (block addresses); open {}\n", interpreted, raw,
-             interpreted);
+  fmt::print(stderr, "heapql record: wrote {} (symbols) and {} (block addresses)\n", interpreted, raw);
+  // The exact-identity reading is paid once, now, while the user waits for
+  // the recording anyway; later commands answer from the store.
+  OpenOptions open;
+  open.show_progress = true;
+  try {
+    const IngestResult stored = ingest_trace(interpreted, "", open);
+    print_ingested(stored, interpreted);
+  } catch (const Error& e) {
+    fmt::print(stderr, "heapql record: the recording is complete, but its store was not written: {}\n", e.what());
+  }
+  fmt::print(stderr, "heapql record: open {}\n", interpreted);
   return kExitOk;
 }
 

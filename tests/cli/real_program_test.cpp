@@ -263,6 +263,14 @@ std::string record_example(const TempDir& dir) {
     ADD_FAILURE() << "heapql record wrote no " << name << ".zst\nstderr: " << r.err;
     return {};
   }
+  // It ends by writing the store, and says so in its own words, not heaptrack's.
+  EXPECT_TRUE(std::filesystem::exists(name + ".zst.hqdb")) << r.err;
+  EXPECT_NE(r.err.find("heapql: wrote " + name + ".zst.hqdb ("), std::string::npos) << r.err;
+  for (const char* chatter : {"Now run the following", "heaptrack_interpret", "heaptrack output will be written",
+                              "libheaptrack_preload.so"}) {
+    EXPECT_EQ(r.out.find(chatter), std::string::npos) << "heaptrack's own line came through: " << r.out;
+    EXPECT_EQ(r.err.find(chatter), std::string::npos) << "heaptrack's own line came through: " << r.err;
+  }
   return name + ".zst";
 }
 
@@ -274,6 +282,7 @@ TEST(RealProgram, ExampleRecordedByHeapqlMatchesHeaptrackPrint) {
 
   const FlatJson info = heapql_json("info " + shell_quote(trace) + " --format json");
   EXPECT_EQ(get(info, "trace.block_identity"), "exact") << "the raw twin was not used";
+  EXPECT_EQ(get(info, "store_file.path"), trace + ".hqdb") << "answered from the store record wrote";
   EXPECT_EQ(get(info, "trace.format"), "raw+interpreted");
   EXPECT_EQ(get(info, "summary.anomalies.unmatched_frees"), "0");
   EXPECT_EQ(get(info, "summary.anomalies.alloc_over_live"), "0");
