@@ -182,6 +182,15 @@ add "heapql info FILE"                           "$(q "$heapql" info "$trace" --
 add "heapql query FILE --by stack --top 10"      "$(q "$heapql" query "$trace" --by stack --top 10 --no-progress) >/dev/null"
 add "heapql info FILE --load --format json"      "$(q "$heapql" info "$trace" --load --format json --no-progress) >$(q "$workdir/store.json")"
 add "zstd -dc FILE | wc -l   (floor)"            "$(q zstd -dc "$trace") | wc -l >/dev/null"
+# The store (docs/store.md): ingested in each round, before the queries that read it.
+store="$workdir/$name.hqdb"
+recipes=$("$heapql" list | awk 'NR > 1 {print $1}')
+add "heapql ingest FILE -o STORE"                "$(q "$heapql" ingest "$trace" -o "$store" --no-progress) 2>/dev/null"
+add "heapql query STORE --by stack --top 10"     "$(q "$heapql" query "$store" --by stack --top 10) >/dev/null"
+add "heapql query STORE --window 1s..3s --impacting AIFO,AOFI --by impacting,stack --top 10" \
+  "$(q "$heapql" query "$store" --window 1s..3s --impacting AIFO,AOFI --by impacting,stack --top 10) >/dev/null"
+add "the $(echo "$recipes" | wc -l) shipped recipes on STORE, in a row" \
+  "for r in $(echo $recipes); do $(q "$heapql") run \$r $(q "$store") >/dev/null; done"
 if [[ -n "$raw_trace" ]]; then
   add "heapql query RAWFILE --by stack --top 10" "$(q "$heapql" query "$raw_trace" --by stack --top 10 --no-progress) >/dev/null"
 fi
@@ -276,7 +285,7 @@ done
 echo "  (cpu = user + sys of the command and its children; throughput = lines and bytes of the"
 echo "   uncompressed trace text / wall time; medians over the runs)"
 
-hp=0 info=1 query=2 load=3 floor=4
+hp=0 info=1 query=2 load=3 floor=4 ingest=5 from_store=6 window_store=7 recipes_store=8
 echo
 echo "== ratios =="
 printf '  %-56s %8s   %s\n' "wall  heaptrack_print / heapql query" "$(ratio "${wall_of[hp]}" "${wall_of[query]}")x" \
@@ -292,8 +301,21 @@ printf '  %-56s %8s\n' "RSS   heapql info --load / heaptrack_print" "$(ratio "${
 printf '  %-56s %8s\n' "wall  heapql query / floor (zstd -dc | wc -l)" "$(ratio "${wall_of[query]}" "${wall_of[floor]}")x"
 printf '  %-56s %8s\n' "wall  heaptrack_print / floor" "$(ratio "${wall_of[hp]}" "${wall_of[floor]}")x"
 
+printf '  %-56s %8s   %s\n' "wall  heapql query STORE --by stack / heaptrack_print" \
+  "$(ratio "${wall_of[from_store]}" "${wall_of[hp]}")x" \
+  "target <= 0.01x: $(verdict "$(ratio "${wall_of[from_store]}" "${wall_of[hp]}")" "<=" 0.01)"
+printf '  %-56s %8s   %s\n' "wall  heapql query STORE --window..impacting / h_print" \
+  "$(ratio "${wall_of[window_store]}" "${wall_of[hp]}")x" \
+  "target <= 0.05x: $(verdict "$(ratio "${wall_of[window_store]}" "${wall_of[hp]}")" "<=" 0.05)"
+printf '  %-56s %8s   %s\n' "wall  shipped recipes on STORE / heaptrack_print" \
+  "$(ratio "${wall_of[recipes_store]}" "${wall_of[hp]}")x" \
+  "target <= 1x: $(verdict "$(ratio "${wall_of[recipes_store]}" "${wall_of[hp]}")" "<=" 1)"
+printf '  %-56s %8s\n' "wall  heaptrack_print / heapql ingest" "$(ratio "${wall_of[hp]}" "${wall_of[ingest]}")x"
+store_bytes=$(stat -c %s "$store")
+printf '  %-56s %8s\n' "store file bytes a block (whole file)" "$(ratio "$store_bytes" "$blocks")"
+
 echo
 echo "== store (heapql info --load) =="
-printf '  %-30s %s   target <= 16: %s\n' "bytes per block" "$bytes_per_block" "$(verdict "$bytes_per_block" "<=" 16)"
+printf '  %-30s %s   target <= 12: %s\n' "bytes per block" "$bytes_per_block" "$(verdict "$bytes_per_block" "<=" 12)"
 printf '  %-30s %s (%s)\n' "column bytes" "$column_bytes" "$(mib "$column_bytes")"
 printf '  %-30s %s (%s)\n' "table bytes" "$table_bytes" "$(mib "$table_bytes")"

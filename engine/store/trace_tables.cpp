@@ -29,6 +29,8 @@ TraceTables::TraceTables(const TraceTables& other)
       frame_ids_(other.frame_ids_),
       stacks_(other.stacks_),
       stack_ids_(other.stack_ids_),
+      stacks_indexed_(other.stacks_indexed_),
+      buckets_indexed_(other.buckets_indexed_),
       processes_(other.processes_),
       heaps_(other.heaps_),
       buckets_(other.buckets_),
@@ -71,7 +73,24 @@ std::string TraceTables::frame_text(FrameId id) const {
   return fmt::format("{}!0x{:x}", string(f.module), f.address);
 }
 
+StackId TraceTables::load_stack(const StackNode& node) {
+  const StackId id = next_id<StackId>(stacks_, "stack nodes");
+  stacks_.push_back(node);
+  return id;
+}
+
+BucketId TraceTables::load_bucket(const Bucket& bucket) {
+  const BucketId id = next_id<BucketId>(buckets_, "buckets");
+  buckets_.push_back(bucket);
+  return id;
+}
+
 StackId TraceTables::intern_stack(FrameId frame, StackId parent) {
+  for (; stacks_indexed_ < stacks_.size(); ++stacks_indexed_) {
+    const StackNode& node = stacks_[stacks_indexed_];
+    stack_ids_.insert(stack_hash(node.frame, node.parent), static_cast<std::uint32_t>(stacks_indexed_),
+                      [&](std::uint32_t stored) { return stack_hash(stacks_[stored].frame, stacks_[stored].parent); });
+  }
   const std::uint64_t hash = stack_hash(frame, parent);
   const std::uint32_t found = stack_ids_.find(hash, [&](std::uint32_t id) {
     return stacks_[id].frame == frame && stacks_[id].parent == parent;
@@ -82,6 +101,7 @@ StackId TraceTables::intern_stack(FrameId frame, StackId parent) {
   stack_ids_.insert(hash, id.value, [&](std::uint32_t stored) {
     return stack_hash(stacks_[stored].frame, stacks_[stored].parent);
   });
+  ++stacks_indexed_;
   return id;
 }
 
@@ -129,12 +149,17 @@ std::uint64_t TraceTables::bucket_hash(const Bucket& b) {
 }
 
 BucketId TraceTables::intern_bucket(const Bucket& bucket) {
+  for (; buckets_indexed_ < buckets_.size(); ++buckets_indexed_) {
+    bucket_ids_.insert(bucket_hash(buckets_[buckets_indexed_]), static_cast<std::uint32_t>(buckets_indexed_),
+                       [&](std::uint32_t stored) { return bucket_hash(buckets_[stored]); });
+  }
   const std::uint64_t hash = bucket_hash(bucket);
   const std::uint32_t found = bucket_ids_.find(hash, [&](std::uint32_t id) { return buckets_[id] == bucket; });
   if (found != FlatIndex::kAbsent) return BucketId(found);
   const BucketId id = next_id<BucketId>(buckets_, "buckets");
   buckets_.push_back(bucket);
   bucket_ids_.insert(hash, id.value, [&](std::uint32_t stored) { return bucket_hash(buckets_[stored]); });
+  ++buckets_indexed_;
   return id;
 }
 

@@ -83,6 +83,11 @@ class TraceTables {
   std::string_view frame_module(FrameId id) const { return string(frames_[id.index()].module); }
 
   StackId intern_stack(FrameId frame, StackId parent);
+  // For tables read back from a store, whose entries are distinct already:
+  // appends without indexing. The index is built on the next intern_stack
+  // (or intern_bucket), if one ever comes: a query never interns.
+  StackId load_stack(const StackNode& node);
+  BucketId load_bucket(const Bucket& bucket);
   // A hint: intern_stack(frame, parent) comes soon.
   void prefetch_stack(FrameId frame, StackId parent) const { stack_ids_.prefetch(stack_hash(frame, parent)); }
   const StackNode& stack(StackId id) const { return stacks_[id.index()]; }
@@ -137,6 +142,8 @@ class TraceTables {
   std::unordered_map<FrameKey, FrameId, FrameKeyHash> frame_ids_;
   ChunkedVector<StackNode> stacks_;
   FlatIndex stack_ids_;   // stack nodes by (frame, parent)
+  std::size_t stacks_indexed_ = 0;   // stacks_[0, this) are in stack_ids_
+  std::size_t buckets_indexed_ = 0;  // buckets_[0, this) are in bucket_ids_
   std::vector<Process> processes_;
   std::vector<Heap> heaps_;
   ChunkedVector<Bucket> buckets_;

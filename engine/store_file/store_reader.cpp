@@ -220,7 +220,7 @@ class Opener {
         const StackId parent(in.u32());
         if (frame.value >= t.frame_count()) in.fail("a stack node's frame out of range");
         if (parent.valid() && parent.value >= i) in.fail("a stack node whose caller comes after it");
-        if (t.intern_stack(frame, parent).value != i) in.fail(fmt::format("stack node {} repeats an earlier one", i));
+        t.load_stack(StackNode{frame, parent});
       }
     }
     {
@@ -260,7 +260,7 @@ class Opener {
         if (kind > 1 || realloc > 1 || padding != 0) in.fail("a bucket with an unknown kind or flag");
         b.kind = BlockKind(kind);
         b.is_realloc = realloc == 1;
-        if (t.intern_bucket(b).value != i) in.fail(fmt::format("bucket {} repeats an earlier one", i));
+        t.load_bucket(b);
       }
     }
     return t;
