@@ -37,13 +37,7 @@ int run_ingest(Arguments& args) {
     }
   }
   if (path.empty()) throw UsageError{"needs a trace file"};
-  OpenOptions open;
-  open.show_progress = common.progress;
-  open.use_raw_twin = common.use_raw_twin;
-  open.strict = common.strict;
-  open.symbol_paths = common.symbol_paths;
-  open.format = common.trace_format;
-  const IngestResult result = ingest_trace(path, common.output_file.value_or(""), open);
+  const IngestResult result = ingest_trace(path, common.output_file.value_or(""), open_options_of(common));
   print_ingested(result, path);
   return kExitOk;
 }

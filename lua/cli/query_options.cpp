@@ -54,6 +54,17 @@ std::string take_symbol_path(Arguments& args) {
   return path;
 }
 
+OpenOptions open_options_of(const CommonOptions& common) {
+  OpenOptions open;
+  open.show_progress = common.progress;
+  open.use_raw_twin = common.use_raw_twin;
+  open.strict = common.strict;
+  open.symbol_paths = common.symbol_paths;
+  open.format = common.trace_format;
+  open.use_store = common.use_store;
+  return open;
+}
+
 bool parse_common_option(const std::string& option, Arguments& args, CommonOptions& common) {
   if (option == "--format") {
     const std::string v = args.take_value(option);

@@ -27,6 +27,8 @@ struct CommonOptions {
   TraceFormat trace_format = TraceFormat::kAuto;  // heapql import: the event CSV
 };
 
+// How the trace is opened, as the common options say.
+OpenOptions open_options_of(const CommonOptions& common);
 // Handles `option` if it is a common one (consuming its value); false otherwise.
 bool parse_common_option(const std::string& option, Arguments& args, CommonOptions& common);
 // The value of --symbols: a folder that exists (PDBs, or a symbol store).

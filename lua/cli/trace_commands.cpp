@@ -43,13 +43,7 @@ void validate_query(const Query& query) {
 
 Answer answer(const std::string& path, const Query& query, const CommonOptions& common, bool keep_store) {
   validate_query(query);
-  OpenOptions open;
-  open.show_progress = common.progress;
-  open.use_raw_twin = common.use_raw_twin;
-  open.strict = common.strict;
-  open.symbol_paths = common.symbol_paths;
-  open.format = common.trace_format;
-  open.use_store = common.use_store;
+  const OpenOptions open = open_options_of(common);
   Answer a;
   if (const auto store_path = store_answering(path, open)) {
     store_file::OpenedStore opened = open_store(*store_path, open);

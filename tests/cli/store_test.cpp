@@ -449,3 +449,35 @@ TEST(StoreWriting, TwoConcurrentIngestsLeaveOneWholeStore) {
 
 }  // namespace
 }  // namespace heapql::test
+
+namespace heapql::test {
+namespace {
+
+// A store of a trace cut short answers from its complete part, with the
+// reader's warning each time, and --strict refuses it as it refuses the trace.
+TEST(StoreOfACutTrace, WarnsEveryTimeAndStrictRefuses) {
+  TempDir dir;
+  const std::string text = read_file(kWorked);
+  const std::string trace = dir.file("cut.txt");
+  write_file(trace, text.substr(0, text.size() - 3));  // the last line loses its end
+  const CommandResult ingest = run_heapql("ingest " + shell_quote(trace));
+  ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
+  expect_contains(ingest.err, "the trace ends early");
+  const CommandResult from_trace = run_heapql("query " + shell_quote(trace) + " --no-store --format csv");
+  for (const std::string& path : {trace, trace + ".hqdb"}) {
+    const CommandResult r = run_heapql("query " + shell_quote(path) + " --format csv");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, from_trace.out);
+    EXPECT_EQ(r.err, from_trace.err) << "the same warning from the store";
+    const CommandResult strict = run_heapql("query " + shell_quote(path) + " --strict");
+    EXPECT_EQ(strict.exit_code, 2) << path;
+    expect_contains(strict.err, "--strict refuses a trace cut short");
+  }
+  const CommandResult strict_ingest = run_heapql("ingest " + shell_quote(trace) + " --strict -o " +
+                                                 shell_quote(dir.file("strict.hqdb")));
+  EXPECT_EQ(strict_ingest.exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("strict.hqdb")));
+}
+
+}  // namespace
+}  // namespace heapql::test
