@@ -118,9 +118,10 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
     throw Error(SourceLocation::of_file(trace_path), "is a store already; ingest takes a trace");
   }
   std::string target = output.empty() ? store_beside(trace_path) : output;
+  TraceTables tables;
   std::unique_ptr<store_file::StoreWriter> writer;
   try {
-    writer = std::make_unique<store_file::StoreWriter>(target);
+    writer = std::make_unique<store_file::StoreWriter>(target, tables);
   } catch (const Error&) {
     // The trace's folder is read-only: the per-user cache, where lookups find it too.
     const std::string cached = store_in_cache(trace_path);
@@ -128,9 +129,8 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
     std::error_code ec;
     std::filesystem::create_directories(store_file::folder_of(cached), ec);
     target = cached;
-    writer = std::make_unique<store_file::StoreWriter>(target);
+    writer = std::make_unique<store_file::StoreWriter>(target, tables);
   }
-  TraceTables tables;
   OpenOptions reading = options;
   reading.use_store = false;
   store_file::SourceRecord record;
@@ -142,7 +142,7 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
     if (id.path != record.files.front().path) record.files.push_back(std::move(id));
   }
   IngestResult result;
-  result.file_bytes = writer->commit(tables, record);
+  result.file_bytes = writer->commit(record);
   result.store_path = target;
   result.blocks = writer->block_count();
   result.frees = writer->free_count();

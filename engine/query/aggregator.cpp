@@ -661,6 +661,33 @@ void Aggregator::roll_up(Result& r) {
   }
 }
 
+void Aggregator::answer_from(const TraceStore& store) {
+  if (!answer_from_sums(store.columns())) store.replay(*this);
+}
+
+bool Aggregator::answer_from_sums(const StoreColumns& columns) {
+  // The sums count every block of the trace as allocated inside an open
+  // window from 0, freed (AIFI) or not (AIFO): the compact layout's world.
+  if (layout_ != Layout::kCompact || t1_ > 0 || has_block_filters_ || series_bucket_ns_ != 0) return false;
+  if (columns.bucket_sums.empty() && columns.event_count != 0) return false;  // a store without sums
+  // The stored peak is over every bucket: each one with blocks must pass.
+  for (const BucketSum& sum : columns.bucket_sums) {
+    if (plan<CompactState>(BucketId(sum.bucket)).key < 0) return false;
+  }
+  for (const BucketSum& sum : columns.bucket_sums) {
+    CompactState& state = compact_states_[sum.bucket];
+    if (sum.allocs > 0xFFFFFFFFu) bucket_overflow();
+    state.blocks_by_type[static_cast<std::size_t>(Impacting::kAifi)] = static_cast<std::uint32_t>(sum.frees);
+    state.blocks_by_type[static_cast<std::size_t>(Impacting::kAifo)] = static_cast<std::uint32_t>(sum.allocs - sum.frees);
+    temporary_blocks_ += sum.temporary_frees;
+  }
+  in_window_ = true;
+  peak_seen_ = true;
+  peak_ = Peak{columns.peak.bytes, columns.peak.blocks, columns.peak.time_ns};
+  end_ns_ = columns.end_ns;
+  return true;
+}
+
 Result Aggregator::result(const SourceInfo& source) {
   Result r;
   r.query = query_;

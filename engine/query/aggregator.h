@@ -22,6 +22,7 @@
 #include "engine/store/events.h"
 #include "engine/store/flat_index.h"
 #include "engine/store/source_info.h"
+#include "engine/store/trace_store.h"
 #include "engine/store/trace_tables.h"
 
 namespace heapql {
@@ -44,6 +45,12 @@ class Aggregator final : public EventConsumer {
   void on_bucket_alloc(BucketId bucket, std::int64_t ns) override;
   bool on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary) override;
   std::size_t on_bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc) override;
+
+  // Feeds the aggregator from a store: from its bucket sums when the query
+  // is of the whole trace with no block filter and every bucket with blocks
+  // passes its filters (then no block is read), else by replaying its events.
+  // The answer is the same either way (tests/cli/store_test.cpp).
+  void answer_from(const TraceStore& store);
 
   // After on_finish. `source` says whether reallocs are marked (src).
   Result result(const SourceInfo& source);
@@ -147,6 +154,7 @@ class Aggregator final : public EventConsumer {
   // Calls add(row, measures) for each row a bucket adds to.
   template <class S, class Add> void contributions(const S& state, std::size_t bucket, Add&& add) const;
   template <class S> void roll_up(Result& r);
+  bool answer_from_sums(const StoreColumns& columns);
 
   const TraceTables& tables_;
   Query query_;

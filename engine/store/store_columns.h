@@ -13,9 +13,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "engine/error.h"
+#include "engine/store/chunked_vector.h"
 #include "engine/store/events.h"
+#include "engine/store/trace_tables.h"
 
 namespace heapql {
 
@@ -27,6 +30,26 @@ struct TimeChange {
 };
 static_assert(sizeof(TimeChange) == 16);
 
+// One bucket's blocks over the whole trace, so that a whole-trace query with
+// no block filter reads buckets, not blocks (docs/store.md). 32 bytes: also
+// the layout on disk.
+struct BucketSum {
+  std::uint32_t bucket = 0;
+  std::uint32_t reserved = 0;
+  std::uint64_t allocs = 0;
+  std::uint64_t frees = 0;
+  std::uint64_t temporary_frees = 0;
+};
+static_assert(sizeof(BucketSum) == 32);
+
+// The largest outstanding size of the whole trace and when it was first
+// reached, counted as the aggregator counts a query's peak (semantics.md §8).
+struct TracePeak {
+  std::uint64_t bytes = 0;
+  std::uint64_t blocks = 0;
+  std::int64_t time_ns = 0;
+};
+
 struct StoreColumns {
   static constexpr std::uint32_t kTemporaryBit = 0x80000000u;
   static constexpr std::uint32_t kBlockMask = kTemporaryBit - 1;
@@ -37,6 +60,8 @@ struct StoreColumns {
   std::span<const std::uint32_t> alloc_seq;   // per block, ascending
   std::span<const std::uint32_t> free_order;  // per free: block id | kTemporaryBit
   std::span<const TimeChange> time_changes;   // first_seq ascending
+  std::span<const BucketSum> bucket_sums;     // buckets with blocks, in order of their first allocation
+  TracePeak peak;
   std::uint64_t event_count = 0;
   std::int64_t end_ns = 0;
 
@@ -48,12 +73,15 @@ struct StoreColumns {
 };
 
 // Fills columns from the event stream. `Column` has push_back(std::uint32_t),
-// `TimeColumn` push_back(TimeChange).
+// `TimeColumn` push_back(TimeChange). Keeps the bucket sums and the trace's
+// peak on the way (memory per bucket); `tables` gives the bucket sizes.
 template <class Column, class TimeColumn>
 class ColumnBuilder final : public EventConsumer {
  public:
-  ColumnBuilder(Column& bucket, Column& alloc_seq, Column& free_order, TimeColumn& time_changes)
-      : bucket_(bucket), alloc_seq_(alloc_seq), free_order_(free_order), time_changes_(time_changes) {}
+  ColumnBuilder(const TraceTables& tables, Column& bucket, Column& alloc_seq, Column& free_order,
+                TimeColumn& time_changes)
+      : tables_(tables), bucket_(bucket), alloc_seq_(alloc_seq), free_order_(free_order),
+        time_changes_(time_changes) {}
 
   void on_alloc(const LiveBlock& block) override {
     if (block.id.value != block_count_ || block_count_ >= StoreColumns::kMaxBlocks) {
@@ -63,19 +91,62 @@ class ColumnBuilder final : public EventConsumer {
     bucket_.push_back(block.bucket.value);
     alloc_seq_.push_back(static_cast<std::uint32_t>(block.alloc_seq));
     ++block_count_;
+    BucketSum& sum = sum_of(block.bucket);
+    if (sum.allocs++ == 0) first_allocated_.push_back(block.bucket.value);
+    level_change(tables_.bucket(block.bucket).size, true, block.alloc_ns);
   }
   void on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) override {
     note_time(free_seq, free_ns);
     free_order_.push_back(block.id.value | (temporary ? StoreColumns::kTemporaryBit : 0u));
+    BucketSum& sum = sum_of(block.bucket);
+    ++sum.frees;
+    if (temporary) ++sum.temporary_frees;
+    level_change(tables_.bucket(block.bucket).size, false, free_ns);
   }
   void on_still_alive(const LiveBlock&) override {}
-  void on_finish(std::int64_t end_ns) override { end_ns_ = end_ns; }
+  void on_finish(std::int64_t end_ns) override {
+    end_ns_ = end_ns;
+    if (!peak_seen_) peak_seen_ = true;  // no event: the peak is nothing, at 0
+  }
 
   std::uint64_t block_count() const { return block_count_; }
   std::uint64_t event_count() const { return event_count_; }
   std::int64_t end_ns() const { return end_ns_; }
+  const TracePeak& peak() const { return peak_; }
+  // The bucket sums in order of first allocation.
+  template <class Out>
+  void bucket_sums(Out& out) const {
+    for (std::uint32_t bucket : first_allocated_) {
+      BucketSum sum = sums_[bucket];
+      sum.bucket = bucket;
+      out.push_back(sum);
+    }
+  }
+  std::size_t bucket_sum_count() const { return first_allocated_.size(); }
 
  private:
+  BucketSum& sum_of(BucketId bucket) {
+    if (sums_.size() <= bucket.index()) sums_.grow_to(std::size_t{bucket.index()} + 1);
+    return sums_[bucket.index()];
+  }
+  // The aggregator's peak rule for a query of the whole trace: the level
+  // before the first event is a peak candidate at 0, then every change
+  // that rises above the peak so far is the new peak.
+  void level_change(std::uint64_t size, bool up, std::int64_t ns) {
+    if (!peak_seen_) {
+      peak_ = TracePeak{level_bytes_, level_blocks_, 0};
+      peak_seen_ = true;
+    }
+    if (up) {
+      level_bytes_ += size;
+      ++level_blocks_;
+    } else {
+      level_bytes_ -= size;
+      --level_blocks_;
+    }
+    if (level_bytes_ > peak_.bytes) peak_ = TracePeak{level_bytes_, level_blocks_, ns};
+  }
+
   void note_time(std::uint64_t seq, std::int64_t ns) {
     if (seq != event_count_ || seq >= StoreColumns::kMaxEvents) {
       throw Error("trace has more than 2^32-1 allocation and free events, the store's limit");
@@ -88,6 +159,7 @@ class ColumnBuilder final : public EventConsumer {
     event_count_ = seq + 1;
   }
 
+  const TraceTables& tables_;
   Column& bucket_;
   Column& alloc_seq_;
   Column& free_order_;
@@ -97,6 +169,11 @@ class ColumnBuilder final : public EventConsumer {
   std::int64_t end_ns_ = 0;
   std::int64_t last_ns_ = 0;
   bool time_changes_empty_ = true;
+  ChunkedVector<BucketSum> sums_;  // by bucket id
+  std::vector<std::uint32_t> first_allocated_;
+  std::uint64_t level_bytes_ = 0, level_blocks_ = 0;
+  TracePeak peak_;
+  bool peak_seen_ = false;
 };
 
 }  // namespace heapql

@@ -11,12 +11,17 @@ std::string_view block_identity_name(BlockIdentity identity) {
 }
 
 TraceStore::TraceStore(TraceTables tables, SourceInfo source, StoreColumns columns,
-                       std::shared_ptr<const void> owner)
-    : tables_(std::move(tables)), source_(std::move(source)), owner_(std::move(owner)), columns_(columns) {}
+                       std::shared_ptr<const void> owner, std::function<void()> check_blocks)
+    : tables_(std::move(tables)),
+      source_(std::move(source)),
+      owner_(std::move(owner)),
+      check_blocks_(std::move(check_blocks)),
+      columns_(columns) {}
 
 TraceStore::Builder::Builder(TraceStore& store)
     : store_(store),
-      columns_(store.owned_.bucket, store.owned_.alloc_seq, store.owned_.free_order, store.owned_.time_changes) {}
+      columns_(store.tables_, store.owned_.bucket, store.owned_.alloc_seq, store.owned_.free_order,
+               store.owned_.time_changes) {}
 
 void TraceStore::Builder::on_finish(std::int64_t end_ns) {
   columns_.on_finish(end_ns);
@@ -25,8 +30,10 @@ void TraceStore::Builder::on_finish(std::int64_t end_ns) {
   owned.alloc_seq.shrink_to_fit();
   owned.free_order.shrink_to_fit();
   owned.time_changes.shrink_to_fit();
-  store_.columns_ = StoreColumns{owned.bucket, owned.alloc_seq, owned.free_order, owned.time_changes,
-                                 columns_.event_count(), columns_.end_ns()};
+  owned.bucket_sums.reserve(columns_.bucket_sum_count());
+  columns_.bucket_sums(owned.bucket_sums);
+  store_.columns_ = StoreColumns{owned.bucket,      owned.alloc_seq,   owned.free_order,      owned.time_changes,
+                                 owned.bucket_sums, columns_.peak(),   columns_.event_count(), columns_.end_ns()};
 }
 
 namespace {
@@ -43,6 +50,7 @@ std::int64_t time_of(std::span<const TimeChange> changes, std::uint32_t seq) {
 }  // namespace
 
 void TraceStore::replay(EventConsumer& consumer) const {
+  if (check_blocks_) std::call_once(*blocks_checked_, check_blocks_);
   const StoreColumns& c = columns_;
   const std::size_t blocks = c.block_count();
   const std::size_t buckets = tables_.bucket_count();

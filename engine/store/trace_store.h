@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -21,8 +23,11 @@ namespace heapql {
 class TraceStore {
  public:
   TraceStore() = default;
-  // A store over columns that live elsewhere (a mapped file), which `owner` keeps alive.
-  TraceStore(TraceTables tables, SourceInfo source, StoreColumns columns, std::shared_ptr<const void> owner);
+  // A store over columns that live elsewhere (a mapped file), which `owner`
+  // keeps alive. `check_blocks` runs once before the first replay (the file's
+  // block columns are checked only when a query reads them); it throws Error.
+  TraceStore(TraceTables tables, SourceInfo source, StoreColumns columns, std::shared_ptr<const void> owner,
+             std::function<void()> check_blocks = {});
   // The columns view storage the store owns: it moves, but never copies.
   TraceStore(const TraceStore&) = delete;
   TraceStore& operator=(const TraceStore&) = delete;
@@ -65,12 +70,15 @@ class TraceStore {
   struct OwnedColumns {
     std::vector<std::uint32_t> bucket, alloc_seq, free_order;
     std::vector<TimeChange> time_changes;
+    std::vector<BucketSum> bucket_sums;
   };
 
   TraceTables tables_;
   SourceInfo source_;
   OwnedColumns owned_;                  // a store built in memory
   std::shared_ptr<const void> owner_;   // or one mapped from a file
+  std::function<void()> check_blocks_;
+  std::unique_ptr<std::once_flag> blocks_checked_ = std::make_unique<std::once_flag>();
   StoreColumns columns_;                // views of one or the other
 };
 

@@ -68,8 +68,13 @@ void fields(IO& io, SourceInfo& s) {
 }
 
 template <class IO>
+void fields(IO& io, TracePeak& p) {
+  io(p.bytes), io(p.blocks), io(p.time_ns);
+}
+
+template <class IO>
 void fields(IO& io, SourceRecord& r) {
-  io(r.files), io(r.reading), io(r.info), io(r.event_count), io(r.end_ns);
+  io(r.files), io(r.reading), io(r.info), io(r.event_count), io(r.end_ns), io(r.peak);
 }
 
 class Encoder {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/store/source_info.h"
+#include "engine/store/store_columns.h"
 #include "engine/store_file/byte_codec.h"
 #include "engine/store_file/source_identity.h"
 
@@ -19,6 +20,7 @@ struct SourceRecord {
   SourceInfo info;
   std::uint64_t event_count = 0;
   std::int64_t end_ns = 0;
+  TracePeak peak;  // of the whole trace
 };
 
 std::string encode_source_record(const SourceRecord& record);

@@ -40,8 +40,9 @@ enum class Section : std::uint32_t {
   kBlockAllocSeq = 9, // u32 per block
   kFreeOrder = 10,    // u32 per free
   kTimeChanges = 11,  // TimeChange (16 bytes) per distinct time
+  kBucketSums = 12,   // BucketSum (32 bytes) per bucket with blocks, in order of first allocation
 };
-inline constexpr std::uint32_t kSectionKinds = 11;
+inline constexpr std::uint32_t kSectionKinds = 12;
 
 inline constexpr std::string_view section_name(Section s) {
   switch (s) {
@@ -56,6 +57,7 @@ inline constexpr std::string_view section_name(Section s) {
     case Section::kBlockAllocSeq: return "block allocation times";
     case Section::kFreeOrder: return "frees";
     case Section::kTimeChanges: return "time changes";
+    case Section::kBucketSums: return "bucket sums";
   }
   return "unknown";
 }

@@ -82,17 +82,17 @@ struct TocEntry {
 }  // namespace
 
 struct StoreWriter::Columns {
-  explicit Columns(const std::string& folder)
+  Columns(const std::string& folder, const TraceTables& tables)
       : bucket(folder), alloc_seq(folder), free_order(folder), time_changes(folder),
-        builder(bucket, alloc_seq, free_order, time_changes) {}
+        builder(tables, bucket, alloc_seq, free_order, time_changes) {}
   ScratchColumn<std::uint32_t> bucket, alloc_seq, free_order;
   ScratchColumn<TimeChange> time_changes;
   ColumnBuilder<ScratchColumn<std::uint32_t>, ScratchColumn<TimeChange>> builder;
 };
 
-StoreWriter::StoreWriter(std::string path) : path_(std::move(path)) {
+StoreWriter::StoreWriter(std::string path, const TraceTables& tables) : path_(std::move(path)), tables_(tables) {
   try {
-    columns_ = std::make_unique<Columns>(folder_of(path_));
+    columns_ = std::make_unique<Columns>(folder_of(path_), tables);
   } catch (const Error& e) {
     throw Error(SourceLocation::of_file(path_), "cannot write the store: " + e.message());
   }
@@ -108,7 +108,8 @@ std::uint64_t StoreWriter::column_bytes() const {
   return (columns_->bucket.count() + columns_->alloc_seq.count() + columns_->free_order.count()) * 4;
 }
 
-std::uint64_t StoreWriter::commit(const TraceTables& tables, SourceRecord record) {
+std::uint64_t StoreWriter::commit(SourceRecord record) {
+  const TraceTables& tables = tables_;
   Columns& c = *columns_;
   c.bucket.flush();
   c.alloc_seq.flush();
@@ -116,6 +117,7 @@ std::uint64_t StoreWriter::commit(const TraceTables& tables, SourceRecord record
   c.time_changes.flush();
   record.event_count = c.builder.event_count();
   record.end_ns = c.builder.end_ns();
+  record.peak = c.builder.peak();
 
   OutputFile out(path_);
   std::vector<TocEntry> toc;
@@ -195,6 +197,13 @@ std::uint64_t StoreWriter::commit(const TraceTables& tables, SourceRecord record
   put_column(Section::kBlockAllocSeq, c.alloc_seq, 4);
   put_column(Section::kFreeOrder, c.free_order, 4);
   put_column(Section::kTimeChanges, c.time_changes, sizeof(TimeChange));
+  {
+    std::vector<BucketSum> sums;
+    sums.reserve(c.builder.bucket_sum_count());
+    c.builder.bucket_sums(sums);
+    put_bytes(Section::kBucketSums,
+              std::string(reinterpret_cast<const char*>(sums.data()), sums.size() * sizeof(BucketSum)), sums.size());
+  }
 
   ByteWriter toc_bytes;
   for (const TocEntry& e : toc) {

@@ -18,8 +18,9 @@ namespace heapql::store_file {
 
 class StoreWriter {
  public:
-  // Throws Error naming the folder when it cannot be written.
-  explicit StoreWriter(std::string path);
+  // Throws Error naming the folder when it cannot be written. `tables` are
+  // the ones the reader interns into (the writer reads bucket sizes).
+  StoreWriter(std::string path, const TraceTables& tables);
   ~StoreWriter();
   StoreWriter(const StoreWriter&) = delete;
   StoreWriter& operator=(const StoreWriter&) = delete;
@@ -27,9 +28,9 @@ class StoreWriter {
   // Where the reader sends its events.
   EventConsumer& consumer();
 
-  // Writes the file; returns its size. The record's event count and end are
-  // filled in from the columns.
-  std::uint64_t commit(const TraceTables& tables, SourceRecord record);
+  // Writes the file with the tables; returns its size. The record's event
+  // count, end and peak are filled in from the columns.
+  std::uint64_t commit(SourceRecord record);
 
   const std::string& path() const { return path_; }
   std::uint64_t block_count() const;
@@ -39,6 +40,7 @@ class StoreWriter {
  private:
   struct Columns;
   std::string path_;
+  const TraceTables& tables_;
   std::unique_ptr<Columns> columns_;
 };
 

@@ -50,7 +50,7 @@ Answer answer(const std::string& path, const Query& query, const CommonOptions& 
     a.store = std::move(opened.store);
     a.store_file = std::move(opened.info);
     Aggregator aggregator(a.store->tables(), query);
-    a.store->replay(aggregator);
+    aggregator.answer_from(*a.store);
     a.source = a.store->source();
     a.result = aggregator.result(a.source);
     return a;
@@ -58,7 +58,7 @@ Answer answer(const std::string& path, const Query& query, const CommonOptions& 
   if (common.via_store || keep_store) {
     a.store = load_trace(path, open);
     Aggregator aggregator(a.store->tables(), query);
-    a.store->replay(aggregator);
+    aggregator.answer_from(*a.store);
     a.source = a.store->source();
     a.result = aggregator.result(a.source);
     return a;

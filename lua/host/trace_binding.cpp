@@ -251,7 +251,7 @@ Result TraceHandle::answer(const Query& query, SourceInfo& source) {
   }
   TraceStore& loaded = store();
   Aggregator aggregator(loaded.tables(), query);
-  loaded.replay(aggregator);
+  aggregator.answer_from(loaded);
   source = loaded.source();
   return aggregator.result(source);
 }
