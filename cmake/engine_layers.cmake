@@ -8,6 +8,7 @@
 #   heapql_query    engine/query: the aggregator and its patterns          -> store
 #   heapql_ingest   engine/ingest: the readers, store files of traces      -> store_file, store, symbols
 #   heapql_report   engine/report: the report writers                      -> query, store
+#   heapql_export   engine/export: tables to SQLite, CSV, JSON lines       -> report, query, store
 #   heapql_engine   all of them (what the Lua layer, tests and benchmarks link)
 #
 # heapql_engine_layer also builds NAME_layer_check, a shared object of the

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config ccache
-  libfmt-dev libzstd-dev zlib1g-dev zstd gzip
+  libfmt-dev libzstd-dev zlib1g-dev zstd gzip libsqlite3-dev
   googletest libgtest-dev libbenchmark-dev
   heaptrack sqlite3 python3 time
   liblua5.4-dev lua5.4 lua-lpeg lua-lpeg-dev

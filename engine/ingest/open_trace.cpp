@@ -22,6 +22,11 @@ SourceInfo stream_trace(const std::string& path, TraceTables& tables, EventConsu
     opened.store->replay(consumer);
     return opened.store->source();
   }
+  return read_trace(path, tables, consumer, options);
+}
+
+SourceInfo read_trace(const std::string& path, TraceTables& tables, EventConsumer& consumer,
+                      const OpenOptions& options) {
   const TraceFormat format = options.format == TraceFormat::kAuto ? detect_trace_format(path) : options.format;
   if (format == TraceFormat::kEtl) {
     EtwReadOptions etw;
@@ -55,9 +60,9 @@ std::unique_ptr<TraceStore> load_trace(const std::string& path, const OpenOption
   TraceStore::Builder builder(*store);
   if (also != nullptr) {
     FanOut both({&builder, also});
-    store->source() = stream_trace(path, store->tables(), both, options);
+    store->source() = read_trace(path, store->tables(), both, options);
   } else {
-    store->source() = stream_trace(path, store->tables(), builder, options);
+    store->source() = read_trace(path, store->tables(), builder, options);
   }
   return store;
 }

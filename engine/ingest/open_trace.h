@@ -39,6 +39,10 @@ TraceFormat detect_trace_format(const std::string& path);
 SourceInfo stream_trace(const std::string& path, TraceTables& tables, EventConsumer& consumer,
                         const OpenOptions& options = {});
 
+// Reads the trace itself with its reader, never a store file of it.
+SourceInfo read_trace(const std::string& path, TraceTables& tables, EventConsumer& consumer,
+                      const OpenOptions& options = {});
+
 // Reads the whole trace into a store, optionally feeding `also` on the way; or
 // maps its store file, when one answers for it (and feeds `also` from it).
 std::unique_ptr<TraceStore> load_trace(const std::string& path, const OpenOptions& options = {},

@@ -135,7 +135,7 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
   reading.use_store = false;
   store_file::SourceRecord record;
   record.files.push_back(store_file::identify_file(trace_path));  // before the read: a change during it shows
-  record.info = stream_trace(trace_path, tables, writer->consumer(), reading);
+  record.info = read_trace(trace_path, tables, writer->consumer(), reading);
   record.reading = reading_key(options);
   for (const std::string& file : record.info.files) {
     FileIdentity id = store_file::identify_file(file);

@@ -16,6 +16,8 @@ int run_import(Arguments& args);
 int run_record(Arguments& args);
 // `heapql ingest TRACE [-o FILE.hqdb]`: the trace's store file (docs/store.md).
 int run_ingest(Arguments& args);
+// `heapql export TRACE --to sqlite|csv|jsonl OUT` (docs/export.md).
+int run_export(Arguments& args);
 int run_run(Arguments& args);
 int run_list(Arguments& args);
 int run_xperf(Arguments& args);

@@ -24,6 +24,8 @@ usage:
   heapql ingest TRACE [-o FILE.hqdb] [--no-raw] [--symbols PATH] [--strict]
                                    read the trace once into its store file (docs/store.md);
                                    later commands answer from it
+  heapql export TRACE|STORE --to sqlite FILE.db | --to csv DIR | --to jsonl DIR
+                                   the trace's tables for SQL and data frames (docs/export.md)
   heapql info   TRACE|STORE [--format table|json] [--load]
   heapql query  TRACE [options]
   heapql import EVENTS.csv [options]  a query of a plain event CSV (docs/import.md)
@@ -79,6 +81,7 @@ int main(int argc, char** argv) {
     if (command == "import") return run_import(args);
     if (command == "record") return run_record(args);
     if (command == "ingest") return run_ingest(args);
+    if (command == "export") return run_export(args);
     if (command == "run") return run_run(args);
     if (command == "list") return run_list(args);
     if (command == "xperf") return run_xperf(args);

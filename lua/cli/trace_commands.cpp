@@ -43,7 +43,7 @@ void validate_query(const Query& query) {
 
 Answer answer(const std::string& path, const Query& query, const CommonOptions& common, bool keep_store) {
   validate_query(query);
-  const OpenOptions open = open_options_of(common);
+  OpenOptions open = open_options_of(common);
   Answer a;
   if (const auto store_path = store_answering(path, open)) {
     store_file::OpenedStore opened = open_store(*store_path, open);
@@ -55,6 +55,7 @@ Answer answer(const std::string& path, const Query& query, const CommonOptions& 
     a.result = aggregator.result(a.source);
     return a;
   }
+  open.use_store = false;  // looked for above, and said why not
   if (common.via_store || keep_store) {
     a.store = load_trace(path, open);
     Aggregator aggregator(a.store->tables(), query);

@@ -9,6 +9,7 @@
 #include "engine/query/summary.h"
 #include "lua/host/heapql_core.h"
 #include "engine/ingest/heaptrack_reader.h"
+#include "engine/ingest/trace_store_file.h"
 #include "lua/host/lua_class.h"
 #include "lua/host/lua_error.h"
 #include "lua/host/lua_strings.h"
@@ -236,6 +237,8 @@ TraceStore& TraceHandle::store() {
 Result TraceHandle::answer(const Query& query, SourceInfo& source) {
   if (stream_next_ && !store_) {
     stream_next_ = false;
+    if (store_answering(path_, options_)) return answer(query, source);  // a fresh store: answered from it
+    options_.use_store = false;  // none, and why was said once
     TraceTables tables;
     Aggregator aggregator(tables, query);
     try {

@@ -1,0 +1,150 @@
+// `heapql export` (docs/export.md): real SQL on the SQLite tables gives
+// heapql's own totals and its top leak by stack; the CSV and JSON-lines
+// folders hold the same rows; bad targets fail cleanly and leave nothing.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/flat_json.h"
+#include "tests/support/test_support.h"
+
+namespace heapql::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string heapql() { return shell_quote(heapql_binary()); }
+
+CommandResult run_heapql(const std::string& args) {
+  CommandResult r = run_command(heapql() + " " + args);
+  expect_no_crash(r);
+  return r;
+}
+
+const std::string kExample = std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.zst";
+const std::string kExampleRaw = std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.raw.zst";
+
+// The first column of every row of `sql`, as text (NULL as "NULL").
+std::vector<std::string> query_db(const std::string& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  std::vector<std::string> out;
+  EXPECT_EQ(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* statement = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr), SQLITE_OK) << sqlite3_errmsg(db) << ": " << sql;
+  while (statement != nullptr && sqlite3_step(statement) == SQLITE_ROW) {
+    const unsigned char* text = sqlite3_column_text(statement, 0);
+    out.push_back(text ? reinterpret_cast<const char*>(text) : "NULL");
+  }
+  sqlite3_finalize(statement);
+  sqlite3_close(db);
+  return out;
+}
+
+std::string one(const std::string& db, const std::string& sql) {
+  const std::vector<std::string> rows = query_db(db, sql);
+  EXPECT_EQ(rows.size(), 1u) << sql;
+  return rows.empty() ? "" : rows[0];
+}
+
+class Export : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::copy_file(kExample, trace_);
+    fs::copy_file(kExampleRaw, dir_.file("app.raw.zst"));
+  }
+  TempDir dir_;
+  std::string trace_ = dir_.file("app.zst");
+};
+
+TEST_F(Export, SqlOnTheSqliteTablesGivesHeapqlsTotals) {
+  const std::string db = dir_.file("app.db");
+  const CommandResult r = run_heapql("export " + shell_quote(trace_) + " --to sqlite " + shell_quote(db));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const FlatJson info = flatten_json(run_heapql("info " + shell_quote(trace_) + " --format json").out);
+  EXPECT_EQ(one(db, "SELECT COUNT(*) FROM blocks"), json_get(info, "summary.blocks"));
+  EXPECT_EQ(one(db, "SELECT SUM(size) FROM blocks"), json_get(info, "summary.total_allocated_bytes"));
+  EXPECT_EQ(one(db, "SELECT SUM(size) FROM blocks WHERE free_ns IS NULL"), json_get(info, "summary.leaked.bytes"));
+  EXPECT_EQ(one(db, "SELECT COUNT(*) FROM blocks WHERE free_ns IS NULL"), json_get(info, "summary.leaked.blocks"));
+  EXPECT_EQ(one(db, "SELECT COUNT(*) FROM blocks WHERE temporary = 1"), json_get(info, "summary.temporary"));
+  EXPECT_EQ(one(db, "SELECT leaked_bytes FROM trace"), json_get(info, "summary.leaked.bytes"));
+  EXPECT_EQ(one(db, "SELECT peak_bytes FROM trace"), json_get(info, "summary.peak.bytes"));
+  EXPECT_EQ(one(db, "SELECT block_identity FROM trace"), "exact");
+
+  // The top leak by full stack, in SQL and in heapql (no cull: a stack id is a full stack).
+  // Its CSV's first row: the stack's frames joined by ';', top first, then so.
+  const std::string csv =
+      run_heapql("query " + shell_quote(trace_) + " --by stack --no-default-cull --top 1 --format csv").out;
+  const std::string first_row = csv.substr(csv.find('\n') + 1);
+  const std::string top_frame = first_row.substr(0, first_row.find(';'));
+  const std::string after_stack = first_row.substr(first_row.find(',') + 1);
+  const std::string top_so = after_stack.substr(0, after_stack.find(','));
+  EXPECT_EQ(one(db, "SELECT SUM(size) AS so FROM blocks WHERE free_ns IS NULL GROUP BY stack_id ORDER BY so DESC "
+                    "LIMIT 1"),
+            top_so);
+  // Its top frame, through the stack_frames and frames tables.
+  EXPECT_EQ(one(db, "SELECT f.text FROM stack_frames s JOIN frames f ON f.frame_id = s.frame_id WHERE s.depth = 0 "
+                    "AND s.stack_id = (SELECT stack_id FROM blocks WHERE free_ns IS NULL GROUP BY stack_id "
+                    "ORDER BY SUM(size) DESC LIMIT 1)"),
+            top_frame);
+  // Every frame's module is a module; every stack row's frame is a frame; the indexes exist.
+  EXPECT_EQ(one(db, "SELECT COUNT(*) FROM frames WHERE module_id NOT IN (SELECT module_id FROM modules)"), "0");
+  EXPECT_EQ(one(db, "SELECT COUNT(*) FROM stack_frames WHERE frame_id NOT IN (SELECT frame_id FROM frames)"), "0");
+  EXPECT_EQ(one(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'blocks'"), "2");
+}
+
+TEST_F(Export, CsvAndJsonLinesHoldTheSameRows) {
+  const std::string db = dir_.file("app.db");
+  ASSERT_EQ(run_heapql("export " + shell_quote(trace_) + " --to sqlite " + shell_quote(db)).exit_code, 0);
+  ASSERT_EQ(run_heapql("export " + shell_quote(trace_) + " --to csv " + shell_quote(dir_.file("csv"))).exit_code, 0);
+  ASSERT_EQ(run_heapql("export " + shell_quote(trace_) + " --to jsonl " + shell_quote(dir_.file("jsonl"))).exit_code, 0);
+  for (const char* table : {"trace", "modules", "frames", "stack_nodes", "stack_frames", "blocks"}) {
+    const std::string rows = one(db, std::string("SELECT COUNT(*) FROM ") + table);
+    const auto lines = [](const std::string& path) {
+      std::ifstream in(path);
+      std::size_t n = 0;
+      for (std::string line; std::getline(in, line);) ++n;
+      return n;
+    };
+    EXPECT_EQ(std::to_string(lines(dir_.file("csv/") + table + ".csv") - 1), rows) << table << ".csv (less its header)";
+    EXPECT_EQ(std::to_string(lines(dir_.file("jsonl/") + table + ".jsonl")), rows) << table << ".jsonl";
+  }
+  const std::string csv = read_file(dir_.file("csv/blocks.csv"));
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "block_id,alloc_ns,free_ns,size,stack_id,pid,heap,thread,kind,is_realloc,temporary");
+  const std::string jsonl = read_file(dir_.file("jsonl/trace.jsonl"));
+  EXPECT_NE(jsonl.find("\"block_identity\":\"exact\""), std::string::npos) << jsonl;
+}
+
+TEST_F(Export, FromAStoreAsFromTheTrace) {
+  ASSERT_EQ(run_heapql("export " + shell_quote(trace_) + " --to csv " + shell_quote(dir_.file("a"))).exit_code, 0);
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(trace_) + " -o " + shell_quote(dir_.file("app.hqdb"))).exit_code, 0);
+  ASSERT_EQ(run_heapql("export " + shell_quote(dir_.file("app.hqdb")) + " --to csv " + shell_quote(dir_.file("b"))).exit_code,
+            0);
+  for (const char* table : {"trace", "modules", "frames", "stack_nodes", "stack_frames", "blocks"}) {
+    EXPECT_EQ(read_file(dir_.file("a/") + table + ".csv"), read_file(dir_.file("b/") + table + ".csv")) << table;
+  }
+}
+
+TEST_F(Export, BadTargetsFailAndLeaveNothing) {
+  fs::create_directory(dir_.file("full"));
+  write_file(dir_.file("full/x"), "x");
+  const CommandResult taken = run_heapql("export " + shell_quote(trace_) + " --to csv " + shell_quote(dir_.file("full")));
+  EXPECT_EQ(taken.exit_code, 2);
+  EXPECT_NE(taken.err.find(dir_.file("full") + ": exists and is not an empty folder"), std::string::npos) << taken.err;
+  const CommandResult nowhere =
+      run_heapql("export " + shell_quote(trace_) + " --to sqlite " + shell_quote(dir_.file("missing/app.db")));
+  EXPECT_EQ(nowhere.exit_code, 2);
+  EXPECT_NE(nowhere.err.find(dir_.file("missing/app.db")), std::string::npos) << nowhere.err;
+  const CommandResult bad_kind = run_heapql("export " + shell_quote(trace_) + " --to parquet x");
+  EXPECT_EQ(bad_kind.exit_code, 3);
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(dir_.path())) left.push_back(entry.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"app.raw.zst", "app.zst", "full"}));
+}
+
+}  // namespace
+}  // namespace heapql::test
