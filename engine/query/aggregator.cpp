@@ -666,26 +666,65 @@ void Aggregator::answer_from(const TraceStore& store) {
 }
 
 bool Aggregator::answer_from_sums(const StoreColumns& columns) {
-  // The sums count every block of the trace as allocated inside an open
-  // window from 0, freed (AIFI) or not (AIFO): the compact layout's world.
-  if (layout_ != Layout::kCompact || t1_ > 0 || has_block_filters_ || series_bucket_ns_ != 0) return false;
+  // The sums describe the whole trace: a window from 0 that never closes,
+  // where every block is allocated inside (AIFI when freed, AIFO when not).
+  // Lifetimes and series need each block's times; nothing else does.
+  if (t1_ > 0 || t2_ != kNeverNs || needs_blocks_ || series_bucket_ns_ != 0) return false;
+  if (layout_ == Layout::kPeak && has_block_filters_) return false;
   if (columns.bucket_sums.empty() && columns.event_count != 0) return false;  // a store without sums
   // The stored peak is over every bucket: each one with blocks must pass.
-  for (const BucketSum& sum : columns.bucket_sums) {
-    if (plan<CompactState>(BucketId(sum.bucket)).key < 0) return false;
-  }
-  for (const BucketSum& sum : columns.bucket_sums) {
-    CompactState& state = compact_states_[sum.bucket];
-    if (sum.allocs > 0xFFFFFFFFu) bucket_overflow();
-    state.blocks_by_type[static_cast<std::size_t>(Impacting::kAifi)] = static_cast<std::uint32_t>(sum.frees);
-    state.blocks_by_type[static_cast<std::size_t>(Impacting::kAifo)] = static_cast<std::uint32_t>(sum.allocs - sum.frees);
-    temporary_blocks_ += sum.temporary_frees;
-  }
+  const bool all_pass = with_layout([&]<class S>() {
+    for (const BucketSum& sum : columns.bucket_sums) {
+      if (plan<S>(BucketId(sum.bucket)).key < 0) return false;
+    }
+    return true;
+  });
+  if (!all_pass) return false;
+  with_layout([&]<class S>() { apply_sums<S>(columns.bucket_sums); });
   in_window_ = true;
   peak_seen_ = true;
   peak_ = Peak{columns.peak.bytes, columns.peak.blocks, columns.peak.time_ns};
   end_ns_ = columns.end_ns;
   return true;
+}
+
+template <class S>
+void Aggregator::apply_sums(std::span<const BucketSum> sums) {
+  ChunkedVector<S>& all = states<S>();
+  for (const BucketSum& sum : sums) {
+    S& state = all[sum.bucket];
+    if (sum.allocs > 0xFFFFFFFFu) bucket_overflow();
+    if constexpr (S::kPeak) {
+      // Every bucket's blocks at the peak, saved in the peak's epoch (1).
+      state.saved_epoch = 1;
+      state.live_at_peak = sum.live_at_peak;
+    } else {
+      // What record() counts, a group of blocks at a time: freed temporarily,
+      // freed otherwise (AIFI), alive at the end (AIFO).
+      const std::uint64_t size = size_of(state, sum.bucket);
+      const struct {
+        Impacting type;
+        bool temporary;
+        std::uint64_t blocks;
+      } groups[] = {{Impacting::kAifi, true, sum.temporary_frees},
+                    {Impacting::kAifi, false, sum.frees - sum.temporary_frees},
+                    {Impacting::kAifo, false, sum.allocs - sum.frees}};
+      for (const auto& group : groups) {
+        if (group.blocks == 0) continue;
+        const bool keep = !has_block_filters_ ||
+                          ((impacting_mask_ == 0 || (impacting_mask_ & (1u << static_cast<unsigned>(group.type))) != 0) &&
+                           (!query_.temporary_only || group.temporary));
+        if (!keep) {
+          excluded_blocks_ += group.blocks;
+          excluded_bytes_ += group.blocks * size;
+          continue;
+        }
+        increment(state.blocks_by_type[static_cast<std::size_t>(group.type)], static_cast<std::uint32_t>(group.blocks));
+        if (group.temporary) temporary_blocks_ += group.blocks;
+      }
+    }
+  }
+  if constexpr (S::kPeak) peak_epoch_ = 1;
 }
 
 Result Aggregator::result(const SourceInfo& source) {

@@ -155,6 +155,7 @@ class Aggregator final : public EventConsumer {
   template <class S, class Add> void contributions(const S& state, std::size_t bucket, Add&& add) const;
   template <class S> void roll_up(Result& r);
   bool answer_from_sums(const StoreColumns& columns);
+  template <class S> void apply_sums(std::span<const BucketSum> sums);
 
   const TraceTables& tables_;
   Query query_;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -30,12 +31,11 @@ struct TimeChange {
 };
 static_assert(sizeof(TimeChange) == 16);
 
-// One bucket's blocks over the whole trace, so that a whole-trace query with
-// no block filter reads buckets, not blocks (docs/store.md). 32 bytes: also
-// the layout on disk.
+// One bucket's blocks over the whole trace, so that a whole-trace query
+// reads buckets, not blocks (docs/store.md). 32 bytes: also the layout on disk.
 struct BucketSum {
   std::uint32_t bucket = 0;
-  std::uint32_t reserved = 0;
+  std::uint32_t live_at_peak = 0;  // its blocks alive at the trace's peak
   std::uint64_t allocs = 0;
   std::uint64_t frees = 0;
   std::uint64_t temporary_frees = 0;
@@ -92,16 +92,17 @@ class ColumnBuilder final : public EventConsumer {
     alloc_seq_.push_back(static_cast<std::uint32_t>(block.alloc_seq));
     ++block_count_;
     BucketSum& sum = sum_of(block.bucket);
-    if (sum.allocs++ == 0) first_allocated_.push_back(block.bucket.value);
-    level_change(tables_.bucket(block.bucket).size, true, block.alloc_ns);
+    if (sum.allocs == 0) first_allocated_.push_back(block.bucket.value);
+    level_change(block.bucket, sum, tables_.bucket(block.bucket).size, true, block.alloc_ns);
+    ++sum.allocs;
   }
   void on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) override {
     note_time(free_seq, free_ns);
     free_order_.push_back(block.id.value | (temporary ? StoreColumns::kTemporaryBit : 0u));
     BucketSum& sum = sum_of(block.bucket);
+    level_change(block.bucket, sum, tables_.bucket(block.bucket).size, false, free_ns);
     ++sum.frees;
     if (temporary) ++sum.temporary_frees;
-    level_change(tables_.bucket(block.bucket).size, false, free_ns);
   }
   void on_still_alive(const LiveBlock&) override {}
   void on_finish(std::int64_t end_ns) override {
@@ -119,23 +120,42 @@ class ColumnBuilder final : public EventConsumer {
     for (std::uint32_t bucket : first_allocated_) {
       BucketSum sum = sums_[bucket];
       sum.bucket = bucket;
+      const PeakMark& mark = peak_marks_[bucket];
+      const std::uint64_t alive = mark.epoch == epoch_ ? mark.live : sum.allocs - sum.frees;
+      sum.live_at_peak = static_cast<std::uint32_t>(std::min<std::uint64_t>(alive, 0xFFFFFFFFu));
       out.push_back(sum);
     }
   }
   std::size_t bucket_sum_count() const { return first_allocated_.size(); }
 
  private:
+  // A bucket's live blocks as they were at the latest peak, saved lazily
+  // (before its first change after that peak) as the aggregator saves them.
+  struct PeakMark {
+    std::uint32_t epoch = 0;
+    std::uint32_t live = 0;
+  };
   BucketSum& sum_of(BucketId bucket) {
-    if (sums_.size() <= bucket.index()) sums_.grow_to(std::size_t{bucket.index()} + 1);
+    if (sums_.size() <= bucket.index()) {
+      sums_.grow_to(std::size_t{bucket.index()} + 1);
+      peak_marks_.grow_to(std::size_t{bucket.index()} + 1);
+    }
     return sums_[bucket.index()];
   }
   // The aggregator's peak rule for a query of the whole trace: the level
   // before the first event is a peak candidate at 0, then every change
-  // that rises above the peak so far is the new peak.
-  void level_change(std::uint64_t size, bool up, std::int64_t ns) {
+  // that rises above the peak so far is the new peak. Called before the
+  // bucket's sums change.
+  void level_change(BucketId bucket, const BucketSum& sum, std::uint64_t size, bool up, std::int64_t ns) {
     if (!peak_seen_) {
       peak_ = TracePeak{level_bytes_, level_blocks_, 0};
       peak_seen_ = true;
+      ++epoch_;
+    }
+    PeakMark& mark = peak_marks_[bucket.index()];
+    if (mark.epoch != epoch_) {
+      mark.epoch = epoch_;
+      mark.live = static_cast<std::uint32_t>(std::min<std::uint64_t>(sum.allocs - sum.frees, 0xFFFFFFFFu));
     }
     if (up) {
       level_bytes_ += size;
@@ -144,7 +164,10 @@ class ColumnBuilder final : public EventConsumer {
       level_bytes_ -= size;
       --level_blocks_;
     }
-    if (level_bytes_ > peak_.bytes) peak_ = TracePeak{level_bytes_, level_blocks_, ns};
+    if (level_bytes_ > peak_.bytes) {
+      peak_ = TracePeak{level_bytes_, level_blocks_, ns};
+      ++epoch_;
+    }
   }
 
   void note_time(std::uint64_t seq, std::int64_t ns) {
@@ -170,6 +193,8 @@ class ColumnBuilder final : public EventConsumer {
   std::int64_t last_ns_ = 0;
   bool time_changes_empty_ = true;
   ChunkedVector<BucketSum> sums_;  // by bucket id
+  ChunkedVector<PeakMark> peak_marks_;
+  std::uint32_t epoch_ = 0;
   std::vector<std::uint32_t> first_allocated_;
   std::uint64_t level_bytes_ = 0, level_blocks_ = 0;
   TracePeak peak_;

@@ -27,6 +27,7 @@ TraceTables::TraceTables() { unknown_module_ = intern_string("?"); }
 TraceTables::TraceTables(const TraceTables& other)
     : frames_(other.frames_),
       frame_ids_(other.frame_ids_),
+      frames_indexed_(other.frames_indexed_),
       stacks_(other.stacks_),
       stack_ids_(other.stack_ids_),
       stacks_indexed_(other.stacks_indexed_),
@@ -36,8 +37,9 @@ TraceTables::TraceTables(const TraceTables& other)
       buckets_(other.buckets_),
       bucket_ids_(other.bucket_ids_),
       unknown_module_(other.unknown_module_) {
-  // Re-interning in order gives every string the id it had.
-  for (std::string_view text : other.strings_) intern_string(text);
+  // Every string keeps its id (a crafted store may repeat one); the index is
+  // built on the next intern_string.
+  for (std::string_view text : other.strings_) strings_.push_back(string_storage_.emplace_back(text));
 }
 
 TraceTables& TraceTables::operator=(const TraceTables& other) {
@@ -45,12 +47,28 @@ TraceTables& TraceTables::operator=(const TraceTables& other) {
   return *this;
 }
 
+StringId TraceTables::load_string(std::string_view text) {
+  const StringId id = next_id<StringId>(strings_, "strings");
+  strings_.push_back(text);
+  return id;
+}
+
+FrameId TraceTables::load_frame(const Frame& frame) {
+  const FrameId id = next_id<FrameId>(frames_, "frames");
+  frames_.push_back(frame);
+  return id;
+}
+
 StringId TraceTables::intern_string(std::string_view text) {
+  for (; strings_indexed_ < strings_.size(); ++strings_indexed_) {
+    string_ids_.emplace(strings_[strings_indexed_], StringId(static_cast<std::uint32_t>(strings_indexed_)));
+  }
   if (auto it = string_ids_.find(text); it != string_ids_.end()) return it->second;
   const StringId id = next_id<StringId>(strings_, "strings");
   std::string_view stored = string_storage_.emplace_back(text);
   strings_.push_back(stored);
   string_ids_.emplace(stored, id);
+  ++strings_indexed_;
   return id;
 }
 
@@ -59,11 +77,16 @@ std::size_t TraceTables::FrameKeyHash::operator()(const FrameKey& k) const noexc
 }
 
 FrameId TraceTables::intern_frame(StringId module, StringId symbol, std::uint64_t address) {
+  for (; frames_indexed_ < frames_.size(); ++frames_indexed_) {
+    const Frame& f = frames_[frames_indexed_];
+    frame_ids_.emplace(FrameKey{f.module.value, f.symbol.value, f.address}, FrameId(static_cast<std::uint32_t>(frames_indexed_)));
+  }
   const FrameKey key{module.value, symbol.value, symbol.valid() ? 0 : address};
   if (auto it = frame_ids_.find(key); it != frame_ids_.end()) return it->second;
   const FrameId id = next_id<FrameId>(frames_, "frames");
   frames_.push_back(Frame{module, symbol, symbol.valid() ? 0 : address});
   frame_ids_.emplace(key, id);
+  ++frames_indexed_;
   return id;
 }
 

@@ -88,6 +88,11 @@ class TraceTables {
   // (or intern_bucket), if one ever comes: a query never interns.
   StackId load_stack(const StackNode& node);
   BucketId load_bucket(const Bucket& bucket);
+  // The same for strings and frames. A loaded string is not copied: its
+  // text must outlive the tables (a store's mapping, which its TraceStore
+  // keeps; copies of the tables copy the text).
+  StringId load_string(std::string_view text);
+  FrameId load_frame(const Frame& frame);
   // A hint: intern_stack(frame, parent) comes soon.
   void prefetch_stack(FrameId frame, StackId parent) const { stack_ids_.prefetch(stack_hash(frame, parent)); }
   const StackNode& stack(StackId id) const { return stacks_[id.index()]; }
@@ -138,8 +143,10 @@ class TraceTables {
   std::deque<std::string> string_storage_;
   std::vector<std::string_view> strings_;
   std::unordered_map<std::string_view, StringId> string_ids_;
+  std::size_t strings_indexed_ = 0;  // strings_[0, this) are in string_ids_
   std::vector<Frame> frames_;
   std::unordered_map<FrameKey, FrameId, FrameKeyHash> frame_ids_;
+  std::size_t frames_indexed_ = 0;
   ChunkedVector<StackNode> stacks_;
   FlatIndex stack_ids_;   // stack nodes by (frame, parent)
   std::size_t stacks_indexed_ = 0;   // stacks_[0, this) are in stack_ids_

@@ -223,11 +223,10 @@ class Opener {
       ByteReader in = section_reader(Section::kStrings);
       const std::uint64_t n = in.count(8);
       if (n != entry(Section::kStrings).items) in.fail("the string count differs from the table of contents'");
-      for (std::uint64_t i = 0; i < n; ++i) {
-        if (t.intern_string(in.text()).value != i) in.fail(fmt::format("string {} repeats an earlier one", i));
-      }
+      // String 0 is "?", which every table starts with; the rest are viewed in place.
+      if (n == 0 || in.text() != "?") in.fail("the first string is not '?'");
+      for (std::uint64_t i = 1; i < n; ++i) t.load_string(in.text());
       if (!in.done()) in.fail("bytes after the last string");
-      if (t.string_count() == 0 || t.string(t.unknown_module()) != "?") in.fail("the first string is not '?'");
     }
     const auto strings = t.string_count();
     auto string_id = [&](ByteReader& in, bool optional) {
@@ -242,7 +241,7 @@ class Opener {
         const StringId symbol = string_id(in, true);
         const std::uint64_t address = in.u64();
         if (symbol.valid() && address != 0) in.fail("a frame with a symbol and an address");
-        if (t.intern_frame(module, symbol, address).value != i) in.fail(fmt::format("frame {} repeats an earlier one", i));
+        t.load_frame(Frame{module, symbol, address});
       }
     }
     {
@@ -321,7 +320,7 @@ class Opener {
     for (std::size_t i = 0; i < c.bucket_sums.size(); ++i) {
       const BucketSum& s = c.bucket_sums[i];
       if (s.bucket >= bucket_count_ || seen[s.bucket] || s.allocs == 0 || s.allocs > c.bucket.size() || s.frees > s.allocs ||
-          s.temporary_frees > s.frees || s.reserved != 0) {
+          s.temporary_frees > s.frees || s.live_at_peak > s.allocs) {
         fail("a bucket sum that does not fit the tables", sums_at + i * sizeof(BucketSum));
       }
       seen[s.bucket] = true;

@@ -298,13 +298,13 @@ class BadInputStore : public ::testing::Test {
     write_file(path, bytes);
     expect_refused_file(path, message, info_reads_it);
   }
-  // By a query that reads every section: one at the peak replays the blocks
+  // By a query that reads every section: a series replays the blocks
   // (a whole-trace query reads the bucket sums, not the block columns).
   void expect_refused_file(const std::string& path, const std::string& message, bool info_reads_it = true) {
     for (const char* command : {"query", "info"}) {
       if (!info_reads_it && std::string(command) == "info") continue;
       const CommandResult r = run_heapql(std::string(command) + " " + shell_quote(path) +
-                                         (std::string(command) == "query" ? " --at-peak" : ""));
+                                         (std::string(command) == "query" ? " --series 3" : ""));
       EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
       EXPECT_EQ(r.out, "");
       expect_contains(r.err, "heapql: " + path + ": ");
@@ -336,11 +336,11 @@ TEST_F(BadInputStore, FlippedBytesInEverySectionAreCaught) {
     bad[at] = static_cast<char>(bad[at] ^ 0x10);
     const std::string path = dir_.file("flipped.hqdb");
     write_file(path, bad);
-    const CommandResult r = run_heapql("query " + shell_quote(path) + " --totals --at-peak");
+    const CommandResult r = run_heapql("query " + shell_quote(path) + " --totals --series 3");
     expect_no_crash(r);
     if (r.exit_code == 0) {
       // Only padding between sections is not checksummed; the answer must not change.
-      EXPECT_EQ(r.out, run_heapql("query " + shell_quote(good_) + " --totals --at-peak").out) << "byte " << at;
+      EXPECT_EQ(r.out, run_heapql("query " + shell_quote(good_) + " --totals --series 3").out) << "byte " << at;
       continue;
     }
     EXPECT_EQ(r.exit_code, 2) << "byte " << at;
