@@ -49,9 +49,19 @@ std::int64_t time_of(std::span<const TimeChange> changes, std::uint32_t seq) {
 
 }  // namespace
 
-void TraceStore::replay(EventConsumer& consumer) const {
+void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns) const {
   if (check_blocks_) std::call_once(*blocks_checked_, check_blocks_);
   const StoreColumns& c = columns_;
+  // The cut: the first event at or after until_ns (times never decrease;
+  // events before the first time change are at 0).
+  std::uint64_t cut = c.event_count;
+  if (until_ns <= 0) {
+    cut = 0;
+  } else if (until_ns != kNeverNs) {
+    const auto at = std::lower_bound(c.time_changes.begin(), c.time_changes.end(), until_ns,
+                                     [](const TimeChange& change, std::int64_t ns) { return change.ns < ns; });
+    if (at != c.time_changes.end()) cut = std::min<std::uint64_t>(at->first_seq, c.event_count);
+  }
   const std::size_t blocks = c.block_count();
   const std::size_t buckets = tables_.bucket_count();
   if (c.alloc_seq.size() != blocks) inconsistent("the bucket and allocation columns differ in length");
@@ -63,7 +73,7 @@ void TraceStore::replay(EventConsumer& consumer) const {
   std::size_t next_free = 0;
   std::size_t next_change = 0;
   std::int64_t now = 0;
-  for (std::uint64_t seq = 0; seq < c.event_count; ++seq) {
+  for (std::uint64_t seq = 0; seq < cut; ++seq) {
     while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq <= seq) {
       now = c.time_changes[next_change++].ns;
     }
@@ -83,8 +93,22 @@ void TraceStore::replay(EventConsumer& consumer) const {
     consumer.on_free(LiveBlock{BlockId(i), BucketId(c.bucket[i]), alloc_seq, time_of(c.time_changes, alloc_seq)},
                      seq, now, (word & StoreColumns::kTemporaryBit) != 0);
   }
-  if (next_alloc != blocks) inconsistent("allocation sequence numbers are not ascending");
-  for (std::size_t i = 0; i < blocks; ++i) {
+  if (cut == c.event_count && next_alloc != blocks) inconsistent("allocation sequence numbers are not ascending");
+  if (cut < c.event_count) {
+    for (std::size_t f = next_free; f < c.free_order.size(); ++f) {
+      const std::uint32_t word = c.free_order[f];
+      if ((word & StoreColumns::kTemporaryBit) == 0) continue;
+      const std::uint32_t i = word & StoreColumns::kBlockMask;
+      if (i >= blocks) inconsistent("a free of a block that does not exist");
+      if (i >= next_alloc) continue;  // allocated after the cut too
+      if (freed[i / 64] & (std::uint64_t{1} << (i % 64))) inconsistent("a block freed twice");
+      freed[i / 64] |= std::uint64_t{1} << (i % 64);
+      const std::uint32_t alloc_seq = c.alloc_seq[i];
+      consumer.on_free(LiveBlock{BlockId(i), BucketId(c.bucket[i]), alloc_seq, time_of(c.time_changes, alloc_seq)},
+                       cut, until_ns, true);
+    }
+  }
+  for (std::size_t i = 0; i < next_alloc; ++i) {
     if (freed[i / 64] & (std::uint64_t{1} << (i % 64))) continue;
     const auto id = static_cast<std::uint32_t>(i);
     consumer.on_still_alive(

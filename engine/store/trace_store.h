@@ -44,7 +44,13 @@ class TraceStore {
   // Feeds every event, in the original order, then the blocks still alive,
   // then on_finish: exactly what the reader fed when the store was built.
   // Throws Error when the columns contradict each other (a crafted file).
-  void replay(EventConsumer& consumer) const;
+  //
+  // With `until_ns`, for a consumer to which nothing at or after that time
+  // matters but which block ended how (a query whose window ends there): the
+  // events from the first one at or after it are not fed, except the frees
+  // of earlier blocks that were temporary, fed as if at until_ns; the other
+  // blocks allocated before it are fed as still alive, later ones not at all.
+  void replay(EventConsumer& consumer, std::int64_t until_ns = kNeverNs) const;
 
   // Bytes of the per-block columns, and of everything (columns + tables).
   std::size_t column_bytes() const { return columns_.bytes(); }

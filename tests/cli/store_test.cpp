@@ -495,3 +495,34 @@ TEST(StoreOfACutTrace, WarnsEveryTimeAndStrictRefuses) {
 
 }  // namespace
 }  // namespace heapql::test
+
+namespace heapql::test {
+namespace {
+
+// A window that ends between an allocation and its temporary free: the store
+// replays no event after the window's end but that free, and answers as the
+// trace does (semantics.md §8: the block is temporary, and outstanding at T2).
+TEST(StoreWindowEnd, ATemporaryFreeJustAfterTheWindowCountsAsTheTraceSays) {
+  TempDir dir;
+  const std::string trace = dir.file("edge.txt");
+  write_file(trace,
+             "v 10400 3\nX ./edge\nI 1000 1\ns 4 prog\ns 4 func\ni 1000 1 2\nt 1 0\na 40 1\na 80 1\n"
+             "c 1\n+ 0\n+ 0\nc 2\n+ 1\nc 3\n- 1\n- 0\nc 4\n+ 1\n- 1\n");
+  const std::vector<std::string> shapes = {"--window ..3ms --format json --series 4",
+                                           "--window ..3ms --temporary --format json",
+                                           "--window 2ms..3ms --impacting AIFO,AIFI --by impacting --format csv",
+                                           "--window ..3ms --at-peak --format csv",
+                                           "--window ..3ms --lifetime 1ms.. --format csv"};
+  std::vector<std::string> from_trace;
+  for (const std::string& shape : shapes) from_trace.push_back(run_heapql("query " + shell_quote(trace) + " " + shape).out);
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(trace)).exit_code, 0);
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const CommandResult r = run_heapql("query " + shell_quote(trace) + " " + shapes[i]);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, from_trace[i]) << shapes[i];
+  }
+  expect_contains(from_trace[1], "\"totals\":{\"so\":128,\"soc\":1,");  // the temporary block, freed after T2
+}
+
+}  // namespace
+}  // namespace heapql::test
