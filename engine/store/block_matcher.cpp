@@ -47,7 +47,7 @@ void BlockMatcher::alloc_block(BucketId bucket, std::uint64_t address_key, std::
     return;
   }
   auto [it, inserted] = live_by_address_.try_emplace(address_key);
-  if (!inserted && it->second.id.valid()) {
+  if (!inserted) {
     // The earlier block's free was lost: it ends here (semantics.md §1).
     ++anomalies_.alloc_over_live;
     end_block(it->second, thread);
@@ -57,19 +57,19 @@ void BlockMatcher::alloc_block(BucketId bucket, std::uint64_t address_key, std::
 
 bool BlockMatcher::free_address(std::uint64_t address_key, std::uint32_t thread) {
   auto it = live_by_address_.find(address_key);
-  if (it == live_by_address_.end() || !it->second.id.valid()) {
+  if (it == live_by_address_.end()) {
     count_unmatched_free(address_key);
     return false;
   }
   const LiveBlock block = it->second;
-  it->second = LiveBlock{};  // freed: kept, so that a second free is told apart
+  live_by_address_.erase(it);
+  freed_addresses_.insert(address_key);
   end_block(block, thread);
   return true;
 }
 
 void BlockMatcher::count_unmatched_free(std::uint64_t address_key) {
-  const auto it = live_by_address_.find(address_key);
-  if (it != live_by_address_.end() && !it->second.id.valid()) {
+  if (!live_by_address_.contains(address_key) && freed_addresses_.contains(address_key)) {
     ++anomalies_.double_frees;
   } else {
     ++anomalies_.unmatched_frees;
@@ -90,7 +90,7 @@ bool BlockMatcher::free_bucket_block(BucketId bucket, std::uint32_t thread) {
 
 const LiveBlock* BlockMatcher::live_at(std::uint64_t address_key) const {
   auto it = live_by_address_.find(address_key);
-  return it == live_by_address_.end() || !it->second.id.valid() ? nullptr : &it->second;
+  return it == live_by_address_.end() ? nullptr : &it->second;
 }
 
 void BlockMatcher::finish() {
@@ -100,9 +100,7 @@ void BlockMatcher::finish() {
   }
   std::vector<LiveBlock> alive;
   alive.reserve(live_count_);
-  for (const auto& [key, block] : live_by_address_) {
-    if (block.id.valid()) alive.push_back(block);
-  }
+  for (const auto& [key, block] : live_by_address_) alive.push_back(block);
   for (std::uint32_t top : bucket_top_) {
     for (std::uint32_t slot = top; slot != kNone; slot = pool_[slot].next) alive.push_back(pool_[slot].block);
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/ids.h"
+#include "engine/store/address_set.h"
 #include "engine/store/events.h"
 
 namespace heapql {
@@ -137,9 +138,10 @@ class BlockMatcher {
   std::uint64_t next_block_ = 0;
   std::uint64_t live_count_ = 0;
   Anomalies anomalies_;
-  // kExact: by key, the live block, or an invalid id once it was freed (the
-  // key stays, so that a second free of it is told apart: semantics.md §1).
+  // kExact: by key, the live blocks; and every key freed once, so that a
+  // second free of it is told apart (semantics.md §1).
   std::unordered_map<std::uint64_t, LiveBlock> live_by_address_;
+  AddressSet freed_addresses_;
   // Bucket-LIFO: live blocks in one pooled array, each bucket's a linked list
   // from its most recent block; freed slots are reused.
   struct PooledBlock {
