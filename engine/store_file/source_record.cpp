@@ -79,7 +79,6 @@ void fields(IO& io, SourceRecord& r) {
 
 class Encoder {
  public:
-  static constexpr bool kDecoding = false;
   ByteWriter out;
   template <class T>
   void operator()(const T& value) {
@@ -117,7 +116,6 @@ class Encoder {
 
 class Decoder {
  public:
-  static constexpr bool kDecoding = true;
   explicit Decoder(ByteReader& in) : in_(in) {}
   template <class T>
   void operator()(T& value) {
