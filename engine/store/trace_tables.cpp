@@ -18,6 +18,14 @@ IdT next_id(const Vec& table, std::string_view what) {
   if (table.size() >= IdT::kInvalidValue) throw Error(fmt::format("too many {} for 32-bit ids", what));
   return IdT(static_cast<std::uint32_t>(table.size()));
 }
+
+// Appends without looking for an equal entry (the load_ and add_ functions).
+template <class IdT, class Vec, class T>
+IdT append(Vec& table, const T& value, std::string_view what) {
+  const IdT id = next_id<IdT>(table, what);
+  table.push_back(value);
+  return id;
+}
 }  // namespace
 
 std::string_view block_kind_name(BlockKind kind) { return kind == BlockKind::kHeap ? "heap" : "virtual"; }
@@ -47,17 +55,9 @@ TraceTables& TraceTables::operator=(const TraceTables& other) {
   return *this;
 }
 
-StringId TraceTables::load_string(std::string_view text) {
-  const StringId id = next_id<StringId>(strings_, "strings");
-  strings_.push_back(text);
-  return id;
-}
+StringId TraceTables::load_string(std::string_view text) { return append<StringId>(strings_, text, "strings"); }
 
-FrameId TraceTables::load_frame(const Frame& frame) {
-  const FrameId id = next_id<FrameId>(frames_, "frames");
-  frames_.push_back(frame);
-  return id;
-}
+FrameId TraceTables::load_frame(const Frame& frame) { return append<FrameId>(frames_, frame, "frames"); }
 
 StringId TraceTables::intern_string(std::string_view text) {
   for (; strings_indexed_ < strings_.size(); ++strings_indexed_) {
@@ -96,17 +96,9 @@ std::string TraceTables::frame_text(FrameId id) const {
   return fmt::format("{}!0x{:x}", string(f.module), f.address);
 }
 
-StackId TraceTables::load_stack(const StackNode& node) {
-  const StackId id = next_id<StackId>(stacks_, "stack nodes");
-  stacks_.push_back(node);
-  return id;
-}
+StackId TraceTables::load_stack(const StackNode& node) { return append<StackId>(stacks_, node, "stack nodes"); }
 
-BucketId TraceTables::load_bucket(const Bucket& bucket) {
-  const BucketId id = next_id<BucketId>(buckets_, "buckets");
-  buckets_.push_back(bucket);
-  return id;
-}
+BucketId TraceTables::load_bucket(const Bucket& bucket) { return append<BucketId>(buckets_, bucket, "buckets"); }
 
 StackId TraceTables::intern_stack(FrameId frame, StackId parent) {
   for (; stacks_indexed_ < stacks_.size(); ++stacks_indexed_) {
@@ -143,17 +135,9 @@ ProcessId TraceTables::intern_process(std::uint64_t pid, std::string_view name) 
   return id;
 }
 
-ProcessId TraceTables::add_process(const Process& process) {
-  const ProcessId id = next_id<ProcessId>(processes_, "processes");
-  processes_.push_back(process);
-  return id;
-}
+ProcessId TraceTables::add_process(const Process& process) { return append<ProcessId>(processes_, process, "processes"); }
 
-HeapId TraceTables::add_heap(const Heap& heap) {
-  const HeapId id = next_id<HeapId>(heaps_, "heaps");
-  heaps_.push_back(heap);
-  return id;
-}
+HeapId TraceTables::add_heap(const Heap& heap) { return append<HeapId>(heaps_, heap, "heaps"); }
 
 HeapId TraceTables::intern_heap(ProcessId process, std::uint64_t handle, std::string_view name) {
   for (std::size_t i = 0; i < heaps_.size(); ++i) {
