@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <cerrno>
 #include <cstring>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/store_file/crc32.h"
 
 namespace heapql::store_file {
 
@@ -27,7 +27,7 @@ std::uint32_t crc_of(int fd, std::uint64_t offset, std::size_t n, const std::str
     if (r <= 0) throw Error(SourceLocation::of_file(path), "cannot read it to identify it");
     got += static_cast<std::size_t>(r);
   }
-  return static_cast<std::uint32_t>(crc32_z(crc32_z(0, nullptr, 0), buffer.data(), n));
+  return crc32_of(buffer.data(), n);
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <array>
 #include <cerrno>
@@ -17,6 +16,7 @@
 
 #include "engine/error.h"
 #include "engine/store_file/byte_codec.h"
+#include "engine/store_file/crc32.h"
 #include "engine/store_file/source_record.h"
 #include "engine/store_file/store_format.h"
 
@@ -24,10 +24,7 @@ namespace heapql::store_file {
 
 namespace {
 
-std::uint32_t crc_of(std::string_view bytes) {
-  return static_cast<std::uint32_t>(
-      crc32_z(0, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()));
-}
+std::uint32_t crc_of(std::string_view bytes) { return crc32_of(bytes.data(), bytes.size()); }
 
 template <class T>
 T load(std::string_view bytes, std::size_t at) {

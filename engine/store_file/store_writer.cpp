@@ -1,7 +1,6 @@
 #include "engine/store_file/store_writer.h"
 
 #include <unistd.h>
-#include <zlib.h>
 
 #include <array>
 #include <cerrno>
@@ -12,16 +11,13 @@
 
 #include "engine/error.h"
 #include "engine/store/store_columns.h"
+#include "engine/store_file/crc32.h"
 #include "engine/store_file/output_file.h"
 #include "engine/store_file/store_format.h"
 
 namespace heapql::store_file {
 
 namespace {
-
-std::uint32_t crc_update(std::uint32_t crc, const void* data, std::size_t n) {
-  return static_cast<std::uint32_t>(crc32_z(crc, static_cast<const unsigned char*>(data), n));
-}
 
 // A column that grows at its end, kept in an unlinked scratch file with its
 // CRC computed on the way.
@@ -42,7 +38,7 @@ class ScratchColumn {
   void flush() {
     const char* data = reinterpret_cast<const char*>(buffer_.data());
     std::size_t n = buffer_.size() * sizeof(T);
-    crc_ = crc_update(crc_, data, n);
+    crc_ = crc32_of(data, n, crc_);
     while (n > 0) {
       const ssize_t w = ::write(fd_, data, n);
       if (w < 0 && errno == EINTR) continue;
@@ -131,7 +127,7 @@ std::uint64_t StoreWriter::commit(SourceRecord record) {
   auto put_bytes = [&](Section kind, const std::string& bytes, std::uint64_t items) {
     TocEntry entry = begin_section(kind);
     out.write(bytes);
-    entry.crc = crc_update(0, bytes.data(), bytes.size());
+    entry.crc = crc32_of(bytes.data(), bytes.size());
     entry.bytes = bytes.size();
     entry.items = items;
     toc.push_back(entry);
@@ -222,8 +218,8 @@ std::uint64_t StoreWriter::commit(SourceRecord record) {
   header.u32(static_cast<std::uint32_t>(toc.size()));
   header.u64(file_bytes);
   header.u64(toc_offset);
-  header.u32(crc_update(0, toc_bytes.bytes().data(), toc_bytes.bytes().size()));
-  header.u32(crc_update(0, header.bytes().data(), header.bytes().size()));
+  header.u32(crc32_of(toc_bytes.bytes().data(), toc_bytes.bytes().size()));
+  header.u32(crc32_of(header.bytes().data(), header.bytes().size()));
   header.bytes().resize(kHeaderBytes, '\0');
   maybe_killed_before("header");
   out.pwrite_at(0, header.bytes());

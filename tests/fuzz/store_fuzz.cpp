@@ -3,12 +3,11 @@
 // are (most mutations are then caught by a CRC, which must hold) or set right
 // first, so that mutations reach the table of contents, the tables and the
 // columns behind them. Any heapql::Error is an answer; anything else is a finding.
-#include <zlib.h>
-
 #include <cstring>
 #include <memory>
 #include <vector>
 
+#include "engine/store_file/crc32.h"
 #include "engine/store_file/store_format.h"
 #include "engine/store_file/store_reader.h"
 #include "tests/fuzz/fuzz_input.h"
@@ -17,9 +16,7 @@ namespace {
 
 using namespace heapql::store_file;
 
-std::uint32_t crc(const char* data, std::size_t n) {
-  return static_cast<std::uint32_t>(crc32_z(0, reinterpret_cast<const unsigned char*>(data), n));
-}
+std::uint32_t crc(const char* data, std::size_t n) { return crc32_of(data, n); }
 
 template <class T>
 T get(const char* base, std::size_t at) {
