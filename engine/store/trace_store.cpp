@@ -69,6 +69,17 @@ void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns) const {
   // Which blocks are freed: a bit each, to refuse a block freed twice and to
   // find those still alive at the end.
   std::vector<std::uint64_t> freed((blocks + 63) / 64, 0);
+  const auto is_freed = [&](std::size_t i) { return (freed[i / 64] & (std::uint64_t{1} << (i % 64))) != 0; };
+  const auto mark_freed = [&](std::uint32_t i) {
+    if (is_freed(i)) inconsistent("a block freed twice");
+    freed[i / 64] |= std::uint64_t{1} << (i % 64);
+  };
+  // A block as its allocation left it (frees and the end look it up by id).
+  const auto block_at = [&](std::size_t i) {
+    const std::uint32_t alloc_seq = c.alloc_seq[i];
+    return LiveBlock{BlockId(static_cast<std::uint32_t>(i)), BucketId(c.bucket[i]), alloc_seq,
+                     time_of(c.time_changes, alloc_seq)};
+  };
   std::size_t next_alloc = 0;
   std::size_t next_free = 0;
   std::size_t next_change = 0;
@@ -87,11 +98,8 @@ void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns) const {
     const std::uint32_t word = c.free_order[next_free++];
     const std::uint32_t i = word & StoreColumns::kBlockMask;
     if (i >= next_alloc) inconsistent("a free of a block not yet allocated");
-    if (freed[i / 64] & (std::uint64_t{1} << (i % 64))) inconsistent("a block freed twice");
-    freed[i / 64] |= std::uint64_t{1} << (i % 64);
-    const std::uint32_t alloc_seq = c.alloc_seq[i];
-    consumer.on_free(LiveBlock{BlockId(i), BucketId(c.bucket[i]), alloc_seq, time_of(c.time_changes, alloc_seq)},
-                     seq, now, (word & StoreColumns::kTemporaryBit) != 0);
+    mark_freed(i);
+    consumer.on_free(block_at(i), seq, now, (word & StoreColumns::kTemporaryBit) != 0);
   }
   if (cut == c.event_count && next_alloc != blocks) inconsistent("allocation sequence numbers are not ascending");
   if (cut < c.event_count) {
@@ -101,18 +109,12 @@ void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns) const {
       const std::uint32_t i = word & StoreColumns::kBlockMask;
       if (i >= blocks) inconsistent("a free of a block that does not exist");
       if (i >= next_alloc) continue;  // allocated after the cut too
-      if (freed[i / 64] & (std::uint64_t{1} << (i % 64))) inconsistent("a block freed twice");
-      freed[i / 64] |= std::uint64_t{1} << (i % 64);
-      const std::uint32_t alloc_seq = c.alloc_seq[i];
-      consumer.on_free(LiveBlock{BlockId(i), BucketId(c.bucket[i]), alloc_seq, time_of(c.time_changes, alloc_seq)},
-                       cut, until_ns, true);
+      mark_freed(i);
+      consumer.on_free(block_at(i), cut, until_ns, true);
     }
   }
   for (std::size_t i = 0; i < next_alloc; ++i) {
-    if (freed[i / 64] & (std::uint64_t{1} << (i % 64))) continue;
-    const auto id = static_cast<std::uint32_t>(i);
-    consumer.on_still_alive(
-        LiveBlock{BlockId(id), BucketId(c.bucket[i]), c.alloc_seq[i], time_of(c.time_changes, c.alloc_seq[i])});
+    if (!is_freed(i)) consumer.on_still_alive(block_at(i));
   }
   consumer.on_finish(c.end_ns);
 }
