@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/warnings.h"
 #include "engine/file_base_name.h"
 #include "engine/ingest/progress_bar.h"
 #include "engine/store/block_matcher.h"
@@ -664,12 +665,8 @@ class EventCsvParser {
   }
 
   void warn_text(const std::string& text) {
-    if (options_.warnings) {
-      *options_.warnings += text;
-    } else {
-      in_.clear_progress();  // a warning must not share a line with the bar
-      std::fputs(("heapql: warning: " + text).c_str(), stderr);
-    }
+    if (options_.warnings == nullptr) in_.clear_progress();  // a warning must not share a line with the bar
+    emit_warning(options_.warnings, text);
   }
 
   std::string path_;

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "engine/error.h"
+#include "engine/warnings.h"
 #include "engine/ingest/heaptrack_command_line.h"
 #include "engine/ingest/heaptrack_line_pipeline.h"
 #include "engine/ingest/hex_digit.h"
@@ -394,11 +395,7 @@ class HeaptrackParser {
     const std::string warning =
         fmt::format("{}skipped unknown record type {} (as heaptrack does)\n", format_location(location()),
                     record_name(type));
-    if (options_.warnings) {
-      *options_.warnings += warning;
-    } else if (skipped_records_ <= 10) {
-      std::fputs(("heapql: warning: " + warning).c_str(), stderr);
-    }
+    if (options_.warnings != nullptr || skipped_records_ <= 10) emit_warning(options_.warnings, warning);
   }
 
   void on_version(Fields& f) {

@@ -16,8 +16,8 @@ TraceFormat detect_trace_format(const std::string& path) {
 
 SourceInfo stream_trace(const std::string& path, TraceTables& tables, EventConsumer& consumer,
                         const OpenOptions& options) {
-  if (const auto store_path = store_answering(path, options)) {
-    const store_file::OpenedStore opened = open_store(*store_path, options);
+  if (const auto found = store_answering(path, options)) {
+    const store_file::OpenedStore opened = open_store(*found, options);
     tables = opened.store->tables();
     opened.store->replay(consumer);
     return opened.store->source();
@@ -51,8 +51,8 @@ SourceInfo read_trace(const std::string& path, TraceTables& tables, EventConsume
 }
 
 std::unique_ptr<TraceStore> load_trace(const std::string& path, const OpenOptions& options, EventConsumer* also) {
-  if (const auto store_path = store_answering(path, options)) {
-    store_file::OpenedStore opened = open_store(*store_path, options);
+  if (const auto found = store_answering(path, options)) {
+    store_file::OpenedStore opened = open_store(*found, options);
     if (also != nullptr) opened.store->replay(*also);
     return std::move(opened.store);
   }

@@ -6,6 +6,7 @@
 
 #include "engine/error.h"
 #include "engine/units.h"
+#include "engine/warnings.h"
 
 namespace heapql {
 
@@ -22,12 +23,7 @@ void report_cut(const TraceCut& cut, std::int64_t end_ns, bool strict, std::stri
                 fmt::format("the trace ends early: {} ({} bytes left over); --strict refuses a trace cut short",
                             cut.what, cut.left_over_bytes));
   }
-  const std::string warning = describe_cut(cut, end_ns) + "\n";
-  if (warnings != nullptr) {
-    *warnings += warning;
-  } else {
-    std::fputs(("heapql: warning: " + warning).c_str(), stderr);
-  }
+  emit_warning(warnings, describe_cut(cut, end_ns) + "\n");
 }
 
 }  // namespace heapql

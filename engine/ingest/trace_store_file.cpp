@@ -10,6 +10,7 @@
 
 #include "engine/error.h"
 #include "engine/ingest/trace_cut.h"
+#include "engine/warnings.h"
 #include "engine/store_file/output_file.h"
 #include "engine/store_file/store_writer.h"
 
@@ -17,14 +18,7 @@ namespace heapql {
 
 namespace {
 
-void warn(const OpenOptions& options, const std::string& text) {
-  if (options.warnings != nullptr) {
-    *options.warnings += text;
-    *options.warnings += '\n';
-  } else {
-    fmt::print(stderr, "heapql: warning: {}\n", text);
-  }
-}
+void warn(const OpenOptions& options, const std::string& text) { emit_warning(options.warnings, text + "\n"); }
 
 // Why a store does not answer for the trace at `trace_path` read as
 // `options` say, or empty when it does.
@@ -78,15 +72,15 @@ std::string store_in_cache(const std::string& trace_path) {
                      std::filesystem::path(trace_path).filename().string());
 }
 
-std::optional<std::string> store_answering(const std::string& path, const OpenOptions& options) {
-  if (store_file::is_store_file(path) || path.ends_with(".hqdb")) return path;
+std::optional<FoundStore> store_answering(const std::string& path, const OpenOptions& options) {
+  if (store_file::is_store_file(path) || path.ends_with(".hqdb")) return FoundStore{path, false};
   if (!options.use_store) return std::nullopt;
   for (const std::string& candidate : {store_beside(path), store_in_cache(path)}) {
     std::error_code ec;
     if (candidate.empty() || !std::filesystem::is_regular_file(candidate, ec)) continue;
     try {
       const std::string why = why_not_fresh(store_file::peek_store_file(candidate), path, options);
-      if (why.empty()) return candidate;
+      if (why.empty()) return FoundStore{candidate, true};
       warn(options, fmt::format("{}: not used, {}; reading the trace (heapql ingest {} writes a new one)", candidate,
                                 why, path));
     } catch (const Error& e) {
@@ -96,10 +90,11 @@ std::optional<std::string> store_answering(const std::string& path, const OpenOp
   return std::nullopt;
 }
 
-store_file::OpenedStore open_store(const std::string& store_path, const OpenOptions& options) {
+store_file::OpenedStore open_store(const FoundStore& store, const OpenOptions& options) {
+  const std::string& store_path = store.path;
   store_file::OpenedStore opened = store_file::read_store_file(store_path);
   // A store may travel without its trace; but where its trace is, the two must agree.
-  for (const FileIdentity& file : opened.info.files) {
+  for (const FileIdentity& file : store.sources_checked ? std::vector<FileIdentity>{} : opened.info.files) {
     const std::string why = store_file::identity_mismatch(file);
     if (!why.empty() && why != "it is gone") {
       throw Error(SourceLocation::of_file(store_path),

@@ -19,15 +19,22 @@ std::string reading_key(const OpenOptions& options);
 std::string store_beside(const std::string& trace_path);    // TRACE.hqdb
 std::string store_in_cache(const std::string& trace_path);  // ~/.cache/heapql/HASH-NAME.hqdb
 
+// A store file that answers for a trace. `sources_checked`: it was found
+// beside the trace or in the cache, and its recorded sources matched then.
+struct FoundStore {
+  std::string path;
+  bool sources_checked = false;
+};
+
 // The store file that answers for `path`: `path` itself when it is a store;
 // else, unless options.use_store is false, a fresh store beside the trace or
 // in the cache. A store there that is stale or of another reading is passed
 // over with a warning.
-std::optional<std::string> store_answering(const std::string& path, const OpenOptions& options);
+std::optional<FoundStore> store_answering(const std::string& path, const OpenOptions& options);
 
-// Opens a store named by the user or found by store_answering. Throws Error
-// when it is damaged, or stale: its trace is still there but has changed.
-store_file::OpenedStore open_store(const std::string& store_path, const OpenOptions& options);
+// Opens a store found by store_answering. Throws Error when it is damaged,
+// or, named by the user, stale: its trace is still there but has changed.
+store_file::OpenedStore open_store(const FoundStore& store, const OpenOptions& options);
 
 struct IngestResult {
   std::string store_path;

@@ -45,19 +45,15 @@ Answer answer(const std::string& path, const Query& query, const CommonOptions& 
   validate_query(query);
   OpenOptions open = open_options_of(common);
   Answer a;
-  if (const auto store_path = store_answering(path, open)) {
-    store_file::OpenedStore opened = open_store(*store_path, open);
+  if (const auto found = store_answering(path, open)) {
+    store_file::OpenedStore opened = open_store(*found, open);
     a.store = std::move(opened.store);
     a.store_file = std::move(opened.info);
-    Aggregator aggregator(a.store->tables(), query);
-    aggregator.answer_from(*a.store);
-    a.source = a.store->source();
-    a.result = aggregator.result(a.source);
-    return a;
-  }
-  open.use_store = false;  // looked for above, and said why not
-  if (common.via_store || keep_store) {
+  } else if (common.via_store || keep_store) {
+    open.use_store = false;  // looked for above, and said why not
     a.store = load_trace(path, open);
+  }
+  if (a.store) {
     Aggregator aggregator(a.store->tables(), query);
     aggregator.answer_from(*a.store);
     a.source = a.store->source();
@@ -66,7 +62,7 @@ Answer answer(const std::string& path, const Query& query, const CommonOptions& 
   }
   a.tables = std::make_unique<TraceTables>();
   Aggregator aggregator(*a.tables, query);
-  a.source = stream_trace(path, *a.tables, aggregator, open);
+  a.source = read_trace(path, *a.tables, aggregator, open);  // no store answers for it (looked for above)
   a.result = aggregator.result(a.source);
   return a;
 }

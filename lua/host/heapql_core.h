@@ -4,12 +4,14 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <lua.hpp>
 
 #include "engine/ingest/open_trace.h"
+#include "engine/ingest/trace_store_file.h"
 #include "engine/query/result.h"
 #include "engine/store/source_info.h"
 #include "engine/store/trace_store.h"
@@ -35,6 +37,7 @@ class TraceHandle {
   OpenOptions options_;
   bool stream_next_;
   std::unique_ptr<TraceStore> store_;
+  std::optional<FoundStore> found_store_;  // a store file that answers for the trace
 };
 
 void push_trace(lua_State* L, std::shared_ptr<TraceHandle> trace);

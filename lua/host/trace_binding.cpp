@@ -9,7 +9,6 @@
 #include "engine/query/summary.h"
 #include "lua/host/heapql_core.h"
 #include "engine/ingest/heaptrack_reader.h"
-#include "engine/ingest/trace_store_file.h"
 #include "lua/host/lua_class.h"
 #include "lua/host/lua_error.h"
 #include "lua/host/lua_strings.h"
@@ -222,7 +221,7 @@ int open_trace(lua_State* L) {
 TraceStore& TraceHandle::store() {
   if (!store_) {
     try {
-      store_ = load_trace(path_, options_);
+      store_ = found_store_ ? std::move(open_store(*found_store_, options_).store) : load_trace(path_, options_);
     } catch (const TraceReadError&) {
       throw;
     } catch (const Error& e) {
@@ -237,7 +236,8 @@ TraceStore& TraceHandle::store() {
 Result TraceHandle::answer(const Query& query, SourceInfo& source) {
   if (stream_next_ && !store_) {
     stream_next_ = false;
-    if (store_answering(path_, options_)) return answer(query, source);  // a fresh store: answered from it
+    found_store_ = store_answering(path_, options_);
+    if (found_store_) return answer(query, source);  // answered from the store file
     options_.use_store = false;  // none, and why was said once
     TraceTables tables;
     Aggregator aggregator(tables, query);
