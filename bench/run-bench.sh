@@ -3,8 +3,8 @@
 # trace (a Python interpreter compiling the standard library, tens of millions
 # of allocation calls). See bench/README.md.
 #
-# usage: bench/run-bench.sh [--quick] [--workdir DIR] [--repeat N] [--passes N]
-#                           [--heapql PATH] [--label TEXT] [--with-raw] [--rerecord] [--record-only]
+# usage: bench/run-bench.sh [--quick] [--workload compile|walk] [--workdir DIR] [--repeat N]
+#                           [--passes N] [--heapql PATH] [--label TEXT] [--with-raw] [--rerecord] [--record-only]
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -13,6 +13,7 @@ root="$(cd "$here/.." && pwd)"
 workdir="$root/build/bench-work"
 heapql="$root/build/heapql"
 quick=0
+workload_kind=compile
 repeat=1
 passes=""
 with_raw=0
@@ -26,11 +27,15 @@ usage() {
 
 options:
   --quick        a small trace (~1.5 M allocation calls) for a smoke run
+  --workload K   compile (default): compile the standard library, few unique
+                 stacks (~0.5 M); walk: parse, compile and pickle syntax
+                 trees, many unique stacks (>= 1.5 M)
   --workdir DIR  where traces are recorded and kept (default build/bench-work);
                  a trace already there is reused
   --repeat N     run every command N times (round robin), report the median
-  --passes N     passes over the standard library when recording (default 7;
-                 --quick: 1 pass over 80 files)
+  --passes N     compile: passes over the standard library when recording (default 7;
+                 --quick: 1 pass over 80 files); walk: hundreds of files
+                 (default 5; --quick: N x 40 files)
   --heapql PATH  the heapql binary (default build/heapql)
   --with-raw     also record with `heapql record` (raw twin, exact block
                  identity) and time the query on that trace
@@ -45,6 +50,7 @@ die() { echo "run-bench: $*" >&2; exit 1; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) quick=1 ;;
+    --workload) workload_kind="${2:?--workload needs compile or walk}"; shift ;;
     --workdir) workdir="${2:?--workdir needs a directory}"; shift ;;
     --repeat) repeat="${2:?--repeat needs a number}"; shift ;;
     --passes) passes="${2:?--passes needs a number}"; shift ;;
@@ -60,6 +66,7 @@ while [[ $# -gt 0 ]]; do
 done
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "--repeat wants a positive number, got '$repeat'"
 [[ -z "$passes" || "$passes" =~ ^[1-9][0-9]*$ ]] || die "--passes wants a positive number, got '$passes'"
+[[ "$workload_kind" == compile || "$workload_kind" == walk ]] || die "--workload wants compile or walk, got '$workload_kind'"
 
 # ---------------------------------------------------------------- tools
 missing=()
@@ -83,16 +90,33 @@ python=/usr/bin/python3
 stdlib="$("$python" -c 'import os; print(os.path.dirname(os.__file__))')"
 [[ -d "$stdlib" ]] || die "cannot find the Python standard library of $python"
 
-if [[ $quick -eq 1 ]]; then
-  name=bench-quick
-  passes="${passes:-1}"
-  max_files=80
-  min_calls=500000
+min_stacks=0
+if [[ $workload_kind == walk ]]; then
+  # --passes counts hundreds of files here: each file walked once.
+  if [[ $quick -eq 1 ]]; then
+    name=bench-walk-quick
+    max_files=$((${passes:-1} * 40))
+    min_calls=500000
+  else
+    name=bench-walk
+    max_files=$((${passes:-5} * 100))
+    min_calls=15000000
+    min_stacks=1500000
+  fi
+  workload=("$python" "$here/walk_sources.py" "$stdlib" "$max_files")
 else
-  name=bench-trace
-  passes="${passes:-7}"
-  max_files=0
-  min_calls=40000000
+  if [[ $quick -eq 1 ]]; then
+    name=bench-quick
+    passes="${passes:-1}"
+    max_files=80
+    min_calls=500000
+  else
+    name=bench-trace
+    passes="${passes:-7}"
+    max_files=0
+    min_calls=40000000
+  fi
+  workload=("$python" "$here/compile_stdlib.py" "$passes" "$stdlib" "$max_files")
 fi
 
 mkdir -p "$workdir"
@@ -100,7 +124,6 @@ workdir="$(cd "$workdir" && pwd)"
 trace="$workdir/$name.zst"
 facts="$workdir/$name.facts"
 log="$workdir/$name.log"
-workload=("$python" "$here/compile_stdlib.py" "$passes" "$stdlib" "$max_files")
 
 # ---------------------------------------------------------------- record
 # The cached trace is reused only if it was recorded with the same workload.
@@ -149,13 +172,16 @@ fi
 
 # ---------------------------------------------------------------- facts
 # Counted once per trace and cached: calls as heaptrack_print counts them,
-# and the size of the text heapql and heaptrack_print parse.
-if [[ ! -s "$facts" ]]; then
+# the size of the text heapql and heaptrack_print parse, and the trace's
+# duration (the windowed query asks for its middle tenth).
+if [[ ! -s "$facts" ]] || ! grep -q '^duration_ns=' "$facts"; then
   echo "counting: heaptrack_print summary and zstd -dc | wc (once per trace)"
   calls=$(heaptrack_print -p 0 -a 0 -T 0 "$trace" | sed -n 's/^calls to allocation functions: \([0-9]*\).*/\1/p')
   [[ -n "$calls" ]] || die "heaptrack_print printed no 'calls to allocation functions' for $trace"
   read -r lines bytes < <(zstd -dc "$trace" | wc -lc)
-  printf 'calls=%s\nlines=%s\nbytes=%s\n' "$calls" "$lines" "$bytes" >"$facts"
+  duration_ns=$("$heapql" info "$trace" --no-store --no-progress --format json |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["summary"]["duration_ns"])')
+  printf 'calls=%s\nlines=%s\nbytes=%s\nduration_ns=%s\n' "$calls" "$lines" "$bytes" "$duration_ns" >"$facts"
 fi
 # shellcheck disable=SC1090
 source "$facts"
@@ -187,8 +213,9 @@ store="$workdir/$name.hqdb"
 recipes=$("$heapql" list | awk 'NR > 1 {print $1}')
 add "heapql ingest FILE -o STORE"                "$(q "$heapql" ingest "$trace" -o "$store" --no-progress) 2>/dev/null"
 add "heapql query STORE --by stack --top 10"     "$(q "$heapql" query "$store" --by stack --top 10) >/dev/null"
-add "heapql query STORE --window 1s..3s --impacting AIFO,AOFI --by impacting,stack --top 10" \
-  "$(q "$heapql" query "$store" --window 1s..3s --impacting AIFO,AOFI --by impacting,stack --top 10) >/dev/null"
+window="$((duration_ns * 45 / 100 / 1000000))ms..$((duration_ns * 55 / 100 / 1000000))ms"
+add "heapql query STORE --window $window --impacting AIFO,AOFI --by impacting,stack --top 10" \
+  "$(q "$heapql" query "$store" --window "$window" --impacting AIFO,AOFI --by impacting,stack --top 10) >/dev/null"
 add "the $(echo "$recipes" | wc -l) shipped recipes on STORE, in a row" \
   "for r in $(echo $recipes); do $(q "$heapql") run \$r $(q "$store") >/dev/null; done"
 if [[ -n "$raw_trace" ]]; then
@@ -246,6 +273,9 @@ rm -f "$workdir/heapql.bench"
 blocks=$(store_field 'd["summary"]["blocks"]')
 stack_nodes=$(store_field 'd["summary"]["stack_nodes"]')
 unique_stacks=$(store_field 'd["summary"]["unique_stacks"]')
+if (( unique_stacks < min_stacks )); then
+  echo "run-bench: WARNING: the trace has only $unique_stacks unique stacks (want >= $min_stacks); try --rerecord --passes N" >&2
+fi
 
 # ---------------------------------------------------------------- report
 mib() { awk -v b="$1" 'BEGIN {printf "%.1f MiB", b/1048576}'; }
