@@ -157,7 +157,35 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
     }
     key_scratch_.push_back(v);
   }
+  // One level that varies (the impacting level's value is always 0): its
+  // value is the key, looked up in place (most queries), until a value too
+  // large for that comes; then every key so far moves to the hash index.
   const auto stored_value = [&](std::size_t id, std::size_t level) { return key_values_[id * width + level]; };
+  const auto hash_of_stored = [&](std::uint32_t id) {
+    std::uint64_t h = 0;
+    for (std::size_t level = 0; level < width; ++level) h = FlatIndex::mix(h ^ stored_value(id, level));
+    return h;
+  };
+  if (direct_key_level_ == kUndecided) {
+    const auto varying = std::count_if(query_.by.begin(), query_.by.end(), [](GroupBy l) { return l != GroupBy::kImpacting; });
+    const auto first = std::find_if(query_.by.begin(), query_.by.end(), [](GroupBy l) { return l != GroupBy::kImpacting; });
+    direct_key_level_ = varying == 1 ? static_cast<std::int32_t>(first - query_.by.begin()) : kNoDirectKeys;
+  }
+  if (direct_key_level_ >= 0) {
+    const std::uint32_t v = key_scratch_[static_cast<std::size_t>(direct_key_level_)];
+    if (v < kDirectKeyLimit) {
+      if (direct_key_ids_.size() <= v) direct_key_ids_.resize(std::max<std::size_t>(v + 1, direct_key_ids_.size() * 2), -1);
+      std::int32_t& id = direct_key_ids_[v];
+      if (id < 0) {
+        id = static_cast<std::int32_t>(key_count_++);
+        for (std::uint32_t value : key_scratch_) key_values_.push_back(value);
+      }
+      return id;
+    }
+    for (std::uint32_t id = 0; id < key_count_; ++id) key_ids_.insert(hash_of_stored(id), id, hash_of_stored);
+    direct_key_ids_ = std::vector<std::int32_t>();
+    direct_key_level_ = kNoDirectKeys;
+  }
   std::uint64_t hash = 0;
   for (std::uint32_t v : key_scratch_) hash = FlatIndex::mix(hash ^ v);
   const std::uint32_t found = key_ids_.find(hash, [&](std::uint32_t id) {
@@ -169,11 +197,7 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
   if (found != FlatIndex::kAbsent) return static_cast<std::int32_t>(found);
   const auto id = static_cast<std::uint32_t>(key_count_++);
   for (std::uint32_t v : key_scratch_) key_values_.push_back(v);
-  key_ids_.insert(hash, id, [&](std::uint32_t stored) {
-    std::uint64_t h = 0;
-    for (std::size_t level = 0; level < width; ++level) h = FlatIndex::mix(h ^ stored_value(stored, level));
-    return h;
-  });
+  key_ids_.insert(hash, id, hash_of_stored);
   return static_cast<std::int32_t>(id);
 }
 
@@ -418,6 +442,27 @@ HEAPQL_HOT_INLINE bool Aggregator::bucket_free(BucketId bucket, std::int64_t ns,
   }
   after_live_change(size_of(state, bucket.index()), false, ns);
   return true;
+}
+
+void Aggregator::on_skipped_events(const SkippedEvents& skipped) {
+  with_layout([&]<class S>() { skip_events<S>(skipped); });
+}
+
+template <class S>
+void Aggregator::skip_events(const SkippedEvents& skipped) {
+  // What block_alloc and block_free do before T1: before_live_change,
+  // after_live_change and complete() have no effect there but the level
+  // (a free before T1 is in no set, §7). Buckets are planned in the order
+  // events would have planned them, so group keys get the same ids.
+  for (const std::uint32_t b : skipped.first_allocated) {
+    if (b >= skipped.allocated.size() || b >= skipped.freed.size()) continue;
+    S& state = plan<S>(BucketId(b));
+    if (state.key < 0 || skipped.freed[b] > skipped.allocated[b]) continue;
+    const std::uint32_t live = skipped.allocated[b] - skipped.freed[b];
+    increment(state.live_inside, live);
+    level_blocks_ += live;
+    level_bytes_ += live * size_of(state, b);
+  }
 }
 
 template <class S>

@@ -45,6 +45,9 @@ class Aggregator final : public EventConsumer {
   void on_bucket_alloc(BucketId bucket, std::int64_t ns) override;
   bool on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary) override;
   std::size_t on_bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc) override;
+  // Before T1 events only move live counts and the outstanding level.
+  std::int64_t skippable_before_ns() const override { return t1_; }
+  void on_skipped_events(const SkippedEvents& skipped) override;
 
   // Feeds the aggregator from a store: from its bucket sums when the query
   // is of the whole trace with no block filter and every bucket with blocks
@@ -134,6 +137,7 @@ class Aggregator final : public EventConsumer {
   template <class S> [[gnu::always_inline]] inline bool bucket_free(BucketId bucket, std::int64_t ns, bool temporary);
   template <class S>
   std::size_t bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc);
+  template <class S> void skip_events(const SkippedEvents& skipped);
   template <class S> void complete(const LiveBlock& block, std::int64_t free_ns, bool temporary);
   // Counts `n` blocks of a bucket that ended at free_ns (kNeverNs: still alive).
   template <class S>
@@ -179,6 +183,11 @@ class Aggregator final : public EventConsumer {
   std::vector<std::uint32_t> key_scratch_;
   std::size_t key_count_ = 0;
   FlatIndex key_ids_;
+  // Keys of one level by value, below this limit (32 MiB at most).
+  static constexpr std::uint32_t kDirectKeyLimit = 1u << 23;
+  std::vector<std::int32_t> direct_key_ids_;
+  static constexpr std::int32_t kUndecided = -1, kNoDirectKeys = -2;
+  std::int32_t direct_key_level_ = kUndecided;  // or the level whose value is the key
   std::uint64_t excluded_blocks_ = 0, excluded_bytes_ = 0;
   std::uint64_t temporary_blocks_ = 0;  // among the counted blocks
 

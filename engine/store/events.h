@@ -23,6 +23,16 @@ struct LiveBlock {
   std::int64_t alloc_ns = 0;
 };
 
+// The events before some time, as counts per bucket (indexed by bucket id):
+// blocks allocated, and how many of those were freed. `first_allocated`
+// lists the buckets in the order of their first allocation, as events would
+// have met them (a bucket with blocks that it leaves out comes after).
+struct SkippedEvents {
+  std::span<const std::uint32_t> allocated;
+  std::span<const std::uint32_t> freed;
+  std::span<const std::uint32_t> first_allocated;
+};
+
 class EventConsumer {
  public:
   virtual ~EventConsumer() = default;
@@ -34,7 +44,14 @@ class EventConsumer {
   // end_ns: the trace's last timestamp.
   virtual void on_finish(std::int64_t end_ns) = 0;
 
-  // Bucket-LIFO sources pair a free with the most recent live block of its
+  // A consumer to which the events before some time change nothing but which
+  // blocks are alive (a query whose window starts then) says so here; a
+  // source that holds every block (the store) may then deliver those events
+  // at once through on_skipped_events instead of one by one. 0: none.
+  virtual std::int64_t skippable_before_ns() const { return 0; }
+  virtual void on_skipped_events(const SkippedEvents& /*skipped*/) {}
+
+  // Bucket-LIFO sources pair a free  // Bucket-LIFO sources pair a free with the most recent live block of its
   // bucket, so a consumer that needs no per-block record can follow the
   // stream as bucket events alone: memory per bucket, not per live block.
   // A consumer that returns false here receives on_bucket_alloc and

@@ -1,6 +1,9 @@
 #include "engine/store/trace_store.h"
 
 #include <algorithm>
+#include <bit>
+#include <exception>
+#include <thread>
 
 #include "engine/error.h"
 
@@ -38,10 +41,20 @@ void TraceStore::Builder::on_finish(std::int64_t end_ns) {
 
 namespace {
 
-// The time of any event, by binary search (frees look up their block's allocation).
-std::int64_t time_of(std::span<const TimeChange> changes, std::uint32_t seq) {
-  auto it = std::upper_bound(changes.begin(), changes.end(), seq,
-                             [](std::uint32_t s, const TimeChange& c) { return s < c.first_seq; });
+// The time of an event (frees look up their block's allocation), knowing
+// that the changes from `after` on are later: galloping back from there,
+// then bisecting, so that a recent event (most freed blocks are young) costs
+// a step or two, not a search of every change.
+std::int64_t time_of(std::span<const TimeChange> changes, std::uint32_t seq, std::size_t after) {
+  std::size_t hi = std::min(after, changes.size()), lo = hi, step = 1;
+  while (lo > 0 && changes[lo - 1].first_seq > seq) {
+    hi = lo - 1;
+    lo = lo > step ? lo - step : 0;
+    step *= 2;
+  }
+  const auto it = std::upper_bound(changes.begin() + static_cast<std::ptrdiff_t>(lo),
+                                   changes.begin() + static_cast<std::ptrdiff_t>(hi), seq,
+                                   [](std::uint32_t s, const TimeChange& c) { return s < c.first_seq; });
   return it == changes.begin() ? 0 : std::prev(it)->ns;
 }
 
@@ -49,19 +62,70 @@ std::int64_t time_of(std::span<const TimeChange> changes, std::uint32_t seq) {
 
 }  // namespace
 
+namespace {
+
+// The first event at or after `ns` (times never decrease; events before the
+// first time change are at 0).
+std::uint64_t first_event_at(const StoreColumns& c, std::int64_t ns) {
+  if (ns <= 0) return 0;
+  if (ns == kNeverNs) return c.event_count;
+  const auto at = std::lower_bound(c.time_changes.begin(), c.time_changes.end(), ns,
+                                   [](const TimeChange& change, std::int64_t t) { return change.ns < t; });
+  return at == c.time_changes.end() ? c.event_count : std::min<std::uint64_t>(at->first_seq, c.event_count);
+}
+
+}  // namespace
+
+template <class MarkFreed>
+void TraceStore::skip_events(EventConsumer& consumer, std::size_t allocs, std::size_t frees, MarkFreed& mark_freed) const {
+  const StoreColumns& c = columns_;
+  const std::size_t buckets = tables_.bucket_count();
+  std::vector<std::uint32_t> allocated(buckets, 0), freed(buckets, 0);
+  std::exception_ptr failure;
+  {
+    std::jthread free_counter([&] {
+      try {
+        for (std::size_t f = 0; f < frees; ++f) {
+          const std::uint32_t i = c.free_order[f] & StoreColumns::kBlockMask;
+          if (i >= allocs) inconsistent("a free of a block not yet allocated");
+          mark_freed(i);
+          const std::uint32_t bucket = c.bucket[i];
+          if (bucket < buckets) ++freed[bucket];  // (else reported below)
+        }
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    });
+    std::uint32_t previous = 0;
+    for (std::size_t i = 0; i < allocs; ++i) {
+      const std::uint32_t bucket = c.bucket[i];
+      if (bucket >= buckets) inconsistent("a block's bucket is not in the bucket table");
+      if (i > 0 && c.alloc_seq[i] <= previous) inconsistent("allocation sequence numbers are not ascending");
+      previous = c.alloc_seq[i];
+      ++allocated[bucket];  // below 2^31: so are the blocks
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+  // The buckets in the order events would have met them: the bucket sums'
+  // order; a crafted store that leaves some out still gets them all.
+  std::vector<std::uint32_t> order;
+  std::vector<bool> listed(buckets, false);
+  for (const BucketSum& sum : c.bucket_sums) {
+    if (sum.bucket < buckets && allocated[sum.bucket] > 0 && !listed[sum.bucket]) {
+      order.push_back(sum.bucket);
+      listed[sum.bucket] = true;
+    }
+  }
+  for (std::uint32_t b = 0; b < buckets; ++b) {
+    if (allocated[b] > 0 && !listed[b]) order.push_back(b);
+  }
+  consumer.on_skipped_events(SkippedEvents{allocated, freed, order});
+}
+
 void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns) const {
   if (check_blocks_) std::call_once(*blocks_checked_, check_blocks_);
   const StoreColumns& c = columns_;
-  // The cut: the first event at or after until_ns (times never decrease;
-  // events before the first time change are at 0).
-  std::uint64_t cut = c.event_count;
-  if (until_ns <= 0) {
-    cut = 0;
-  } else if (until_ns != kNeverNs) {
-    const auto at = std::lower_bound(c.time_changes.begin(), c.time_changes.end(), until_ns,
-                                     [](const TimeChange& change, std::int64_t ns) { return change.ns < ns; });
-    if (at != c.time_changes.end()) cut = std::min<std::uint64_t>(at->first_seq, c.event_count);
-  }
+  const std::uint64_t cut = first_event_at(c, until_ns);
   const std::size_t blocks = c.block_count();
   const std::size_t buckets = tables_.bucket_count();
   if (c.alloc_seq.size() != blocks) inconsistent("the bucket and allocation columns differ in length");
@@ -74,17 +138,51 @@ void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns) const {
     if (is_freed(i)) inconsistent("a block freed twice");
     freed[i / 64] |= std::uint64_t{1} << (i % 64);
   };
-  // A block as its allocation left it (frees and the end look it up by id).
-  const auto block_at = [&](std::size_t i) {
+  // A block as its allocation left it (frees and the end look it up by id);
+  // the time changes from `later_change` on are after its allocation.
+  const auto block_at = [&](std::size_t i, std::size_t later_change) {
     const std::uint32_t alloc_seq = c.alloc_seq[i];
     return LiveBlock{BlockId(static_cast<std::uint32_t>(i)), BucketId(c.bucket[i]), alloc_seq,
-                     time_of(c.time_changes, alloc_seq)};
+                     time_of(c.time_changes, alloc_seq, later_change)};
   };
-  std::size_t next_alloc = 0;
-  std::size_t next_free = 0;
+  // The events the consumer lets us skip, counted per bucket: allocations
+  // on this core, frees on the other.
+  const std::uint64_t skipped = std::min(first_event_at(c, consumer.skippable_before_ns()), cut);
+  const std::size_t skipped_allocs = static_cast<std::size_t>(
+      std::lower_bound(c.alloc_seq.begin(), c.alloc_seq.end(), skipped,
+                       [](std::uint32_t seq, std::uint64_t s) { return seq < s; }) - c.alloc_seq.begin());
+  const std::size_t skipped_frees = static_cast<std::size_t>(skipped - skipped_allocs);
+  if (skipped_frees > c.free_order.size()) inconsistent("more frees than the free column holds");
+  if (skipped > 0) skip_events(consumer, skipped_allocs, skipped_frees, mark_freed);
+  // The temporary frees after the cut of blocks allocated before it, found
+  // on the other core while this one replays up to the cut.
+  std::vector<std::uint32_t> late_temporary;
+  std::exception_ptr late_failure;
+  const std::size_t allocs_before_cut = static_cast<std::size_t>(
+      std::lower_bound(c.alloc_seq.begin(), c.alloc_seq.end(), cut,
+                       [](std::uint32_t seq, std::uint64_t s) { return seq < s; }) - c.alloc_seq.begin());
+  const std::uint64_t frees_before_cut = cut - std::min<std::uint64_t>(cut, allocs_before_cut);
+  std::jthread late_scan;
+  if (cut < c.event_count && frees_before_cut <= c.free_order.size()) {
+    late_scan = std::jthread([&] {
+      try {
+        for (std::size_t f = frees_before_cut; f < c.free_order.size(); ++f) {
+          const std::uint32_t word = c.free_order[f];
+          if ((word & StoreColumns::kTemporaryBit) == 0) continue;
+          const std::uint32_t i = word & StoreColumns::kBlockMask;
+          if (i >= blocks) inconsistent("a free of a block that does not exist");
+          if (i < allocs_before_cut) late_temporary.push_back(i);  // else allocated after the cut too
+        }
+      } catch (...) {
+        late_failure = std::current_exception();
+      }
+    });
+  }
+  std::size_t next_alloc = skipped_allocs;
+  std::size_t next_free = skipped_frees;
   std::size_t next_change = 0;
   std::int64_t now = 0;
-  for (std::uint64_t seq = 0; seq < cut; ++seq) {
+  for (std::uint64_t seq = skipped; seq < cut; ++seq) {
     while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq <= seq) {
       now = c.time_changes[next_change++].ns;
     }
@@ -99,22 +197,26 @@ void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns) const {
     const std::uint32_t i = word & StoreColumns::kBlockMask;
     if (i >= next_alloc) inconsistent("a free of a block not yet allocated");
     mark_freed(i);
-    consumer.on_free(block_at(i), seq, now, (word & StoreColumns::kTemporaryBit) != 0);
+    consumer.on_free(block_at(i, next_change), seq, now, (word & StoreColumns::kTemporaryBit) != 0);
   }
-  if (cut == c.event_count && next_alloc != blocks) inconsistent("allocation sequence numbers are not ascending");
-  if (cut < c.event_count) {
-    for (std::size_t f = next_free; f < c.free_order.size(); ++f) {
-      const std::uint32_t word = c.free_order[f];
-      if ((word & StoreColumns::kTemporaryBit) == 0) continue;
-      const std::uint32_t i = word & StoreColumns::kBlockMask;
-      if (i >= blocks) inconsistent("a free of a block that does not exist");
-      if (i >= next_alloc) continue;  // allocated after the cut too
-      mark_freed(i);
-      consumer.on_free(block_at(i), cut, until_ns, true);
+  // From here on, blocks looked up were allocated before the cut.
+  while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq < cut) ++next_change;
+  if (late_scan.joinable()) late_scan.join();
+  if (late_failure) std::rethrow_exception(late_failure);
+  if (next_alloc != allocs_before_cut || next_free != frees_before_cut) {
+    inconsistent("allocation sequence numbers are not ascending");
+  }
+  for (const std::uint32_t i : late_temporary) {
+    mark_freed(i);
+    consumer.on_free(block_at(i, next_change), cut, until_ns, true);
+  }
+  // The blocks never freed: a word of 64 at a time, most of them all freed.
+  for (std::size_t word = 0; word * 64 < next_alloc; ++word) {
+    std::uint64_t alive = ~freed[word];
+    if (word * 64 + 64 > next_alloc) alive &= (std::uint64_t{1} << (next_alloc - word * 64)) - 1;
+    for (; alive != 0; alive &= alive - 1) {
+      consumer.on_still_alive(block_at(word * 64 + static_cast<std::size_t>(std::countr_zero(alive)), next_change));
     }
-  }
-  for (std::size_t i = 0; i < next_alloc; ++i) {
-    if (!is_freed(i)) consumer.on_still_alive(block_at(i));
   }
   consumer.on_finish(c.end_ns);
 }

@@ -50,6 +50,10 @@ class TraceStore {
   // events from the first one at or after it are not fed, except the frees
   // of earlier blocks that were temporary, fed as if at until_ns; the other
   // blocks allocated before it are fed as still alive, later ones not at all.
+  //
+  // A consumer that can skip the events before some time
+  // (EventConsumer::skippable_before_ns) gets them in one call, and the
+  // replay starts at the first event at or after that time.
   void replay(EventConsumer& consumer, std::int64_t until_ns = kNeverNs) const;
 
   // Bytes of the per-block columns, and of everything (columns + tables).
@@ -73,6 +77,10 @@ class TraceStore {
   };
 
  private:
+  // Feeds the first `allocs` allocations and `frees` frees in one call.
+  template <class MarkFreed>
+  void skip_events(EventConsumer& consumer, std::size_t allocs, std::size_t frees, MarkFreed& mark_freed) const;
+
   struct OwnedColumns {
     std::vector<std::uint32_t> bucket, alloc_seq, free_order;
     std::vector<TimeChange> time_changes;

@@ -49,22 +49,42 @@ class Opener {
   OpenedStore open(std::shared_ptr<const void> owner) {
     check_header();
     read_toc();
-    for (std::uint32_t kind = 1; kind <= kSectionKinds; ++kind) {
-      if (!is_block_column(Section(kind))) verify(Section(kind));
-    }
-    SourceRecord record = read_source();
-    TraceTables tables = read_tables();
-    bucket_count_ = tables.bucket_count();
+    // The other sections' checksums are computed on the other core while
+    // they are decoded; a damaged section is reported as damaged even when
+    // its decoding failed first.
+    std::exception_ptr damage, malformed;
+    SourceRecord record;
+    TraceTables tables;
     StoreColumns columns;
-    columns.bucket = column<std::uint32_t>(Section::kBlockBucket);
-    columns.alloc_seq = column<std::uint32_t>(Section::kBlockAllocSeq);
-    columns.free_order = column<std::uint32_t>(Section::kFreeOrder);
-    columns.time_changes = column<TimeChange>(Section::kTimeChanges);
-    columns.bucket_sums = column<BucketSum>(Section::kBucketSums);
-    columns.peak = record.peak;
-    columns.event_count = record.event_count;
-    columns.end_ns = record.end_ns;
-    check_columns(columns);
+    {
+      std::jthread verifier([&] {
+        try {
+          for (std::uint32_t kind = 1; kind <= kSectionKinds; ++kind) {
+            if (!is_block_column(Section(kind))) verify(Section(kind));
+          }
+        } catch (...) {
+          damage = std::current_exception();
+        }
+      });
+      try {
+        record = read_source();
+        tables = read_tables();
+        bucket_count_ = tables.bucket_count();
+        columns.bucket = column<std::uint32_t>(Section::kBlockBucket);
+        columns.alloc_seq = column<std::uint32_t>(Section::kBlockAllocSeq);
+        columns.free_order = column<std::uint32_t>(Section::kFreeOrder);
+        columns.time_changes = column<TimeChange>(Section::kTimeChanges);
+        columns.bucket_sums = column<BucketSum>(Section::kBucketSums);
+        columns.peak = record.peak;
+        columns.event_count = record.event_count;
+        columns.end_ns = record.end_ns;
+        check_columns(columns);
+      } catch (...) {
+        malformed = std::current_exception();
+      }
+    }
+    if (damage) std::rethrow_exception(damage);
+    if (malformed) std::rethrow_exception(malformed);
     OpenedStore opened;
     opened.info = describe(record);
     // The block columns (12 bytes a block, most of a big store) are checked

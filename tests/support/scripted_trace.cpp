@@ -113,10 +113,15 @@ Result ScriptedTrace::run(const Query& query) {
   Aggregator replayed(store.tables(), query);
   store.replay(replayed);
   const Result from_store = replayed.result(source_);
+  // And as the store answers a query: from its sums, or its events up to T2.
+  Aggregator answered(store.tables(), query);
+  answered.answer_from(store);
+  const Result from_store_answer = answered.result(source_);
   // All paths must agree to the byte in every report.
   const std::string direct_json = result_json(direct, source_);
   EXPECT_EQ(direct_json, result_json(from_runs, source_)) << "events one by one and in runs differ";
   EXPECT_EQ(direct_json, result_json(from_store, source_)) << "streaming and store replay differ";
+  EXPECT_EQ(direct_json, result_json(from_store_answer, source_)) << "streaming and the store's answer differ";
   return direct;
 }
 

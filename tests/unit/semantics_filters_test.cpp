@@ -254,5 +254,43 @@ TEST(Semantics6Grouping, TotalsOnlyHasNoRows) {
   EXPECT_EQ(r.totals.so, 10u);
 }
 
+// Small key values are looked up in place, large ones hashed: a query that
+// meets both (thread ids here) keeps one row per value all the same.
+TEST(Semantics6Grouping, SmallAndLargeKeyValuesMixInOneGrouping) {
+  ScriptedTrace t;
+  const StackId s = t.stack({"app!f"});
+  const std::uint32_t threads[] = {1, 2, 0x1000000, 1, 0x1000000, 0xFFFFFFFEu, 2, 3};
+  std::uint64_t address = 1;
+  for (const std::uint32_t thread : threads) {
+    BlockSpec spec;
+    spec.size = 10;
+    spec.stack = s;
+    spec.thread = thread;
+    t.alloc(address++, spec);
+  }
+  for (const auto& levels : {std::vector<GroupBy>{GroupBy::kThread},
+                             std::vector<GroupBy>{GroupBy::kImpacting, GroupBy::kThread}}) {
+    Query q = by(levels);
+    if (levels.size() == 2) {
+      q.window.begin_ns = 0;
+      q.window.end_ns = 1;
+    }
+    const Result r = t.run(q);
+    ASSERT_EQ(r.rows.size(), 5u);
+    const std::size_t level = levels.size() - 1;
+    const auto so_of = [&](const std::string& thread) -> std::uint64_t {
+      for (const Row& row : r.rows) {
+        if (row.key.at(level).text == thread) return row.measures.so;
+      }
+      return 0;
+    };
+    EXPECT_EQ(so_of("1"), 20u);
+    EXPECT_EQ(so_of("2"), 20u);
+    EXPECT_EQ(so_of("3"), 10u);
+    EXPECT_EQ(so_of("16777216"), 20u);
+    EXPECT_EQ(so_of("4294967294"), 10u);
+  }
+}
+
 }  // namespace
 }  // namespace heapql::test
