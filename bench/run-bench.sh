@@ -35,7 +35,7 @@ options:
   --repeat N     run every command N times (round robin), report the median
   --passes N     compile: passes over the standard library when recording (default 7;
                  --quick: 1 pass over 80 files); walk: hundreds of files
-                 (default 5; --quick: N x 40 files)
+                 (default 6; --quick: N x 40 files)
   --heapql PATH  the heapql binary (default build/heapql)
   --with-raw     also record with `heapql record` (raw twin, exact block
                  identity) and time the query on that trace
@@ -99,7 +99,7 @@ if [[ $workload_kind == walk ]]; then
     min_calls=500000
   else
     name=bench-walk
-    max_files=$((${passes:-5} * 100))
+    max_files=$((${passes:-6} * 100))
     min_calls=15000000
     min_stacks=1500000
   fi
