@@ -100,6 +100,16 @@ StackId TraceTables::load_stack(const StackNode& node) { return append<StackId>(
 
 BucketId TraceTables::load_bucket(const Bucket& bucket) { return append<BucketId>(buckets_, bucket, "buckets"); }
 
+void TraceTables::view_stacks(std::span<const StackNode> nodes) {
+  if (nodes.size() >= StackId::kInvalidValue) throw Error("too many stack nodes for 32-bit ids");
+  stacks_.view(nodes);
+}
+
+void TraceTables::view_buckets(std::span<const Bucket> buckets) {
+  if (buckets.size() >= BucketId::kInvalidValue) throw Error("too many buckets for 32-bit ids");
+  buckets_.view(buckets);
+}
+
 StackId TraceTables::intern_stack(FrameId frame, StackId parent) {
   for (; stacks_indexed_ < stacks_.size(); ++stacks_indexed_) {
     const StackNode& node = stacks_[stacks_indexed_];

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 
 #include "engine/ids.h"
 #include "engine/store/chunked_vector.h"
+#include "engine/store/viewed_prefix_vector.h"
 #include "engine/store/flat_index.h"
 
 namespace heapql {
@@ -88,6 +90,11 @@ class TraceTables {
   // (or intern_bucket), if one ever comes: a query never interns.
   StackId load_stack(const StackNode& node);
   BucketId load_bucket(const Bucket& bucket);
+  // The same for all stack nodes or buckets at once, viewed in place (a
+  // store's mapping, which must outlive the tables; copies of the tables
+  // copy them). Only while that table is empty.
+  void view_stacks(std::span<const StackNode> nodes);
+  void view_buckets(std::span<const Bucket> buckets);
   // The same for strings and frames. A loaded string is not copied: its
   // text must outlive the tables (a store's mapping, which its TraceStore
   // keeps; copies of the tables copy the text).
@@ -147,13 +154,13 @@ class TraceTables {
   std::vector<Frame> frames_;
   std::unordered_map<FrameKey, FrameId, FrameKeyHash> frame_ids_;
   std::size_t frames_indexed_ = 0;
-  ChunkedVector<StackNode> stacks_;
+  ViewedPrefixVector<StackNode> stacks_;
   FlatIndex stack_ids_;   // stack nodes by (frame, parent)
   std::size_t stacks_indexed_ = 0;   // stacks_[0, this) are in stack_ids_
   std::size_t buckets_indexed_ = 0;  // buckets_[0, this) are in bucket_ids_
   std::vector<Process> processes_;
   std::vector<Heap> heaps_;
-  ChunkedVector<Bucket> buckets_;
+  ViewedPrefixVector<Bucket> buckets_;
   FlatIndex bucket_ids_;  // buckets by content
   StringId unknown_module_;
 };

@@ -57,6 +57,8 @@ class ByteReader {
     return n;
   }
   bool done() const { return at_ == bytes_.size(); }
+  // The bytes not read yet.
+  std::string_view rest_view() const { return bytes_.substr(at_); }
   [[noreturn]] void fail(std::string_view what) const {
     SourceLocation where = SourceLocation::of_file(file_);
     where.byte_offset = base_ + at_;

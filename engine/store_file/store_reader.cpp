@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <array>
+#include <bit>
+#include <cstddef>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -32,6 +34,23 @@ T load(std::string_view bytes, std::size_t at) {
   std::memcpy(&v, bytes.data() + at, sizeof(T));
   return v;
 }
+
+// A table's records as the entries themselves: the section is 64-byte
+// aligned in a page-aligned mapping, and its size was checked.
+template <class T>
+std::span<const T> view_as(std::string_view records, std::uint64_t n) {
+  return {reinterpret_cast<const T*>(records.data()), static_cast<std::size_t>(n)};
+}
+
+// Whether the stack and bucket records (store_format.h) are laid out as
+// StackNode and Bucket are in memory here.
+constexpr bool kStacksViewable = std::endian::native == std::endian::little && sizeof(StackNode) == kStackBytes &&
+                                 offsetof(StackNode, frame) == 0 && offsetof(StackNode, parent) == 4;
+constexpr bool kBucketsViewable = std::endian::native == std::endian::little && sizeof(Bucket) == kBucketBytes &&
+                                  offsetof(Bucket, size) == 0 && offsetof(Bucket, stack) == 8 &&
+                                  offsetof(Bucket, heap) == 12 && offsetof(Bucket, thread) == 16 &&
+                                  offsetof(Bucket, kind) == 20 && offsetof(Bucket, is_realloc) == 21 &&
+                                  sizeof(bool) == 1;
 
 class Opener {
  public:
@@ -261,15 +280,20 @@ class Opener {
         t.load_frame(Frame{module, symbol, address});
       }
     }
+    // Stack nodes and buckets, the big tables, are checked here and then
+    // viewed in place where their records are the tables' own layout.
     {
       ByteReader in = table(Section::kStacks, kStackBytes);
-      for (std::uint64_t i = 0; i < entry(Section::kStacks).items; ++i) {
+      const std::uint64_t n = entry(Section::kStacks).items;
+      const std::string_view records = in.rest_view();
+      for (std::uint64_t i = 0; i < n; ++i) {
         const FrameId frame(in.u32());
         const StackId parent(in.u32());
         if (frame.value >= t.frame_count()) in.fail("a stack node's frame out of range");
         if (parent.valid() && parent.value >= i) in.fail("a stack node whose caller comes after it");
-        t.load_stack(StackNode{frame, parent});
+        if constexpr (!kStacksViewable) t.load_stack(StackNode{frame, parent});
       }
+      if constexpr (kStacksViewable) t.view_stacks(view_as<StackNode>(records, n));
     }
     {
       ByteReader in = table(Section::kProcesses, kProcessBytes);
@@ -294,7 +318,9 @@ class Opener {
     }
     {
       ByteReader in = table(Section::kBuckets, kBucketBytes);
-      for (std::uint64_t i = 0; i < entry(Section::kBuckets).items; ++i) {
+      const std::uint64_t n = entry(Section::kBuckets).items;
+      const std::string_view records = in.rest_view();
+      for (std::uint64_t i = 0; i < n; ++i) {
         Bucket b;
         b.size = in.u64();
         b.stack = StackId(in.u32());
@@ -308,8 +334,9 @@ class Opener {
         if (kind > 1 || realloc > 1 || padding != 0) in.fail("a bucket with an unknown kind or flag");
         b.kind = BlockKind(kind);
         b.is_realloc = realloc == 1;
-        t.load_bucket(b);
+        if constexpr (!kBucketsViewable) t.load_bucket(b);
       }
+      if constexpr (kBucketsViewable) t.view_buckets(view_as<Bucket>(records, n));
     }
     return t;
   }
