@@ -284,7 +284,8 @@ fi
 
 # ---------------------------------------------------------------- report
 mib() { awk -v b="$1" 'BEGIN {printf "%.1f MiB", b/1048576}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a/b; else print "inf"}'; }
+# Three decimals: a target of 0.01x is judged on 0.011, not on its rounding.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.3f", a/b; else print "inf"}'; }
 verdict() {  # value op target
   awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN {ok = (op == ">=") ? v >= t : v <= t; print ok ? "met" : "MISSED"}'
 }

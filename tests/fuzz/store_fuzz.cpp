@@ -1,16 +1,17 @@
-// Fuzz target: the store reader, in memory, then a replay through the
-// aggregator. The first byte chooses whether the checksums are left as they
+// Fuzz target: the store reader, in memory, then queries of every kind the
+// aggregator answers from a store. The first byte chooses whether the checksums are left as they
 // are (most mutations are then caught by a CRC, which must hold) or set right
 // first, so that mutations reach the table of contents, the tables and the
 // columns behind them. Any heapql::Error is an answer; anything else is a finding.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <vector>
 
+#include "engine/query/aggregator.h"
 #include "engine/store_file/crc32.h"
 #include "engine/store_file/store_format.h"
 #include "engine/store_file/store_reader.h"
-#include "tests/fuzz/fuzz_input.h"
 
 namespace {
 
@@ -58,11 +59,35 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   char* bytes = reinterpret_cast<char*>(buffer->data());
   std::memcpy(bytes, data + 1, size - 1);
   if (fix) set_checksums(bytes, size - 1);
-  heapql::fuzz::read_and_answer([&](heapql::TraceTables& tables, heapql::EventConsumer& consumer, std::string*) {
-    OpenedStore opened = read_store_bytes(buffer, std::string_view(bytes, size - 1), "fuzz.hqdb");
-    tables = opened.store->tables();
-    opened.store->replay(consumer);
-    return opened.store->source();
-  });
+  // Every way a query reads a store: from the bucket sums, replaying it
+  // whole, and skipping to a window (the skipped events are counted, not fed).
+  using namespace heapql;
+  try {
+    const OpenedStore opened = read_store_bytes(buffer, std::string_view(bytes, size - 1), "fuzz.hqdb");
+    const TraceStore& store = *opened.store;
+    const std::int64_t end = std::max<std::int64_t>(store.columns().end_ns, 3);
+    std::vector<Query> queries(4);
+    queries[0].by = {GroupBy::kStack};
+    queries[1].window = {end / 3, 2 * end / 3};
+    queries[1].impacting = {Impacting::kAifo, Impacting::kAofi};
+    queries[1].by = {GroupBy::kImpacting, GroupBy::kStack};
+    queries[2].window = {end / 2, std::nullopt};
+    queries[2].block_set = BlockSet::kAtPeak;
+    queries[2].by = {GroupBy::kFrame};
+    queries[3].window = {end / 4, end / 2};
+    queries[3].lifetime_min_ns = 1;
+    queries[3].series_buckets = 4;
+    queries[3].by = {GroupBy::kThread};
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+      Aggregator aggregator(store.tables(), queries[i]);
+      if (i == 0) store.replay(aggregator);
+      else aggregator.answer_from(store);
+      (void)aggregator.result(store.source());
+    }
+    Aggregator from_sums(store.tables(), queries[0]);
+    from_sums.answer_from(store);
+    (void)from_sums.result(store.source());
+  } catch (const Error&) {
+  }
   return 0;
 }
