@@ -47,6 +47,14 @@ bool matches_id_or_name(const std::vector<std::string>& wanted, std::uint64_t id
   return false;
 }
 
+// The one level of a group key whose value varies (the impacting level's is
+// always 0), or -1 when there are none or several.
+std::int32_t only_varying_level(const std::vector<GroupBy>& by) {
+  const auto varies = [](GroupBy level) { return level != GroupBy::kImpacting; };
+  if (std::count_if(by.begin(), by.end(), varies) != 1) return -1;
+  return static_cast<std::int32_t>(std::find_if(by.begin(), by.end(), varies) - by.begin());
+}
+
 }  // namespace
 
 void Measures::add(const Measures& o) {
@@ -99,7 +107,8 @@ Aggregator::Aggregator(const TraceTables& tables, Query query)
       stack_plan_(tables, compile_cull_set(query_), compile_require_set(query_)),
       layout_(query_.block_set == BlockSet::kAtPeak ? Layout::kPeak
               : (impacting_mode_ || t2_ != kNeverNs) ? Layout::kFull
-                                                      : Layout::kCompact) {
+                                                      : Layout::kCompact),
+      direct_key_level_(only_varying_level(query_.by)) {
   validate(query_);
   for (Impacting t : query_.impacting) impacting_mask_ |= 1u << static_cast<unsigned>(t);
   if (query_.series_buckets > 0) {
@@ -166,11 +175,6 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
     for (std::size_t level = 0; level < width; ++level) h = FlatIndex::mix(h ^ stored_value(id, level));
     return h;
   };
-  if (direct_key_level_ == kUndecided) {
-    const auto varying = std::count_if(query_.by.begin(), query_.by.end(), [](GroupBy l) { return l != GroupBy::kImpacting; });
-    const auto first = std::find_if(query_.by.begin(), query_.by.end(), [](GroupBy l) { return l != GroupBy::kImpacting; });
-    direct_key_level_ = varying == 1 ? static_cast<std::int32_t>(first - query_.by.begin()) : kNoDirectKeys;
-  }
   if (direct_key_level_ >= 0) {
     const std::uint32_t v = key_scratch_[static_cast<std::size_t>(direct_key_level_)];
     if (v < kDirectKeyLimit) {
@@ -184,7 +188,7 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
     }
     for (std::uint32_t id = 0; id < key_count_; ++id) key_ids_.insert(hash_of_stored(id), id, hash_of_stored);
     direct_key_ids_ = std::vector<std::int32_t>();
-    direct_key_level_ = kNoDirectKeys;
+    direct_key_level_ = -1;
   }
   std::uint64_t hash = 0;
   for (std::uint32_t v : key_scratch_) hash = FlatIndex::mix(hash ^ v);

@@ -183,11 +183,12 @@ class Aggregator final : public EventConsumer {
   std::vector<std::uint32_t> key_scratch_;
   std::size_t key_count_ = 0;
   FlatIndex key_ids_;
-  // Keys of one level by value, below this limit (32 MiB at most).
+  // Keys of one varying level by that level's value, below this limit (32
+  // MiB at most); -1: keys are hashed (several levels vary, or a value was
+  // too large).
   static constexpr std::uint32_t kDirectKeyLimit = 1u << 23;
+  std::int32_t direct_key_level_;
   std::vector<std::int32_t> direct_key_ids_;
-  static constexpr std::int32_t kUndecided = -1, kNoDirectKeys = -2;
-  std::int32_t direct_key_level_ = kUndecided;  // or the level whose value is the key
   std::uint64_t excluded_blocks_ = 0, excluded_bytes_ = 0;
   std::uint64_t temporary_blocks_ = 0;  // among the counted blocks
 

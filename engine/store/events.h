@@ -51,7 +51,7 @@ class EventConsumer {
   virtual std::int64_t skippable_before_ns() const { return 0; }
   virtual void on_skipped_events(const SkippedEvents& /*skipped*/) {}
 
-  // Bucket-LIFO sources pair a free  // Bucket-LIFO sources pair a free with the most recent live block of its
+  // Bucket-LIFO sources pair a free with the most recent live block of its
   // bucket, so a consumer that needs no per-block record can follow the
   // stream as bucket events alone: memory per bucket, not per live block.
   // A consumer that returns false here receives on_bucket_alloc and

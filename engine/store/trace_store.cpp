@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <bit>
-#include <exception>
-#include <thread>
 
 #include "engine/error.h"
+#include "engine/store/on_both_cores.h"
 
 namespace heapql {
 
@@ -60,10 +59,6 @@ std::int64_t time_of(std::span<const TimeChange> changes, std::uint32_t seq, std
 
 [[noreturn]] void inconsistent(const char* what) { throw Error(std::string("store is inconsistent: ") + what); }
 
-}  // namespace
-
-namespace {
-
 // The first event at or after `ns` (times never decrease; events before the
 // first time change are at 0).
 std::uint64_t first_event_at(const StoreColumns& c, std::int64_t ns) {
@@ -74,6 +69,14 @@ std::uint64_t first_event_at(const StoreColumns& c, std::int64_t ns) {
   return at == c.time_changes.end() ? c.event_count : std::min<std::uint64_t>(at->first_seq, c.event_count);
 }
 
+// How many blocks were allocated before event `seq` (the allocation
+// sequence numbers ascend; the replay refuses a store where they do not).
+std::size_t allocs_before(const StoreColumns& c, std::uint64_t seq) {
+  return static_cast<std::size_t>(std::lower_bound(c.alloc_seq.begin(), c.alloc_seq.end(), seq,
+                                                   [](std::uint32_t s, std::uint64_t at) { return s < at; }) -
+                                  c.alloc_seq.begin());
+}
+
 }  // namespace
 
 template <class MarkFreed>
@@ -81,31 +84,26 @@ void TraceStore::skip_events(EventConsumer& consumer, std::size_t allocs, std::s
   const StoreColumns& c = columns_;
   const std::size_t buckets = tables_.bucket_count();
   std::vector<std::uint32_t> allocated(buckets, 0), freed(buckets, 0);
-  std::exception_ptr failure;
-  {
-    std::jthread free_counter([&] {
-      try {
+  on_both_cores(
+      [&] {
         for (std::size_t f = 0; f < frees; ++f) {
           const std::uint32_t i = c.free_order[f] & StoreColumns::kBlockMask;
           if (i >= allocs) inconsistent("a free of a block not yet allocated");
           mark_freed(i);
           const std::uint32_t bucket = c.bucket[i];
-          if (bucket < buckets) ++freed[bucket];  // (else reported below)
+          if (bucket < buckets) ++freed[bucket];  // (else reported by the other half)
         }
-      } catch (...) {
-        failure = std::current_exception();
-      }
-    });
-    std::uint32_t previous = 0;
-    for (std::size_t i = 0; i < allocs; ++i) {
-      const std::uint32_t bucket = c.bucket[i];
-      if (bucket >= buckets) inconsistent("a block's bucket is not in the bucket table");
-      if (i > 0 && c.alloc_seq[i] <= previous) inconsistent("allocation sequence numbers are not ascending");
-      previous = c.alloc_seq[i];
-      ++allocated[bucket];  // below 2^31: so are the blocks
-    }
-  }
-  if (failure) std::rethrow_exception(failure);
+      },
+      [&] {
+        std::uint32_t previous = 0;
+        for (std::size_t i = 0; i < allocs; ++i) {
+          const std::uint32_t bucket = c.bucket[i];
+          if (bucket >= buckets) inconsistent("a block's bucket is not in the bucket table");
+          if (i > 0 && c.alloc_seq[i] <= previous) inconsistent("allocation sequence numbers are not ascending");
+          previous = c.alloc_seq[i];
+          ++allocated[bucket];  // below 2^31: so are the blocks
+        }
+      });
   // The buckets in the order events would have met them: the bucket sums'
   // order; a crafted store that leaves some out still gets them all.
   std::vector<std::uint32_t> order;
@@ -148,24 +146,20 @@ void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns) const {
   // The events the consumer lets us skip, counted per bucket: allocations
   // on this core, frees on the other.
   const std::uint64_t skipped = std::min(first_event_at(c, consumer.skippable_before_ns()), cut);
-  const std::size_t skipped_allocs = static_cast<std::size_t>(
-      std::lower_bound(c.alloc_seq.begin(), c.alloc_seq.end(), skipped,
-                       [](std::uint32_t seq, std::uint64_t s) { return seq < s; }) - c.alloc_seq.begin());
+  const std::size_t skipped_allocs = allocs_before(c, skipped);
   const std::size_t skipped_frees = static_cast<std::size_t>(skipped - skipped_allocs);
   if (skipped_frees > c.free_order.size()) inconsistent("more frees than the free column holds");
   if (skipped > 0) skip_events(consumer, skipped_allocs, skipped_frees, mark_freed);
   // The temporary frees after the cut of blocks allocated before it, found
   // on the other core while this one replays up to the cut.
   std::vector<std::uint32_t> late_temporary;
-  std::exception_ptr late_failure;
-  const std::size_t allocs_before_cut = static_cast<std::size_t>(
-      std::lower_bound(c.alloc_seq.begin(), c.alloc_seq.end(), cut,
-                       [](std::uint32_t seq, std::uint64_t s) { return seq < s; }) - c.alloc_seq.begin());
+  const std::size_t allocs_before_cut = allocs_before(c, cut);
   const std::uint64_t frees_before_cut = cut - std::min<std::uint64_t>(cut, allocs_before_cut);
-  std::jthread late_scan;
-  if (cut < c.event_count && frees_before_cut <= c.free_order.size()) {
-    late_scan = std::jthread([&] {
-      try {
+  std::size_t next_alloc = skipped_allocs;
+  std::size_t next_free = skipped_frees;
+  std::size_t next_change = 0;
+  on_both_cores(
+      [&] {
         for (std::size_t f = frees_before_cut; f < c.free_order.size(); ++f) {
           const std::uint32_t word = c.free_order[f];
           if ((word & StoreColumns::kTemporaryBit) == 0) continue;
@@ -173,36 +167,29 @@ void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns) const {
           if (i >= blocks) inconsistent("a free of a block that does not exist");
           if (i < allocs_before_cut) late_temporary.push_back(i);  // else allocated after the cut too
         }
-      } catch (...) {
-        late_failure = std::current_exception();
-      }
-    });
-  }
-  std::size_t next_alloc = skipped_allocs;
-  std::size_t next_free = skipped_frees;
-  std::size_t next_change = 0;
-  std::int64_t now = 0;
-  for (std::uint64_t seq = skipped; seq < cut; ++seq) {
-    while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq <= seq) {
-      now = c.time_changes[next_change++].ns;
-    }
-    if (next_alloc < blocks && c.alloc_seq[next_alloc] == seq) {
-      const auto i = static_cast<std::uint32_t>(next_alloc++);
-      if (c.bucket[i] >= buckets) inconsistent("a block's bucket is not in the bucket table");
-      consumer.on_alloc(LiveBlock{BlockId(i), BucketId(c.bucket[i]), seq, now});
-      continue;
-    }
-    if (next_free >= c.free_order.size()) inconsistent("an event is neither an allocation nor a free");
-    const std::uint32_t word = c.free_order[next_free++];
-    const std::uint32_t i = word & StoreColumns::kBlockMask;
-    if (i >= next_alloc) inconsistent("a free of a block not yet allocated");
-    mark_freed(i);
-    consumer.on_free(block_at(i, next_change), seq, now, (word & StoreColumns::kTemporaryBit) != 0);
-  }
+      },
+      [&] {
+        std::int64_t now = 0;
+        for (std::uint64_t seq = skipped; seq < cut; ++seq) {
+          while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq <= seq) {
+            now = c.time_changes[next_change++].ns;
+          }
+          if (next_alloc < blocks && c.alloc_seq[next_alloc] == seq) {
+            const auto i = static_cast<std::uint32_t>(next_alloc++);
+            if (c.bucket[i] >= buckets) inconsistent("a block's bucket is not in the bucket table");
+            consumer.on_alloc(LiveBlock{BlockId(i), BucketId(c.bucket[i]), seq, now});
+            continue;
+          }
+          if (next_free >= c.free_order.size()) inconsistent("an event is neither an allocation nor a free");
+          const std::uint32_t word = c.free_order[next_free++];
+          const std::uint32_t i = word & StoreColumns::kBlockMask;
+          if (i >= next_alloc) inconsistent("a free of a block not yet allocated");
+          mark_freed(i);
+          consumer.on_free(block_at(i, next_change), seq, now, (word & StoreColumns::kTemporaryBit) != 0);
+        }
+      });
   // From here on, blocks looked up were allocated before the cut.
   while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq < cut) ++next_change;
-  if (late_scan.joinable()) late_scan.join();
-  if (late_failure) std::rethrow_exception(late_failure);
   if (next_alloc != allocs_before_cut || next_free != frees_before_cut) {
     inconsistent("allocation sequence numbers are not ascending");
   }

@@ -10,13 +10,12 @@
 #include <cstddef>
 #include <cerrno>
 #include <cstring>
-#include <exception>
 #include <optional>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "engine/error.h"
+#include "engine/store/on_both_cores.h"
 #include "engine/store_file/byte_codec.h"
 #include "engine/store_file/crc32.h"
 #include "engine/store_file/source_record.h"
@@ -71,39 +70,29 @@ class Opener {
     // The other sections' checksums are computed on the other core while
     // they are decoded; a damaged section is reported as damaged even when
     // its decoding failed first.
-    std::exception_ptr damage, malformed;
     SourceRecord record;
     TraceTables tables;
     StoreColumns columns;
-    {
-      std::jthread verifier([&] {
-        try {
+    on_both_cores(
+        [&] {
           for (std::uint32_t kind = 1; kind <= kSectionKinds; ++kind) {
             if (!is_block_column(Section(kind))) verify(Section(kind));
           }
-        } catch (...) {
-          damage = std::current_exception();
-        }
-      });
-      try {
-        record = read_source();
-        tables = read_tables();
-        bucket_count_ = tables.bucket_count();
-        columns.bucket = column<std::uint32_t>(Section::kBlockBucket);
-        columns.alloc_seq = column<std::uint32_t>(Section::kBlockAllocSeq);
-        columns.free_order = column<std::uint32_t>(Section::kFreeOrder);
-        columns.time_changes = column<TimeChange>(Section::kTimeChanges);
-        columns.bucket_sums = column<BucketSum>(Section::kBucketSums);
-        columns.peak = record.peak;
-        columns.event_count = record.event_count;
-        columns.end_ns = record.end_ns;
-        check_columns(columns);
-      } catch (...) {
-        malformed = std::current_exception();
-      }
-    }
-    if (damage) std::rethrow_exception(damage);
-    if (malformed) std::rethrow_exception(malformed);
+        },
+        [&] {
+          record = read_source();
+          tables = read_tables();
+          bucket_count_ = tables.bucket_count();
+          columns.bucket = column<std::uint32_t>(Section::kBlockBucket);
+          columns.alloc_seq = column<std::uint32_t>(Section::kBlockAllocSeq);
+          columns.free_order = column<std::uint32_t>(Section::kFreeOrder);
+          columns.time_changes = column<TimeChange>(Section::kTimeChanges);
+          columns.bucket_sums = column<BucketSum>(Section::kBucketSums);
+          columns.peak = record.peak;
+          columns.event_count = record.event_count;
+          columns.end_ns = record.end_ns;
+          check_columns(columns);
+        });
     OpenedStore opened;
     opened.info = describe(record);
     // The block columns (12 bytes a block, most of a big store) are checked
@@ -112,19 +101,12 @@ class Opener {
     auto check_blocks = [bytes = bytes_, name = name_, entries = entries_] {
       Opener again(bytes, name);
       again.entries_ = entries;
-      std::exception_ptr failure;
-      {
-        std::jthread helper([&] {
-          try {
+      on_both_cores(
+          [&] {
             again.verify(Section::kBlockBucket);
             again.verify(Section::kFreeOrder);
-          } catch (...) {
-            failure = std::current_exception();
-          }
-        });
-        again.verify(Section::kBlockAllocSeq);
-      }
-      if (failure) std::rethrow_exception(failure);
+          },
+          [&] { again.verify(Section::kBlockAllocSeq); });
     };
     opened.store = std::make_unique<TraceStore>(std::move(tables), std::move(record.info), columns, std::move(owner),
                                                 std::move(check_blocks));
