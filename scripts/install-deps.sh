@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config ccache
   libfmt-dev libzstd-dev zlib1g-dev zstd gzip libsqlite3-dev
+  # --format pprof: libprotobuf and protoc (the tests decode with protoc too).
+  libprotobuf-dev protobuf-compiler
   googletest libgtest-dev libbenchmark-dev
   heaptrack sqlite3 python3 time
   liblua5.4-dev lua5.4 lua-lpeg lua-lpeg-dev
@@ -14,17 +16,37 @@ packages=(
   clang-14 lld-14 llvm-14 llvm-14-dev
   # Fuzzing (scripts/fuzz.sh): libFuzzer for clang-14.
   libclang-rt-14-dev
+  # The HTML report (docs/reports.md): npm for its pinned libraries
+  # (report-ui/package-lock.json), Chromium for its tests.
+  nodejs npm chromium
 )
 
 missing=()
 for package in "${packages[@]}"; do
+  # A Node.js installed some other way (with its own npm, which Debian's npm
+  # package would conflict with) will do.
+  if [ "$package" = nodejs ] && command -v node >/dev/null; then continue; fi
+  if [ "$package" = npm ] && command -v npm >/dev/null; then continue; fi
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
     missing+=("$package")
   fi
 done
 
+# The HTML report's libraries, as report-ui/package-lock.json pins them; the
+# build inlines them into the page (CMakeLists.txt, HEAPQL_HTML_REPORT).
+install_report_ui() {
+  local ui
+  ui="$(cd "$(dirname "$0")/.." && pwd)/report-ui"
+  # Again when the lock file changed since (npm keeps a copy in node_modules).
+  if [ ! -d "$ui/node_modules" ] || [ "$ui/package-lock.json" -nt "$ui/node_modules/.package-lock.json" ]; then
+    echo "install-deps: npm ci in $ui"
+    npm ci --prefix "$ui" --no-audit --no-fund
+  fi
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
+  install_report_ui
   exit 0
 fi
 
@@ -37,3 +59,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get update -qq
 "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+install_report_ui

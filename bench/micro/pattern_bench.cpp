@@ -115,7 +115,7 @@ void BM_StackPlanCulled(benchmark::State& state) {
   make_tables(store.tables(), shape, rng);
   const TraceTables& tables = store.tables();
   for (auto _ : state) {
-    StackPlan plan(tables, default_cull_patterns(), FramePatternSet());
+    StackPlan plan(tables, StackFilters{default_cull_patterns(), {}, {}, {}});
     std::uint64_t sum = 0;
     for (std::size_t i = 0; i < tables.stack_count(); ++i) {
       sum += plan.culled(StackId(static_cast<std::uint32_t>(i))).value;

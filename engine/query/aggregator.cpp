@@ -9,8 +9,10 @@
 #include <span>
 
 #include "engine/error.h"
+#include "engine/warnings.h"
 #include "engine/query/cull_list.h"
 #include "engine/query/group_key.h"
+#include "engine/query/suppressions.h"
 
 namespace heapql {
 
@@ -80,21 +82,27 @@ std::uint64_t Measures::value(Measure m) const {
   return 0;
 }
 
-FramePatternSet compile_cull_set(const Query& query) {
-  FramePatternSet set;
-  if (query.default_cull) set.add_all(default_cull_patterns());
-  for (const std::string& text : query.cull) set.add(FramePattern::parse(text));
-  for (const std::string& path : query.cull_files) set.add_all(read_cull_list(path));
-  return set;
+StackFilters compile_stack_filters(const Query& query, std::span<const std::string> embedded) {
+  StackFilters filters;
+  if (query.default_cull) filters.cull.add_all(default_cull_patterns());
+  for (const std::string& text : query.cull) filters.cull.add(FramePattern::parse(text));
+  for (const std::string& path : query.cull_files) filters.cull.add_all(read_cull_list(path));
+  for (const std::string& text : query.require) filters.require.add(FramePattern::parse(text));
+  for (const std::string& text : query.exclude) filters.exclude.add(FramePattern::parse(text));
+  SuppressionList& suppressions = filters.suppressions;
+  for (const std::string& text : query.suppressions) suppressions.patterns.push_back(SuppressionPattern::parse(text));
+  const auto add_list = [&](SuppressionList list) {
+    for (SuppressionPattern& p : list.patterns) suppressions.patterns.push_back(std::move(p));
+    for (std::string& note : list.notes) suppressions.notes.push_back(std::move(note));
+  };
+  for (const std::string& path : query.suppression_files) add_list(read_suppressions(path));
+  if (query.embedded_suppressions) {
+    add_list(parse_embedded_suppressions(embedded, "the trace"));
+  }
+  return filters;
 }
 
-FramePatternSet compile_require_set(const Query& query) {
-  FramePatternSet set;
-  for (const std::string& text : query.require) set.add(FramePattern::parse(text));
-  return set;
-}
-
-Aggregator::Aggregator(const TraceTables& tables, Query query)
+Aggregator::Aggregator(const TraceTables& tables, Query query, std::span<const std::string> embedded_suppressions)
     : tables_(tables),
       query_(std::move(query)),
       t1_(query_.window.begin_ns),
@@ -104,12 +112,13 @@ Aggregator::Aggregator(const TraceTables& tables, Query query)
       has_block_filters_(!query_.impacting.empty() || query_.temporary_only || query_.lifetime_min_ns ||
                          query_.lifetime_end_ns),
       needs_blocks_(query_.lifetime_min_ns || query_.lifetime_end_ns),
-      stack_plan_(tables, compile_cull_set(query_), compile_require_set(query_)),
+      stack_plan_(tables, compile_stack_filters(query_, embedded_suppressions)),
       layout_(query_.block_set == BlockSet::kAtPeak ? Layout::kPeak
               : (impacting_mode_ || t2_ != kNeverNs) ? Layout::kFull
                                                       : Layout::kCompact),
       direct_key_level_(only_varying_level(query_.by)) {
   validate(query_);
+  for (const std::string& note : stack_plan_.filters().suppressions.notes) emit_warning(nullptr, note + "\n");
   for (Impacting t : query_.impacting) impacting_mask_ |= 1u << static_cast<unsigned>(t);
   if (query_.series_buckets > 0) {
     series_bucket_ns_ = query_.window.end_ns
@@ -139,7 +148,7 @@ bool Aggregator::bucket_passes(const Bucket& bucket, StackId full_stack) {
     const Heap& h = tables_.heap(bucket.heap);
     if (!matches_id_or_name(query_.heaps, h.handle, tables_.string(h.name))) return false;
   }
-  return stack_plan_.required(full_stack);
+  return stack_plan_.kept(full_stack);
 }
 
 std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {

@@ -27,15 +27,19 @@
 
 namespace heapql {
 
-// Compiles the cull and require pattern sets of a query (reads cull files).
-FramePatternSet compile_cull_set(const Query& query);
-FramePatternSet compile_require_set(const Query& query);
+// Compiles the frame patterns of a query: cull, require, exclude and the
+// suppressions (reads cull lists and suppression files). `embedded` are the
+// trace's own suppression lines (SourceInfo::embedded_suppressions), applied
+// when the query asks for them. Throws Error for a bad pattern or file.
+StackFilters compile_stack_filters(const Query& query, std::span<const std::string> embedded = {});
 
 class Aggregator final : public EventConsumer {
  public:
   // `tables` may keep growing while events arrive (streaming); it must
   // outlive the aggregator. Throws Error for invalid patterns or cull files.
-  Aggregator(const TraceTables& tables, Query query);
+  // A query with embedded suppressions needs the trace's lines before its
+  // first event, so it is answered from a loaded store, not while streaming.
+  Aggregator(const TraceTables& tables, Query query, std::span<const std::string> embedded_suppressions = {});
 
   void on_alloc(const LiveBlock& block) override;
   void on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) override;

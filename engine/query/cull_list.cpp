@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/error.h"
+#include "engine/query/pattern_file_lines.h"
 #include "engine/text_file.h"
 
 namespace heapql {
@@ -78,30 +79,11 @@ constexpr std::array kDefaultCullEntries = {
     DefaultCullEntry{"libheaptrack_inject.so!", "heaptrack's injected allocator hooks (heaptrack --pid)"},
 };
 
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 }  // namespace
 
 FramePatternSet parse_cull_list(std::string_view text, const std::string& name_for_errors) {
-  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
-  if (text.starts_with(kByteOrderMark)) text.remove_prefix(kByteOrderMark.size());
-
   FramePatternSet result;
-  std::uint64_t line_number = 0;
-  while (!text.empty()) {
-    std::size_t newline = text.find('\n');
-    std::string_view line = text.substr(0, newline);
-    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
-    ++line_number;
-
-    line = trim(line);
-    if (line.empty() || line.front() == '#') continue;
+  for_each_pattern_line(text, [&](std::string_view line, std::uint64_t line_number) {
     try {
       result.add(FramePattern::parse(line));
     } catch (const Error& e) {
@@ -110,7 +92,7 @@ FramePatternSet parse_cull_list(std::string_view text, const std::string& name_f
       where.line = line_number;
       throw Error(std::move(where), e.message());
     }
-  }
+  });
   return result;
 }
 

@@ -55,6 +55,12 @@ struct Query {
   std::vector<std::string> cull;
   std::vector<std::string> cull_files;
   bool default_cull = true;
+  // Exclusion and suppressions (§11): frame patterns whose match drops a
+  // block, LSan patterns and files of them, and the trace's own.
+  std::vector<std::string> exclude;
+  std::vector<std::string> suppressions;
+  std::vector<std::string> suppression_files;
+  bool embedded_suppressions = false;
 
   // Grouping and output (§6).
   std::vector<GroupBy> by;  // empty = totals only

@@ -4,8 +4,8 @@
 
 namespace heapql {
 
-StackPlan::StackPlan(const TraceTables& tables, FramePatternSet cull, FramePatternSet require)
-    : tables_(tables), cull_(std::move(cull)), require_(std::move(require)) {}
+StackPlan::StackPlan(const TraceTables& tables, StackFilters filters)
+    : tables_(tables), filters_(std::move(filters)) {}
 
 bool frame_matches(const TraceTables& tables, const FramePatternSet& set, FrameId frame) {
   const Frame& f = tables.frame(frame);
@@ -15,18 +15,24 @@ bool frame_matches(const TraceTables& tables, const FramePatternSet& set, FrameI
   return set.matches(module, symbol);
 }
 
-bool StackPlan::frame_culled(FrameId frame) {
-  if (frame_culled_.size() <= frame.index()) frame_culled_.resize(tables_.frame_count(), kUnknown);
-  std::int8_t& known = frame_culled_[frame.index()];
-  if (known < 0) known = frame_matches(tables_, cull_, frame) ? 1 : 0;
-  return known == 1;
+bool StackPlan::frame_known(std::vector<std::int8_t>& known, FrameId frame, bool (StackPlan::*test)(FrameId) const) {
+  if (known.size() <= frame.index()) known.resize(tables_.frame_count(), kUnknown);
+  std::int8_t& state = known[frame.index()];
+  if (state < 0) state = (this->*test)(frame) ? 1 : 0;
+  return state == 1;
 }
 
-bool StackPlan::frame_required(FrameId frame) {
-  if (frame_required_.size() <= frame.index()) frame_required_.resize(tables_.frame_count(), kUnknown);
-  std::int8_t& known = frame_required_[frame.index()];
-  if (known < 0) known = frame_matches(tables_, require_, frame) ? 1 : 0;
-  return known == 1;
+bool StackPlan::frame_culled(FrameId frame) const { return frame_matches(tables_, filters_.cull, frame); }
+
+bool StackPlan::frame_required(FrameId frame) const { return frame_matches(tables_, filters_.require, frame); }
+
+bool StackPlan::frame_excluded(FrameId frame) const {
+  if (frame_matches(tables_, filters_.exclude, frame)) return true;
+  if (filters_.suppressions.empty()) return false;
+  // LSan matches a frame's function, or its module (semantics.md §11).
+  const Frame& f = tables_.frame(frame);
+  return (f.symbol.valid() && filters_.suppressions.matches(tables_.string(f.symbol))) ||
+         filters_.suppressions.matches(tables_.string(f.module));
 }
 
 StackId StackPlan::culled(StackId stack) {
@@ -34,29 +40,44 @@ StackId StackPlan::culled(StackId stack) {
   // every frame is culled.
   for (StackId at = stack; at.valid();) {
     const StackNode& node = tables_.stack(at);
-    if (!node.parent.valid() || !frame_culled(node.frame)) return at;
+    if (!node.parent.valid() || !frame_known(frame_culled_, node.frame, &StackPlan::frame_culled)) return at;
     at = node.parent;
   }
   return stack;
 }
 
-bool StackPlan::required(StackId stack) {
-  if (require_.empty()) return true;
+template <typename FrameTest>
+bool StackPlan::stack_has_frame(FrameSearch& search, StackId stack, FrameTest frame_test) {
   if (!stack.valid()) return false;
-  if (node_required_.size() <= stack.index()) node_required_.grow_to(tables_.stack_count(), kUnknown);
-  if (node_required_[stack.index()] != kUnknown) return node_required_[stack.index()] == 1;
+  ChunkedVector<std::int8_t>& nodes = search.nodes;
+  if (nodes.size() <= stack.index()) nodes.grow_to(tables_.stack_count(), kUnknown);
+  if (nodes[stack.index()] != kUnknown) return nodes[stack.index()] == 1;
   // Walk towards the root to the first known node, then decide downwards, so
   // that every node's parent is known when the node is.
   pending_.clear();
-  for (StackId at = stack; at.valid() && node_required_[at.index()] == kUnknown; at = tables_.stack(at).parent) {
+  for (StackId at = stack; at.valid() && nodes[at.index()] == kUnknown; at = tables_.stack(at).parent) {
     pending_.push_back(at);
   }
   for (auto it = pending_.rbegin(); it != pending_.rend(); ++it) {
     const StackNode& node = tables_.stack(*it);
-    const bool parent_required = node.parent.valid() && node_required_[node.parent.index()] == 1;
-    node_required_[it->index()] = (parent_required || frame_required(node.frame)) ? 1 : 0;
+    const bool parent_has = node.parent.valid() && nodes[node.parent.index()] == 1;
+    nodes[it->index()] = (parent_has || frame_test(node.frame)) ? 1 : 0;
   }
-  return node_required_[stack.index()] == 1;
+  return nodes[stack.index()] == 1;
+}
+
+bool StackPlan::required(StackId stack) {
+  if (filters_.require.empty()) return true;
+  return stack_has_frame(required_, stack, [&](FrameId f) {
+    return frame_known(required_.frames, f, &StackPlan::frame_required);
+  });
+}
+
+bool StackPlan::excluded(StackId stack) {
+  if (filters_.exclude.empty() && filters_.suppressions.empty()) return false;
+  return stack_has_frame(excluded_, stack, [&](FrameId f) {
+    return frame_known(excluded_.frames, f, &StackPlan::frame_excluded);
+  });
 }
 
 }  // namespace heapql

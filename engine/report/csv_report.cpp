@@ -1,22 +1,11 @@
 #include <fmt/format.h>
 
+#include "engine/report/csv_field.h"
 #include "engine/report/reports.h"
 
 namespace heapql {
 
 namespace {
-
-// RFC 4180: quote a field holding a comma, quote, or line break.
-std::string csv_field(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  out.push_back('"');
-  return out;
-}
 
 void append_measures(std::string& out, const Result& r, const Measures& m, const std::vector<std::string>& derived) {
   out += fmt::format("{},{},{},{},", m.so, m.soc, m.st, m.stc);

@@ -1,5 +1,6 @@
 #include "engine/report/etw_summary.h"
 #include "engine/report/json_measures.h"
+#include "engine/report/json_parts.h"
 #include "engine/report/json_writer.h"
 
 #include <fmt/format.h>
@@ -8,20 +9,6 @@
 namespace heapql {
 
 namespace {
-
-void write_trace(JsonWriter& w, const SourceInfo& s) {
-  w.key("trace").begin_object();
-  w.field("path", s.path);
-  w.field("source", s.source);
-  w.field("format", s.format);
-  w.field("compression", s.compression);
-  w.field("block_identity", block_identity_name(s.block_identity));
-  w.field("realloc", s.realloc_marked);
-  w.field("threads", s.threads);
-  w.field("time_resolution_ns", s.time_resolution_ns);
-  w.field("duration_ns", s.end_ns);
-  w.end_object();
-}
 
 void write_measures(JsonWriter& w, const Measures& m, const Result& r) {
   write_measure_fields(w, m, r.realloc_known);
@@ -35,15 +22,8 @@ std::string result_json(const Result& r, const SourceInfo& source) {
   JsonWriter w(out);
   w.begin_object();
   w.field("heapql", kJsonSchemaVersion);
-  write_trace(w, source);
-  w.key("query").begin_object();
-  w.key("by").begin_array();
-  for (GroupBy g : r.query.by) w.value(group_by_name(g));
-  w.end_array();
-  w.field("sort", measure_name(r.query.sort));
-  w.field("top", r.query.top);
-  w.field("blocks", r.query.block_set == BlockSet::kAtPeak ? "at-peak" : "window");
-  w.end_object();
+  write_trace_object(w, source);
+  write_query_object(w, r.query);
   w.key("window").begin_object().field("start_ns", r.query.window.begin_ns).field("end_ns", r.query.window.end_ns);
   w.end_object();
   w.key("totals").begin_object();
@@ -52,17 +32,8 @@ std::string result_json(const Result& r, const SourceInfo& source) {
   w.key("rows").begin_array();
   for (const Row& row : r.rows) {
     w.begin_object();
-    w.key("key").begin_array();
-    for (const KeyValue& k : row.key) {
-      if (k.level == GroupBy::kStack) {
-        w.begin_array();
-        for (const std::string& f : k.frames) w.value(f);
-        w.end_array();
-      } else {
-        w.value(k.text);
-      }
-    }
-    w.end_array();
+    w.key("key");
+    write_row_key(w, row.key);
     write_measures(w, row.measures, r);
     if (!r.derived_columns.empty()) {
       w.key("derived").begin_object();
@@ -104,7 +75,7 @@ std::string summary_json(const TraceSummary& s) {
   JsonWriter w(out);
   w.begin_object();
   w.field("heapql", kJsonSchemaVersion);
-  write_trace(w, s.source);
+  write_trace_object(w, s.source);
   // Every file read for the trace, the one named first (info only).
   w.key("files").begin_array();
   w.value(s.source.path);

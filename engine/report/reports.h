@@ -21,4 +21,20 @@ std::string summary_table(const TraceSummary& summary);
 
 std::string result_csv(const Result& result);
 
+// Collapsed stacks (docs/reports.md): `frame;frame;... value` per row, the
+// outermost frame first, valued by the query's sort measure; [other] as a
+// line of its own, so the values add up to the total.
+std::string result_folded(const Result& result);
+
+// pprof's profile.proto, gzipped (docs/reports.md): a sample per row with
+// Go heap profiles' types (alloc_objects, alloc_space, inuse_objects,
+// inuse_space = stc, st, soc, so); locations, functions and mappings from the
+// frames; other grouping levels as labels.
+std::string result_pprof(const Result& result, const SourceInfo& source);
+
+// One self-contained, offline HTML page (docs/reports.md): the result's JSON
+// (pruned to stay small), a chart, a flame graph and the rows. Throws Error
+// in a build without the report (-DHEAPQL_HTML_REPORT=OFF).
+std::string result_html(const Result& result, const SourceInfo& source);
+
 }  // namespace heapql

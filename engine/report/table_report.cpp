@@ -2,17 +2,12 @@
 
 #include "engine/report/etw_summary.h"
 #include "engine/report/reports.h"
+#include "engine/report/table_parts.h"
 #include "engine/units.h"
 
 namespace heapql {
 
 namespace {
-
-constexpr std::size_t kFramesShown = 16;
-
-std::string window_text(const TimeWindow& w) {
-  return fmt::format("{}..{}", format_duration(w.begin_ns), w.end_ns ? format_duration(*w.end_ns) : "end");
-}
 
 struct Column {
   std::string_view name;
@@ -53,6 +48,39 @@ void append_measures(std::string& out, const Result& r, const Measures& m, const
 
 }  // namespace
 
+std::string window_text(const TimeWindow& w) {
+  return fmt::format("{}..{}", format_duration(w.begin_ns), w.end_ns ? format_duration(*w.end_ns) : "end");
+}
+
+void append_table_key(std::string& out, const std::vector<KeyValue>& key, std::size_t indent) {
+  std::string head;
+  const KeyValue* stack = nullptr;
+  for (const KeyValue& k : key) {
+    if (k.level == GroupBy::kStack) {
+      stack = &k;
+      continue;
+    }
+    head += (head.empty() ? "" : " > ") + k.text;
+  }
+  if (stack != nullptr && stack->frames.empty()) head += (head.empty() ? "" : " > ") + std::string("[empty stack]");
+  if (stack != nullptr && head.empty() && !stack->frames.empty()) {
+    out += " " + stack->frames.front() + "\n";
+    for (std::size_t i = 1; i < stack->frames.size() && i < kFramesShown; ++i) {
+      out += fmt::format("{:{}}   {}\n", "", indent, stack->frames[i]);
+    }
+  } else {
+    out += " " + head + "\n";
+    if (stack != nullptr) {
+      for (std::size_t i = 0; i < stack->frames.size() && i < kFramesShown; ++i) {
+        out += fmt::format("{:{}}   {}\n", "", indent, stack->frames[i]);
+      }
+    }
+  }
+  if (stack != nullptr && stack->frames.size() > kFramesShown) {
+    out += fmt::format("{:{}}   ... {} more frames\n", "", indent, stack->frames.size() - kFramesShown);
+  }
+}
+
 std::string result_table(const Result& r, const SourceInfo& source) {
   std::string out;
   out += fmt::format("trace    {} ({} {}, block identity {})\n", source.path, source.source, source.format,
@@ -81,32 +109,7 @@ std::string result_table(const Result& r, const SourceInfo& source) {
   for (const Row& row : r.rows) {
     append_measures(out, r, row.measures, cols);
     for (const std::string& value : row.derived) out += fmt::format("{:>12} ", value);
-    std::string head;
-    const KeyValue* stack = nullptr;
-    for (const KeyValue& k : row.key) {
-      if (k.level == GroupBy::kStack) {
-        stack = &k;
-        continue;
-      }
-      head += (head.empty() ? "" : " > ") + k.text;
-    }
-    if (stack != nullptr && stack->frames.empty()) head += (head.empty() ? "" : " > ") + std::string("[empty stack]");
-    if (stack != nullptr && head.empty() && !stack->frames.empty()) {
-      out += " " + stack->frames.front() + "\n";
-      for (std::size_t i = 1; i < stack->frames.size() && i < kFramesShown; ++i) {
-        out += fmt::format("{:{}}   {}\n", "", indent, stack->frames[i]);
-      }
-    } else {
-      out += " " + head + "\n";
-      if (stack != nullptr) {
-        for (std::size_t i = 0; i < stack->frames.size() && i < kFramesShown; ++i) {
-          out += fmt::format("{:{}}   {}\n", "", indent, stack->frames[i]);
-        }
-      }
-    }
-    if (stack != nullptr && stack->frames.size() > kFramesShown) {
-      out += fmt::format("{:{}}   ... {} more frames\n", "", indent, stack->frames.size() - kFramesShown);
-    }
+    append_table_key(out, row.key, indent);
   }
   const std::string no_derived(r.derived_columns.size() * 13, ' ');
   if (r.other) {

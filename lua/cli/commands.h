@@ -19,6 +19,8 @@ int run_ingest(Arguments& args);
 // `heapql export TRACE --to sqlite|csv|jsonl OUT` (docs/export.md).
 int run_export(Arguments& args);
 int run_run(Arguments& args);
+// `heapql diff A B [query options]`: one query on two inputs, rows matched (semantics.md §10).
+int run_diff(Arguments& args);
 int run_list(Arguments& args);
 int run_xperf(Arguments& args);
 // `heapql help NAME` for a recipe; false when NAME names none.

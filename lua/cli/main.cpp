@@ -15,7 +15,7 @@ namespace {
 constexpr std::string_view kUsage = R"(heapql - ask heap traces where the memory went
 
 usage:
-  heapql run    RECIPE TRACE [--param NAME=VALUE]... [--format table|json|csv] [-o FILE]
+  heapql run    RECIPE TRACE [--param NAME=VALUE]... [--format table|json|csv|html] [-o FILE]
                 [--timeout 60s] [--memory 4GiB] [--trusted] [--verbose] [--symbols PATH]
   heapql list                      the shipped recipes, one line each
   heapql help   RECIPE             a recipe's params, defaults and report
@@ -29,6 +29,9 @@ usage:
   heapql info   TRACE|STORE [--format table|json] [--load]
   heapql query  TRACE [options]
   heapql import EVENTS.csv [options]  a query of a plain event CSV (docs/import.md)
+  heapql diff   A B [options]      the same query on two traces, rows matched, B - A
+                                   (--window-a R --window-b R: two windows, of one trace or of A and B;
+                                   --format table|json|csv|folded)
   heapql record [-o NAME] -- PROGRAM [ARGS...]
   heapql help | --help | --version
 
@@ -48,14 +51,19 @@ query options (semantics in docs/semantics.md):
   --process P          pid or name (repeatable, or P1,P2)
   --heap H  --kind heap|virtual  --thread T  --impacting AIFI,AIFO,AOFI,AOFO
   --require PAT        keep blocks whose full stack has a frame matching PAT (repeatable)
+  --exclude PAT        drop blocks whose full stack has a frame matching PAT (repeatable)
+  --suppressions FILE  drop blocks whose stack matches a leak:PATTERN line of an LSan
+                       suppressions file (repeatable; docs/semantics.md §11)
+  --embedded-suppressions  also apply the suppressions a heaptrack file carries
   --cull PAT           cull frames matching PAT from stack tops (repeatable)
   --cull-list FILE     a file of cull patterns (repeatable)
   --no-default-cull    do not apply the built-in allocator cull list
   --at-peak            look at the blocks alive at the peak instead of the window
   --temporary          only temporary blocks (freed by the very next event)
-  --series N           outstanding size over time in at most N buckets (json; 0 = none)
+  --series N           outstanding size over time in at most N buckets (json, html; 0 = none)
   --symbols PATH       ETL: a folder of PDBs or a symbol store (repeatable; docs/windows.md)
-  --format table|json|csv, -o FILE, --no-progress, --no-raw (ignore a raw twin),
+  --format table|json|csv|html|folded|pprof (docs/reports.md), -o FILE, --no-progress,
+  --no-raw (ignore a raw twin),
   --strict             refuse a trace that ends early (a killed recording) instead of
                        answering from its complete part with a warning (exit 2),
   --store              load the trace into the store and replay it (same answers)
@@ -83,6 +91,7 @@ int main(int argc, char** argv) {
     if (command == "ingest") return run_ingest(args);
     if (command == "export") return run_export(args);
     if (command == "run") return run_run(args);
+    if (command == "diff") return run_diff(args);
     if (command == "list") return run_list(args);
     if (command == "xperf") return run_xperf(args);
     if (command == "help" && argc > 2) {

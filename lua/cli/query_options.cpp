@@ -7,10 +7,20 @@
 
 #include "engine/error.h"
 #include "engine/units.h"
+#include "lua/host/recipe_runner.h"
 
 namespace heapql::cli {
 
 namespace {
+
+// A file, or the name of one heapql ships (queries/suppressions/NAME.txt)
+// when no file of that name is here.
+std::string suppressions_path(const std::string& value) {
+  std::error_code ignored;
+  if (value.find('/') != std::string::npos || std::filesystem::exists(value, ignored)) return value;
+  const std::filesystem::path shipped = lua::queries_folder() / "suppressions" / (value + ".txt");
+  return std::filesystem::exists(shipped, ignored) ? shipped.string() : value;
+}
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> parts;
@@ -74,8 +84,14 @@ bool parse_common_option(const std::string& option, Arguments& args, CommonOptio
       common.format = OutputFormat::kJson;
     } else if (v == "csv") {
       common.format = OutputFormat::kCsv;
+    } else if (v == "html") {
+      common.format = OutputFormat::kHtml;
+    } else if (v == "folded") {
+      common.format = OutputFormat::kFolded;
+    } else if (v == "pprof") {
+      common.format = OutputFormat::kPprof;
     } else {
-      throw UsageError{fmt::format("--format '{}': expected one of table|json|csv", v)};
+      throw UsageError{fmt::format("--format '{}': expected one of table|json|csv|html|folded|pprof", v)};
     }
   } else if (option == "-o" || option == "--output") {
     common.output_file = args.take_value(option);
@@ -97,11 +113,14 @@ bool parse_common_option(const std::string& option, Arguments& args, CommonOptio
   return true;
 }
 
+TimeWindow parse_window_option(const std::string& option, const std::string& value) {
+  const DurationRange r = with_option(option, [&] { return parse_duration_range(value); });
+  return TimeWindow{r.begin_ns, r.end_ns};
+}
+
 bool parse_query_option(const std::string& option, Arguments& args, Query& q) {
   if (option == "--window") {
-    const std::string v = args.take_value(option);
-    const DurationRange r = with_option(option, [&] { return parse_duration_range(v); });
-    q.window = TimeWindow{r.begin_ns, r.end_ns};
+    q.window = parse_window_option(option, args.take_value(option));
   } else if (option == "--by") {
     q.by.clear();
     for (const std::string& part : split_commas(args.take_value(option))) {
@@ -159,6 +178,12 @@ bool parse_query_option(const std::string& option, Arguments& args, Query& q) {
     }
   } else if (option == "--require") {
     q.require.push_back(args.take_value(option));
+  } else if (option == "--exclude") {
+    q.exclude.push_back(args.take_value(option));
+  } else if (option == "--suppressions") {
+    q.suppression_files.push_back(suppressions_path(args.take_value(option)));
+  } else if (option == "--embedded-suppressions") {
+    q.embedded_suppressions = true;
   } else if (option == "--cull") {
     q.cull.push_back(args.take_value(option));
   } else if (option == "--cull-list") {

@@ -13,7 +13,7 @@
 
 namespace heapql::cli {
 
-enum class OutputFormat { kTable, kJson, kCsv };
+enum class OutputFormat { kTable, kJson, kCsv, kHtml, kFolded, kPprof };
 
 struct CommonOptions {
   OutputFormat format = OutputFormat::kTable;
@@ -34,6 +34,10 @@ bool parse_common_option(const std::string& option, Arguments& args, CommonOptio
 // The value of --symbols: a folder that exists (PDBs, or a symbol store).
 std::string take_symbol_path(Arguments& args);
 // Handles `option` if it is a query one; false otherwise.
+// A window option's value (`--window`, diff's `--window-a`): UsageError
+// naming the option when it is not a duration range.
+TimeWindow parse_window_option(const std::string& option, const std::string& value);
+
 bool parse_query_option(const std::string& option, Arguments& args, Query& query);
 
 }  // namespace heapql::cli

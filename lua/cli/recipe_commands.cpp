@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "engine/error.h"
+#include "engine/report/html_report.h"
 #include "engine/units.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
@@ -105,8 +106,11 @@ RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<std::s
       run.params.emplace_back(value.substr(0, eq), value.substr(eq + 1));
     } else if (option == "--format") {
       run.format = args.take_value(option);
-      if (run.format != "table" && run.format != "json" && run.format != "csv") {
-        throw UsageError{fmt::format("--format '{}': expected table|json|csv", run.format)};
+      if (run.format != "table" && run.format != "json" && run.format != "csv" && run.format != "html") {
+        throw UsageError{fmt::format("--format '{}': expected table|json|csv|html", run.format)};
+      }
+      if (run.format == "html" && !html_report_built()) {
+        throw UsageError{"--format html: this heapql was built without the HTML report (-DHEAPQL_HTML_REPORT=OFF)"};
       }
     } else if (option == "-o") {
       output_file = args.take_value(option);

@@ -12,7 +12,9 @@
 #include "engine/query/aggregator.h"
 #include "engine/query/pattern_check.h"
 #include "engine/query/summary.h"
+#include "engine/report/html_report.h"
 #include "engine/report/reports.h"
+#include "lua/cli/answer.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
 #include "lua/cli/query_options.h"
@@ -20,52 +22,6 @@
 namespace heapql::cli {
 
 namespace {
-
-struct Answer {
-  Result result;
-  SourceInfo source;
-  std::unique_ptr<TraceStore> store;  // with --store / --load
-  std::unique_ptr<TraceTables> tables;
-  std::optional<StoreFileInfo> store_file;  // answered from this store file
-};
-
-// Query errors (patterns, cull files) are found before the trace is read, so
-// they are told apart from trace errors by exit code.
-void validate_query(const Query& query) {
-  try {
-    validate(query);
-    compile_cull_set(query);
-    compile_require_set(query);
-  } catch (const Error& e) {
-    throw UsageError{e.what()};
-  }
-}
-
-Answer answer(const std::string& path, const Query& query, const CommonOptions& common, bool keep_store) {
-  validate_query(query);
-  OpenOptions open = open_options_of(common);
-  Answer a;
-  if (const auto found = store_answering(path, open)) {
-    store_file::OpenedStore opened = open_store(*found, open);
-    a.store = std::move(opened.store);
-    a.store_file = std::move(opened.info);
-  } else if (common.via_store || keep_store) {
-    open.use_store = false;  // looked for above, and said why not
-    a.store = load_trace(path, open);
-  }
-  if (a.store) {
-    Aggregator aggregator(a.store->tables(), query);
-    aggregator.answer_from(*a.store);
-    a.source = a.store->source();
-    a.result = aggregator.result(a.source);
-    return a;
-  }
-  a.tables = std::make_unique<TraceTables>();
-  Aggregator aggregator(*a.tables, query);
-  a.source = read_trace(path, *a.tables, aggregator, open);  // no store answers for it (looked for above)
-  a.result = aggregator.result(a.source);
-  return a;
-}
 
 std::string take_trace_path(Arguments& args, std::string& path) {
   std::string p = args.take_positional();
@@ -104,6 +60,9 @@ int run_info(Arguments& args) {
   }
   if (path.empty()) throw UsageError{"needs a trace file"};
   if (common.format == OutputFormat::kCsv) throw UsageError{"--format csv is for query results"};
+  if (common.format != OutputFormat::kJson && common.format != OutputFormat::kTable) {
+    throw UsageError{"info prints --format table or json; the other formats are for query results"};
+  }
   Answer a = answer(path, summary_query(), common, load);
   const TraceTables& tables = a.store ? a.store->tables() : *a.tables;
   TraceSummary summary = summarize(tables, a.source, a.result);
@@ -145,9 +104,18 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
   }
   if (path.empty()) throw UsageError{"needs a trace file"};
   if (query.totals_only) query.by.clear();
+  if (common.format == OutputFormat::kHtml) {
+    // Said before the trace is read, not after.
+    if (!html_report_built()) {
+      throw UsageError{"--format html: this heapql was built without the HTML report (-DHEAPQL_HTML_REPORT=OFF)"};
+    }
+    // The page charts outstanding size over time even when --series was not given.
+    if (query.series_buckets == 0) query.series_buckets = kHtmlSeriesBuckets;
+  }
   Answer a = answer(path, query, common, false);
   const TraceTables& tables = a.store ? a.store->tables() : *a.tables;
-  for (const auto& [option, patterns] : {std::pair{"--require", query.require}, std::pair{"--cull", given_culls}}) {
+  for (const auto& [option, patterns] :
+       {std::pair{"--require", query.require}, std::pair{"--exclude", query.exclude}, std::pair{"--cull", given_culls}}) {
     for (const UnmatchedPattern& unmatched : unmatched_patterns(tables, patterns)) {
       fmt::print(stderr, "heapql: warning: {}\n", describe_unmatched(unmatched, option));
     }
@@ -156,6 +124,9 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
     case OutputFormat::kJson: emit(result_json(a.result, a.source), common.output_file); break;
     case OutputFormat::kCsv: emit(result_csv(a.result), common.output_file); break;
     case OutputFormat::kTable: emit(result_table(a.result, a.source), common.output_file); break;
+    case OutputFormat::kHtml: emit(result_html(a.result, a.source), common.output_file); break;
+    case OutputFormat::kFolded: emit(result_folded(a.result), common.output_file); break;
+    case OutputFormat::kPprof: emit(result_pprof(a.result, a.source), common.output_file); break;
   }
   return kExitOk;
 }

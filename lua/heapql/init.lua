@@ -41,6 +41,26 @@ hq.cull = {
   end,
 }
 
+-- Leak suppressions (semantics §11): the patterns of an LSan file, for a
+-- query's `suppressions` field.
+hq.suppressions = {
+  file = function(path)
+    if type(path) ~= "string" then error("hq.suppressions.file: expected a path string", 2) end
+    local resolved = beside_recipe(path)
+    return core.suppression_patterns(core.read_text(resolved), resolved)
+  end,
+  -- A suppressions file heapql ships (queries/suppressions/NAME.txt).
+  shipped = function(name)
+    if type(name) ~= "string" or not name:match("^[%w_%-]+$") then
+      error("hq.suppressions.shipped: expected the name of a shipped suppressions file, such as \"heaptrack-builtin\"", 2)
+    end
+    local path = core.queries_dir() .. "/suppressions/" .. name .. ".txt"
+    local ok, text = pcall(core.read_text, path)
+    if not ok then error(("hq.suppressions.shipped: no shipped suppressions '%s' (%s)"):format(name, tostring(text)), 2) end
+    return core.suppression_patterns(text, "suppressions/" .. name .. ".txt")
+  end,
+}
+
 hq.recipe = recipe.declare
 
 -- Runs a Lua file beside the recipe (text only, the recipe's environment) and returns its value.
@@ -57,6 +77,8 @@ hq.parse = {
   duration = grammar.duration, size = grammar.size, duration_range = grammar.duration_range,
   size_range = grammar.size_range, frame_pattern = grammar.frame_pattern,
 }
+-- Two results of the same query, rows matched by key (semantics §10).
+hq.diff = core.diff
 hq.format_bytes = core.format_bytes
 hq.format_duration = core.format_duration
 
@@ -123,7 +145,7 @@ local Output = {}
 Output.__index = Output
 Output.__metatable = "heapql.Output"  -- shared by every output: recipes may not change it
 
--- An output in `format` (table|json|csv) writing to the run's destination.
+-- An output in `format` (table|json|csv|html) writing to the run's destination.
 function hq.output(format)
   return setmetatable({ format = format or "table" }, Output)
 end
@@ -135,6 +157,7 @@ function Output:line(fmt, ...) core.write(string.format(fmt, ...) .. "\n") end
 function Output:result(result)
   if self.format == "json" then core.write(result:json())
   elseif self.format == "csv" then core.write(result:csv())
+  elseif self.format == "html" then core.write(result:html())
   else core.write(result:table()) end
 end
 function Output:table(result, opts)
@@ -143,6 +166,7 @@ function Output:table(result, opts)
 end
 function Output:json(result) core.write(result:json()) end
 function Output:csv(result) core.write(result:csv()) end
+function Output:html(result) core.write(result:html()) end
 function Output:tree(result, opts)
   local merged = {}
   for k, v in pairs(self.tree_defaults or {}) do merged[k] = v end

@@ -173,14 +173,14 @@ function recipe.describe(decl, path)
   if decl.run then
     lines[#lines + 1] = "reports: what its run function writes (it composes several queries)"
   elseif decl.report then
-    lines[#lines + 1] = "reports: its own report (table format); --format json|csv prints the query result"
+    lines[#lines + 1] = "reports: its own report (table format); --format json|csv|html prints the query result"
   else
-    lines[#lines + 1] = "reports: the result table (or --format json|csv)"
+    lines[#lines + 1] = "reports: the result table (or --format json|csv|html)"
   end
   return table.concat(lines, "\n") .. "\n"
 end
 
--- Runs a declaration on an open trace. `format` is table|json|csv.
+-- Runs a declaration on an open trace. `format` is table|json|csv|html.
 function recipe.run(hq, decl, params, trace, format, where)
   local out = hq.output(format)
   if decl.run then
@@ -189,6 +189,9 @@ function recipe.run(hq, decl, params, trace, format, where)
   end
   local q = decl.query(params)
   local normalized = schema.normalize(q, where)
+  -- The HTML page charts outstanding size over time: ask for a series when
+  -- the recipe did not (kHtmlSeriesBuckets, engine/report/html_report.h).
+  if format == "html" and (normalized.series or 0) == 0 then normalized.series = 1000 end
   local result = trace:query_normalized(normalized)
   if decl.columns then result = hq.with_columns(result, decl.columns) end
   out.tree_defaults = normalized.tree

@@ -127,6 +127,25 @@ schema.fields = {
   { name = "require", type = "patterns", default = "none",
     doc = "Keep a block only if its full (unculled) stack has a frame matching one of these patterns.",
     normalize = function(v, out) out.require = pattern_texts("require", v):texts() end },
+  { name = "exclude", type = "patterns", default = "none",
+    doc = "Drop a block if its full (unculled) stack has a frame matching one of these patterns (the opposite of require, semantics §11).",
+    normalize = function(v, out) out.exclude = pattern_texts("exclude", v):texts() end },
+  { name = "suppressions", type = "string | list", default = "none",
+    doc = "LeakSanitizer patterns (the text after `leak:`; `hq.suppressions.file` / `.shipped` read a file of them): drop a block if a frame's function or module name matches one (semantics §11).",
+    normalize = function(v, out)
+      local texts = {}
+      for i, item in ipairs(list_of(v)) do
+        if type(item) ~= "string" then fail("suppressions", "item " .. i .. " must be a string", item) end
+        texts[#texts + 1] = item
+      end
+      out.suppressions = texts
+    end },
+  { name = "embedded_suppressions", type = "boolean", default = "false",
+    doc = "Also apply the suppressions a heaptrack file carries (its `S` records, semantics §11).",
+    normalize = function(v, out)
+      if type(v) ~= "boolean" then fail("embedded_suppressions", "expected true or false", v) end
+      out.embedded_suppressions = v
+    end },
   { name = "cull", type = "patterns", default = "hq.cull.defaults",
     doc = "Frames to cull from stack tops. A pattern set (`hq.cull.defaults + {...}`) is the whole list; a string or list is added to the default list.",
     normalize = function(v, out, q)

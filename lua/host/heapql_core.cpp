@@ -7,6 +7,8 @@
 #include "engine/error.h"
 #include "engine/text_file.h"
 #include "engine/query/cull_list.h"
+#include "engine/query/suppressions.h"
+#include "engine/warnings.h"
 #include "engine/units.h"
 #include "lua/host/lua_error.h"
 #include "lua/host/lua_strings.h"
@@ -40,6 +42,22 @@ int core_read_text(lua_State* L) {
     }
     const std::string text = read_text_file(path, "file", kMaxReadBytes);
     lua_pushlstring(L, text.data(), text.size());
+    return 1;
+  });
+}
+
+// The patterns of a suppressions file's text (engine/query/suppressions.h);
+// its ignored lines are warned about.
+int core_suppression_patterns(lua_State* L) {
+  return protected_call(L, [&] {
+    if (lua_type(L, 1) != LUA_TSTRING || lua_type(L, 2) != LUA_TSTRING) {
+      throw Error("suppression_patterns: expected the text and its name");
+    }
+    const SuppressionList list = parse_suppressions(lua_tostring(L, 1), lua_tostring(L, 2));
+    for (const std::string& note : list.notes) emit_warning(nullptr, note + "\n");
+    std::vector<std::string> texts;
+    for (const SuppressionPattern& p : list.patterns) texts.push_back(p.text());
+    push_string_array(L, texts);
     return 1;
   });
 }
@@ -171,6 +189,7 @@ int luaopen_heapql_core(lua_State* L) {
   const luaL_Reg functions[] = {{"open", core_open},
                                 {"read_text", core_read_text},
                                 {"default_cull", core_default_cull},
+                                {"suppression_patterns", core_suppression_patterns},
                                 {"write", core_write},
                                 {"fail_gate", core_fail_gate},
                                 {"gate_count", core_gate_count},
@@ -179,6 +198,7 @@ int luaopen_heapql_core(lua_State* L) {
                                 {"recipe_dir", core_recipe_dir},
                                 {"queries_dir", core_queries_dir},
                                 {"trace_methods", core_trace_methods},
+                                {"diff", core_diff},
                                 {nullptr, nullptr}};
   luaL_newlib(L, functions);
   return 1;

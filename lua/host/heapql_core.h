@@ -45,6 +45,21 @@ void push_trace(lua_State* L, std::shared_ptr<TraceHandle> trace);
 void push_trace_methods(lua_State* L);
 void push_result(lua_State* L, Result result, SourceInfo source, std::shared_ptr<TraceHandle> trace);
 
+// What a Result userdata holds, for other bindings (hq.diff); Error naming
+// `role` when the value at `index` is not a live Result.
+struct ResultRef {
+  const Result* result;
+  const SourceInfo* source;
+  std::shared_ptr<TraceHandle> trace;
+};
+ResultRef check_result_ref(lua_State* L, int index, const char* role);
+// hq.diff(a, b [, {top = N}]): the heapql.Diff of two results (diff_binding.cpp).
+int core_diff(lua_State* L);
+void push_measures_table(lua_State* L, const Measures& m, bool realloc_known, bool impacting);
+// Sets `key` (one value per level: text, or a frames list for a stack) and
+// each level by name (row.process, row.stack, ...) on the table at the top.
+void set_key_fields(lua_State* L, const std::vector<KeyValue>& key);
+
 // Where report output goes: a buffer the host writes out at the end (so a
 // failing recipe leaves no half-written file), or stdout when none is set
 // (stock Lua).

@@ -179,6 +179,9 @@ Query query_from_table(lua_State* L, int index) {
   }
   q.temporary_only = f.boolean("temporary", false);
   q.require = f.strings("require");
+  q.exclude = f.strings("exclude");
+  q.suppressions = f.strings("suppressions");
+  q.embedded_suppressions = f.boolean("embedded_suppressions", false);
   q.cull = f.strings("cull");
   q.default_cull = f.boolean("default_cull", true);
   q.by.clear();

@@ -33,17 +33,7 @@ void set_integer(lua_State* L, const char* name, std::int64_t value) {
 }
 
 void push_measures(lua_State* L, const Result& r, const Measures& m) {
-  lua_createtable(L, 0, 9);
-  set_integer(L, "so", static_cast<std::int64_t>(m.so));
-  set_integer(L, "soc", static_cast<std::int64_t>(m.soc));
-  set_integer(L, "st", static_cast<std::int64_t>(m.st));
-  set_integer(L, "stc", static_cast<std::int64_t>(m.stc));
-  if (r.realloc_known) set_integer(L, "src", static_cast<std::int64_t>(m.src));
-  if (r.impacting_measures) {
-    set_integer(L, "count", static_cast<std::int64_t>(m.count));
-    set_integer(L, "size", static_cast<std::int64_t>(m.size));
-    set_integer(L, "impacting", m.impacting);
-  }
+  push_measures_table(L, m, r.realloc_known, r.impacting_measures);
 }
 
 // A row: its measures, `key` (one value per level: text, or a frames list for
@@ -56,21 +46,7 @@ int result_rows(lua_State* L) {
     for (std::size_t i = 0; i < r.rows.size(); ++i) {
       const Row& row = r.rows[i];
       push_measures(L, r, row.measures);
-      lua_createtable(L, static_cast<int>(row.key.size()), 0);
-      for (std::size_t level = 0; level < row.key.size(); ++level) {
-        const KeyValue& k = row.key[level];
-        if (k.level == GroupBy::kStack) {
-          push_string_array(L, k.frames);
-        } else {
-          lua_pushlstring(L, k.text.data(), k.text.size());
-        }
-        lua_pushvalue(L, -1);
-        // row.impacting is the impacting-size measure; the level is impacting_type.
-        const std::string field = k.level == GroupBy::kImpacting ? "impacting_type" : std::string(group_by_name(k.level));
-        lua_setfield(L, -4, field.c_str());
-        lua_rawseti(L, -2, static_cast<lua_Integer>(level + 1));
-      }
-      lua_setfield(L, -2, "key");
+      set_key_fields(L, row.key);
       lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
     }
     return 1;
@@ -176,6 +152,15 @@ int result_table(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
     const std::string text = result_table(box.result, box.source);
+    lua_pushlstring(L, text.data(), text.size());
+    return 1;
+  });
+}
+
+int result_html(lua_State* L) {
+  return protected_call(L, [&] {
+    const ResultBox& box = check_result(L, 1);
+    const std::string text = result_html(box.result, box.source);
     lua_pushlstring(L, text.data(), text.size());
     return 1;
   });
@@ -389,6 +374,7 @@ const LuaMethod kResultMethods[] = {
     {"json", result_json, "The result as `heapql query --format json` prints it."},
     {"table", result_table, "The result as a text table."},
     {"csv", result_csv, "The result as CSV."},
+    {"html", result_html, "The result as one offline HTML page."},
     {"tree", result_tree, "The stack tree as nested tables."},
     {"tree_text", result_tree_text, "The stack tree as indented text."},
     {"tree_json", result_tree_json, "The stack tree as JSON."},
@@ -402,6 +388,43 @@ const LuaClass<ResultBox>& result_class() {
 }
 
 }  // namespace
+
+void push_measures_table(lua_State* L, const Measures& m, bool realloc_known, bool impacting) {
+  lua_createtable(L, 0, 9);
+  set_integer(L, "so", static_cast<std::int64_t>(m.so));
+  set_integer(L, "soc", static_cast<std::int64_t>(m.soc));
+  set_integer(L, "st", static_cast<std::int64_t>(m.st));
+  set_integer(L, "stc", static_cast<std::int64_t>(m.stc));
+  if (realloc_known) set_integer(L, "src", static_cast<std::int64_t>(m.src));
+  if (impacting) {
+    set_integer(L, "count", static_cast<std::int64_t>(m.count));
+    set_integer(L, "size", static_cast<std::int64_t>(m.size));
+    set_integer(L, "impacting", m.impacting);
+  }
+}
+
+void set_key_fields(lua_State* L, const std::vector<KeyValue>& key) {
+  lua_createtable(L, static_cast<int>(key.size()), 0);
+  for (std::size_t level = 0; level < key.size(); ++level) {
+    const KeyValue& k = key[level];
+    if (k.level == GroupBy::kStack) {
+      push_string_array(L, k.frames);
+    } else {
+      lua_pushlstring(L, k.text.data(), k.text.size());
+    }
+    lua_pushvalue(L, -1);
+    // row.impacting is the impacting-size measure; the level is impacting_type.
+    const std::string field = k.level == GroupBy::kImpacting ? "impacting_type" : std::string(group_by_name(k.level));
+    lua_setfield(L, -4, field.c_str());
+    lua_rawseti(L, -2, static_cast<lua_Integer>(level + 1));
+  }
+  lua_setfield(L, -2, "key");
+}
+
+ResultRef check_result_ref(lua_State* L, int index, const char* role) {
+  const ResultBox& box = result_class().check(L, index, role);
+  return ResultRef{&box.result, &box.source, box.trace};
+}
 
 void push_result(lua_State* L, Result result, SourceInfo source, std::shared_ptr<TraceHandle> trace) {
   result_class().push(L, ResultBox{std::move(result), std::move(source), std::move(trace)});

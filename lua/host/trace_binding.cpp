@@ -126,8 +126,7 @@ int trace_query(lua_State* L) {
       query.top = std::numeric_limits<std::uint64_t>::max();
     }
     validate(query);
-    compile_cull_set(query);
-    compile_require_set(query);
+    compile_stack_filters(query);
     Result result;
     SourceInfo source;
     {
@@ -234,7 +233,8 @@ TraceStore& TraceHandle::store() {
 }
 
 Result TraceHandle::answer(const Query& query, SourceInfo& source) {
-  if (stream_next_ && !store_) {
+  // Embedded suppressions must be known before the first event: load first.
+  if (stream_next_ && !store_ && !query.embedded_suppressions) {
     stream_next_ = false;
     found_store_ = store_answering(path_, options_);
     if (found_store_) return answer(query, source);  // answered from the store file
@@ -253,9 +253,9 @@ Result TraceHandle::answer(const Query& query, SourceInfo& source) {
     return aggregator.result(source);
   }
   TraceStore& loaded = store();
-  Aggregator aggregator(loaded.tables(), query);
-  aggregator.answer_from(loaded);
   source = loaded.source();
+  Aggregator aggregator(loaded.tables(), query, source.embedded_suppressions);
+  aggregator.answer_from(loaded);
   return aggregator.result(source);
 }
 

@@ -26,7 +26,7 @@
 ---@alias heapql.ImpactingType "AIFI"|"AIFO"|"AOFI"|"AOFO"
 
 ---A report format.
----@alias heapql.Format "table"|"json"|"csv"
+---@alias heapql.Format "table"|"json"|"csv"|"html"
 
 ---Derived columns: a list of {name, function(row)}, or a map name = function(row).
 ---@alias heapql.Columns {[1]: string, [2]: fun(row: heapql.Row): any}[]|table<string, fun(row: heapql.Row): any>
@@ -169,6 +169,9 @@
 ---@field impacting? heapql.ImpactingType|string|string[] Keep only blocks of these impacting types (AIFI, AIFO, AOFI, AOFO; WPA's set of blocks, semantics §7). (default: none)
 ---@field temporary? boolean Keep only temporary blocks (freed by the very next heap event, semantics §8). (default: false)
 ---@field require? heapql.Patterns Keep a block only if its full (unculled) stack has a frame matching one of these patterns. (default: none)
+---@field exclude? heapql.Patterns Drop a block if its full (unculled) stack has a frame matching one of these patterns (the opposite of require, semantics §11). (default: none)
+---@field suppressions? string|string[] LeakSanitizer patterns (the text after `leak:`; `hq.suppressions.file` / `.shipped` read a file of them): drop a block if a frame's function or module name matches one (semantics §11). (default: none)
+---@field embedded_suppressions? boolean Also apply the suppressions a heaptrack file carries (its `S` records, semantics §11). (default: false)
 ---@field cull? heapql.Patterns Frames to cull from stack tops. A pattern set (`hq.cull.defaults + {...}`) is the whole list; a string or list is added to the default list. (default: hq.cull.defaults)
 ---@field default_cull? boolean Whether the built-in allocator cull list applies (when `cull` is not a pattern set). (default: true)
 ---@field by? heapql.Level|heapql.KeyFunction|(heapql.Level|heapql.KeyFunction)[] Grouping, outer level first: stack, frame, image, process, heap, kind, thread, impacting, or a function(frames) returning a key (called once per unique culled stack). (default: "stack")
@@ -204,6 +207,24 @@ function Cull.file(path) end
 ---@param name string
 ---@return heapql.PatternSet
 function Cull.shipped(name) end
+
+---Leak suppressions in LeakSanitizer's format (semantics §11), as lists of patterns for the
+---`suppressions` query field.
+---@class heapql.Suppressions
+local Suppressions = {}
+
+---The patterns of a suppressions file, relative to the recipe's folder: its `leak:PATTERN` lines,
+---trimmed; `#` comments and blank lines skipped; other lines ignored with a warning. An empty
+---pattern is an error naming the file and line.
+---@param path string
+---@return string[]
+function Suppressions.file(path) end
+
+---The patterns of a suppressions file heapql ships, by name (`"heaptrack-builtin"`:
+---queries/suppressions/NAME.txt, heaptrack 1.4.0's built-in list).
+---@param name string
+---@return string[]
+function Suppressions.shipped(name) end
 
 ---Parsers of the little languages that query fields and params use. Each returns the value, or nil
 ---and a message quoting the text and its column; none raises on bad text.
@@ -328,6 +349,11 @@ function Result:json() end
 ---@return string
 function Result:csv() end
 
+---The offline HTML page `heapql query --format html` prints (docs/reports.md): the result's JSON,
+---pruned to stay small, with a chart, a flame graph and the rows.
+---@return string
+function Result:html() end
+
 ---The stack tree (rows merged by frame, from the root `[total]`) as nested tables.
 ---@param opts? heapql.TreeOptions
 ---@return heapql.TreeNode
@@ -354,6 +380,42 @@ function Result:with_columns(names, values) end
 ---@return heapql.Trace
 function Result:trace() end
 
+---A diff of two results (hq.diff). Its methods build new Lua tables or text each time they are
+---called.
+---@class heapql.Diff
+local Diff = {}
+
+---The shown rows, biggest change of the sort measure first: `key` and each level by name as in
+---result:rows(), `status` (`both`, `new`: only in B, `gone`: only in A), and `a`, `b` and `delta`
+---(B - A, signed) measures.
+---@return table[]
+function Diff:rows() end
+
+---Both sides' totals and their delta: {a, b, delta}.
+---@return table
+function Diff:totals() end
+
+---The rows beyond `top`, summed as {a, b, delta, rows}, or nil.
+---@return table?
+function Diff:other() end
+
+---The text table `heapql diff` prints.
+---@return string
+function Diff:table() end
+
+---The JSON `heapql diff --format json` prints (docs/json.md).
+---@return string
+function Diff:json() end
+
+---The CSV `heapql diff --format csv` prints.
+---@return string
+function Diff:csv() end
+
+---Folded stacks with A's and B's values of the sort measure, which flamegraph.pl draws as a
+---differential flame graph.
+---@return string
+function Diff:folded() end
+
 ---A report writer (hq.output, or the `out` a recipe's `report` and `run` get). Everything goes to
 ---the run's report.
 ---@class heapql.Output
@@ -369,7 +431,7 @@ function Output:write(...) end
 ---@param ... any
 function Output:line(fmt, ...) end
 
----Writes the result in the output's format: the table, the JSON or the CSV.
+---Writes the result in the output's format: the table, the JSON, the CSV or the HTML page.
 ---@param result heapql.Result
 function Output:result(result) end
 
@@ -386,6 +448,10 @@ function Output:json(result) end
 ---Writes the result's CSV.
 ---@param result heapql.Result
 function Output:csv(result) end
+
+---Writes the result's HTML page (one page a run: the file holds nothing else).
+---@param result heapql.Result
+function Output:html(result) end
 
 ---Writes the stack tree as text. In a query recipe the query's `tree` field gives the defaults,
 ---which `opts` overrides.
@@ -414,6 +480,7 @@ function PatternSet:contains(text) end
 ---@class heapql
 ---@field version string heapql's version, such as `0.1.0`.
 ---@field cull heapql.Cull Pattern sets for the `cull` and `require` query fields.
+---@field suppressions heapql.Suppressions LeakSanitizer suppression files, for the `suppressions` query field.
 ---@field parse heapql.Parse The parsers of the little languages, for recipes that read their own inputs.
 ---@field schema heapql.Schema The query fields and their validator, for tools (docs/recipes.md is generated from it).
 local hq = {}
@@ -455,6 +522,15 @@ function hq.fail_if(condition, message) end
 ---Whether a gate has failed so far in this run.
 ---@return boolean
 function hq.gate_failed() end
+
+---Two results of the same grouping and sort, rows matched by key (docs/semantics.md §10): B - A
+---per row, biggest change first, cut at `top` (default: a's top). A side cut at top N is asked
+---again whole, so every key is matched.
+---@param a heapql.Result
+---@param b heapql.Result
+---@param options? {top: integer?}
+---@return heapql.Diff
+function hq.diff(a, b, options) end
 
 ---A copy of `result` with derived columns after the measures (in the table, JSON and CSV). Each
 ---function gets a row (as result:rows() gives it) and runs once per shown row; a float is shown

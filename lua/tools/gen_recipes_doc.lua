@@ -157,11 +157,14 @@ function M.live()
   end
   live.hq = { members = plain(hq) }
   live["hq.cull"] = { members = plain(hq.cull) }
+  live["hq.suppressions"] = { members = plain(hq.suppressions) }
   live["hq.parse"] = { members = plain(hq.parse) }
   live["hq.schema"] = { members = plain(hq.schema) }
   live.core = { members = plain(core) }
   live.trace = { members = plain(core.trace_methods()), operators = operators_of(debug.getmetatable(trace)) }
   live.result = { members = plain(debug.getmetatable(result).__index), operators = operators_of(debug.getmetatable(result)) }
+  local diff = hq.diff(result, result)
+  live.diff = { members = plain(debug.getmetatable(diff).__index), operators = operators_of(debug.getmetatable(diff)) }
   local out_members = {}
   for k, v in pairs(debug.getmetatable(out).__index) do
     if type(k) ~= "string" or k:sub(1, 2) ~= "__" then out_members[k] = v end

@@ -28,11 +28,13 @@ local HEADER = {
 local GROUPS = {
   { probe = "hq", prefix = "hq." },
   { probe = "hq.cull", prefix = "hq.cull." },
+  { probe = "hq.suppressions", prefix = "hq.suppressions." },
   { probe = "hq.parse", prefix = "hq.parse." },
   { probe = "hq.schema", prefix = "hq.schema." },
   { probe = "core", prefix = "heapql.core." },
   { probe = "trace", prefix = "trace", methods = true },
   { probe = "result", prefix = "result", methods = true },
+  { probe = "diff", prefix = "diff", methods = true },
   { probe = "out", prefix = "out", methods = true },
   { probe = "set", prefix = "set", methods = true },
 }

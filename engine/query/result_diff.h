@@ -1,0 +1,45 @@
+// A diff of two results of the same query (semantics.md §10): rows matched by
+// their rendered key, each with A's and B's measures and B - A, sorted by the
+// absolute delta of the sort measure, cut at top N like any result.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/query/result.h"
+
+namespace heapql {
+
+enum class DiffPresence { kBoth, kNew, kGone };  // new: only in B; gone: only in A
+
+struct DiffRow {
+  std::vector<KeyValue> key;
+  Measures a, b;  // absent measures count as 0
+  DiffPresence presence = DiffPresence::kBoth;
+
+  std::int64_t delta(Measure m) const {
+    return static_cast<std::int64_t>(b.value(m)) - static_cast<std::int64_t>(a.value(m));
+  }
+};
+
+struct ResultDiff {
+  // The two results as answered, without their rows (they are in `rows`):
+  // totals, peaks, windows, excluded counts, the query.
+  Result a, b;
+  std::vector<DiffRow> rows;
+  std::optional<DiffRow> other;  // the rows beyond top N, summed
+  std::uint64_t other_rows = 0;
+  DiffRow totals;                // the two results' totals and their delta
+  bool realloc_known = false;    // both sides mark reallocs
+  std::vector<std::string> notes;
+
+  Measure sort() const { return a.query.sort; }
+};
+
+// `a` and `b` must have been answered with no top limit (so that every key is
+// matched), on the same grouping. Throws Error otherwise.
+ResultDiff diff_results(Result a, Result b, std::uint64_t top);
+
+}  // namespace heapql

@@ -1,0 +1,21 @@
+// One CSV field, RFC 4180: quoted when it holds a comma, a quote or a line
+// break; for the result, diff and export CSV writers.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace heapql {
+
+inline std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+}  // namespace heapql

@@ -1,0 +1,225 @@
+#include "engine/report/html_report.h"
+
+#include <fmt/format.h>
+
+#include "engine/error.h"
+#include "engine/report/json_writer.h"
+#include "engine/report/reports.h"
+#include "engine/units.h"
+
+namespace heapql {
+
+namespace {
+
+// Where report-ui/src/page.html takes the data's script elements.
+constexpr std::string_view kDataMarker = "<!--@data-->";
+
+// Bytes a key string takes in the page, at most: JSON quotes and comma,
+// escapes, and every '<' written as \u003c (C++ frames are full of them).
+std::size_t embedded_size(std::string_view text) {
+  std::size_t size = text.size() + 3;
+  for (char c : text) {
+    if (c == '<' || static_cast<unsigned char>(c) < 0x20) {
+      size += 5;
+    } else if (c == '"' || c == '\\') {
+      size += 1;
+    }
+  }
+  return size;
+}
+
+std::size_t embedded_key_size(const Row& row) {
+  std::size_t size = 0;
+  for (const KeyValue& k : row.key) {
+    if (k.level != GroupBy::kStack) {
+      size += embedded_size(k.text);
+      continue;
+    }
+    for (const std::string& frame : k.frames) size += embedded_size(frame);
+  }
+  return size;
+}
+
+bool passes_share(const Measures& row, const Measures& totals, bool realloc_known, std::uint32_t per_million) {
+  const auto big_enough = [&](std::uint64_t value, std::uint64_t total) {
+    // value / total >= per_million / 1e6, in integers (both sides stay far below 2^128).
+    return value > 0 &&
+           static_cast<unsigned __int128>(value) * 1'000'000 >= static_cast<unsigned __int128>(total) * per_million;
+  };
+  return big_enough(row.so, totals.so) || big_enough(row.soc, totals.soc) || big_enough(row.st, totals.st) ||
+         big_enough(row.stc, totals.stc) || (realloc_known && big_enough(row.src, totals.src));
+}
+
+std::string range_text(std::uint64_t begin, const std::optional<std::uint64_t>& end) {
+  return fmt::format("{}..{}", begin, end ? fmt::format("{}", *end) : std::string());
+}
+
+std::string duration_range_text(const std::optional<std::int64_t>& begin, const std::optional<std::int64_t>& end) {
+  return fmt::format("{}..{}", begin ? format_duration(*begin) : std::string(),
+                     end ? format_duration(*end) : std::string());
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& part : parts) out += (out.empty() ? "" : ",") + part;
+  return out;
+}
+
+// The query's options that result_json does not carry (it has the window,
+// by, sort, top and block set), as the command line would say them: each
+// option once, with its values (a recipe's cull list runs to dozens).
+void write_filters(JsonWriter& w, const Query& q) {
+  w.key("filters").begin_array();
+  const auto options = [&](std::string_view name, const std::vector<std::string>& values) {
+    if (values.empty()) return;
+    w.begin_object().field("option", name).key("values").begin_array();
+    for (const std::string& value : values) w.value(value);
+    w.end_array().end_object();
+  };
+  const auto option = [&](std::string_view name, const std::string& value) { options(name, {value}); };
+  if (q.size_min > 0 || q.size_end) option("--size", range_text(q.size_min, q.size_end));
+  if (q.lifetime_min_ns || q.lifetime_end_ns) {
+    option("--lifetime", duration_range_text(q.lifetime_min_ns, q.lifetime_end_ns));
+  }
+  if (!q.processes.empty()) option("--process", joined(q.processes));
+  if (!q.heaps.empty()) option("--heap", joined(q.heaps));
+  if (!q.kinds.empty()) {
+    std::vector<std::string> kinds;
+    for (BlockKind k : q.kinds) kinds.emplace_back(k == BlockKind::kHeap ? "heap" : "virtual");
+    option("--kind", joined(kinds));
+  }
+  if (!q.threads.empty()) {
+    std::vector<std::string> threads;
+    for (std::uint32_t t : q.threads) threads.push_back(fmt::format("{}", t));
+    option("--thread", joined(threads));
+  }
+  if (!q.impacting.empty()) {
+    std::vector<std::string> types;
+    for (Impacting t : q.impacting) types.emplace_back(impacting_name(t));
+    option("--impacting", joined(types));
+  }
+  options("--require", q.require);
+  options("--exclude", q.exclude);
+  options("suppressions", q.suppressions);  // a recipe's `suppressions` field
+  options("--suppressions", q.suppression_files);
+  if (q.embedded_suppressions) option("--embedded-suppressions", "");
+  options("--cull", q.cull);
+  options("--cull-list", q.cull_files);
+  if (!q.default_cull) option("--no-default-cull", "");
+  if (q.temporary_only) option("--temporary", "");
+  if (q.series_buckets > 0) option("--series", fmt::format("{}", q.series_buckets));
+  w.end_array();
+}
+
+void write_measures(JsonWriter& w, const Measures& m, bool realloc_known) {
+  w.field("so", m.so).field("soc", m.soc).field("st", m.st).field("stc", m.stc);
+  w.key("src");
+  if (realloc_known) {
+    w.value(m.src);
+  } else {
+    w.null();
+  }
+}
+
+// What the page adds to the result: how it was pruned and the filters.
+std::string page_info_json(const PrunedResult& pruned, const PagePruning& pruning, std::size_t rows_before) {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object();
+  w.key("pruning").begin_object();
+  w.field("rows_before", static_cast<std::uint64_t>(rows_before));
+  w.field("rows_kept", static_cast<std::uint64_t>(pruned.result.rows.size()));
+  w.field("rows_pruned", pruned.rows_pruned);
+  w.field("rows_always_kept", static_cast<std::uint64_t>(pruning.rows_always_kept));
+  w.field("other_rows_before", pruned.other_rows_before);
+  w.field("min_share_per_million", pruning.min_share_per_million);
+  w.field("key_text_budget", static_cast<std::uint64_t>(pruning.key_text_budget));
+  w.key("pruned").begin_object();
+  write_measures(w, pruned.pruned, pruned.result.realloc_known);
+  w.end_object();
+  w.end_object();
+  write_filters(w, pruned.result.query);
+  w.end_object();
+  return out;
+}
+
+// JSON inside a <script> element: no '<' at all, so no "</script>" or "<!--"
+// can end or bend it (frame names come from the traced program).
+std::string script_safe(std::string_view json) {
+  std::string out;
+  out.reserve(json.size() + json.size() / 16);
+  for (char c : json) {
+    if (c == '<') {
+      out += "\\u003c";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+PrunedResult prune_for_page(const Result& result, const PagePruning& pruning) {
+  PrunedResult pruned;
+  pruned.other_rows_before = result.other_rows;
+  Result& kept = pruned.result;
+  kept.query = result.query;
+  kept.realloc_known = result.realloc_known;
+  kept.impacting_measures = result.impacting_measures;
+  kept.totals = result.totals;
+  kept.other = result.other;
+  kept.other_rows = result.other_rows;
+  kept.temporary_blocks = result.temporary_blocks;
+  kept.excluded_blocks = result.excluded_blocks;
+  kept.excluded_bytes = result.excluded_bytes;
+  kept.peak = result.peak;
+  kept.series = result.series;
+  kept.trace_end_ns = result.trace_end_ns;
+  kept.derived_columns = result.derived_columns;
+  std::size_t text = 0;
+  bool budget_spent = false;
+  for (const Row& row : result.rows) {
+    const bool wanted = kept.rows.size() < pruning.rows_always_kept ||
+                        passes_share(row.measures, result.totals, result.realloc_known, pruning.min_share_per_million);
+    if (!budget_spent && wanted) {
+      const std::size_t size = embedded_key_size(row);
+      if (text + size <= pruning.key_text_budget) {
+        text += size;
+        kept.rows.push_back(row);
+        continue;
+      }
+      budget_spent = true;  // past the budget nothing more is kept, not even a short key
+    }
+    pruned.pruned.add(row.measures);
+    ++pruned.rows_pruned;
+  }
+  if (pruned.rows_pruned > 0) {
+    if (!kept.other) kept.other = Measures{};
+    kept.other->add(pruned.pruned);
+    kept.other_rows += pruned.rows_pruned;
+  }
+  return pruned;
+}
+
+std::string result_html(const Result& result, const SourceInfo& source) {
+  const std::string_view page = html_page_template();
+  const std::size_t marker = page.find(kDataMarker);
+  if (!html_report_built() || marker == std::string_view::npos) {
+    throw Error("this heapql was built without the HTML report (configured with -DHEAPQL_HTML_REPORT=OFF)");
+  }
+  const PagePruning pruning;
+  const PrunedResult pruned = prune_for_page(result, pruning);
+  std::string out;
+  out.reserve(page.size() + 64 * 1024);
+  out += page.substr(0, marker);
+  out += "<script type=\"application/json\" id=\"heapql-data\">";
+  out += script_safe(result_json(pruned.result, source));
+  out += "</script>\n<script type=\"application/json\" id=\"heapql-page\">";
+  out += script_safe(page_info_json(pruned, pruning, result.rows.size()));
+  out += "</script>";
+  out += page.substr(marker + kDataMarker.size());
+  return out;
+}
+
+}  // namespace heapql

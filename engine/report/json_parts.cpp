@@ -1,0 +1,44 @@
+#include "engine/report/json_parts.h"
+
+namespace heapql {
+
+void write_trace_object(JsonWriter& w, const SourceInfo& s) {
+  w.key("trace").begin_object();
+  w.field("path", s.path);
+  w.field("source", s.source);
+  w.field("format", s.format);
+  w.field("compression", s.compression);
+  w.field("block_identity", block_identity_name(s.block_identity));
+  w.field("realloc", s.realloc_marked);
+  w.field("threads", s.threads);
+  w.field("time_resolution_ns", s.time_resolution_ns);
+  w.field("duration_ns", s.end_ns);
+  w.end_object();
+}
+
+void write_query_object(JsonWriter& w, const Query& query) {
+  w.key("query").begin_object();
+  w.key("by").begin_array();
+  for (GroupBy g : query.by) w.value(group_by_name(g));
+  w.end_array();
+  w.field("sort", measure_name(query.sort));
+  w.field("top", query.top);
+  w.field("blocks", query.block_set == BlockSet::kAtPeak ? "at-peak" : "window");
+  w.end_object();
+}
+
+void write_row_key(JsonWriter& w, const std::vector<KeyValue>& key) {
+  w.begin_array();
+  for (const KeyValue& k : key) {
+    if (k.level == GroupBy::kStack) {
+      w.begin_array();
+      for (const std::string& f : k.frames) w.value(f);
+      w.end_array();
+    } else {
+      w.value(k.text);
+    }
+  }
+  w.end_array();
+}
+
+}  // namespace heapql

@@ -1,0 +1,48 @@
+// One query answered from a trace, or from its store, for the commands that
+// answer queries (query, import, info, diff).
+#include "lua/cli/answer.h"
+
+#include "engine/error.h"
+#include "engine/query/aggregator.h"
+#include "engine/store_file/store_reader.h"
+
+namespace heapql::cli {
+
+// Query errors (patterns, cull files) are found before the trace is read, so
+// they are told apart from trace errors by exit code.
+void validate_query(const Query& query) {
+  try {
+    validate(query);
+    compile_stack_filters(query);
+  } catch (const Error& e) {
+    throw UsageError{e.what()};
+  }
+}
+
+Answer answer(const std::string& path, const Query& query, const CommonOptions& common, bool keep_store) {
+  validate_query(query);
+  OpenOptions open = open_options_of(common);
+  Answer a;
+  if (const auto found = store_answering(path, open)) {
+    store_file::OpenedStore opened = open_store(*found, open);
+    a.store = std::move(opened.store);
+    a.store_file = std::move(opened.info);
+  } else if (common.via_store || keep_store || query.embedded_suppressions) {
+    open.use_store = false;  // looked for above, and said why not
+    a.store = load_trace(path, open);
+  }
+  if (a.store) {
+    a.source = a.store->source();
+    Aggregator aggregator(a.store->tables(), query, a.source.embedded_suppressions);
+    aggregator.answer_from(*a.store);
+    a.result = aggregator.result(a.source);
+    return a;
+  }
+  a.tables = std::make_unique<TraceTables>();
+  Aggregator aggregator(*a.tables, query);
+  a.source = read_trace(path, *a.tables, aggregator, open);  // no store answers for it (looked for above)
+  a.result = aggregator.result(a.source);
+  return a;
+}
+
+}  // namespace heapql::cli

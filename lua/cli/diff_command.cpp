@@ -1,0 +1,70 @@
+// `heapql diff A B [query options]` and `heapql diff T --window-a R --window-b R`:
+// one query answered on two inputs and the rows matched (semantics.md §10).
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "engine/query/result_diff.h"
+#include "engine/report/diff_reports.h"
+#include "lua/cli/answer.h"
+#include "lua/cli/commands.h"
+#include "lua/cli/exit_codes.h"
+#include "lua/cli/query_options.h"
+
+namespace heapql::cli {
+
+int run_diff(Arguments& args) {
+  CommonOptions common;
+  Query query;
+  query.by = {GroupBy::kStack};
+  std::vector<std::string> paths;
+  std::optional<TimeWindow> window_a, window_b;
+  while (!args.done()) {
+    if (!args.at_option()) {
+      paths.push_back(args.take_positional());
+      continue;
+    }
+    const std::string option = args.take_option();
+    if (option == "--window-a") {
+      window_a = parse_window_option(option, args.take_value(option));
+    } else if (option == "--window-b") {
+      window_b = parse_window_option(option, args.take_value(option));
+    } else if (!parse_common_option(option, args, common) && !parse_query_option(option, args, query)) {
+      throw UsageError{fmt::format("unknown option '{}' (see heapql help)", option)};
+    }
+  }
+  if (paths.size() == 1 && window_a && window_b) paths.push_back(paths.front());
+  if (paths.size() != 2) {
+    throw UsageError{"needs two traces (A B), or one trace with --window-a and --window-b"};
+  }
+  switch (common.format) {
+    case OutputFormat::kTable:
+    case OutputFormat::kJson:
+    case OutputFormat::kCsv:
+    case OutputFormat::kFolded: break;
+    default: throw UsageError{"diff prints --format table, json, csv or folded"};
+  }
+  if (query.totals_only) query.by.clear();
+  const std::uint64_t top = query.top;
+  // Every key must be matched, so both sides are answered whole and cut after.
+  query.top = std::numeric_limits<std::uint64_t>::max();
+  Query query_a = query, query_b = query;
+  if (window_a) query_a.window = *window_a;
+  if (window_b) query_b.window = *window_b;
+  validate_query(query_a);
+  validate_query(query_b);
+
+  Answer a = answer(paths[0], query_a, common, false);
+  Answer b = answer(paths[1], query_b, common, false);
+  a.result.query.top = b.result.query.top = top;
+  const ResultDiff diff = diff_results(std::move(a.result), std::move(b.result), top);
+  switch (common.format) {
+    case OutputFormat::kJson: emit(diff_json(diff, a.source, b.source), common.output_file); break;
+    case OutputFormat::kCsv: emit(diff_csv(diff), common.output_file); break;
+    case OutputFormat::kFolded: emit(diff_folded(diff), common.output_file); break;
+    default: emit(diff_table(diff, a.source, b.source), common.output_file); break;
+  }
+  return kExitOk;
+}
+
+}  // namespace heapql::cli

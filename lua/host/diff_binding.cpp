@@ -1,0 +1,165 @@
+// hq.diff and the heapql.Diff userdata (semantics.md §10): two results'
+// rows matched by key, with the engine's own diff writers, so a recipe's
+// diff is byte for byte what `heapql diff` prints.
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "engine/error.h"
+#include "engine/query/result_diff.h"
+#include "engine/report/diff_reports.h"
+#include "lua/host/heapql_core.h"
+#include "lua/host/lua_class.h"
+#include "lua/host/lua_error.h"
+
+namespace heapql::lua {
+
+namespace {
+
+struct DiffBox {
+  ResultDiff diff;
+  SourceInfo a, b;
+};
+
+const LuaClass<DiffBox>& diff_class();
+
+const DiffBox& check_diff(lua_State* L) { return diff_class().check(L, 1, "the receiver (write diff:rows())"); }
+
+void push_signed_deltas(lua_State* L, const ResultDiff& d, const DiffRow& row) {
+  lua_createtable(L, 0, 5);
+  for (Measure m : {Measure::kSo, Measure::kSoc, Measure::kSt, Measure::kStc, Measure::kSrc}) {
+    if (m == Measure::kSrc && !d.realloc_known) continue;
+    lua_pushinteger(L, row.delta(m));
+    lua_setfield(L, -2, std::string(measure_name(m)).c_str());
+  }
+}
+
+// {a = measures, b = measures, delta = signed measures}, on a new table.
+void push_sides(lua_State* L, const ResultDiff& d, const DiffRow& row) {
+  lua_createtable(L, 0, 6);
+  push_measures_table(L, row.a, d.realloc_known, false);
+  lua_setfield(L, -2, "a");
+  push_measures_table(L, row.b, d.realloc_known, false);
+  lua_setfield(L, -2, "b");
+  push_signed_deltas(L, d, row);
+  lua_setfield(L, -2, "delta");
+}
+
+int diff_rows(lua_State* L) {
+  return protected_call(L, [&] {
+    const ResultDiff& d = check_diff(L).diff;
+    lua_createtable(L, static_cast<int>(d.rows.size()), 0);
+    for (std::size_t i = 0; i < d.rows.size(); ++i) {
+      const DiffRow& row = d.rows[i];
+      push_sides(L, d, row);
+      lua_pushstring(L, row.presence == DiffPresence::kNew ? "new" : row.presence == DiffPresence::kGone ? "gone" : "both");
+      lua_setfield(L, -2, "status");
+      set_key_fields(L, row.key);
+      lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    }
+    return 1;
+  });
+}
+
+int diff_totals(lua_State* L) {
+  return protected_call(L, [&] {
+    const ResultDiff& d = check_diff(L).diff;
+    push_sides(L, d, d.totals);
+    return 1;
+  });
+}
+
+int diff_other(lua_State* L) {
+  return protected_call(L, [&] {
+    const ResultDiff& d = check_diff(L).diff;
+    if (!d.other) {
+      lua_pushnil(L);
+      return 1;
+    }
+    push_sides(L, d, *d.other);
+    lua_pushinteger(L, static_cast<lua_Integer>(d.other_rows));
+    lua_setfield(L, -2, "rows");
+    return 1;
+  });
+}
+
+template <typename Writer>
+int diff_text(lua_State* L, Writer writer) {
+  return protected_call(L, [&] {
+    const DiffBox& box = check_diff(L);
+    const std::string text = writer(box);
+    lua_pushlstring(L, text.data(), text.size());
+    return 1;
+  });
+}
+
+int diff_table_method(lua_State* L) {
+  return diff_text(L, [](const DiffBox& box) { return diff_table(box.diff, box.a, box.b); });
+}
+int diff_json_method(lua_State* L) {
+  return diff_text(L, [](const DiffBox& box) { return diff_json(box.diff, box.a, box.b); });
+}
+int diff_csv_method(lua_State* L) {
+  return diff_text(L, [](const DiffBox& box) { return diff_csv(box.diff); });
+}
+int diff_folded_method(lua_State* L) {
+  return diff_text(L, [](const DiffBox& box) { return diff_folded(box.diff); });
+}
+
+const LuaMethod kDiffMethods[] = {
+    {"rows", diff_rows, "The shown rows, biggest change first: key, each level by name, status (both, new, gone), a, b and delta."},
+    {"totals", diff_totals, "Both sides' totals and their delta: {a, b, delta}."},
+    {"other", diff_other, "The rows past `top`, summed, with `rows` (nil when none)."},
+    {"table", diff_table_method, "The diff as `heapql diff` prints it."},
+    {"json", diff_json_method, "The diff as `heapql diff --format json` prints it."},
+    {"csv", diff_csv_method, "The diff as CSV."},
+    {"folded", diff_folded_method, "Folded stacks with A's and B's values (flamegraph.pl's differential input)."},
+};
+
+const LuaClass<DiffBox>& diff_class() {
+  static const LuaClass<DiffBox> diff_class("heapql.Diff", kDiffMethods);
+  return diff_class;
+}
+
+// Every key must be matched: a side cut at top N is asked again, whole.
+Result whole(const ResultRef& side, const char* name) {
+  if (!side.result->other) return *side.result;
+  Query query = side.result->query;
+  if (std::find(query.by.begin(), query.by.end(), GroupBy::kCustom) != query.by.end() || !side.trace) {
+    throw Error(fmt::format("hq.diff: result {} was cut at top {} and cannot be asked again; query it with a larger top",
+                            name, query.top));
+  }
+  query.top = std::numeric_limits<std::uint64_t>::max();
+  SourceInfo ignored;
+  return side.trace->answer(query, ignored);
+}
+
+}  // namespace
+
+int core_diff(lua_State* L) {
+  return protected_call(L, [&] {
+    const ResultRef a = check_result_ref(L, 1, "hq.diff's first argument (a result)");
+    const ResultRef b = check_result_ref(L, 2, "hq.diff's second argument (a result)");
+    std::uint64_t top = a.result->query.top;
+    if (!lua_isnoneornil(L, 3)) {
+      if (!lua_istable(L, 3)) throw Error("hq.diff: options must be a table ({top = N})");
+      lua_pushliteral(L, "top");
+      lua_rawget(L, 3);
+      if (!lua_isnil(L, -1)) {
+        int ok = 0;
+        const lua_Integer n = lua_tointegerx(L, -1, &ok);
+        if (!ok || n < 1) throw Error("hq.diff: option 'top': expected a whole number of at least 1");
+        top = static_cast<std::uint64_t>(n);
+      }
+      lua_pop(L, 1);
+    }
+    if (a.result->query.by != b.result->query.by) throw Error("hq.diff: the two results are grouped differently");
+    if (a.result->query.sort != b.result->query.sort) throw Error("hq.diff: the two results are sorted differently");
+    Result whole_a = whole(a, "a"), whole_b = whole(b, "b");
+    whole_a.query.top = whole_b.query.top = top;
+    diff_class().push(L, DiffBox{diff_results(std::move(whole_a), std::move(whole_b), top), *a.source, *b.source});
+    return 1;
+  });
+}
+
+}  // namespace heapql::lua
