@@ -14,7 +14,15 @@
 
 namespace heapql {
 
-template <class T, std::size_t kChunkBits = 16>
+// Fuzz builds use 256-element chunks (CMakeLists.txt): their inputs are
+// small, and a 64 Ki-element chunk per table cost most of each run under
+// ASan (mmap, page faults, quarantine); small chunks also cross a chunk
+// boundary far more often, which is worth fuzzing.
+#ifndef HEAPQL_CHUNK_BITS
+#define HEAPQL_CHUNK_BITS 16
+#endif
+
+template <class T, std::size_t kChunkBits = HEAPQL_CHUNK_BITS>
 class ChunkedVector {
   static_assert(std::is_trivially_destructible_v<T>, "elements are never destroyed one by one");
   static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
