@@ -13,7 +13,6 @@ namespace heapql {
 namespace {
 
 constexpr std::uint64_t kMaxDurationNs = std::numeric_limits<std::int64_t>::max();
-constexpr std::uint64_t kMaxSize = std::numeric_limits<std::uint64_t>::max();
 // 10^18 still fits in a uint64, which keeps the fraction arithmetic exact.
 constexpr std::size_t kMaxFractionDigits = 18;
 
@@ -55,7 +54,7 @@ constexpr std::array kSizeUnits = {
 constexpr std::string_view kSizeUnitList = "B KB KiB MB MiB GB GiB TB TiB";
 
 [[noreturn]] void fail(std::string_view whole, std::size_t index, std::string_view what) {
-  throw Error(fmt::format("'{}' at column {}: {}", whole, index + 1, what));
+  throw UnitsError(whole, index + 1, std::string(what));
 }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -162,7 +161,7 @@ std::int64_t duration_at(std::string_view whole, std::size_t begin, std::size_t 
   fail(whole, q.unit_begin, fmt::format("unknown unit '{}', expected one of {}", q.unit, kDurationUnitList));
 }
 
-std::uint64_t size_at(std::string_view whole, std::size_t begin, std::size_t end) {
+std::uint64_t size_at(std::string_view whole, std::size_t begin, std::size_t end, std::uint64_t max_bytes) {
   Quantity q = scan_quantity(whole, begin, end);
   std::uint64_t multiplier = 0;
   if (q.unit.empty()) {
@@ -175,8 +174,8 @@ std::uint64_t size_at(std::string_view whole, std::size_t begin, std::size_t end
   if (multiplier == 0) {
     fail(whole, q.unit_begin, fmt::format("unknown unit '{}', expected one of {}", q.unit, kSizeUnitList));
   }
-  std::string too_large = fmt::format("too large: the most is {} bytes", kMaxSize);
-  return scale(whole, q, multiplier, kMaxSize, too_large, "not a whole number of bytes");
+  std::string too_large = fmt::format("too large: the most is {} bytes", max_bytes);
+  return scale(whole, q, multiplier, max_bytes, too_large, "not a whole number of bytes");
 }
 
 // The two sides of `A..B`; `all` and `..` give two empty sides.
@@ -206,9 +205,14 @@ std::string with_three_decimals(std::uint64_t thousandths) {
 
 }  // namespace
 
+UnitsError::UnitsError(std::string_view text, std::size_t column, std::string reason)
+    : Error(fmt::format("'{}' at column {}: {}", text, column, reason)), column_(column), reason_(std::move(reason)) {}
+
 std::int64_t parse_duration_ns(std::string_view text) { return duration_at(text, 0, text.size()); }
 
-std::uint64_t parse_size_bytes(std::string_view text) { return size_at(text, 0, text.size()); }
+std::uint64_t parse_size_bytes(std::string_view text, std::uint64_t max_bytes) {
+  return size_at(text, 0, text.size(), max_bytes);
+}
 
 DurationRange parse_duration_range(std::string_view text) {
   RangeText split = split_range(text);
@@ -225,12 +229,12 @@ DurationRange parse_duration_range(std::string_view text) {
   return range;
 }
 
-SizeRange parse_size_range(std::string_view text) {
+SizeRange parse_size_range(std::string_view text, std::uint64_t max_bytes) {
   RangeText split = split_range(text);
   SizeRange range;
-  if (split.left_end > 0) range.begin = size_at(text, 0, split.left_end);
+  if (split.left_end > 0) range.begin = size_at(text, 0, split.left_end, max_bytes);
   if (split.right_begin < text.size()) {
-    range.end = size_at(text, split.right_begin, text.size());
+    range.end = size_at(text, split.right_begin, text.size(), max_bytes);
     if (*range.end < range.begin) {
       fail(text, split.right_begin,
            fmt::format("the end '{}' is before the begin '{}'", text.substr(split.right_begin),

@@ -6,7 +6,7 @@
 // Parsing is exact: a decimal number (`1`, `1.5`; at least one digit before
 // the point) times its unit, with no floating point. Every error is a
 // heapql::Error whose message quotes the input, gives the 1-based column
-// where it went wrong and says what was expected.
+// where it went wrong and says what was expected (a UnitsError).
 //
 // Durations: units ns us ms s m (minutes) h, required, case-insensitive.
 //   Negative values, results finer than 1 ns and values beyond int64
@@ -22,11 +22,27 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "engine/error.h"
+
 namespace heapql {
+
+// What the parsers throw: the whole message ("'4x' at column 2: unknown unit
+// 'x', ...") and its parts, for callers that place it in their own context.
+class UnitsError : public Error {
+ public:
+  UnitsError(std::string_view text, std::size_t column, std::string reason);
+  std::size_t column() const { return column_; }  // 1-based
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::size_t column_;
+  std::string reason_;
+};
 
 struct DurationRange {
   std::int64_t begin_ns = 0;
@@ -39,9 +55,12 @@ struct SizeRange {
 };
 
 std::int64_t parse_duration_ns(std::string_view text);
-std::uint64_t parse_size_bytes(std::string_view text);
+// `max_bytes`: callers with a narrower type (Lua's int64) say so, and a
+// larger value gets the parser's own "too large" message.
+std::uint64_t parse_size_bytes(std::string_view text,
+                               std::uint64_t max_bytes = std::numeric_limits<std::uint64_t>::max());
 DurationRange parse_duration_range(std::string_view text);
-SizeRange parse_size_range(std::string_view text);
+SizeRange parse_size_range(std::string_view text, std::uint64_t max_bytes = std::numeric_limits<std::uint64_t>::max());
 
 // Decimal units with two decimals, rounded half up: `0 B`, `999 B`,
 // `1.00 KB`, `76.94 KB`, `10.49 MB` (KB, MB, GB, TB, PB, EB). A value that

@@ -64,17 +64,6 @@ std::string quoted(std::string_view text) {
   return out;
 }
 
-// The reason units.h gives ("'4x' at column 2: unknown unit 'x', ..."),
-// without its own position prefix, as " (reason)"; empty if it has another shape.
-std::string units_reason(const Error& error, std::string_view input) {
-  const std::string& message = error.message();
-  const std::string prefix = fmt::format("'{}' at column ", input);
-  if (message.rfind(prefix, 0) != 0) return {};
-  const std::size_t colon = message.find(": ", prefix.size());
-  if (colon == std::string::npos) return {};
-  return fmt::format(" ({})", message.substr(colon + 2));
-}
-
 bool is_blank(std::string_view line) { return line.find_first_not_of(" \t") == std::string_view::npos; }
 
 std::string_view trim(std::string_view text) {
@@ -505,8 +494,8 @@ class EventCsvParser {
     } else {
       try {
         ns = parse_duration_ns(f.text);
-      } catch (const Error& e) {
-        fail(f.column, fmt::format("time: {}, got {}{}", kTimeExpected, quoted(f.text), units_reason(e, f.text)));
+      } catch (const UnitsError& e) {
+        fail(f.column, fmt::format("time: {}, got {} ({})", kTimeExpected, quoted(f.text), e.reason()));
       }
     }
     if (ns < matcher_.time()) {
@@ -610,8 +599,8 @@ class EventCsvParser {
     if (const auto value = parse_decimal(f.text)) return *value;
     try {
       return parse_size_bytes(f.text);
-    } catch (const Error& e) {
-      fail(f.column, fmt::format("size: {}, got {}{}", kSizeExpected, quoted(f.text), units_reason(e, f.text)));
+    } catch (const UnitsError& e) {
+      fail(f.column, fmt::format("size: {}, got {} ({})", kSizeExpected, quoted(f.text), e.reason()));
     }
   }
 

@@ -201,6 +201,8 @@ int luaopen_heapql_core(lua_State* L) {
                                 {"diff", core_diff},
                                 {nullptr, nullptr}};
   luaL_newlib(L, functions);
+  push_grammar_functions(L);
+  lua_setfield(L, -2, "grammar");
   return 1;
 }
 

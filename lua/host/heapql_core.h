@@ -19,6 +19,9 @@
 namespace heapql::lua {
 
 int luaopen_heapql_core(lua_State* L);
+// The engine's parsers of the little languages as a table (grammar_binding.cpp),
+// core.grammar, which heapql.grammar parses with.
+void push_grammar_functions(lua_State* L);
 
 // A trace file. With `stream_first`, the first query streams the file (one
 // pass, memory for live blocks only: what a one-query recipe needs); later

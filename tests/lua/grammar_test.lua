@@ -1,6 +1,7 @@
--- heapql.grammar: every little language, valid and invalid, with the values
--- and messages of the C++ parsers (tests/unit/units_test.cpp,
--- tests/unit/frame_pattern_test.cpp, engine/query/cull_list.cpp).
+-- heapql.grammar: every little language, valid and invalid, with its values
+-- and messages, as recipes get them: through the engine's parsers (bound from
+-- heapql.core; tests/unit/units_test.cpp and frame_pattern_test.cpp test the
+-- same parsers from C++), with Lua's int64 limit on sizes.
 local testlib = require "testlib"
 local g = testlib.sandbox_require "heapql.grammar"
 local t = testlib.new("grammar_test")
