@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/query/short_name.h"
+
 namespace heapql {
 
 StackPlan::StackPlan(const TraceTables& tables, StackFilters filters)
@@ -10,7 +12,12 @@ StackPlan::StackPlan(const TraceTables& tables, StackFilters filters)
 bool frame_matches(const TraceTables& tables, const FramePatternSet& set, FrameId frame) {
   const Frame& f = tables.frame(frame);
   const std::string_view module = tables.string(f.module);
-  if (f.symbol.valid()) return set.matches(module, tables.string(f.symbol));
+  if (f.symbol.valid()) {
+    const std::string_view symbol = tables.string(f.symbol);
+    if (set.matches(module, symbol)) return true;
+    // Tables show short names: a pattern copied from one means that frame.
+    return symbol.find_first_of("<(") != std::string_view::npos && set.matches(module, short_symbol_name(symbol));
+  }
   const std::string symbol = fmt::format("0x{:x}", f.address);
   return set.matches(module, symbol);
 }

@@ -103,7 +103,7 @@ void append_csv_measures(std::string& out, const ResultDiff& d, const DiffRow& r
 
 }  // namespace
 
-std::string diff_table(const ResultDiff& d, const SourceInfo& a, const SourceInfo& b) {
+std::string diff_table(const ResultDiff& d, const SourceInfo& a, const SourceInfo& b, const DisplayOptions& display) {
   std::string out;
   out += fmt::format("A        {} ({} {})  window {}\n", a.path, a.source, a.format, window_text(d.a.query.window));
   out += fmt::format("B        {} ({} {})  window {}\n", b.path, b.source, b.format, window_text(d.b.query.window));
@@ -123,7 +123,7 @@ std::string diff_table(const ResultDiff& d, const SourceInfo& a, const SourceInf
   for (const DiffRow& row : d.rows) {
     append_row_cells(out, d, row);
     if (row.presence != DiffPresence::kBoth) out += fmt::format(" [{}]", presence_name(row.presence));
-    append_table_key(out, row.key, indent);
+    append_table_key(out, row.key, indent, display);
   }
   if (d.other) {
     append_row_cells(out, d, *d.other);

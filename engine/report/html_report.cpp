@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "engine/error.h"
+#include "engine/query/short_name.h"
 #include "engine/report/json_writer.h"
 #include "engine/report/reports.h"
 #include "engine/units.h"
@@ -28,9 +31,9 @@ std::size_t embedded_size(std::string_view text) {
   return size;
 }
 
-std::size_t embedded_key_size(const Row& row) {
+std::size_t embedded_key_size(const std::vector<KeyValue>& key) {
   std::size_t size = 0;
-  for (const KeyValue& k : row.key) {
+  for (const KeyValue& k : key) {
     if (k.level != GroupBy::kStack) {
       size += embedded_size(k.text);
       continue;
@@ -41,13 +44,9 @@ std::size_t embedded_key_size(const Row& row) {
 }
 
 bool passes_share(const Measures& row, const Measures& totals, bool realloc_known, std::uint32_t per_million) {
-  const auto big_enough = [&](std::uint64_t value, std::uint64_t total) {
-    // value / total >= per_million / 1e6, in integers (both sides stay far below 2^128).
-    return value > 0 &&
-           static_cast<unsigned __int128>(value) * 1'000'000 >= static_cast<unsigned __int128>(total) * per_million;
-  };
-  return big_enough(row.so, totals.so) || big_enough(row.soc, totals.soc) || big_enough(row.st, totals.st) ||
-         big_enough(row.stc, totals.stc) || (realloc_known && big_enough(row.src, totals.src));
+  return share_at_least(row.so, totals.so, per_million) || share_at_least(row.soc, totals.soc, per_million) ||
+         share_at_least(row.st, totals.st, per_million) || share_at_least(row.stc, totals.stc, per_million) ||
+         (realloc_known && share_at_least(row.src, totals.src, per_million));
 }
 
 std::string range_text(std::uint64_t begin, const std::optional<std::uint64_t>& end) {
@@ -65,10 +64,92 @@ std::string joined(const std::vector<std::string>& parts) {
   return out;
 }
 
+// What the page adds to the result: how it was pruned, the filters, the names.
+std::string page_info_json(const PrunedResult& pruned, const PagePruning& pruning, std::size_t rows_before,
+                           const DisplayOptions& display) {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object();
+  w.key("pruning").begin_object();
+  w.field("rows_before", static_cast<std::uint64_t>(rows_before));
+  w.field("rows_kept", static_cast<std::uint64_t>(pruned.result.rows.size()));
+  w.field("rows_pruned", pruned.rows_pruned);
+  w.field("rows_always_kept", static_cast<std::uint64_t>(pruning.rows_always_kept));
+  w.field("other_rows_before", pruned.other_rows_before);
+  w.field("min_share_per_million", pruning.min_share_per_million);
+  w.field("key_text_budget", static_cast<std::uint64_t>(pruning.key_text_budget));
+  w.key("pruned").begin_object();
+  write_page_measures(w, pruned.pruned, pruned.result.realloc_known);
+  w.end_object();
+  w.end_object();
+  write_page_filters(w, pruned.result.query);
+  write_page_display(w, display, pruned.short_names);
+  w.end_object();
+  return out;
+}
+
+// JSON inside a <script> element: no '<' at all, so no "</script>" or "<!--"
+// can end or bend it (frame names come from the traced program).
+std::string script_safe(std::string_view json) {
+  std::string out;
+  out.reserve(json.size() + json.size() / 16);
+  for (char c : json) {
+    if (c == '<') {
+      out += "\\u003c";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void require_html_report() {
+  if (!html_report_built()) {
+    throw Error("this heapql was built without the HTML report (configured with -DHEAPQL_HTML_REPORT=OFF)");
+  }
+}
+
+bool share_at_least(std::uint64_t value, std::uint64_t total, std::uint32_t per_million) {
+  // In integers: both sides stay far below 2^128.
+  return value > 0 &&
+         static_cast<unsigned __int128>(value) * 1'000'000 >= static_cast<unsigned __int128>(total) * per_million;
+}
+
+bool PageRowKeeper::keep(const std::vector<KeyValue>& key, bool passes_share) {
+  const bool wanted = kept_ < pruning_.rows_always_kept || passes_share;
+  if (budget_spent_ || !wanted) return false;
+  // The frames this row brings to the page, with the short names they add.
+  std::vector<std::pair<const std::string*, std::string>> fresh;
+  std::size_t size = embedded_key_size(key);
+  for (const KeyValue& k : key) {
+    if (k.level != GroupBy::kStack) continue;
+    for (const std::string& frame : k.frames) {
+      if (seen_frames_.contains(frame)) continue;
+      if (std::any_of(fresh.begin(), fresh.end(), [&](const auto& f) { return *f.first == frame; })) continue;
+      std::string short_name = short_frame_name(frame);
+      if (short_name != frame) size += embedded_size(frame) + embedded_size(short_name);
+      fresh.emplace_back(&frame, std::move(short_name));
+    }
+  }
+  if (text_ + size > pruning_.key_text_budget) {
+    budget_spent_ = true;
+    return false;
+  }
+  text_ += size;
+  ++kept_;
+  for (auto& [frame, short_name] : fresh) {
+    seen_frames_.insert(*frame);
+    if (short_name != *frame) short_names_.emplace(*frame, std::move(short_name));
+  }
+  return true;
+}
+
 // The query's options that result_json does not carry (it has the window,
 // by, sort, top and block set), as the command line would say them: each
 // option once, with its values (a recipe's cull list runs to dozens).
-void write_filters(JsonWriter& w, const Query& q) {
+void write_page_filters(JsonWriter& w, const Query& q) {
   w.key("filters").begin_array();
   const auto options = [&](std::string_view name, const std::vector<std::string>& values) {
     if (values.empty()) return;
@@ -111,7 +192,7 @@ void write_filters(JsonWriter& w, const Query& q) {
   w.end_array();
 }
 
-void write_measures(JsonWriter& w, const Measures& m, bool realloc_known) {
+void write_page_measures(JsonWriter& w, const Measures& m, bool realloc_known) {
   w.field("so", m.so).field("soc", m.soc).field("st", m.st).field("stc", m.stc);
   w.key("src");
   if (realloc_known) {
@@ -121,44 +202,12 @@ void write_measures(JsonWriter& w, const Measures& m, bool realloc_known) {
   }
 }
 
-// What the page adds to the result: how it was pruned and the filters.
-std::string page_info_json(const PrunedResult& pruned, const PagePruning& pruning, std::size_t rows_before) {
-  std::string out;
-  JsonWriter w(out);
-  w.begin_object();
-  w.key("pruning").begin_object();
-  w.field("rows_before", static_cast<std::uint64_t>(rows_before));
-  w.field("rows_kept", static_cast<std::uint64_t>(pruned.result.rows.size()));
-  w.field("rows_pruned", pruned.rows_pruned);
-  w.field("rows_always_kept", static_cast<std::uint64_t>(pruning.rows_always_kept));
-  w.field("other_rows_before", pruned.other_rows_before);
-  w.field("min_share_per_million", pruning.min_share_per_million);
-  w.field("key_text_budget", static_cast<std::uint64_t>(pruning.key_text_budget));
-  w.key("pruned").begin_object();
-  write_measures(w, pruned.pruned, pruned.result.realloc_known);
+void write_page_display(JsonWriter& w, const DisplayOptions& display, const ShortNames& short_names) {
+  w.field("full_names", display.full_names);
+  w.key("short_names").begin_object();
+  for (const auto& [full, short_name] : short_names) w.field(full, short_name);
   w.end_object();
-  w.end_object();
-  write_filters(w, pruned.result.query);
-  w.end_object();
-  return out;
 }
-
-// JSON inside a <script> element: no '<' at all, so no "</script>" or "<!--"
-// can end or bend it (frame names come from the traced program).
-std::string script_safe(std::string_view json) {
-  std::string out;
-  out.reserve(json.size() + json.size() / 16);
-  for (char c : json) {
-    if (c == '<') {
-      out += "\\u003c";
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 PrunedResult prune_for_page(const Result& result, const PagePruning& pruning) {
   PrunedResult pruned;
@@ -177,19 +226,12 @@ PrunedResult prune_for_page(const Result& result, const PagePruning& pruning) {
   kept.series = result.series;
   kept.trace_end_ns = result.trace_end_ns;
   kept.derived_columns = result.derived_columns;
-  std::size_t text = 0;
-  bool budget_spent = false;
+  PageRowKeeper keeper(pruning);
   for (const Row& row : result.rows) {
-    const bool wanted = kept.rows.size() < pruning.rows_always_kept ||
-                        passes_share(row.measures, result.totals, result.realloc_known, pruning.min_share_per_million);
-    if (!budget_spent && wanted) {
-      const std::size_t size = embedded_key_size(row);
-      if (text + size <= pruning.key_text_budget) {
-        text += size;
-        kept.rows.push_back(row);
-        continue;
-      }
-      budget_spent = true;  // past the budget nothing more is kept, not even a short key
+    if (keeper.keep(row.key,
+                    passes_share(row.measures, result.totals, result.realloc_known, pruning.min_share_per_million))) {
+      kept.rows.push_back(row);
+      continue;
     }
     pruned.pruned.add(row.measures);
     ++pruned.rows_pruned;
@@ -199,27 +241,32 @@ PrunedResult prune_for_page(const Result& result, const PagePruning& pruning) {
     kept.other->add(pruned.pruned);
     kept.other_rows += pruned.rows_pruned;
   }
+  pruned.short_names = keeper.take_short_names();
   return pruned;
 }
 
-std::string result_html(const Result& result, const SourceInfo& source) {
+std::string html_page(std::string_view data_json, std::string_view page_json) {
+  require_html_report();
   const std::string_view page = html_page_template();
   const std::size_t marker = page.find(kDataMarker);
-  if (!html_report_built() || marker == std::string_view::npos) {
-    throw Error("this heapql was built without the HTML report (configured with -DHEAPQL_HTML_REPORT=OFF)");
-  }
-  const PagePruning pruning;
-  const PrunedResult pruned = prune_for_page(result, pruning);
+  if (marker == std::string_view::npos) throw Error("the HTML report's page has no place for the data");
   std::string out;
-  out.reserve(page.size() + 64 * 1024);
+  out.reserve(page.size() + data_json.size() + page_json.size() + 64 * 1024);
   out += page.substr(0, marker);
   out += "<script type=\"application/json\" id=\"heapql-data\">";
-  out += script_safe(result_json(pruned.result, source));
+  out += script_safe(data_json);
   out += "</script>\n<script type=\"application/json\" id=\"heapql-page\">";
-  out += script_safe(page_info_json(pruned, pruning, result.rows.size()));
+  out += script_safe(page_json);
   out += "</script>";
   out += page.substr(marker + kDataMarker.size());
   return out;
+}
+
+std::string result_html(const Result& result, const SourceInfo& source, const DisplayOptions& display) {
+  require_html_report();
+  const PagePruning pruning;
+  const PrunedResult pruned = prune_for_page(result, pruning);
+  return html_page(result_json(pruned.result, source), page_info_json(pruned, pruning, result.rows.size(), display));
 }
 
 }  // namespace heapql

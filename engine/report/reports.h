@@ -3,6 +3,7 @@
 // and spreadsheets. Each format lives in its own file.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "engine/query/result.h"
@@ -16,7 +17,13 @@ constexpr int kJsonSchemaVersion = 1;
 std::string result_json(const Result& result, const SourceInfo& source);
 std::string summary_json(const TraceSummary& summary);
 
-std::string result_table(const Result& result, const SourceInfo& source);
+// How the reports for people (table, HTML) show frame names.
+struct DisplayOptions {
+  bool full_names = false;  // --full-names: exact names, not shortened
+  std::size_t width = 0;    // the table's width in terminal columns; 0: no limit
+};
+
+std::string result_table(const Result& result, const SourceInfo& source, const DisplayOptions& display = {});
 std::string summary_table(const TraceSummary& summary);
 
 std::string result_csv(const Result& result);
@@ -35,6 +42,6 @@ std::string result_pprof(const Result& result, const SourceInfo& source);
 // One self-contained, offline HTML page (docs/reports.md): the result's JSON
 // (pruned to stay small), a chart, a flame graph and the rows. Throws Error
 // in a build without the report (-DHEAPQL_HTML_REPORT=OFF).
-std::string result_html(const Result& result, const SourceInfo& source);
+std::string result_html(const Result& result, const SourceInfo& source, const DisplayOptions& display = {});
 
 }  // namespace heapql

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/query/result.h"
+#include "engine/report/reports.h"
 
 namespace heapql {
 
@@ -16,7 +17,12 @@ constexpr std::size_t kFramesShown = 16;
 // "1s..3s", "0s..end".
 std::string window_text(const TimeWindow& window);
 
-// Appends the key (from its first line's text on) and its frame lines.
-void append_table_key(std::string& out, const std::vector<KeyValue>& key, std::size_t indent);
+// A frame as tables show it: shortened (short_name.h) unless full names.
+std::string shown_frame(const std::string& frame, const DisplayOptions& display);
+
+// Appends the key (from its first line's text on) and its frame lines, each
+// cut to the display's width.
+void append_table_key(std::string& out, const std::vector<KeyValue>& key, std::size_t indent,
+                      const DisplayOptions& display);
 
 }  // namespace heapql

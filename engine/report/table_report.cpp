@@ -2,6 +2,7 @@
 
 #include "engine/report/etw_summary.h"
 #include "engine/report/reports.h"
+#include "engine/query/short_name.h"
 #include "engine/report/table_parts.h"
 #include "engine/units.h"
 
@@ -52,7 +53,49 @@ std::string window_text(const TimeWindow& w) {
   return fmt::format("{}..{}", format_duration(w.begin_ns), w.end_ns ? format_duration(*w.end_ns) : "end");
 }
 
-void append_table_key(std::string& out, const std::vector<KeyValue>& key, std::size_t indent) {
+namespace {
+
+// Columns a UTF-8 text takes: its code points (no wide characters in frames
+// that matter here).
+std::size_t columns_of(std::string_view text) {
+  std::size_t n = 0;
+  for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+// `text` cut to `room` columns, ending in "…" when cut.
+std::string fitted(std::string text, std::size_t room) {
+  if (room == 0 || columns_of(text) <= room) return text;
+  std::size_t kept = 0, at = 0;
+  for (; at < text.size(); ++at) {
+    if ((static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) continue;
+    if (kept == room - 1) break;
+    ++kept;
+  }
+  text.erase(at);
+  return text + "\xE2\x80\xA6";
+}
+
+}  // namespace
+
+std::string shown_frame(const std::string& frame, const DisplayOptions& display) {
+  return display.full_names ? frame : short_frame_name(frame);
+}
+
+void append_table_key(std::string& out, const std::vector<KeyValue>& key, std::size_t indent,
+                      const DisplayOptions& display) {
+  // The first line follows the measures and a space; later ones are indented
+  // three more.
+  const std::size_t first_room = display.width > indent + 1 ? display.width - indent - 1 : 0;
+  const std::size_t next_room = display.width > indent + 3 ? display.width - indent - 3 : 0;
+  const bool cut = display.width > 0;
+  const auto first_line = [&](const std::string& text) {
+    out += " " + (cut ? fitted(text, std::max<std::size_t>(first_room, 8)) : text) + "\n";
+  };
+  const auto frame_line = [&](const std::string& frame) {
+    const std::string name = shown_frame(frame, display);
+    out += fmt::format("{:{}}   {}\n", "", indent, cut ? fitted(name, std::max<std::size_t>(next_room, 8)) : name);
+  };
   std::string head;
   const KeyValue* stack = nullptr;
   for (const KeyValue& k : key) {
@@ -60,28 +103,25 @@ void append_table_key(std::string& out, const std::vector<KeyValue>& key, std::s
       stack = &k;
       continue;
     }
-    head += (head.empty() ? "" : " > ") + k.text;
+    head += (head.empty() ? "" : " > ") + (k.level == GroupBy::kFrame ? shown_frame(k.text, display) : k.text);
   }
   if (stack != nullptr && stack->frames.empty()) head += (head.empty() ? "" : " > ") + std::string("[empty stack]");
+  std::size_t first_frame = 0;
   if (stack != nullptr && head.empty() && !stack->frames.empty()) {
-    out += " " + stack->frames.front() + "\n";
-    for (std::size_t i = 1; i < stack->frames.size() && i < kFramesShown; ++i) {
-      out += fmt::format("{:{}}   {}\n", "", indent, stack->frames[i]);
-    }
+    first_line(shown_frame(stack->frames.front(), display));
+    first_frame = 1;
   } else {
-    out += " " + head + "\n";
-    if (stack != nullptr) {
-      for (std::size_t i = 0; i < stack->frames.size() && i < kFramesShown; ++i) {
-        out += fmt::format("{:{}}   {}\n", "", indent, stack->frames[i]);
-      }
-    }
+    first_line(head);
   }
-  if (stack != nullptr && stack->frames.size() > kFramesShown) {
-    out += fmt::format("{:{}}   ... {} more frames\n", "", indent, stack->frames.size() - kFramesShown);
+  if (stack != nullptr) {
+    for (std::size_t i = first_frame; i < stack->frames.size() && i < kFramesShown; ++i) frame_line(stack->frames[i]);
+    if (stack->frames.size() > kFramesShown) {
+      out += fmt::format("{:{}}   ... {} more frames\n", "", indent, stack->frames.size() - kFramesShown);
+    }
   }
 }
 
-std::string result_table(const Result& r, const SourceInfo& source) {
+std::string result_table(const Result& r, const SourceInfo& source, const DisplayOptions& display) {
   std::string out;
   out += fmt::format("trace    {} ({} {}, block identity {})\n", source.path, source.source, source.format,
                      block_identity_name(source.block_identity));
@@ -109,7 +149,7 @@ std::string result_table(const Result& r, const SourceInfo& source) {
   for (const Row& row : r.rows) {
     append_measures(out, r, row.measures, cols);
     for (const std::string& value : row.derived) out += fmt::format("{:>12} ", value);
-    append_table_key(out, row.key, indent);
+    append_table_key(out, row.key, indent, display);
   }
   const std::string no_derived(r.derived_columns.size() * 13, ' ');
   if (r.other) {

@@ -6,6 +6,7 @@
 
 #include "engine/query/result_diff.h"
 #include "engine/report/diff_reports.h"
+#include "engine/report/html_report.h"
 #include "lua/cli/answer.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
@@ -42,7 +43,13 @@ int run_diff(Arguments& args) {
     case OutputFormat::kJson:
     case OutputFormat::kCsv:
     case OutputFormat::kFolded: break;
-    default: throw UsageError{"diff prints --format table, json, csv or folded"};
+    case OutputFormat::kHtml:
+      // Said before the traces are read, not after.
+      if (!html_report_built()) {
+        throw UsageError{"--format html: this heapql was built without the HTML report (-DHEAPQL_HTML_REPORT=OFF)"};
+      }
+      break;
+    default: throw UsageError{"diff prints --format table, json, csv, html or folded"};
   }
   if (query.totals_only) query.by.clear();
   const std::uint64_t top = query.top;
@@ -62,7 +69,10 @@ int run_diff(Arguments& args) {
     case OutputFormat::kJson: emit(diff_json(diff, a.source, b.source), common.output_file); break;
     case OutputFormat::kCsv: emit(diff_csv(diff), common.output_file); break;
     case OutputFormat::kFolded: emit(diff_folded(diff), common.output_file); break;
-    default: emit(diff_table(diff, a.source, b.source), common.output_file); break;
+    case OutputFormat::kHtml:
+      emit(diff_html(diff, a.source, b.source, display_options_of(common)), common.output_file);
+      break;
+    default: emit(diff_table(diff, a.source, b.source, display_options_of(common)), common.output_file); break;
   }
   return kExitOk;
 }

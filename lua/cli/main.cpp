@@ -31,7 +31,7 @@ usage:
   heapql import EVENTS.csv [options]  a query of a plain event CSV (docs/import.md)
   heapql diff   A B [options]      the same query on two traces, rows matched, B - A
                                    (--window-a R --window-b R: two windows, of one trace or of A and B;
-                                   --format table|json|csv|folded)
+                                   --format table|json|csv|folded|html)
   heapql record [-o NAME] -- PROGRAM [ARGS...]
   heapql help | --help | --version
 
@@ -62,6 +62,7 @@ query options (semantics in docs/semantics.md):
   --temporary          only temporary blocks (freed by the very next event)
   --series N           outstanding size over time in at most N buckets (json, html; 0 = none)
   --symbols PATH       ETL: a folder of PDBs or a symbol store (repeatable; docs/windows.md)
+  --full-names         tables and HTML show frames exactly, not shortened (std::vector<…>::push_back)
   --format table|json|csv|html|folded|pprof (docs/reports.md), -o FILE, --no-progress,
   --no-raw (ignore a raw twin),
   --strict             refuse a trace that ends early (a killed recording) instead of

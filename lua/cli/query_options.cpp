@@ -5,6 +5,9 @@
 #include <charconv>
 #include <filesystem>
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include "engine/error.h"
 #include "engine/units.h"
 #include "lua/host/recipe_runner.h"
@@ -64,6 +67,16 @@ std::string take_symbol_path(Arguments& args) {
   return path;
 }
 
+DisplayOptions display_options_of(const CommonOptions& common) {
+  DisplayOptions display;
+  display.full_names = common.full_names;
+  winsize size{};
+  if (!common.output_file && isatty(STDOUT_FILENO) == 1 && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0) {
+    display.width = size.ws_col;
+  }
+  return display;
+}
+
 OpenOptions open_options_of(const CommonOptions& common) {
   OpenOptions open;
   open.show_progress = common.progress;
@@ -95,6 +108,8 @@ bool parse_common_option(const std::string& option, Arguments& args, CommonOptio
     }
   } else if (option == "-o" || option == "--output") {
     common.output_file = args.take_value(option);
+  } else if (option == "--full-names") {
+    common.full_names = true;
   } else if (option == "--no-progress") {
     common.progress = false;
   } else if (option == "--no-raw") {

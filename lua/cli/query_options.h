@@ -9,6 +9,7 @@
 
 #include "engine/ingest/open_trace.h"
 #include "engine/query/query.h"
+#include "engine/report/reports.h"
 #include "lua/cli/arguments.h"
 
 namespace heapql::cli {
@@ -25,7 +26,12 @@ struct CommonOptions {
   bool use_store = true;   // answer from a fresh store file of the trace (--no-store: read the trace)
   std::vector<std::string> symbol_paths;  // --symbols: PDB folders and symbol stores (ETL)
   TraceFormat trace_format = TraceFormat::kAuto;  // heapql import: the event CSV
+  bool full_names = false;  // --full-names: tables and HTML show frames exactly
 };
+
+// How tables and HTML show frames: short names unless --full-names, and a
+// table cut to the terminal's width when it prints to one.
+DisplayOptions display_options_of(const CommonOptions& common);
 
 // How the trace is opened, as the common options say.
 OpenOptions open_options_of(const CommonOptions& common);

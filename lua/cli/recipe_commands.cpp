@@ -122,6 +122,8 @@ RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<std::s
       run.open.use_store = false;
     } else if (option == "--no-progress") {
       run.open.show_progress = false;
+    } else if (option == "--full-names") {
+      run.full_names = true;
     } else if (option == "--symbols") {
       run.open.symbol_paths.push_back(take_symbol_path(args));
     } else if (!parse_recipe_option(option, args, run.options)) {

@@ -123,8 +123,8 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
   switch (common.format) {
     case OutputFormat::kJson: emit(result_json(a.result, a.source), common.output_file); break;
     case OutputFormat::kCsv: emit(result_csv(a.result), common.output_file); break;
-    case OutputFormat::kTable: emit(result_table(a.result, a.source), common.output_file); break;
-    case OutputFormat::kHtml: emit(result_html(a.result, a.source), common.output_file); break;
+    case OutputFormat::kTable: emit(result_table(a.result, a.source, display_options_of(common)), common.output_file); break;
+    case OutputFormat::kHtml: emit(result_html(a.result, a.source, display_options_of(common)), common.output_file); break;
     case OutputFormat::kFolded: emit(result_folded(a.result), common.output_file); break;
     case OutputFormat::kPprof: emit(result_pprof(a.result, a.source), common.output_file); break;
   }

@@ -79,6 +79,8 @@ hq.parse = {
 }
 -- Two results of the same query, rows matched by key (semantics §10).
 hq.diff = core.diff
+-- A frame as tables show it: template arguments collapsed, parameters dropped.
+hq.short_name = core.short_name
 hq.format_bytes = core.format_bytes
 hq.format_duration = core.format_duration
 

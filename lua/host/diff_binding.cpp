@@ -94,7 +94,7 @@ int diff_text(lua_State* L, Writer writer) {
 }
 
 int diff_table_method(lua_State* L) {
-  return diff_text(L, [](const DiffBox& box) { return diff_table(box.diff, box.a, box.b); });
+  return diff_text(L, [L](const DiffBox& box) { return diff_table(box.diff, box.a, box.b, display_options(L)); });
 }
 int diff_json_method(lua_State* L) {
   return diff_text(L, [](const DiffBox& box) { return diff_json(box.diff, box.a, box.b); });
@@ -105,6 +105,9 @@ int diff_csv_method(lua_State* L) {
 int diff_folded_method(lua_State* L) {
   return diff_text(L, [](const DiffBox& box) { return diff_folded(box.diff); });
 }
+int diff_html_method(lua_State* L) {
+  return diff_text(L, [L](const DiffBox& box) { return diff_html(box.diff, box.a, box.b, display_options(L)); });
+}
 
 const LuaMethod kDiffMethods[] = {
     {"rows", diff_rows, "The shown rows, biggest change first: key, each level by name, status (both, new, gone), a, b and delta."},
@@ -114,6 +117,7 @@ const LuaMethod kDiffMethods[] = {
     {"json", diff_json_method, "The diff as `heapql diff --format json` prints it."},
     {"csv", diff_csv_method, "The diff as CSV."},
     {"folded", diff_folded_method, "Folded stacks with A's and B's values (flamegraph.pl's differential input)."},
+    {"html", diff_html_method, "The diff as one offline HTML page, as `heapql diff --format html` writes it."},
 };
 
 const LuaClass<DiffBox>& diff_class() {

@@ -8,6 +8,7 @@
 #include "engine/text_file.h"
 #include "engine/query/cull_list.h"
 #include "engine/query/suppressions.h"
+#include "engine/query/short_name.h"
 #include "engine/warnings.h"
 #include "engine/units.h"
 #include "lua/host/lua_error.h"
@@ -28,6 +29,7 @@ constexpr const char* kOpenStrictKey = "heapql.open_strict";
 constexpr const char* kOpenStoreKey = "heapql.open_store";
 constexpr const char* kOpenSymbolsKey = "heapql.open_symbols";
 constexpr const char* kRecipeDirKey = "heapql.recipe_dir";
+constexpr const char* kFullNamesKey = "heapql.full_names";
 // Files the helpers read are pattern lists and small Lua files.
 constexpr std::uint64_t kMaxReadBytes = 64u << 20;
 
@@ -58,6 +60,16 @@ int core_suppression_patterns(lua_State* L) {
     std::vector<std::string> texts;
     for (const SuppressionPattern& p : list.patterns) texts.push_back(p.text());
     push_string_array(L, texts);
+    return 1;
+  });
+}
+
+int core_short_name(lua_State* L) {
+  std::size_t length = 0;
+  const char* frame = luaL_checklstring(L, 1, &length);
+  return protected_call(L, [&] {
+    const std::string name = short_frame_name(std::string_view(frame, length));
+    lua_pushlstring(L, name.data(), name.size());
     return 1;
   });
 }
@@ -164,6 +176,19 @@ void set_open_options(lua_State* L, const OpenOptions& options) {
   lua_setfield(L, LUA_REGISTRYINDEX, kOpenSymbolsKey);
 }
 
+void set_display_options(lua_State* L, const DisplayOptions& display) {
+  lua_pushboolean(L, display.full_names);
+  lua_setfield(L, LUA_REGISTRYINDEX, kFullNamesKey);
+}
+
+DisplayOptions display_options(lua_State* L) {
+  DisplayOptions display;
+  lua_getfield(L, LUA_REGISTRYINDEX, kFullNamesKey);
+  display.full_names = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return display;
+}
+
 OpenOptions open_options(lua_State* L) {
   OpenOptions options;
   options.show_progress = false;
@@ -199,6 +224,7 @@ int luaopen_heapql_core(lua_State* L) {
                                 {"queries_dir", core_queries_dir},
                                 {"trace_methods", core_trace_methods},
                                 {"diff", core_diff},
+                                {"short_name", core_short_name},
                                 {nullptr, nullptr}};
   luaL_newlib(L, functions);
   push_grammar_functions(L);

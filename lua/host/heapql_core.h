@@ -11,6 +11,7 @@
 #include <lua.hpp>
 
 #include "engine/ingest/open_trace.h"
+#include "engine/report/reports.h"
 #include "engine/ingest/trace_store_file.h"
 #include "engine/query/result.h"
 #include "engine/store/source_info.h"
@@ -77,5 +78,8 @@ void set_open_options(lua_State* L, const OpenOptions& options);
 // The folder recipe-relative files are read from (hq.cull.file, hq.include).
 void set_recipe_dir(lua_State* L, const std::string& dir);
 OpenOptions open_options(lua_State* L);
+// How result:table() and :html() show frames in this run (--full-names).
+void set_display_options(lua_State* L, const DisplayOptions& display);
+DisplayOptions display_options(lua_State* L);
 
 }  // namespace heapql::lua

@@ -269,6 +269,7 @@ RunOutcome run_recipe_here(const RecipeRun& run) {
     Session s(run.recipe, run.options, {fs::path(run.trace_path)});
     lua_State* L = s.L;
     set_open_options(L, run.open);
+    set_display_options(L, DisplayOptions{run.full_names, 0});
     s.load_declaration(run.recipe);
     const int declaration = lua_gettop(L);
     const std::string where = s.where(run.recipe, declaration);

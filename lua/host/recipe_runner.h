@@ -37,6 +37,7 @@ struct RecipeRun {
   std::string format = "table";                             // table | json | csv
   OpenOptions open;
   RecipeOptions options;
+  bool full_names = false;  // --full-names: tables and HTML show frames exactly
 };
 
 struct RunOutcome {

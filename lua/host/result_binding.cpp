@@ -151,7 +151,7 @@ int result_json(lua_State* L) {
 int result_table(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
-    const std::string text = result_table(box.result, box.source);
+    const std::string text = result_table(box.result, box.source, display_options(L));
     lua_pushlstring(L, text.data(), text.size());
     return 1;
   });
@@ -160,7 +160,7 @@ int result_table(lua_State* L) {
 int result_html(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
-    const std::string text = result_html(box.result, box.source);
+    const std::string text = result_html(box.result, box.source, display_options(L));
     lua_pushlstring(L, text.data(), text.size());
     return 1;
   });

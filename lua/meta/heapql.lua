@@ -416,6 +416,12 @@ function Diff:csv() end
 ---@return string
 function Diff:folded() end
 
+---The page `heapql diff --format html` writes (docs/reports.md): one offline HTML file with both
+---sides' summary, a differential flame graph (B's widths, frames coloured by their change) and the
+---delta table; frames shortened unless `--full-names`.
+---@return string
+function Diff:html() end
+
 ---A report writer (hq.output, or the `out` a recipe's `report` and `run` get). Everything goes to
 ---the run's report.
 ---@class heapql.Output
@@ -546,6 +552,12 @@ function hq.with_columns(result, columns) end
 ---@param format? heapql.Format
 ---@return heapql.Output
 function hq.output(format) end
+
+---A frame as tables and HTML show it unless `--full-names`: template arguments collapsed to `<…>`
+---and the parameter list dropped (`std::vector<…>::push_back`); the module is kept.
+---@param frame string
+---@return string
+function hq.short_name(frame) end
 
 ---A size as the tables show it: decimal units with two decimals (`256 B`, `1.02 KB`, `10.49 MB`); a
 ---negative size (an impacting size can be) gets a `-` (`-1.02 KB`).

@@ -1,9 +1,10 @@
 // heapql's HTML report: draws the result embedded in this page (the JSON of
 // `heapql query --format json`, docs/json.md) as a summary, a chart of
 // outstanding size over time (uPlot), a flame graph (d3-flame-graph) and a
-// sortable table. Every string from the trace reaches the DOM as text
-// (textContent, d3's .text/.attr), never as markup: frame names are the traced
-// program's to choose.
+// sortable table; or a diff (`heapql diff --format json`) as a summary of
+// both sides, a differential flame graph and a delta table. Every string
+// from the trace reaches the DOM as text (textContent, d3's .text/.attr),
+// never as markup: frame names are the traced program's to choose.
 (function () {
   'use strict';
 
@@ -23,12 +24,43 @@
   const FLAME_MIN_SHARE = 0.001;
   const FLAME_MAX_FRAMES = 3000;
 
+  // A diff frame's colour: grey when unchanged, else from a pale to a deep
+  // red (grown) or blue (shrunk) by the size of its change against the
+  // largest change drawn; square-rooted so that small changes still show.
+  const DIFF_NEUTRAL = [221, 221, 221];
+  const DIFF_GROWN = { pale: [250, 215, 200], deep: [196, 32, 20] };
+  const DIFF_SHRUNK = { pale: [205, 220, 250], deep: [28, 86, 196] };
+
   const data = JSON.parse(document.getElementById('heapql-data').textContent);
   const page = JSON.parse(document.getElementById('heapql-page').textContent);
   const problems = window.heapqlProblems || { errors: [], violations: [] };
-  const reallocKnown = data.totals.src !== null;
+  const isDiff = data.kind === 'diff';
+  // A diff's totals are {a, b, delta}; a result's are the measures.
+  const reallocKnown = (isDiff ? data.totals.a.src : data.totals.src) !== null;
   const measures = MEASURES.filter((m) => m !== 'src' || reallocKnown);
   const stackLevel = data.query.by.indexOf('stack');
+
+  // Frame names: the data holds them exactly; the page's metadata has the
+  // short form heapql gives each frame whose short form differs (template
+  // arguments collapsed, parameters dropped). Short by default, unless the
+  // page was written with --full-names; the "full names" box switches.
+  const shortNames = new Map(Object.entries(page.short_names || {}));
+  const names = { full: !!page.full_names };
+
+  function shortName(frame) {
+    const short = shortNames.get(frame);
+    return short === undefined ? frame : short;
+  }
+
+  // How a node of the flame graph or a frame of the table is labelled now.
+  function label(name, isFrame) {
+    return isFrame && !names.full ? shortName(name) : name;
+  }
+
+  // A search matches a frame by either of its names; other labels as they are.
+  function labelMatches(name, isFrame, lowerTerm) {
+    return name.toLowerCase().includes(lowerTerm) || (isFrame && shortName(name).toLowerCase().includes(lowerTerm));
+  }
 
   // ---- small helpers -------------------------------------------------------
 
@@ -84,6 +116,20 @@
     return (100 * part / whole).toFixed(2) + '%';
   }
 
+  // A change, signed: "+1.02 KB", "-3", "0".
+  function formatDelta(measure, delta) {
+    if (delta === null || delta === undefined) return '-';
+    const text = formatMeasure(measure, Math.abs(delta));
+    return (delta > 0 ? '+' : delta < 0 ? '-' : '') + text;
+  }
+
+  // A change against A: "+25.00%", "new" where A had none.
+  function relativeChange(a, b) {
+    if (a === b) return '0%';
+    if (!a) return 'new';
+    return (b > a ? '+' : '') + (100 * (b - a) / a).toFixed(2) + '%';
+  }
+
   function plural(n, word) {
     return formatCount(n) + ' ' + word + (n === 1 ? '' : 's');
   }
@@ -94,20 +140,30 @@
   // stack's frames (JSON lists them top first: allocator first, thread entry
   // last). Top-down puts the outermost caller first; bottom-up the allocation
   // site (as heapql's stack tree does, engine/report/stack_tree.h).
+  // Each step is {name, frame}: `frame` when it is a stack frame (which has
+  // a short name), not another level's value.
   function rowPath(row, direction) {
     const path = [];
     row.key.forEach((value, level) => {
       if (level !== stackLevel) {
-        path.push(String(value));
+        path.push({ name: String(value), frame: false });
       } else if (value.length === 0) {
-        path.push('[empty stack]');
+        path.push({ name: '[empty stack]', frame: false });
       } else {
         const frames = value.map(String);
         if (direction === 'top-down') frames.reverse();
-        path.push(...frames);
+        for (const name of frames) path.push({ name, frame: true });
       }
     });
     return path;
+  }
+
+  // The measures a row (or [other]) gives the flame graph's widths: a
+  // result's own; a diff's B side, or A's for a gone row (it has no B), so
+  // that what went away is drawn too.
+  function rowWidth(row) {
+    if (!isDiff) return row;
+    return row.status === 'gone' ? row.a : row.b;
   }
 
   function zeroMeasures() {
@@ -118,28 +174,47 @@
     for (const m of MEASURES) into[m] += from[m] || 0;
   }
 
+  function treeNode(name, frame, special) {
+    const node = { name, frame, special, m: zeroMeasures(), kids: new Map() };
+    if (isDiff) {
+      node.a = zeroMeasures();
+      node.b = zeroMeasures();
+    }
+    return node;
+  }
+
+  // `m` is what the widths add up; a diff's nodes add up A and B as well.
+  function addRow(node, row) {
+    addMeasures(node.m, rowWidth(row));
+    if (isDiff) {
+      addMeasures(node.a, row.a);
+      addMeasures(node.b, row.b);
+    }
+  }
+
   // The whole tree of one direction: every path prefix one node, with its
   // inclusive measures; [other] (rows past --top and rows the page pruned) a
   // child of the root.
   function fullTree(direction) {
-    const root = { name: '[total]', m: zeroMeasures(), kids: new Map(), special: true };
+    const root = treeNode('[total]', false, true);
     for (const row of data.rows) {
       let node = root;
-      addMeasures(node.m, row);
-      for (const label of rowPath(row, direction)) {
-        let child = node.kids.get(label);
+      addRow(node, row);
+      for (const step of rowPath(row, direction)) {
+        const key = (step.frame ? 'f' : 'l') + step.name;
+        let child = node.kids.get(key);
         if (!child) {
-          child = { name: label, m: zeroMeasures(), kids: new Map() };
-          node.kids.set(label, child);
+          child = treeNode(step.name, step.frame, false);
+          node.kids.set(key, child);
         }
-        addMeasures(child.m, row);
+        addRow(child, row);
         node = child;
       }
     }
     if (data.other) {
-      const other = { name: '[other: ' + plural(data.other.rows, 'more row') + ']', m: zeroMeasures(), kids: new Map(), special: true };
-      addMeasures(other.m, data.other);
-      addMeasures(root.m, data.other);
+      const other = treeNode('[other: ' + plural(data.other.rows, 'more row') + ']', false, true);
+      addRow(other, data.other);
+      addRow(root, data.other);
       root.kids.set('\u0000other', other);
     }
     return root;
@@ -157,23 +232,31 @@
     const byValue = (a, b) => b.value - a.value || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     function copy(node) {
       nodes++;
-      const out = { name: node.name, value: node.m[measure], m: node.m, special: !!node.special, children: [] };
-      const pruned = { count: 0, m: zeroMeasures() };
+      const out = {
+        name: node.name, frame: node.frame, value: node.m[measure], m: node.m, a: node.a, b: node.b,
+        special: !!node.special, children: [],
+      };
+      const pruned = treeNode('', false, true);
+      let prunedCount = 0;
       for (const child of node.kids.values()) {
         if (keep(child)) {
           out.children.push(copy(child));
         } else if (child.m[measure] > 0) {
-          pruned.count++;
+          prunedCount++;
           addMeasures(pruned.m, child.m);
+          if (isDiff) {
+            addMeasures(pruned.a, child.a);
+            addMeasures(pruned.b, child.b);
+          }
         }
       }
-      if (pruned.count > 0) {
-        hiddenFrames += pruned.count;
+      if (prunedCount > 0) {
+        hiddenFrames += prunedCount;
         if (pruned.m[measure] >= floor) {
           nodes++;
           out.children.push({
-            name: '[pruned: ' + plural(pruned.count, 'smaller frame') + ']',
-            value: pruned.m[measure], m: pruned.m, special: true, children: [],
+            name: '[pruned: ' + plural(prunedCount, 'smaller frame') + ']', frame: false,
+            value: pruned.m[measure], m: pruned.m, a: pruned.a, b: pruned.b, special: true, children: [],
           });
         }
       }
@@ -197,6 +280,22 @@
 
   // ---- summary, capabilities, notes ----------------------------------------
 
+  // The query's filters, each option once with its values.
+  function addFilters(summary) {
+    for (const filter of page.filters) {
+      const values = filter.values.map((v) => (v === '' ? 'yes' : v));
+      if (values.length <= 3) {
+        summary.append(el('dt', { text: filter.option }), el('dd', { text: values.join(', ') }));
+        continue;
+      }
+      // A long list (a recipe's cull list) only when asked for.
+      const details = el('details', null, el('summary', { text: plural(values.length, 'value') + ': ' +
+        values.slice(0, 3).join(', ') + ', ...' }));
+      details.append(el('div', { className: 'values', text: values.join(', ') }));
+      summary.append(el('dt', { text: filter.option }), el('dd', null, details));
+    }
+  }
+
   function fillSummary() {
     const trace = data.trace;
     const query = data.query;
@@ -212,18 +311,7 @@
     add(summary, 'by', query.by.length ? query.by.join(', ') : '- (totals only)');
     add(summary, 'sorted by', query.sort);
     add(summary, 'top', formatCount(query.top));
-    for (const filter of page.filters) {
-      const values = filter.values.map((v) => (v === '' ? 'yes' : v));
-      if (values.length <= 3) {
-        add(summary, filter.option, values.join(', '));
-        continue;
-      }
-      // A long list (a recipe's cull list) only when asked for.
-      const details = el('details', null, el('summary', { text: plural(values.length, 'value') + ': ' +
-        values.slice(0, 3).join(', ') + ', ...' }));
-      details.append(el('div', { className: 'values', text: values.join(', ') }));
-      summary.append(el('dt', { text: filter.option }), el('dd', null, details));
-    }
+    addFilters(summary);
     add(summary, 'totals', measures.map((m) => m + ' ' + formatMeasure(m, data.totals[m])).join(', '));
     if (data.excluded.blocks > 0) {
       add(summary, 'excluded', 'the filters removed ' + plural(data.excluded.blocks, 'block') + ' (' +
@@ -253,21 +341,99 @@
         formatDuration(trace.duration_ns) + '): no block was allocated in it.');
     }
     const pruning = page.pruning;
-    if (pruning.rows_pruned > 0) {
-      note('Pruned: this page shows ' + formatCount(pruning.rows_kept) + ' of the result\'s ' +
-        formatCount(pruning.rows_before) + ' rows: the first ' + formatCount(pruning.rows_always_kept) +
-        ', then those with at least ' + (pruning.min_share_per_million / 1e4) + '% of some measure\'s total, while their keys fit in ' +
-        formatBytes(pruning.key_text_budget) + '. The other ' + plural(pruning.rows_pruned, 'row') +
-        ' are summed into [other], which holds ' +
-        measures.map((m) => m + ' ' + formatMeasure(m, pruning.pruned[m]) + ' (' + percent(pruning.pruned[m], data.totals[m]) + ')').join(', ') +
-        ' from them. Totals are exact.');
-    } else {
-      note('Not pruned: every row of the result is on this page.');
-    }
+    note(pruningNote(measures.map((m) => m + ' ' + formatMeasure(m, pruning.pruned[m]) + ' (' +
+      percent(pruning.pruned[m], data.totals[m]) + ')').join(', ')));
     if (pruning.other_rows_before > 0) {
       note('--top ' + formatCount(query.top) + ' left ' + plural(pruning.other_rows_before, 'row') + ' in [other].');
     }
     if (!data.series) note('No series in this result: the chart needs a query with --series N.');
+  }
+
+  // Pruning, as both pages say it: `pruned` is what the pruned rows held.
+  function pruningNote(prunedText) {
+    const pruning = page.pruning;
+    if (pruning.rows_pruned === 0) return 'Not pruned: every row of the ' + (isDiff ? 'diff' : 'result') + ' is on this page.';
+    return 'Pruned: this page shows ' + formatCount(pruning.rows_kept) + ' of the ' + (isDiff ? 'diff' : 'result') +
+      '\'s ' + formatCount(pruning.rows_before) + ' rows: the first ' + formatCount(pruning.rows_always_kept) +
+      ', then those with at least ' + (pruning.min_share_per_million / 1e4) + '% of some measure\'s total' +
+      (isDiff ? ' (on either side, or in their change)' : '') + ', while their keys and short names fit in ' +
+      formatBytes(pruning.key_text_budget) + '. The other ' + plural(pruning.rows_pruned, 'row') +
+      ' are summed into [other], which holds ' + prunedText + ' from them. Totals are exact.';
+  }
+
+  // ---- a diff's summary: both sides and the query -------------------------------
+
+  function fillDiffSummary() {
+    const a = data.a;
+    const b = data.b;
+    const query = data.query;
+    document.title = 'heapql diff: ' + a.trace.path + ' \u2192 ' + b.trace.path;
+    document.getElementById('page-title').textContent = 'heapql diff';
+    document.getElementById('title-trace').textContent = a.trace.path + ' \u2192 ' + b.trace.path;
+    document.getElementById('summary-title').textContent = 'A, B and the query';
+    document.getElementById('chart-section').hidden = true;
+    document.getElementById('flame-title').textContent = 'Differential flame graph';
+    document.getElementById('rows-title').textContent = 'Rows: what changed from A to B';
+
+    // One line a property: A, B, and the change where it has one.
+    const sides = document.getElementById('sides');
+    sides.hidden = false;
+    sides.tHead.append(el('tr', null, el('th'), el('th', { text: 'A' }), el('th', { text: 'B' }),
+      el('th', { text: 'B \u2212 A' })));
+    const line = (term, textA, textB, change, changeClass) => {
+      const changeCell = el('td', { text: change || '' });
+      if (changeClass) changeCell.className = changeClass;
+      sides.tBodies[0].append(el('tr', null, el('th', { text: term }), el('td', { text: textA }), el('td', { text: textB }),
+        changeCell));
+    };
+    const deltaClass = (delta) => (delta > 0 ? 'grown' : delta < 0 ? 'shrunk' : '');
+    line('trace', a.trace.path, b.trace.path);
+    line('source', a.trace.source + ' ' + a.trace.format + ' (' + a.trace.compression + ')',
+      b.trace.source + ' ' + b.trace.format + ' (' + b.trace.compression + ')');
+    line('duration', formatDuration(a.trace.duration_ns), formatDuration(b.trace.duration_ns));
+    const windowText = (side) => formatDuration(side.window.start_ns) + '..' + formatDuration(side.window.end_ns);
+    line('window', windowText(a), windowText(b));
+    for (const m of measures) {
+      const delta = data.totals.delta[m];
+      line('total ' + m, formatMeasure(m, data.totals.a[m]), formatMeasure(m, data.totals.b[m]),
+        formatDelta(m, delta) + ' (' + relativeChange(data.totals.a[m], data.totals.b[m]) + ')', deltaClass(delta));
+    }
+    const peakText = (side) => formatBytes(side.peak.bytes) + ' in ' + plural(side.peak.blocks, 'block') + ' at ' +
+      formatDuration(side.peak.time_ns);
+    const peakDelta = b.peak.bytes - a.peak.bytes;
+    line('peak', peakText(a), peakText(b), formatDelta('so', peakDelta), deltaClass(peakDelta));
+    const excludedText = (side) => (side.excluded.blocks > 0
+      ? plural(side.excluded.blocks, 'block') + ' (' + formatBytes(side.excluded.bytes) + ')' : 'nothing');
+    line('excluded by the filters', excludedText(a), excludedText(b));
+    const identity = (t) => (t.block_identity === 'exact' ? 'exact' : t.block_identity + ' (frees attributed)');
+    line('block identity', identity(a.trace), identity(b.trace));
+    line('realloc', a.trace.realloc ? 'marked' : 'not marked', b.trace.realloc ? 'marked' : 'not marked');
+    line('threads', a.trace.threads ? 'recorded' : 'not recorded', b.trace.threads ? 'recorded' : 'not recorded');
+    line('time resolution', formatDuration(a.trace.time_resolution_ns), formatDuration(b.trace.time_resolution_ns));
+
+    const summary = document.getElementById('summary');
+    const add = (term, value) => summary.append(el('dt', { text: term }), el('dd', { text: value }));
+    add('blocks', query.blocks === 'at-peak' ? 'alive at the peak (--at-peak)' : 'allocated in the window');
+    add('by', query.by.length ? query.by.join(', ') : '- (totals only)');
+    add('sorted by', '|delta ' + query.sort + '|, the biggest change first');
+    add('top', formatCount(query.top));
+    addFilters(summary);
+    document.getElementById('capabilities-block').hidden = true;
+
+    const notes = document.getElementById('notes');
+    const note = (text) => notes.append(el('li', { text }));
+    for (const text of data.notes) note(text);
+    if (a.trace.block_identity === 'bucket-lifo' || b.trace.block_identity === 'bucket-lifo') {
+      note('A side has no block addresses: which block a free ended is attributed (last in, first out per size and ' +
+        'stack); its window outstanding counts are attributions.');
+    }
+    if (!reallocKnown) note('A side does not mark reallocs: src is unavailable, and the page leaves it out.');
+    const pruned = page.pruning.pruned;
+    note(pruningNote(measures.map((m) => m + ' ' + formatMeasure(m, pruned.a[m]) + ' \u2192 ' +
+      formatMeasure(m, pruned.b[m])).join(', ')));
+    if (page.pruning.other_rows_before > 0) {
+      note('--top ' + formatCount(query.top) + ' left ' + plural(page.pruning.other_rows_before, 'row') + ' in [other].');
+    }
   }
 
   // ---- the chart -------------------------------------------------------------
@@ -378,7 +544,42 @@
     trees: {},
     shown: null,
     term: '',
+    deltaScale: 0,  // a diff's largest |B - A| among the drawn frames
   };
+
+  function nodeDelta(node, m) {
+    return node.b[m] - node.a[m];
+  }
+
+  function mix(from, to, t) {
+    return 'rgb(' + from.map((c, i) => Math.round(c + (to[i] - c) * t)).join(',') + ')';
+  }
+
+  function deltaColor(delta) {
+    if (delta === 0 || !(flame.deltaScale > 0)) return 'rgb(' + DIFF_NEUTRAL.join(',') + ')';
+    const ramp = delta > 0 ? DIFF_GROWN : DIFF_SHRUNK;
+    return mix(ramp.pale, ramp.deep, Math.sqrt(Math.min(1, Math.abs(delta) / flame.deltaScale)));
+  }
+
+  function tooltipBody(node) {
+    const body = el('tbody');
+    if (!isDiff) {
+      const total = flame.trees[flame.direction].m;
+      for (const m of measures) {
+        body.append(el('tr', null, el('td', { text: m }), el('td', { text: formatMeasure(m, node.m[m]) }),
+          el('td', { text: percent(node.m[m], total[m]) })));
+      }
+      return el('table', null, body);
+    }
+    const head = el('thead', null, el('tr', null, ...['', 'A', 'B', 'B \u2212 A', ''].map((t) => el('td', { text: t }))));
+    for (const m of measures) {
+      const delta = nodeDelta(node, m);
+      body.append(el('tr', { className: delta > 0 ? 'grown' : delta < 0 ? 'shrunk' : '' }, el('td', { text: m }),
+        el('td', { text: formatMeasure(m, node.a[m]) }), el('td', { text: formatMeasure(m, node.b[m]) }),
+        el('td', { text: formatDelta(m, delta) }), el('td', { text: relativeChange(node.a[m], node.b[m]) })));
+    }
+    return el('table', null, head, body);
+  }
 
   function makeTooltip() {
     const box = el('div', { className: 'flame-tip' });
@@ -386,17 +587,13 @@
     document.body.append(box);
     const tip = function () {};
     tip.show = function (event, d) {
-      const total = flame.trees[flame.direction].m;
-      const body = el('tbody');
-      for (const m of measures) {
-        body.append(el('tr', null, el('td', { text: m }), el('td', { text: formatMeasure(m, d.data.m[m]) }),
-          el('td', { text: percent(d.data.m[m], total[m]) })));
-      }
-      const path = d.ancestors().reverse().slice(1).map((a) => a.data.name);
+      const path = d.ancestors().reverse().slice(1).map((a) => a.data);
+      const parent = path.length > 1 ? path[path.length - 2] : null;
+      // The full name always: the label may be the short one.
       box.replaceChildren(
         el('div', { className: 'name', text: d.data.name }),
-        el('div', { text: 'depth ' + d.depth + (path.length > 1 ? ', under ' + path[path.length - 2] : '') }),
-        el('table', null, body));
+        el('div', { text: 'depth ' + d.depth + (parent ? ', under ' + label(parent.name, parent.frame) : '') }),
+        tooltipBody(d.data));
       box.hidden = false;
       const left = Math.min(event.pageX + 12, window.scrollX + window.innerWidth - box.offsetWidth - 8);
       box.style.left = Math.max(window.scrollX + 4, left) + 'px';
@@ -413,19 +610,25 @@
     return tip;
   }
 
-  // Rows whose path has a label holding `term` (any case): what a search
-  // matches, as a share of the total of each measure.
+  // Rows whose path has a label holding `term` (any case, either name of a
+  // frame): what a search matches, summed per measure (a diff: each side).
   function searchShare(term) {
     const lower = term.toLowerCase();
     const matched = zeroMeasures();
+    const a = zeroMeasures();
+    const b = zeroMeasures();
     let rows = 0;
     for (const row of data.rows) {
-      if (rowPath(row, 'top-down').some((label) => label.toLowerCase().includes(lower))) {
-        addMeasures(matched, row);
+      if (rowPath(row, 'top-down').some((step) => labelMatches(step.name, step.frame, lower))) {
+        addMeasures(matched, rowWidth(row));
+        if (isDiff) {
+          addMeasures(a, row.a);
+          addMeasures(b, row.b);
+        }
         rows++;
       }
     }
-    return { matched, rows };
+    return { matched, a, b, rows };
   }
 
   function showSearch(results) {
@@ -436,11 +639,25 @@
     }
     const share = searchShare(flame.term);
     const m = flame.measure;
-    details.textContent = 'search "' + flame.term + '": ' + plural(results.length, 'frame') + ' highlighted; ' +
-      plural(share.rows, 'row') + ' with a matching frame hold ' + formatMeasure(m, share.matched[m]) + ' of ' +
-      formatMeasure(m, data.totals[m]) + ' ' + m + ' (' + percent(share.matched[m], data.totals[m]) + ')' +
-      (data.other ? '; [other] is not searched' : '');
+    const found = 'search "' + flame.term + '": ' + plural(results.length, 'frame') + ' highlighted; ' +
+      plural(share.rows, 'row') + ' with a matching frame ';
+    const unsearched = data.other ? '; [other] is not searched' : '';
+    if (isDiff) {
+      const delta = share.b[m] - share.a[m];
+      details.textContent = found + 'went from ' + formatMeasure(m, share.a[m]) + ' to ' + formatMeasure(m, share.b[m]) +
+        ' ' + m + ' (' + formatDelta(m, delta) + ', ' + relativeChange(share.a[m], share.b[m]) + ')' + unsearched;
+      flame.lastSearch = { frames: results.length, rows: share.rows, a: share.a[m], b: share.b[m], delta };
+      return;
+    }
+    details.textContent = found + 'hold ' + formatMeasure(m, share.matched[m]) + ' of ' +
+      formatMeasure(m, data.totals[m]) + ' ' + m + ' (' + percent(share.matched[m], data.totals[m]) + ')' + unsearched;
     flame.lastSearch = { frames: results.length, rows: share.rows, share: share.matched[m] / (data.totals[m] || 1) };
+  }
+
+  function largestDelta(node, m) {
+    let largest = Math.abs(nodeDelta(node, m));
+    for (const child of node.children) largest = Math.max(largest, largestDelta(child, m));
+    return largest;
   }
 
   function renderFlame() {
@@ -457,7 +674,8 @@
     container.replaceChildren();
     if (!shown.root) {
       empty.hidden = false;
-      empty.textContent = 'Nothing to draw: the total ' + flame.measure + ' of this result is 0.';
+      empty.textContent = 'Nothing to draw: the total ' + flame.measure + ' of this ' +
+        (isDiff ? 'diff (B\'s, and A\'s of the gone rows)' : 'result') + ' is 0.';
       prunedNote.textContent = '';
       return;
     }
@@ -467,6 +685,11 @@
         plural(shown.hiddenFrames, 'frame') + '); where those under one frame add up to that share, ' +
         '"[pruned: N smaller frames]" stands for them. Click a frame to zoom in.'
       : 'Every frame is drawn. Click a frame to zoom in.';
+    flame.deltaScale = isDiff ? largestDelta(shown.root, flame.measure) : 0;
+    if (isDiff) showLegend();
+    const colorOf = isDiff
+      ? (d, original) => (d.highlight ? original : deltaColor(nodeDelta(d.data, flame.measure)))
+      : (d, original) => (d.highlight ? original : d.data.special ? '#c8ccd4' : original);
     const chart = flamegraph.default()
       .width(Math.max(400, container.clientWidth))
       .cellHeight(18)
@@ -474,15 +697,46 @@
       .minFrameSize(0)
       .transitionDuration(300)
       .tooltip(makeTooltip())
-      .getName((d) => d.data.name)
-      .setSearchMatch((d, term) => !!term && d.data.name.toLowerCase().includes(term.toLowerCase()))
+      .getName((d) => label(d.data.name, d.data.frame))
+      .setSearchMatch((d, term) => !!term && labelMatches(d.data.name, d.data.frame, term.toLowerCase()))
       .setSearchHandler((results) => showSearch(results))
       .setDetailsHandler(() => {})
-      .setColorMapper((d, original) => (d.highlight ? original : d.data.special ? '#c8ccd4' : original));
+      .setColorMapper(colorOf);
     d3.select(container).datum(shown.root).call(chart);
     settleFlame(container, chart);
     flame.chart = chart;
     if (flame.term) chart.search(flame.term);
+  }
+
+  // A diff's colours, with the scale of this drawing.
+  function showLegend() {
+    const legend = document.getElementById('flame-legend');
+    legend.hidden = false;
+    const swatch = (color, text) => {
+      const box = el('span', { className: 'swatch' });
+      box.style.background = color;
+      return el('span', { className: 'legend-item' }, box, ' ' + text);
+    };
+    const scale = flame.deltaScale;
+    const m = flame.measure;
+    legend.replaceChildren(
+      'Width: B\'s ' + m + ' (A\'s for a gone stack). Colour: the change of ' + m + ' from A to B, the deeper the ' +
+      'larger, against the largest drawn (' + formatMeasure(m, scale) + '): ',
+      swatch(mix(DIFF_GROWN.pale, DIFF_GROWN.deep, 0), 'grew a little'),
+      swatch(mix(DIFF_GROWN.pale, DIFF_GROWN.deep, 1), 'grew ' + formatMeasure(m, scale)),
+      swatch(mix(DIFF_SHRUNK.pale, DIFF_SHRUNK.deep, 0), 'shrank a little'),
+      swatch(mix(DIFF_SHRUNK.pale, DIFF_SHRUNK.deep, 1), 'shrank ' + formatMeasure(m, scale)),
+      swatch('rgb(' + DIFF_NEUTRAL.join(',') + ')', 'unchanged'));
+  }
+
+  // Every label as the names setting says, at once.
+  function labelFlame(svg) {
+    svg.selectAll('g.frame').each(function (d) {
+      const frame = d3.select(this);
+      const text = label(d.data.name, d.data.frame);
+      frame.attr('name', text);
+      frame.select('foreignObject div').interrupt().text(text);
+    });
   }
 
   // d3-flame-graph eases new frames in (widths, then labels) on animation
@@ -491,13 +745,11 @@
   function settleFlame(container, chart) {
     const svg = d3.select(container).select('svg');
     svg.selectAll('rect').interrupt();
-    svg.selectAll('foreignObject div').interrupt();
     const width = chart.width();
     svg.selectAll('g.frame').each(function (d) {
-      const frame = d3.select(this);
-      frame.select('rect').attr('width', (d.x1 - d.x0) * width);
-      frame.select('foreignObject div').text(d.data.name);
+      d3.select(this).select('rect').attr('width', (d.x1 - d.x0) * width);
     });
+    labelFlame(svg);
   }
 
   function setupFlameControls() {
@@ -536,9 +788,18 @@
     document.getElementById('flame-reset').addEventListener('click', () => {
       if (flame.chart) flame.chart.resetZoom();
     });
+    const fullNames = document.getElementById('full-names');
+    fullNames.checked = names.full;
+    fullNames.addEventListener('change', () => {
+      names.full = fullNames.checked;
+      if (flame.chart) labelFlame(d3.select('#flame svg'));
+      labelTable();
+    });
   }
 
   // ---- the table ---------------------------------------------------------------
+
+  const rowsTable = { entries: [], keyCells: [] };
 
   function keyCell(row) {
     const cell = el('td', { className: 'key' });
@@ -557,71 +818,71 @@
       cell.textContent = prefix + '[empty stack]';
       return cell;
     }
-    // The whole stack only when asked for: thousands of rows stay light.
+    // The whole stack only when asked for: thousands of rows stay light. A
+    // frame's full name is its title when the label is the short one.
+    const frameItem = (tag, frame) => {
+      const item = el(tag, { className: 'frame', text: label(frame, true) });
+      if (item.textContent !== frame) item.title = frame;
+      return item;
+    };
     const details = el('details');
     const more = stack.length > 1 ? '  (+' + plural(stack.length - 1, 'frame') + ')' : '';
-    details.append(el('summary', { text: prefix + stack[0] + more }));
+    details.append(el('summary', null, prefix, frameItem('span', stack[0]), more));
     details.addEventListener('toggle', () => {
       if (!details.open || details.querySelector('ol')) return;
       const list = el('ol', { start: '2' });
-      for (const frame of stack.slice(1)) list.append(el('li', { text: frame }));
+      for (const frame of stack.slice(1)) list.append(frameItem('li', frame));
       details.append(list);
     }, { once: false });
     cell.append(details);
     return cell;
   }
 
-  function measureCells(m, derivedNames, derived) {
-    const cells = measures.map((name) => el('td', { text: formatMeasure(name, m[name]) }));
-    for (const name of derivedNames) cells.push(el('td', { text: derived ? derived[name] || '' : '' }));
-    return cells;
+  // After the names setting changed: every key cell again (closing any open).
+  function labelTable() {
+    for (const entry of rowsTable.entries) entry.tr.replaceChild(keyCell(entry.row), entry.tr.lastChild);
   }
 
-  function fillTable() {
+  // `columns`: {name, title, className, cell(row) -> td, value(row) to sort by,
+  // up: sorted ascending on the first click}; the key is the last column.
+  // `feet`: [row-like, key text] for [other] and [total].
+  function fillRowsTable(columns, feet, note) {
     const table = document.getElementById('rows');
-    const derivedNames = data.rows.length && data.rows[0].derived ? Object.keys(data.rows[0].derived) : [];
-    const columns = ['#'].concat(measures, derivedNames, ['key']);
+    const all = [{ name: '#', title: 'the row\'s place in the order heapql gave', up: true }].concat(columns,
+      [{ name: 'key', className: 'key', up: true }]);
     const headRow = el('tr');
-    columns.forEach((name, i) => {
-      const th = el('th', { text: name, title: MEASURE_TITLES[name] || '' });
-      if (name === 'key') th.className = 'key';
-      if (name === data.query.sort) th.classList.add('sort-measure');
+    all.forEach((column, i) => {
+      const th = el('th', { text: column.name, title: column.title || '' });
+      if (column.className) th.className = column.className;
       th.dataset.column = String(i);
       headRow.append(th);
     });
     table.tHead.append(headRow);
     const body = table.tBodies[0];
-    const entries = data.rows.map((row, index) => {
-      const tr = el('tr', null, el('td', { text: String(index + 1) }), ...measureCells(row, derivedNames, row.derived), keyCell(row));
+    rowsTable.entries = data.rows.map((row, index) => {
+      const tr = el('tr', null, el('td', { text: String(index + 1) }), ...columns.map((c) => c.cell(row)), keyCell(row));
       return { row, index, tr };
     });
+    const entries = rowsTable.entries;
     body.append(...entries.map((e) => e.tr));
-    if (data.other) {
-      table.tFoot.append(el('tr', null, el('td'), ...measureCells(data.other, derivedNames, null),
-        el('td', { className: 'key', text: '[other: ' + plural(data.other.rows, 'more row') + ']' })));
+    for (const [row, text] of feet) {
+      table.tFoot.append(el('tr', null, el('td'), ...columns.map((c) => c.cell(row)), el('td', { className: 'key', text })));
     }
-    table.tFoot.append(el('tr', null, el('td'), ...measureCells(data.totals, derivedNames, null),
-      el('td', { className: 'key', text: '[total]' })));
-    document.getElementById('rows-note').textContent = plural(data.rows.length, 'row') +
-      ', sorted by ' + data.query.sort + ' as the query asked; click a heading to sort by it (again: the other way).';
+    document.getElementById('rows-note').textContent = note;
 
     let sortedBy = null;
     let descending = true;
     headRow.addEventListener('click', (event) => {
       const th = event.target.closest('th');
       if (!th) return;
-      const name = columns[Number(th.dataset.column)];
-      descending = sortedBy === name ? !descending : name !== 'key' && name !== '#';
-      sortedBy = name;
+      const index = Number(th.dataset.column);
+      const column = all[index];
+      descending = sortedBy === index ? !descending : !column.up;
+      sortedBy = index;
       const value = (e) => {
-        if (name === '#') return e.index;
-        if (name === 'key') return e.tr.lastChild.textContent;
-        if (derivedNames.includes(name)) {
-          const text = e.row.derived ? e.row.derived[name] || '' : '';
-          const number = Number(text);
-          return text !== '' && !Number.isNaN(number) ? number : text;
-        }
-        return e.row[name];
+        if (column.name === '#') return e.index;
+        if (column.name === 'key') return e.tr.lastChild.textContent;
+        return column.value(e.row);
       };
       entries.sort((a, b) => {
         const va = value(a);
@@ -635,14 +896,138 @@
     });
   }
 
+  function fillTable() {
+    const derivedNames = data.rows.length && data.rows[0].derived ? Object.keys(data.rows[0].derived) : [];
+    const columns = measures.map((m) => ({
+      name: m, title: MEASURE_TITLES[m], className: m === data.query.sort ? 'sort-measure' : '',
+      cell: (row) => el('td', { text: formatMeasure(m, row[m]) }), value: (row) => row[m],
+    }));
+    for (const name of derivedNames) {
+      const text = (row) => (row.derived ? row.derived[name] || '' : '');
+      columns.push({
+        name, cell: (row) => el('td', { text: text(row) }),
+        value: (row) => {
+          const number = Number(text(row));
+          return text(row) !== '' && !Number.isNaN(number) ? number : text(row);
+        },
+      });
+    }
+    const feet = (data.other ? [[data.other, '[other: ' + plural(data.other.rows, 'more row') + ']']] : [])
+      .concat([[data.totals, '[total]']]);
+    fillRowsTable(columns, feet, plural(data.rows.length, 'row') + ', sorted by ' + data.query.sort +
+      ' as the query asked; click a heading to sort by it (again: the other way). Frames show as the flame ' +
+      'graph\'s "full names" box says.');
+  }
+
+  // Status, A's and B's sort measure, and the change of every measure, as
+  // `heapql diff` prints them.
+  function fillDiffTable() {
+    const sort = data.query.sort;
+    const statusCell = (row) => {
+      const cell = el('td', { className: 'status' });
+      if (row.status === 'new' || row.status === 'gone') cell.append(el('span', { className: row.status, text: row.status }));
+      return cell;
+    };
+    const columns = [
+      { name: 'status', title: 'new: only in B; gone: only in A', cell: statusCell, value: (row) => row.status || '', up: true },
+      { name: sort + ' A', title: MEASURE_TITLES[sort] + ', in A', cell: (row) => el('td', { text: formatMeasure(sort, row.a[sort]) }),
+        value: (row) => row.a[sort] },
+      { name: sort + ' B', title: MEASURE_TITLES[sort] + ', in B', cell: (row) => el('td', { text: formatMeasure(sort, row.b[sort]) }),
+        value: (row) => row.b[sort] },
+    ];
+    for (const m of measures) {
+      columns.push({
+        name: '\u0394 ' + m, title: 'B \u2212 A of ' + MEASURE_TITLES[m], className: m === sort ? 'sort-measure' : '',
+        cell: (row) => {
+          const delta = row.delta[m];
+          return el('td', { className: delta > 0 ? 'grown' : delta < 0 ? 'shrunk' : '', text: formatDelta(m, delta) });
+        },
+        value: (row) => row.delta[m],
+      });
+    }
+    const feet = (data.other ? [[data.other, '[other: ' + plural(data.other.rows, 'more row') + ']']] : [])
+      .concat([[data.totals, '[total]']]);
+    const count = (status) => data.rows.filter((row) => row.status === status).length;
+    fillRowsTable(columns, feet, plural(data.rows.length, 'row') + ' (' + formatCount(count('new')) + ' new, ' +
+      formatCount(count('gone')) + ' gone), the biggest change of ' + sort + ' first; click a heading to sort by it ' +
+      '(again: the other way). Frames show as the flame graph\'s "full names" box says.');
+  }
+
   // ---- self-test ---------------------------------------------------------------
 
-  // `#selftest=TERM` in the address: search TERM and write what was drawn as
-  // JSON into #selftest-verdict (tests/html reads it back from the DOM).
+  const SELFTEST_NAMES_KEPT = 400;  // labels reported per kind: enough to check, small on a large page
+
+  function framePath(d) {
+    return d.ancestors().reverse().slice(1).map((a) => a.data.name);
+  }
+
+  // How each drawn frame's rectangle is coloured, read from the SVG: grown
+  // (more red than blue), shrunk (more blue than red) or neither.
+  function frameColors() {
+    const colors = { grown: [], shrunk: [], neutral: 0 };
+    d3.select('#flame').selectAll('svg g.frame').each(function (d) {
+      const rgb = d3.rgb(d3.select(this).select('rect').attr('fill'));
+      if (rgb.r > rgb.b) colors.grown.push(framePath(d));
+      else if (rgb.b > rgb.r) colors.shrunk.push(framePath(d));
+      else colors.neutral++;
+    });
+    return colors;
+  }
+
+  // The labels shown now: flame frames as [full name, is a frame, label], the
+  // table's top frames as [full name, label].
+  function shownLabels() {
+    const flameLabels = [];
+    d3.select('#flame').selectAll('svg g.frame').each(function (d) {
+      if (flameLabels.length < SELFTEST_NAMES_KEPT) {
+        flameLabels.push([d.data.name, !!d.data.frame, d3.select(this).select('foreignObject div').text()]);
+      }
+    });
+    const tableLabels = rowsTable.entries.slice(0, SELFTEST_NAMES_KEPT).flatMap((e) => {
+      const shown = e.tr.lastChild.querySelector('summary .frame');
+      return shown && stackLevel >= 0 ? [[e.row.key[stackLevel][0], shown.textContent]] : [];
+    });
+    return { flame: flameLabels, table: tableLabels };
+  }
+
+  // Hovers a frame (one whose label is shortened, if any) and reads the
+  // tooltip back: the name it shows and its lines of measures.
+  function hoverProbe() {
+    const drawn = [];
+    d3.select('#flame').selectAll('svg g.frame').each(function (d) {
+      drawn.push([this, d]);
+    });
+    const pick = drawn.find(([, d]) => d.data.frame && label(d.data.name, true) !== d.data.name) || drawn[1] || drawn[0];
+    if (!pick) return null;
+    const [node, d] = pick;
+    const box = node.getBoundingClientRect();
+    node.dispatchEvent(new MouseEvent('mouseover', { bubbles: true, clientX: box.left + 2, clientY: box.top + 2 }));
+    const tip = document.querySelector('.flame-tip');
+    const probe = {
+      frame: d.data.name,
+      label: node.querySelector('foreignObject div').textContent,
+      shown: tip && !tip.hidden ? tip.querySelector('.name').textContent : null,
+      lines: tip ? Array.from(tip.querySelectorAll('tbody tr')).map((tr) => Array.from(tr.children, (td) => td.textContent)) : [],
+    };
+    node.dispatchEvent(new MouseEvent('mouseout', { bubbles: true }));
+    return probe;
+  }
+
+  // `#selftest=TERM` in the address: switch the "full names" box and back,
+  // hover a frame, search TERM, and write what was drawn as JSON into #selftest-verdict
+  // (tests/html reads it back from the DOM).
   function selfTest(startedAt) {
     const match = /^#selftest=(.*)$/.exec(window.location.hash);
     if (!match) return;
     const term = decodeURIComponent(match[1]);
+    const colors = flame.chart && isDiff ? frameColors() : null;
+    const fullNames = document.getElementById('full-names');
+    const namesBefore = shownLabels();
+    fullNames.click();
+    const namesToggled = shownLabels();
+    fullNames.click();
+    const namesAfter = shownLabels();
+    const tooltip = flame.chart ? hoverProbe() : null;
     const search = document.getElementById('flame-search');
     search.value = term;
     search.dispatchEvent(new Event('input'));
@@ -651,7 +1036,7 @@
     if (flame.chart) {
       const nodes = d3.select('#flame').selectAll('svg g.frame');
       nodes.each((d) => frames.push(d));
-      highlighted = frames.filter((d) => d.highlight).map((d) => d.ancestors().reverse().slice(1).map((a) => a.data.name));
+      highlighted = frames.filter((d) => d.highlight).map(framePath);
     }
     let linePixels = 0;
     if (chartState.plot) {
@@ -685,10 +1070,23 @@
         labels_drawn: document.querySelectorAll('#flame svg g.frame foreignObject div').length,
         highlighted,
         search: flame.lastSearch || null,
+        colors: colors && { grown: colors.grown, shrunk: colors.shrunk, neutral: colors.neutral },
+        delta_scale: flame.deltaScale,
       },
+      names: {
+        full_at_start: !!page.full_names,
+        full_now: names.full,
+        before: namesBefore,
+        toggled: namesToggled,
+        after: namesAfter,
+      },
+      tooltip,
+      kind: isDiff ? 'diff' : 'result',
       table: {
         rows: document.querySelectorAll('#rows tbody tr').length,
         footer: Array.from(document.querySelectorAll('#rows tfoot td.key')).map((td) => td.textContent),
+        new: document.querySelectorAll('#rows tbody td.status .new').length,
+        gone: document.querySelectorAll('#rows tbody td.status .gone').length,
       },
       measures,
       pwned: window.pwned === undefined ? null : String(window.pwned),  // tests/html's hostile names
@@ -712,13 +1110,13 @@
     timing[name] = Math.round(performance.now() - start);
   };
   try {
-    phase('summary', fillSummary);
-    phase('chart', drawChart);
+    phase('summary', isDiff ? fillDiffSummary : fillSummary);
+    if (!isDiff) phase('chart', drawChart);
     phase('flame', () => {
       setupFlameControls();
       renderFlame();
     });
-    phase('table', fillTable);
+    phase('table', isDiff ? fillDiffTable : fillTable);
   } catch (error) {
     problems.errors.push('render: ' + (error && error.stack ? error.stack : String(error)));
   }

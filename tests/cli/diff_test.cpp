@@ -220,6 +220,9 @@ TEST(Semantics10Diff, BadUsesAreRefused) {
   Traces t;
   EXPECT_EQ(diff(shell_quote(t.baseline)).exit_code, 3) << "one trace and no windows";
   EXPECT_EQ(diff(shell_quote(t.baseline) + " " + shell_quote(t.next) + " --format pprof").exit_code, 3);
+  const CommandResult html = diff(shell_quote(t.baseline) + " " + shell_quote(t.next) + " --format html");
+  EXPECT_EQ(html.exit_code, 0) << html.err;
+  EXPECT_TRUE(html.out.starts_with("<!DOCTYPE html>")) << "tests/html drives the page itself";
   const CommandResult r = diff(shell_quote(t.baseline) + " " + shell_quote(t.dir.file("missing.csv")));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("missing.csv"), std::string::npos) << r.err;

@@ -22,16 +22,23 @@ TEST(Cli, UnknownCommandIsAQueryError) {
 }
 
 // A --require or --cull pattern that matches no frame says so, with the
-// frames it nearly names; one that matches says nothing.
+// frames it nearly names; one that matches says nothing. A pattern copied
+// from a table (short names: `GrowSteadyState` for `GrowSteadyState()`)
+// matches its frame.
 TEST(Cli, APatternMatchingNoFrameSaysSoAndSuggestsFrames) {
   const std::string trace = shell_quote(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.zst");
   const CommandResult r = run_command(shell_quote(heapql_binary()) + " query " + trace +
-                                      " --require GrowSteadyState --cull 'nothing!here' --no-progress");
+                                      " --require GrowSteadyStat --cull 'nothing!here' --no-progress");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("heapql: warning: --require 'GrowSteadyState' matches no frame of the trace; frames like it: "
+  EXPECT_NE(r.err.find("heapql: warning: --require 'GrowSteadyStat' matches no frame of the trace; frames like it: "
                        "memory_test_app!GrowSteadyState()"),
             std::string::npos)
       << r.err;
+  const CommandResult copied = run_command(shell_quote(heapql_binary()) + " query " + trace +
+                                           " --require GrowSteadyState --totals --format json --no-progress");
+  EXPECT_EQ(copied.exit_code, 0) << copied.err;
+  EXPECT_EQ(copied.err, "");
+  EXPECT_NE(copied.out.find("\"so\":10485760,\"soc\":10,"), std::string::npos) << copied.out;
   EXPECT_NE(r.err.find("heapql: warning: --cull 'nothing!here' matches no frame of the trace\n"), std::string::npos)
       << r.err;
   const CommandResult good = run_command(shell_quote(heapql_binary()) + " query " + trace +

@@ -6,14 +6,17 @@
 CASE is one of: query (the bundled trace by stack), recipe (`heapql run
 leaks`), etl (a synthetic ETW trace by process and stack), large (a 100k-row
 result from a generated event CSV: the file stays under 5 MB and draws in
-under 2 s), hostile (frame and process names that try to inject markup).
+under 2 s), hostile (frame and process names that try to inject markup),
+diff (`heapql diff` of two generated event CSVs, pruned, and of two windows
+of the bundled trace; --full-names).
 
-Each report is loaded with `#selftest=TERM`: the page searches TERM and
-writes what it drew as JSON into the DOM, which --dump-dom hands back. This
-script computes what should have been drawn from the report's embedded JSON,
-on its own (the tree, its pruning, the search), and compares. A screenshot of
-each report is kept in the artifacts folder. Exit 77 (skipped) without
-Chromium.
+Each report is loaded with `#selftest=TERM`: the page switches its "full
+names" box on and off, searches TERM and writes what it drew as JSON into
+the DOM, which --dump-dom hands back. This script computes what should have
+been drawn from the report's embedded JSON, on its own (the tree, its
+pruning, a diff's colours, the search, the labels), and compares. A
+screenshot of each report is kept in the artifacts folder. Exit 77 (skipped)
+without Chromium.
 """
 import argparse
 import html
@@ -25,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 SKIP = 77
 FLAME_MIN_SHARE = 0.001  # report-ui/src/report.js
@@ -74,7 +78,7 @@ def load_page(chromium, path, term, virtual_time=True):
         args = chromium_args(chromium, profile)
         if virtual_time:
             args.append("--virtual-time-budget=4000")  # transitions finish, timers run out
-        url = "file://" + os.path.abspath(path) + "#selftest=" + term
+        url = "file://" + os.path.abspath(path) + "#selftest=" + urllib.parse.quote(term)
         start = time.monotonic()
         result = subprocess.run(args + ["--dump-dom", url], capture_output=True, text=True, timeout=180)
         seconds = time.monotonic() - start
@@ -90,7 +94,7 @@ def load_page(chromium, path, term, virtual_time=True):
 
 def screenshot(chromium, path, term, png, window=WINDOW):
     with tempfile.TemporaryDirectory(prefix="heapql-html-") as profile:
-        url = "file://" + os.path.abspath(path) + "#selftest=" + term
+        url = "file://" + os.path.abspath(path) + "#selftest=" + urllib.parse.quote(term)
         args = chromium_args(chromium, profile) + [f"--window-size={window}", "--virtual-time-budget=4000",
                                                    f"--screenshot={png}", url]
         result = subprocess.run(args, capture_output=True, text=True, timeout=180)
@@ -117,50 +121,74 @@ def plural(n, word):
 
 
 def row_path(data, row, direction="top-down"):
+    """The row's path from the root as (label, is a stack frame) steps."""
     stack_level = data["query"]["by"].index("stack") if "stack" in data["query"]["by"] else -1
     path = []
     for level, value in enumerate(row["key"]):
         if level != stack_level:
-            path.append(str(value))
+            path.append((str(value), False))
         elif not value:
-            path.append("[empty stack]")
+            path.append(("[empty stack]", False))
         else:
             frames = list(value)
             if direction == "top-down":
                 frames.reverse()
-            path.extend(frames)
+            path.extend((frame, True) for frame in frames)
     return path
+
+
+def is_diff(data):
+    return data.get("kind") == "diff"
+
+
+def row_width(data, row):
+    """What a row adds to the flame graph's widths: a diff's B side, A's for a gone row."""
+    if not is_diff(data):
+        return row
+    return row["a"] if row.get("status") == "gone" else row["b"]
+
+
+def zero():
+    return dict.fromkeys(MEASURES, 0)
+
+
+def add(into, measures):
+    for m in MEASURES:
+        into[m] += measures.get(m) or 0
 
 
 class Node:
     def __init__(self, name):
         self.name = name
-        self.m = dict.fromkeys(MEASURES, 0)
+        self.m, self.a, self.b = zero(), zero(), zero()
         self.kids = {}
 
-    def add(self, measures):
-        for m in MEASURES:
-            self.m[m] += measures.get(m) or 0
+    def add_row(self, data, row):
+        add(self.m, row_width(data, row))
+        if is_diff(data):
+            add(self.a, row["a"])
+            add(self.b, row["b"])
 
 
 def full_tree(data):
     root = Node("[total]")
     for row in data["rows"]:
-        root.add(row)
+        root.add_row(data, row)
         node = root
-        for label in row_path(data, row):
+        for label, _ in row_path(data, row):
             node = node.kids.setdefault(label, Node(label))
-            node.add(row)
+            node.add_row(data, row)
     if data["other"] is not None:
         other = Node(f"[other: {plural(data['other']['rows'], 'more row')}]")
-        other.add(data["other"])
-        root.add(data["other"])
+        other.add_row(data, data["other"])
+        root.add_row(data, data["other"])
         root.kids["\0other"] = other
     return root
 
 
 def drawn_paths(data, measure):
-    """Every node the flame graph draws, as its path of names below the root, and the share it hides below."""
+    """Every node the flame graph draws: {path of names below the root: its A and B (a diff's)},
+    and the share it hides below."""
     root = full_tree(data)
     share = FLAME_MIN_SHARE
     paths = pruned_paths(root, measure, share)
@@ -173,33 +201,72 @@ def drawn_paths(data, measure):
 def pruned_paths(root, measure, share):
     total = root.m[measure]
     if not total > 0:
-        return []
+        return {}
     floor = total * share
-    paths = [()]
+    paths = {(): (root.a[measure], root.b[measure])}
 
     def walk(node, path):
-        pruned_count, pruned_value = 0, 0
+        pruned_count, pruned_value, pruned_a, pruned_b = 0, 0, 0, 0
         for child in node.kids.values():
             value = child.m[measure]
             if value > 0 and value >= floor:
-                paths.append(path + (child.name,))
+                paths[path + (child.name,)] = (child.a[measure], child.b[measure])
                 walk(child, path + (child.name,))
             elif value > 0:
                 pruned_count += 1
                 pruned_value += value
+                pruned_a += child.a[measure]
+                pruned_b += child.b[measure]
         if pruned_count and pruned_value >= floor:
-            paths.append(path + (f"[pruned: {plural(pruned_count, 'smaller frame')}]",))
+            paths[path + (f"[pruned: {plural(pruned_count, 'smaller frame')}]",)] = (pruned_a, pruned_b)
 
     walk(root, ())
     return paths
 
 
-def search_share(data, term, measure):
+def frame_set(data):
+    stack_level = data["query"]["by"].index("stack") if "stack" in data["query"]["by"] else -1
+    return {frame for row in data["rows"] for frame in (row["key"][stack_level] if stack_level >= 0 else [])}
+
+
+def label_matches(label, is_frame, term, short_names):
     lower = term.lower()
-    matched = sum(row.get(measure) or 0 for row in data["rows"]
-                  if any(lower in label.lower() for label in row_path(data, row)))
+    return lower in label.lower() or (is_frame and lower in short_names.get(label, label).lower())
+
+
+def search_rows(data, term, short_names):
+    return [row for row in data["rows"]
+            if any(label_matches(label, is_frame, term, short_names) for label, is_frame in row_path(data, row))]
+
+
+def search_share(data, term, measure, short_names):
+    matched = sum(row.get(measure) or 0 for row in search_rows(data, term, short_names))
     total = data["totals"][measure] or 1
     return matched / total
+
+
+def check_names(name, data, page, verdict):
+    """Frames show their short names (from the page's metadata) unless the page starts with full
+    names; the "full names" box switches to the exact ones and back. Other labels never change."""
+    short_names = page["short_names"]
+    frames = frame_set(data)
+    names = verdict["names"]
+    full_at_start = page["full_names"]
+    check(names["full_at_start"] == full_at_start and names["full_now"] == full_at_start,
+          f"{name}: names setting {names['full_at_start']}/{names['full_now']}, page says full_names={full_at_start}")
+    for state, full in (("before", full_at_start), ("toggled", not full_at_start), ("after", full_at_start)):
+        flame_labels = names[state]["flame"]
+        check(flame_labels or not verdict["flame"]["frames"], f"{name}: no flame labels reported ({state})")
+        for full_name, is_frame, shown in flame_labels:
+            check(is_frame == (full_name in frames), f"{name}: {full_name!r} taken for a frame: {is_frame}")
+            expected = full_name if full or not is_frame else short_names.get(full_name, full_name)
+            check(shown == expected, f"{name}: {state}, the flame graph labels {full_name!r} {shown!r}, "
+                  f"expected {expected!r}")
+        for full_name, shown in names[state]["table"]:
+            expected = full_name if full else short_names.get(full_name, full_name)
+            check(shown == expected, f"{name}: {state}, the table labels {full_name!r} {shown!r}, expected {expected!r}")
+    stack_rows = len(frames) > 0
+    check(bool(names["before"]["table"]) == stack_rows, f"{name}: table labels reported: {names['before']['table'][:3]}")
 
 
 def check_report(chromium, page_path, term, name, artifacts, expect_series=True):
@@ -219,8 +286,12 @@ def check_report(chromium, page_path, term, name, artifacts, expect_series=True)
     check(verdict["resources"] == [], f"{name}: the page requested {verdict['resources']}")
     check(verdict["pwned"] is None, f"{name}: a name from the trace ran as script: {verdict['pwned']}")
 
-    measure = data["query"]["sort"] if data["totals"][data["query"]["sort"]] is not None else "so"
-    expected_measures = [m for m in MEASURES if m != "src" or data["totals"]["src"] is not None]
+    diff = is_diff(data)
+    totals = data["totals"]["a"] if diff else data["totals"]
+    short_names = page["short_names"]
+    measure = data["query"]["sort"] if totals[data["query"]["sort"]] is not None else "so"
+    expected_measures = [m for m in MEASURES if m != "src" or totals["src"] is not None]
+    check(verdict["kind"] == ("diff" if diff else "result"), f"{name}: the page drew a {verdict['kind']}")
     check(verdict["measures"] == expected_measures, f"{name}: measures {verdict['measures']} != {expected_measures}")
 
     # The chart: one point a bucket plus the one that closes the last step.
@@ -242,25 +313,65 @@ def check_report(chromium, page_path, term, name, artifacts, expect_series=True)
           f"{name}: flame drew {flame['frames']} frames ({flame['tree_nodes']} in its tree), expected {len(paths)}")
     check(flame["labels_drawn"] == len(paths), f"{name}: {flame['labels_drawn']} labels for {len(paths)} frames")
     check(flame["min_share"] == share, f"{name}: the page hides frames below {flame['min_share']}, expected {share}")
-    expected = sorted(p for p in paths if p and term.lower() in p[-1].lower())
+    frames = frame_set(data)
+    expected = sorted(p for p in paths if p and label_matches(p[-1], p[-1] in frames, term, short_names))
     got = sorted(tuple(p) for p in flame["highlighted"])
     check(expected, f"{name}: the search term {term!r} matches no frame: pick another")
     check(got == expected, f"{name}: search {term!r} highlighted {len(got)} frames, expected {len(expected)}:\n"
           f"  got      {got[:5]}\n  expected {expected[:5]}")
-    matched = search_share(data, term, measure)
-    check(flame["search"] is not None and abs(flame["search"]["share"] - matched) < 1e-9,
-          f"{name}: search share {flame['search']} != {matched}")
+    if diff:
+        rows = search_rows(data, term, short_names)
+        searched = {"frames": len(got), "rows": len(rows), "a": sum(r["a"][measure] or 0 for r in rows),
+                    "b": sum(r["b"][measure] or 0 for r in rows)}
+        searched["delta"] = searched["b"] - searched["a"]
+        check(flame["search"] == searched, f"{name}: search found {flame['search']}, expected {searched}")
+        matched = searched["delta"]
+    else:
+        matched = search_share(data, term, measure, short_names)
+        check(flame["search"] is not None and abs(flame["search"]["share"] - matched) < 1e-9,
+              f"{name}: search share {flame['search']} != {matched}")
 
-    # The table: every embedded row, then [other] and [total].
+    # A diff's colours, read from the drawn rectangles: grown frames red, shrunk blue, the rest grey.
+    if diff:
+        colors = flame["colors"]
+        grown = sorted(p for p, (a, b) in paths.items() if b > a)
+        shrunk = sorted(p for p, (a, b) in paths.items() if b < a)
+        got_grown = sorted(tuple(p) for p in colors["grown"])
+        got_shrunk = sorted(tuple(p) for p in colors["shrunk"])
+        check(got_grown == grown, f"{name}: {len(got_grown)} frames coloured as grown, expected {len(grown)}:\n"
+              f"  got      {got_grown[:6]}\n  expected {grown[:6]}")
+        check(got_shrunk == shrunk, f"{name}: {len(got_shrunk)} frames coloured as shrunk, expected {len(shrunk)}:\n"
+              f"  got      {got_shrunk[:6]}\n  expected {shrunk[:6]}")
+        check(colors["neutral"] == len(paths) - len(grown) - len(shrunk), f"{name}: {colors['neutral']} grey frames")
+        check(flame["delta_scale"] == max(abs(b - a) for a, b in paths.values()),
+              f"{name}: colours scaled to a change of {flame['delta_scale']}")
+
+    check_names(name, data, page, verdict)
+
+    # The tooltip: the frame's full name whatever its label, and a line a measure (a diff's: A, B, B - A, change).
+    tip = verdict["tooltip"]
+    check(tip is not None and tip["shown"] == tip["frame"],
+          f"{name}: hovering {tip and tip['frame']!r} (labelled {tip and tip['label']!r}) showed {tip and tip['shown']!r}")
+    check([line[0] for line in tip["lines"]] == expected_measures and all(len(line) == (5 if diff else 3)
+                                                                         for line in tip["lines"]),
+          f"{name}: the tooltip's lines are {tip['lines']}")
+
+    # The table: every embedded row, then [other] and [total]; a diff's new and gone rows marked.
     table = verdict["table"]
     check(table["rows"] == len(data["rows"]), f"{name}: table has {table['rows']} rows, data {len(data['rows'])}")
     footer = ([f"[other: {plural(data['other']['rows'], 'more row')}]"] if data["other"] else []) + ["[total]"]
     check(table["footer"] == footer, f"{name}: table footer {table['footer']} != {footer}")
+    for status in ("new", "gone"):
+        count = sum(1 for row in data["rows"] if row.get("status") == status)
+        check(table[status] == count, f"{name}: {table[status]} rows marked {status}, the data has {count}")
 
-    # Rows plus other still equal the totals after the page's pruning.
-    for m in expected_measures:
-        summed = sum(row[m] for row in data["rows"]) + (data["other"][m] if data["other"] else 0)
-        check(summed == data["totals"][m], f"{name}: rows + other {m} = {summed} != totals {data['totals'][m]}")
+    # Rows plus other still equal the totals after the page's pruning (a diff's on each side and in the delta).
+    for part in (("a", "b", "delta") if diff else (None,)):
+        pick = (lambda measures: measures[part]) if part else (lambda measures: measures)
+        for m in expected_measures:
+            summed = sum(pick(row)[m] for row in data["rows"]) + (pick(data["other"])[m] if data["other"] else 0)
+            check(summed == pick(data["totals"])[m],
+                  f"{name}: rows + other {part or ''} {m} = {summed} != totals {pick(data['totals'])[m]}")
     check(page["pruning"]["rows_kept"] == len(data["rows"]), f"{name}: pruning record disagrees with the rows")
 
     # What a reader sees first, and the whole page down to the table.
@@ -268,10 +379,14 @@ def check_report(chromium, page_path, term, name, artifacts, expect_series=True)
     screenshot(chromium, page_path, term, png)
     screenshot(chromium, page_path, term, os.path.join(artifacts, f"{name}-tall.png"), window="1400,2800")
     size = os.path.getsize(page_path)
+    if diff:
+        found = (f"search {term!r} {len(got)} frames (rows changing {measure} by {matched:+}), "
+                 f"{len(flame['colors']['grown'])} frames grown and {len(flame['colors']['shrunk'])} shrunk")
+    else:
+        found = f"search {term!r} {len(got)} frames ({matched:.2%} of {measure})"
     print(f"{name}: {size:,} bytes, {len(data['rows'])} rows ({page['pruning']['rows_pruned']} pruned), "
           f"chart {chart['points']} points, flame {flame['frames']} frames (hiding those below {share:.2%}), "
-          f"search {term!r} {len(got)} frames ({matched:.2%} of {measure}), drawn in {verdict['render_ms']} ms "
-          f"{verdict['phases_ms']} "
+          f"{found}, drawn in {verdict['render_ms']} ms {verdict['phases_ms']} "
           f"(chromium {seconds:.1f} s); screenshot {png}")
     return data, page, verdict
 
@@ -386,7 +501,85 @@ def case_hostile(args, chromium, work):
     check(data["rows"][0]["key"][0] == "<b>bold</b> (7)", "hostile: the process name was changed")
 
 
-CASES = {"query": case_query, "recipe": case_recipe, "etl": case_etl, "large": case_large, "hostile": case_hostile}
+# Two runs of one program: a templated frame that grew, one that shrank, a
+# stack only in A (gone), one only in B (new), one unchanged; and many tiny
+# stacks, on either side, that the page prunes into [other].
+VECTOR_PUSH_BACK = "app!std::vector<int, std::allocator<int> >::push_back(int const&)"
+DIFF_SHORT_SEARCH = "<\u2026>::push"  # in the short name of VECTOR_PUSH_BACK only: a search matches either form
+
+
+def write_diff_csv(path, big, tiny, tiny_tag):
+    """`big`: (size, stack top first) allocated once each (the second half freed again, so that
+    so and st differ); `tiny`: how many 16-byte stacks of their own under app!Tiny<tag>."""
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("time,event,process,thread,heap,address,size,old_address,stack\n")
+        time_ns = 0
+        address = 0x10000
+        for i, (size, stack) in enumerate(big):
+            for half in (0, 1):
+                time_ns += 1000
+                address += 16
+                field = ";".join(stack).replace('"', '""')
+                out.write(f'{time_ns},alloc,demo (7),,,0x{address:x},{size // 2},,"{field}"\n')
+                if half == 1 and i % 2 == 0:
+                    out.write(f"{time_ns + 500},free,demo (7),,,0x{address:x},,,\n")
+        for i in range(tiny):
+            time_ns += 1000
+            address += 16
+            field = f"app!Tiny{tiny_tag}::step{i}(unsigned long);app!Tiny{tiny_tag}::run();app!main"
+            out.write(f'{time_ns},alloc,demo (7),,,0x{address:x},16,,"{field}"\n')
+
+
+def case_diff(args, chromium, work):
+    fill = [VECTOR_PUSH_BACK, "app!Cache::fill(unsigned long)", "app!main"]
+    parse = ["app!Parser::parse(char const*, unsigned long)", "app!main"]
+    same = ["app!Same::alloc()", "app!main"]
+    old = ["app!Old::gone<Widget>(Widget const&)", "app!main"]
+    fresh = ["app!Fresh::made<std::pair<int, int> >()", "app!main"]
+    a_csv, b_csv = os.path.join(work, "a.csv"), os.path.join(work, "b.csv")
+    write_diff_csv(a_csv, [(1_000_000, fill), (2_000_000, parse), (300_000, same), (500_000, old)], 300, "A")
+    write_diff_csv(b_csv, [(4_000_000, fill), (1_200_000, parse), (300_000, same), (700_000, fresh)], 1500, "B")
+    page_path = os.path.join(args.artifacts, "diff.html")
+    run([args.heapql, "diff", a_csv, b_csv, "--top", "100000", "--format", "html", "-o", page_path,
+         "--no-progress", "--no-store"])
+    data, page, verdict = check_report(chromium, page_path, DIFF_SHORT_SEARCH, "diff", args.artifacts,
+                                       expect_series=False)
+    check(page["pruning"]["rows_before"] == 1805 and page["pruning"]["rows_pruned"] > 0
+          and data["other"]["rows"] == page["pruning"]["rows_pruned"],
+          f"diff: the page's pruning is not recorded in [other]: {page['pruning']}")
+    statuses = {tuple(row["key"][0]): row["status"] for row in data["rows"]}
+    check(statuses[tuple(old)] == "gone" and statuses[tuple(fresh)] == "new" and statuses[tuple(fill)] == "both",
+          "diff: new and gone rows are not where the traces put them")
+    colors = verdict["flame"]["colors"]
+    check(["app!main", fill[1], fill[0]] in colors["grown"] and ["app!main", parse[0]] in colors["shrunk"]
+          and ["app!main", old[0]] in colors["shrunk"] and ["app!main", fresh[0]] in colors["grown"],
+          f"diff: a frame is not coloured as its stack changed: {colors}")
+    # Short names by default, written here by hand; the box shows the exact name.
+    names = verdict["names"]
+    check([VECTOR_PUSH_BACK, True, "app!std::vector<\u2026>::push_back"] in names["before"]["flame"],
+          f"diff: {VECTOR_PUSH_BACK!r} is not labelled by its short name: {names['before']['flame'][:8]}")
+    check([VECTOR_PUSH_BACK, "app!std::vector<\u2026>::push_back"] in names["before"]["table"],
+          f"diff: the table does not show {VECTOR_PUSH_BACK!r} short: {names['before']['table'][:4]}")
+    check([VECTOR_PUSH_BACK, True, VECTOR_PUSH_BACK] in names["toggled"]["flame"]
+          and [VECTOR_PUSH_BACK, VECTOR_PUSH_BACK] in names["toggled"]["table"],
+          "diff: the \"full names\" box does not show the exact name")
+
+    # Two windows of one trace, written with --full-names: unpruned, the page embeds what
+    # --format json prints, and starts with the exact names.
+    trace = os.path.join(args.source_dir, "examples/traces/memory_test_app.zst")
+    windows = [trace, "--window-a", "0s..1.3s", "--window-b", "1.3s..", "--no-progress"]
+    page_path = os.path.join(args.artifacts, "diff-windows.html")
+    run([args.heapql, "diff", *windows, "--full-names", "--format", "html", "-o", page_path])
+    data, page, _ = check_report(chromium, page_path, "Operation", "diff-windows", args.artifacts,
+                                 expect_series=False)
+    check(page["full_names"] is True, "diff-windows: --full-names did not reach the page")
+    plain = run([args.heapql, "diff", *windows, "--format", "json"]).stdout
+    with open(page_path, encoding="utf-8") as f:
+        check(embedded(f.read(), "heapql-data") == plain,
+              "diff-windows: the embedded JSON differs from heapql diff --format json")
+
+
+CASES = {"query": case_query, "diff": case_diff, "recipe": case_recipe, "etl": case_etl, "large": case_large, "hostile": case_hostile}
 
 
 def main():
