@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "engine/report/diff_reports.h"
+#include "engine/report/json_measures.h"
 #include "engine/report/html_report.h"
 #include "engine/report/json_writer.h"
 
@@ -78,19 +79,13 @@ std::string diff_page_info_json(const PrunedDiff& pruned, const PagePruning& pru
   JsonWriter w(out);
   w.begin_object();
   w.key("pruning").begin_object();
-  w.field("rows_before", static_cast<std::uint64_t>(rows_before));
-  w.field("rows_kept", static_cast<std::uint64_t>(pruned.diff.rows.size()));
-  w.field("rows_pruned", pruned.rows_pruned);
-  w.field("rows_always_kept", static_cast<std::uint64_t>(pruning.rows_always_kept));
-  w.field("other_rows_before", pruned.other_rows_before);
-  w.field("min_share_per_million", pruning.min_share_per_million);
-  w.field("key_text_budget", static_cast<std::uint64_t>(pruning.key_text_budget));
+  write_pruning_counts(w, pruning, rows_before, pruned.diff.rows.size(), pruned.rows_pruned, pruned.other_rows_before);
   w.key("pruned").begin_object();
   w.key("a").begin_object();
-  write_page_measures(w, pruned.pruned.a, pruned.diff.realloc_known);
+  write_measure_fields(w, pruned.pruned.a, pruned.diff.realloc_known);
   w.end_object();
   w.key("b").begin_object();
-  write_page_measures(w, pruned.pruned.b, pruned.diff.realloc_known);
+  write_measure_fields(w, pruned.pruned.b, pruned.diff.realloc_known);
   w.end_object();
   w.end_object();
   w.end_object();

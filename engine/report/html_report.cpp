@@ -1,5 +1,7 @@
 #include "engine/report/html_report.h"
 
+#include "engine/report/json_measures.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -71,15 +73,10 @@ std::string page_info_json(const PrunedResult& pruned, const PagePruning& prunin
   JsonWriter w(out);
   w.begin_object();
   w.key("pruning").begin_object();
-  w.field("rows_before", static_cast<std::uint64_t>(rows_before));
-  w.field("rows_kept", static_cast<std::uint64_t>(pruned.result.rows.size()));
-  w.field("rows_pruned", pruned.rows_pruned);
-  w.field("rows_always_kept", static_cast<std::uint64_t>(pruning.rows_always_kept));
-  w.field("other_rows_before", pruned.other_rows_before);
-  w.field("min_share_per_million", pruning.min_share_per_million);
-  w.field("key_text_budget", static_cast<std::uint64_t>(pruning.key_text_budget));
+  write_pruning_counts(w, pruning, rows_before, pruned.result.rows.size(), pruned.rows_pruned,
+                       pruned.other_rows_before);
   w.key("pruned").begin_object();
-  write_page_measures(w, pruned.pruned, pruned.result.realloc_known);
+  write_measure_fields(w, pruned.pruned, pruned.result.realloc_known);
   w.end_object();
   w.end_object();
   write_page_filters(w, pruned.result.query);
@@ -192,14 +189,15 @@ void write_page_filters(JsonWriter& w, const Query& q) {
   w.end_array();
 }
 
-void write_page_measures(JsonWriter& w, const Measures& m, bool realloc_known) {
-  w.field("so", m.so).field("soc", m.soc).field("st", m.st).field("stc", m.stc);
-  w.key("src");
-  if (realloc_known) {
-    w.value(m.src);
-  } else {
-    w.null();
-  }
+void write_pruning_counts(JsonWriter& w, const PagePruning& pruning, std::size_t rows_before, std::size_t rows_kept,
+                          std::uint64_t rows_pruned, std::uint64_t other_rows_before) {
+  w.field("rows_before", static_cast<std::uint64_t>(rows_before));
+  w.field("rows_kept", static_cast<std::uint64_t>(rows_kept));
+  w.field("rows_pruned", rows_pruned);
+  w.field("rows_always_kept", static_cast<std::uint64_t>(pruning.rows_always_kept));
+  w.field("other_rows_before", other_rows_before);
+  w.field("min_share_per_million", pruning.min_share_per_million);
+  w.field("key_text_budget", static_cast<std::uint64_t>(pruning.key_text_budget));
 }
 
 void write_page_display(JsonWriter& w, const DisplayOptions& display, const ShortNames& short_names) {

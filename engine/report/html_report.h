@@ -95,7 +95,9 @@ std::string_view html_page_template();
 // whether it starts with full names, and the short names.
 void write_page_filters(JsonWriter& w, const Query& query);
 void write_page_display(JsonWriter& w, const DisplayOptions& display, const ShortNames& short_names);
-void write_page_measures(JsonWriter& w, const Measures& m, bool realloc_known);
+// The "pruning" object's counts, the same on both pages.
+void write_pruning_counts(JsonWriter& w, const PagePruning& pruning, std::size_t rows_before, std::size_t rows_kept,
+                          std::uint64_t rows_pruned, std::uint64_t other_rows_before);
 
 // The page with `data_json` (the one definition of what it shows) and
 // `page_json` in its two script elements, every '<' escaped. Throws Error in
