@@ -33,7 +33,7 @@ for package in "${packages[@]}"; do
 done
 
 # The HTML report's libraries, as report-ui/package-lock.json pins them; the
-# build inlines them into the page (CMakeLists.txt, HEAPQL_HTML_REPORT).
+# build inlines them into the page (CMakeLists.txt, HEAPQL_HTML_REPORT: AUTO builds without them, warning).
 install_report_ui() {
   local ui
   ui="$(cd "$(dirname "$0")/.." && pwd)/report-ui"
