@@ -1,6 +1,7 @@
 #include "engine/query/short_name.h"
 
 #include <array>
+#include <vector>
 
 namespace heapql {
 
@@ -11,6 +12,7 @@ constexpr std::string_view kEllipsis = "\xE2\x80\xA6";  // U+2026, as heaptrack'
 // `operator<`, `operator<<`, `operator<=`, `operator<=>`, `operator->` and
 // `operator>>`: their angle brackets are the name, not template arguments.
 std::size_t operator_name_length(std::string_view rest) {
+  if (!rest.starts_with("operator")) return 0;
   constexpr std::array<std::string_view, 8> kOperators = {"operator<=>", "operator<<=", "operator>>=", "operator<<",
                                                           "operator>>",  "operator<=",  "operator>=",  "operator->"};
   for (std::string_view op : kOperators) {
@@ -20,20 +22,6 @@ std::size_t operator_name_length(std::string_view rest) {
     if (rest.starts_with(op)) return op.size();
   }
   return 0;
-}
-
-// The index of the `>` that closes the `<` at `open`, or npos when unbalanced.
-std::size_t closing_angle(std::string_view s, std::size_t open) {
-  int depth = 0;
-  for (std::size_t i = open; i < s.size(); ++i) {
-    if (const std::size_t op = operator_name_length(s.substr(i)); op > 0) {
-      i += op - 1;
-      continue;
-    }
-    if (s[i] == '<') ++depth;
-    if (s[i] == '>' && --depth == 0) return i;
-  }
-  return std::string_view::npos;
 }
 
 // Whether only cv/ref/noexcept qualifiers follow a parameter list.
@@ -56,7 +44,29 @@ bool only_qualifiers(std::string_view tail) {
   return true;
 }
 
+// For each `<` of a template argument list, the index of its `>` (npos when
+// unbalanced), found in one pass with a stack: symbols come from the trace,
+// so a long one full of brackets must not cost more than its length.
+std::vector<std::size_t> matching_angles(std::string_view symbol) {
+  std::vector<std::size_t> match(symbol.size(), std::string_view::npos);
+  std::vector<std::size_t> open;
+  for (std::size_t i = 0; i < symbol.size(); ++i) {
+    if (const std::size_t op = operator_name_length(symbol.substr(i)); op > 0) {
+      i += op - 1;
+      continue;
+    }
+    if (symbol[i] == '<') open.push_back(i);
+    if (symbol[i] == '>' && !open.empty()) {
+      match[open.back()] = i;
+      open.pop_back();
+    }
+  }
+  return match;
+}
+
 std::string collapse_templates(std::string_view symbol) {
+  if (symbol.find('<') == std::string_view::npos) return std::string(symbol);
+  const std::vector<std::size_t> match = matching_angles(symbol);
   std::string out;
   out.reserve(symbol.size());
   for (std::size_t i = 0; i < symbol.size(); ++i) {
@@ -65,15 +75,12 @@ std::string collapse_templates(std::string_view symbol) {
       i += op - 1;
       continue;
     }
-    if (symbol[i] == '<') {
-      const std::size_t close = closing_angle(symbol, i);
-      if (close != std::string_view::npos) {
-        out += '<';
-        out += kEllipsis;
-        out += '>';
-        i = close;
-        continue;
-      }
+    if (symbol[i] == '<' && match[i] != std::string_view::npos) {
+      out += '<';
+      out += kEllipsis;
+      out += '>';
+      i = match[i];
+      continue;
     }
     out += symbol[i];
   }

@@ -34,5 +34,17 @@ TEST(ShortFrameName, KeepsWhatIsNotAParameterListOrTemplate) {
   EXPECT_EQ(short_frame_name(""), "");
 }
 
+TEST(ShortFrameName, TakesTimeLinearInTheName) {
+  // Symbols come from the trace: a fuzzed one of 2 KB of brackets took a
+  // third of a second when each `<` looked for its `>` to the end. At this
+  // length a quadratic search would not finish within the test's timeout.
+  const std::string brackets(400000, '<');
+  EXPECT_EQ(short_frame_name("app!" + brackets + "x"), "app!" + brackets + "x");
+  std::string nested = "app!f";
+  for (int i = 0; i < 100000; ++i) nested += "<a";
+  nested += std::string(100000, '>') + "(int)";
+  EXPECT_EQ(short_frame_name(nested), "app!f<\u2026>");
+}
+
 }  // namespace
 }  // namespace heapql::test
