@@ -19,6 +19,18 @@ local function beside_recipe(path)
   return path
 end
 
+-- The text of a file heapql ships in queries/FOLDER/NAME.txt, and how errors
+-- name it, from wherever the recipe is. Errors blame the caller's caller.
+local function read_shipped(api, folder, what, example, name)
+  if type(name) ~= "string" or not name:match("^[%w_%-]+$") then
+    error(("%s: expected the name of a shipped %s, such as \"%s\""):format(api, what, example), 3)
+  end
+  local label = folder .. "/" .. name .. ".txt"
+  local ok, text = pcall(core.read_text, core.queries_dir() .. "/" .. label)
+  if not ok then error(("%s: no shipped %s '%s' (%s)"):format(api, what, name, tostring(text)), 3) end
+  return text, label
+end
+
 hq.cull = {
   defaults = patterns.defaults(core.default_cull()),
   none = patterns.set({}),
@@ -31,13 +43,8 @@ hq.cull = {
   end,
   -- A cull list heapql ships (queries/cull/NAME.txt), from wherever the recipe is.
   shipped = function(name)
-    if type(name) ~= "string" or not name:match("^[%w_%-]+$") then
-      error("hq.cull.shipped: expected the name of a shipped cull list, such as \"libc-linux\"", 2)
-    end
-    local path = core.queries_dir() .. "/cull/" .. name .. ".txt"
-    local ok, text = pcall(core.read_text, path)
-    if not ok then error(("hq.cull.shipped: no shipped cull list '%s' (%s)"):format(name, tostring(text)), 2) end
-    return patterns.from_file(text, "cull/" .. name .. ".txt")
+    local text, label = read_shipped("hq.cull.shipped", "cull", "cull list", "libc-linux", name)
+    return patterns.from_file(text, label)
   end,
 }
 
@@ -51,13 +58,8 @@ hq.suppressions = {
   end,
   -- A suppressions file heapql ships (queries/suppressions/NAME.txt).
   shipped = function(name)
-    if type(name) ~= "string" or not name:match("^[%w_%-]+$") then
-      error("hq.suppressions.shipped: expected the name of a shipped suppressions file, such as \"heaptrack-builtin\"", 2)
-    end
-    local path = core.queries_dir() .. "/suppressions/" .. name .. ".txt"
-    local ok, text = pcall(core.read_text, path)
-    if not ok then error(("hq.suppressions.shipped: no shipped suppressions '%s' (%s)"):format(name, tostring(text)), 2) end
-    return core.suppression_patterns(text, "suppressions/" .. name .. ".txt")
+    return core.suppression_patterns(read_shipped("hq.suppressions.shipped", "suppressions", "suppressions file",
+      "heaptrack-builtin", name))
   end,
 }
 
