@@ -220,6 +220,27 @@ TEST(EtwReader, SyntheticDoubleFreeIsCountedApartFromAnUnknownAddress) {
   EXPECT_EQ(t.store->block_count(), 2u);
 }
 
+TEST(EtwReader, SyntheticFreeAfterItsHeapWasDestroyedIsADoubleFree) {
+  TempDir dir;
+  EtlWriter w;
+  start_process(w);
+  w.heap_create(0, kTid, kPid, w.ticks_at_ms(1), kHeap);
+  w.heap_alloc(0, kTid, kPid, w.ticks_at_ms(2), kHeap, 100, 0x1000);
+  w.heap_destroy(0, kTid, kPid, w.ticks_at_ms(3), kHeap);      // frees the block at 0x1000
+  w.heap_free(0, kTid, kPid, w.ticks_at_ms(4), kHeap, 0x1000);  // freed again: a double free
+  w.heap_free(0, kTid, kPid, w.ticks_at_ms(5), kHeap, 0x9000);  // never allocated: unknown
+  w.heap_create(0, kTid, kPid, w.ticks_at_ms(6), kHeap);      // the handle reused
+  w.heap_alloc(0, kTid, kPid, w.ticks_at_ms(7), kHeap, 8, 0x1000);
+  w.heap_free(0, kTid, kPid, w.ticks_at_ms(8), kHeap, 0x1000);  // a normal free of the new block
+  const Loaded t = load(w, dir);
+  EXPECT_EQ(t.store->source().anomalies.double_frees, 1u);
+  EXPECT_EQ(t.store->source().anomalies.unmatched_frees, 1u);
+  EXPECT_EQ(t.store->block_count(), 2u);
+  const BlockLog log = blocks_of(t);
+  EXPECT_EQ(log.blocks[0].free_ns, 3 * kMs);
+  EXPECT_EQ(log.blocks[1].free_ns, 8 * kMs);
+}
+
 // No real heap .etl is public to show which header kinds Windows writes heap
 // and VirtualAlloc events in: FULL_HEADER and EVENT_HEADER records that name
 // the provider by GUID read as the classic events do (etw-heap.md §3.1).

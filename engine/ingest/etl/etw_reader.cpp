@@ -499,7 +499,9 @@ class EtwTraceReader {
     matcher.free_address(kNeverLiveToken, e.thread);  // counted as an unmatched free
   }
 
-  // A destroyed heap takes every block still in it (in allocation order).
+  // A destroyed heap takes every block still in it (in allocation order). Its
+  // addresses keep their tokens: a HeapFree after the destroy frees a block
+  // that is gone, a double free, not a free of an address never seen.
   void destroy_heap(BlockMatcher& matcher, const TimedEvent& e) {
     heap_info(e.process, e.heap).destroyed = true;
     auto heap = live_heap_blocks_.find(HeapOwner{e.process, e.heap});
@@ -509,7 +511,6 @@ class EtwTraceReader {
     for (const auto& [address, token] : heap->second) {
       if (matcher.live_at(token) != nullptr) tokens.push_back(token);
     }
-    live_heap_blocks_.erase(heap);
     std::sort(tokens.begin(), tokens.end());
     for (std::uint64_t token : tokens) matcher.free_address(token, e.thread);
   }
