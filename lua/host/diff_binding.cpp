@@ -110,14 +110,14 @@ int diff_html_method(lua_State* L) {
 }
 
 const LuaMethod kDiffMethods[] = {
-    {"rows", diff_rows, "The shown rows, biggest change first: key, each level by name, status (both, new, gone), a, b and delta."},
+    {"rows", diff_rows, "The shown rows, biggest change of the sort measure first: `key` and each level by name as in result:rows(), `status` (`both`, `new`: only in B, `gone`: only in A), and `a`, `b` and `delta` (B - A, signed) measures."},
     {"totals", diff_totals, "Both sides' totals and their delta: {a, b, delta}."},
-    {"other", diff_other, "The rows past `top`, summed, with `rows` (nil when none)."},
-    {"table", diff_table_method, "The diff as `heapql diff` prints it."},
-    {"json", diff_json_method, "The diff as `heapql diff --format json` prints it."},
-    {"csv", diff_csv_method, "The diff as CSV."},
-    {"folded", diff_folded_method, "Folded stacks with A's and B's values (flamegraph.pl's differential input)."},
-    {"html", diff_html_method, "The diff as one offline HTML page, as `heapql diff --format html` writes it."},
+    {"other", diff_other, "The rows beyond `top`, summed as {a, b, delta, rows}, or nil."},
+    {"table", diff_table_method, "The text table `heapql diff` prints."},
+    {"json", diff_json_method, "The JSON `heapql diff --format json` prints (docs/json.md)."},
+    {"csv", diff_csv_method, "The CSV `heapql diff --format csv` prints."},
+    {"folded", diff_folded_method, "Folded stacks with A's and B's values of the sort measure, which flamegraph.pl draws as a differential flame graph."},
+    {"html", diff_html_method, "The page `heapql diff --format html` writes (docs/reports.md): one offline HTML file with both sides' summary, a differential flame graph (B's widths, frames coloured by their change) and the delta table; frames shortened unless `--full-names`."},
 };
 
 const LuaClass<DiffBox>& diff_class() {

@@ -64,6 +64,15 @@ class LuaClass {
       lua_setfield(L, -2, m.name);
     }
     lua_setfield(L, meta, "__index");
+    // The methods' docs, where lua/tools/gen_recipes_doc.lua reads them (the
+    // metatable is locked, so recipes never see it): the registration is
+    // the one definition of what a method does.
+    lua_createtable(L, 0, static_cast<int>(methods_.size()));
+    for (const LuaMethod& m : methods_) {
+      lua_pushstring(L, m.doc);
+      lua_setfield(L, -2, m.name);
+    }
+    lua_setfield(L, meta, "__method_docs");
     lua_pushvalue(L, meta);
     lua_pushcclosure(L, &LuaClass::destroy, 1);
     lua_setfield(L, meta, "__gc");

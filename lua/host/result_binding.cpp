@@ -365,21 +365,21 @@ int result_trace(lua_State* L) {
 namespace {
 
 const LuaMethod kResultMethods[] = {
-    {"rows", result_rows, "The shown rows: measures, key, and each level by name."},
-    {"totals", result_totals, "The measures of every block the query kept."},
-    {"other", result_other, "The rows past `top`, summed (nil when none)."},
-    {"peak", result_peak, "The outstanding peak in the window: bytes, blocks, time_ns."},
-    {"series", result_series, "Outstanding size over time, when the query asked for it."},
-    {"info", result_info, "What was asked and what the source could say."},
-    {"json", result_json, "The result as `heapql query --format json` prints it."},
-    {"table", result_table, "The result as a text table."},
-    {"csv", result_csv, "The result as CSV."},
-    {"html", result_html, "The result as one offline HTML page."},
-    {"tree", result_tree, "The stack tree as nested tables."},
+    {"rows", result_rows, "The shown rows in order (at most `top`): each with the measures, `key` (one entry per `by` level, outermost first: text, or for `stack` the list of frames, top first) and each level by its name (row.stack, row.process, ...; a `by` function's level is row.custom)."},
+    {"totals", result_totals, "The measures of every counted block: the rows plus other."},
+    {"other", result_other, "The rows beyond `top`, summed (with `rows`, how many), or nil when none were cut."},
+    {"peak", result_peak, "The peak of outstanding size inside the window (docs/semantics.md §8)."},
+    {"series", result_series, "Outstanding size over time, when the query asked for `series`; nil otherwise."},
+    {"info", result_info, "What was asked and what the source could tell."},
+    {"json", result_json, "The JSON `heapql query --format json` prints, byte for byte (docs/json.md); derived columns are under each row's `derived`."},
+    {"table", result_table, "The text table `heapql query` prints."},
+    {"csv", result_csv, "The CSV `heapql query --format csv` prints, derived columns last."},
+    {"html", result_html, "The offline HTML page `heapql query --format html` prints (docs/reports.md): the result's JSON, pruned to stay small, with a chart, a flame graph and the rows."},
+    {"tree", result_tree, "The stack tree (rows merged by frame, from the root `[total]`) as nested tables."},
     {"tree_text", result_tree_text, "The stack tree as indented text."},
     {"tree_json", result_tree_json, "The stack tree as JSON."},
-    {"with_columns", result_with_columns, "A copy with derived columns."},
-    {"trace", result_trace, "The trace this result came from."},
+    {"with_columns", result_with_columns, "A copy with derived columns given as text: values[i] holds row i's cells. hq.with_columns computes them from functions and is usually what a recipe wants."},
+    {"trace", result_trace, "The trace the result came from, to query it again."},
 };
 
 const LuaClass<ResultBox>& result_class() {

@@ -262,9 +262,9 @@ Result TraceHandle::answer(const Query& query, SourceInfo& source) {
 namespace {
 
 const LuaMethod kTraceMethods[] = {
-    {"query_normalized", trace_query, "Answers a query already normalized by heapql.schema (trace:query calls it)."},
-    {"summary", trace_summary, "What the trace holds: blocks, frees, stacks, duration, totals, leaked and peak."},
-    {"path", trace_path, "The trace file's path."},
+    {"query_normalized", trace_query, "Answers a query already in the engine's form (from hq.schema.normalize); trace:query and query recipes use it."},
+    {"summary", trace_summary, "What the trace holds: blocks, frees, leaked, peak, unique stacks and frames, and what the source can tell."},
+    {"path", trace_path, "The trace's path, as it was opened."},
 };
 
 const LuaClass<TraceRef>& trace_class() {

@@ -130,7 +130,7 @@ end
 
 -- Metatable entries that are plumbing, not part of the API.
 local PLUMBING = { __index = true, __newindex = true, __name = true, __gc = true, __metatable = true, __mode = true,
-                   __close = true }
+                   __close = true, __method_docs = true }
 
 local function operators_of(mt)
   local ops = {}
@@ -161,10 +161,13 @@ function M.live()
   live["hq.parse"] = { members = plain(hq.parse) }
   live["hq.schema"] = { members = plain(hq.schema) }
   live.core = { members = plain(core) }
-  live.trace = { members = plain(core.trace_methods()), operators = operators_of(debug.getmetatable(trace)) }
-  live.result = { members = plain(debug.getmetatable(result).__index), operators = operators_of(debug.getmetatable(result)) }
+  live.trace = { members = plain(core.trace_methods()), operators = operators_of(debug.getmetatable(trace)),
+                 docs = debug.getmetatable(trace).__method_docs }
+  live.result = { members = plain(debug.getmetatable(result).__index), operators = operators_of(debug.getmetatable(result)),
+                  docs = debug.getmetatable(result).__method_docs }
   local diff = hq.diff(result, result)
-  live.diff = { members = plain(debug.getmetatable(diff).__index), operators = operators_of(debug.getmetatable(diff)) }
+  live.diff = { members = plain(debug.getmetatable(diff).__index), operators = operators_of(debug.getmetatable(diff)),
+                docs = debug.getmetatable(diff).__method_docs }
   local out_members = {}
   for k, v in pairs(debug.getmetatable(out).__index) do
     if type(k) ~= "string" or k:sub(1, 2) ~= "__" then out_members[k] = v end
@@ -201,6 +204,14 @@ function M.coverage_problems()
       local documented = {}
       for _, m in ipairs(group.members) do
         documented[m.name] = m
+        -- A method of a C++ class (LuaClass) is described by its registration.
+        local registered = real.docs and real.docs[m.name]
+        if registered and m.doc and not m.doc_from_registration then
+          problem("%s%s is described twice: in api_doc.lua and by its C++ registration (keep the registration's)",
+            group.access, m.name)
+        elseif not registered and not m.doc then
+          problem("%s%s has no description in api_doc.lua nor a C++ registration", group.access, m.name)
+        end
         local value = real.members[m.name]
         local access = m.kind == "field" and group.access:gsub(":$", ".") or group.access
         if value == nil then
@@ -328,6 +339,14 @@ local function require_coverage()
   local problems = M.coverage_problems()
   if #problems > 0 then
     error("lua/heapql/api_doc.lua does not match the module:\n  " .. table.concat(problems, "\n  "), 0)
+  end
+  -- Methods of the C++ classes take their description from the registration.
+  local live = M.live()
+  for _, group in ipairs(api.groups) do
+    local docs = live[group.probe] and live[group.probe].docs
+    for _, m in ipairs(group.members) do
+      if not m.doc and docs and docs[m.name] then m.doc, m.doc_from_registration = docs[m.name], true end
+    end
   end
 end
 
