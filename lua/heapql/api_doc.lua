@@ -4,7 +4,9 @@
 -- type. lua/tools/gen_recipes_doc.lua turns it (with heapql.schema) into
 -- docs/recipes.md and the LuaLS definitions lua/meta/heapql.lua;
 -- tests/lua/recipes_doc_test.lua checks it against the real module, both
--- ways: nothing undocumented, nothing documented that is gone.
+-- ways: nothing undocumented, nothing documented that is gone. The methods of
+-- the C++ classes (Trace, Result, Diff) are described by their LuaClass
+-- registrations in lua/host/*_binding.cpp; here they have only their types.
 --
 -- Types are written as LuaLS types (string, integer, string[], fun(...),
 -- heapql.Result, unions with |); the Markdown drops the `heapql.` prefix.
