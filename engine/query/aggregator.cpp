@@ -97,7 +97,7 @@ StackFilters compile_stack_filters(const Query& query, std::span<const std::stri
   };
   for (const std::string& path : query.suppression_files) add_list(read_suppressions(path));
   if (query.embedded_suppressions) {
-    add_list(parse_embedded_suppressions(embedded, "the trace"));
+    add_list(parse_embedded_suppressions(embedded, ""));  // callers name the trace (no location here)
   }
   return filters;
 }

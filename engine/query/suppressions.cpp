@@ -96,6 +96,20 @@ SuppressionList read_suppressions(const std::string& path) {
 }
 
 SuppressionList parse_embedded_suppressions(std::span<const std::string> lines, const std::string& trace) {
+  // They come from the trace, so a hostile one must not make matching cost
+  // frames x patterns x length without bound; real programs embed a handful.
+  constexpr std::size_t kMaxLines = 10000, kMaxLineBytes = 4096;
+  const SourceLocation where = SourceLocation::of_file(trace);
+  if (lines.size() > kMaxLines) {
+    throw Error(where, fmt::format("{} embedded suppressions (S records); heapql applies at most {}", lines.size(),
+                                   kMaxLines));
+  }
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].size() > kMaxLineBytes) {
+      throw Error(where, fmt::format("embedded suppression {} is {} bytes long; heapql applies none longer than {}",
+                                     i + 1, lines[i].size(), kMaxLineBytes));
+    }
+  }
   std::string text;
   for (const std::string& line : lines) text.append(line).push_back('\n');
   return parse_suppressions(text, fmt::format("{}'s S records", trace));

@@ -49,7 +49,9 @@ struct SuppressionList {
 SuppressionList parse_suppressions(std::string_view text, const std::string& name_for_errors);
 SuppressionList read_suppressions(const std::string& path);
 
-// The lines a heaptrack file embeds (`S leak:...`), named by the trace.
+// The lines a heaptrack file embeds (`S leak:...`), named by the trace. A
+// trace is untrusted: more than 10,000 lines, or one longer than 4 KiB, is an
+// Error rather than a match that costs without bound.
 SuppressionList parse_embedded_suppressions(std::span<const std::string> lines, const std::string& trace);
 
 }  // namespace heapql

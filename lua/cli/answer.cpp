@@ -33,9 +33,15 @@ Answer answer(const std::string& path, const Query& query, const CommonOptions& 
   }
   if (a.store) {
     a.source = a.store->source();
-    Aggregator aggregator(a.store->tables(), query, a.source.embedded_suppressions);
-    aggregator.answer_from(*a.store);
-    a.result = aggregator.result(a.source);
+    try {
+      Aggregator aggregator(a.store->tables(), query, a.source.embedded_suppressions);
+      aggregator.answer_from(*a.store);
+      a.result = aggregator.result(a.source);
+    } catch (const Error& e) {
+      // The trace's own suppressions (S records) are the part of it read here.
+      if (!e.where().file.empty()) throw;
+      throw Error(SourceLocation::of_file(path), e.message());
+    }
     return a;
   }
   a.tables = std::make_unique<TraceTables>();

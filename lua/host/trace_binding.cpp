@@ -254,9 +254,16 @@ Result TraceHandle::answer(const Query& query, SourceInfo& source) {
   }
   TraceStore& loaded = store();
   source = loaded.source();
-  Aggregator aggregator(loaded.tables(), query, source.embedded_suppressions);
-  aggregator.answer_from(loaded);
-  return aggregator.result(source);
+  std::optional<Aggregator> aggregator;
+  try {
+    aggregator.emplace(loaded.tables(), query, source.embedded_suppressions);
+  } catch (const Error& e) {
+    // Only the trace's own suppressions (S records) can fail here: name it.
+    if (!e.where().file.empty()) throw;
+    throw TraceReadError(SourceLocation::of_file(path_), e.message());
+  }
+  aggregator->answer_from(loaded);
+  return aggregator->result(source);
 }
 
 namespace {

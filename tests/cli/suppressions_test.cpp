@@ -141,5 +141,24 @@ return hq.recipe { name = "embedded", doc = "the trace's own suppressions",
   EXPECT_EQ(so_of(flatten_json(r.out)), 5u);
 }
 
+TEST(Suppressions, AHostileTracesEmbeddedSuppressionsAreRefusedNamingIt) {
+  TempDir dir;
+  const std::string trace = dir.file("hostile.txt");
+  write_file(trace, "v 10250 2\nX ./a\nI 1000 1\nS leak:" + std::string(5000, 'a') + "\n");
+  CommandResult r = run_command(heapql() + " query " + shell_quote(trace) + " --totals --no-progress");
+  EXPECT_EQ(r.exit_code, 0) << "not asked for, they are not read: " << r.err;
+  r = run_command(heapql() + " query " + shell_quote(trace) + " --totals --no-progress --embedded-suppressions");
+  expect_no_crash(r);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(trace + ": embedded suppression 1 is 5005 bytes long"), std::string::npos) << r.err;
+  write_file(dir.file("r.lua"), R"(local hq = require "heapql"
+return hq.recipe { name = "e", doc = "d", query = function() return { totals = true, embedded_suppressions = true } end }
+)");
+  r = run_command(heapql() + " run " + shell_quote(dir.file("r.lua")) + " " + shell_quote(trace));
+  expect_no_crash(r);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(trace + ": embedded suppression 1 is 5005 bytes long"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace heapql::test

@@ -55,6 +55,20 @@ TEST(Semantics11Suppressions, FilesKeepLeakLinesAndNoteTheRest) {
   }
 }
 
+TEST(Semantics11Suppressions, EmbeddedOnesFromAHostileTraceAreBounded) {
+  const std::vector<std::string> few = {"leak:a", "# a comment", "leak:^b$"};
+  EXPECT_EQ(parse_embedded_suppressions(few, "t.zst").patterns.size(), 2u);
+  const std::vector<std::string> many(10001, "leak:x");
+  EXPECT_THROW(parse_embedded_suppressions(many, "t.zst"), Error);
+  const std::vector<std::string> long_one = {"leak:" + std::string(5000, 'a')};
+  try {
+    parse_embedded_suppressions(long_one, "t.zst");
+    ADD_FAILURE() << "a 5 KB embedded suppression was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "t.zst: embedded suppression 1 is 5005 bytes long; heapql applies none longer than 4096");
+  }
+}
+
 Query totals_query() {
   Query q;
   q.default_cull = false;
