@@ -2,20 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "engine/report/csv_field.h"
+
 namespace heapql {
 
-void CsvSink::field(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
-    line_.append(text);
-    return;
-  }
-  line_.push_back('"');
-  for (char c : text) {
-    if (c == '"') line_.push_back('"');
-    line_.push_back(c);
-  }
-  line_.push_back('"');
-}
+void CsvSink::field(std::string_view text) { append_csv_field(line_, text); }
 
 void CsvSink::write_header() {
   line_.clear();

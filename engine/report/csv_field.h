@@ -7,14 +7,22 @@
 
 namespace heapql {
 
-inline std::string csv_field(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
+inline void append_csv_field(std::string& out, std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out.append(text);
+    return;
+  }
+  out.push_back('"');
   for (char c : text) {
     if (c == '"') out.push_back('"');
     out.push_back(c);
   }
   out.push_back('"');
+}
+
+inline std::string csv_field(std::string_view text) {
+  std::string out;
+  append_csv_field(out, text);
   return out;
 }
 
