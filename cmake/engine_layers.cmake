@@ -3,7 +3,7 @@
 #
 #   heapql_base     engine/*.cpp: errors, units, text files
 #   heapql_store    engine/store: tables, block matcher, the event store   -> base
-#   heapql_store_file engine/store_file: the store on disk (zlib CRCs)     -> store
+#   heapql_store_file engine/store_file: the store on disk (XXH3 checksums) -> store
 #   heapql_symbols  engine/symbols: PDB symbols (LLVM)                     -> base
 #   heapql_query    engine/query: the aggregator and its patterns          -> store
 #   heapql_ingest   engine/ingest: the readers, store files of traces      -> store_file, store, symbols

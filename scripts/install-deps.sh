@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config ccache
   libfmt-dev libzstd-dev zlib1g-dev zstd gzip libsqlite3-dev
+  # The store's checksums (XXH3).
+  libxxhash-dev
   # --format pprof: libprotobuf and protoc (the tests decode with protoc too).
   libprotobuf-dev protobuf-compiler
   googletest libgtest-dev libbenchmark-dev

@@ -4,13 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <vector>
 
 #include "engine/error.h"
-#include "engine/store_file/crc32.h"
+#include "engine/store_file/checksum.h"
 
 namespace heapql::store_file {
 
@@ -18,7 +19,7 @@ namespace {
 
 constexpr std::size_t kHashedEnds = 64 * 1024;
 
-std::uint32_t crc_of(int fd, std::uint64_t offset, std::size_t n, const std::string& path) {
+std::uint64_t checksum_of_range(int fd, std::uint64_t offset, std::size_t n, const std::string& path) {
   std::vector<unsigned char> buffer(n);
   std::size_t got = 0;
   while (got < n) {
@@ -27,7 +28,7 @@ std::uint32_t crc_of(int fd, std::uint64_t offset, std::size_t n, const std::str
     if (r <= 0) throw Error(SourceLocation::of_file(path), "cannot read it to identify it");
     got += static_cast<std::size_t>(r);
   }
-  return crc32_of(buffer.data(), n);
+  return checksum_of(buffer.data(), n);
 }
 
 }  // namespace
@@ -49,8 +50,8 @@ FileIdentity identify_file(const std::string& path) {
     id.mtime_ns = std::int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
     const std::size_t head = static_cast<std::size_t>(std::min<std::uint64_t>(id.size, kHashedEnds));
     const std::uint64_t tail_at = id.size > kHashedEnds ? id.size - kHashedEnds : 0;
-    id.head_tail_hash = (std::uint64_t{crc_of(fd, 0, head, path)} << 32) |
-                        crc_of(fd, tail_at, static_cast<std::size_t>(id.size - tail_at), path);
+    id.head_tail_hash = checksum_of_range(fd, 0, head, path) ^
+                        std::rotl(checksum_of_range(fd, tail_at, static_cast<std::size_t>(id.size - tail_at), path), 1);
   } catch (...) {
     ::close(fd);
     throw;

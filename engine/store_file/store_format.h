@@ -1,6 +1,7 @@
 // The store file's layout (docs/store.md): a 64-byte header, sections at
 // 64-byte aligned offsets, and a table of contents, all little-endian. Every
-// section and the table of contents carry a CRC-32; the header carries its own.
+// section and the table of contents carry a checksum (checksum.h); the header
+// carries its own.
 // The header is written last, so a file whose writer died has no valid one.
 #pragma once
 
@@ -14,18 +15,19 @@ namespace heapql::store_file {
 static_assert(std::endian::native == std::endian::little, "the store maps its columns as they are on disk");
 
 inline constexpr std::array<char, 8> kMagic = {'H', 'E', 'A', 'P', 'Q', 'L', 'D', 'B'};
-inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::uint32_t kFormatVersion = 2;
 inline constexpr std::uint64_t kHeaderBytes = 64;
 inline constexpr std::uint64_t kSectionAlignment = 64;
-inline constexpr std::uint64_t kTocEntryBytes = 32;
+inline constexpr std::uint64_t kTocEntryBytes = 40;
 
 // Header: magic[8], u32 version, u32 section count, u64 file bytes, u64 table
-// of contents offset, u32 its CRC, u32 the CRC of the header's first 36 bytes,
-// zeros to 64. A table of contents entry: u32 kind, u32 CRC, u64 offset,
-// u64 bytes, u64 items.
+// of contents offset, u64 its checksum, u64 the checksum of the header's
+// first 40 bytes, zeros to 64. A table of contents entry: u32 kind, u32 zero,
+// u64 checksum, u64 offset, u64 bytes, u64 items. (Version 1 had CRC-32s:
+// u32 fields, 32-byte entries.)
 namespace header_at {
-inline constexpr std::size_t kVersion = 8, kSectionCount = 12, kFileBytes = 16, kTocOffset = 24, kTocCrc = 32,
-                             kHeaderCrc = 36;
+inline constexpr std::size_t kVersion = 8, kSectionCount = 12, kFileBytes = 16, kTocOffset = 24, kTocChecksum = 32,
+                             kHeaderChecksum = 40;
 }
 
 enum class Section : std::uint32_t {

@@ -17,7 +17,7 @@
 #include "engine/error.h"
 #include "engine/store/on_both_cores.h"
 #include "engine/store_file/byte_codec.h"
-#include "engine/store_file/crc32.h"
+#include "engine/store_file/checksum.h"
 #include "engine/store_file/source_record.h"
 #include "engine/store_file/store_format.h"
 
@@ -25,7 +25,7 @@ namespace heapql::store_file {
 
 namespace {
 
-std::uint32_t crc_of(std::string_view bytes) { return crc32_of(bytes.data(), bytes.size()); }
+std::uint64_t checksum_of(std::string_view bytes) { return store_file::checksum_of(bytes.data(), bytes.size()); }
 
 template <class T>
 T load(std::string_view bytes, std::size_t at) {
@@ -130,8 +130,7 @@ class Opener {
   struct Entry {
     Section kind{};
     bool present = false;
-    std::uint32_t crc = 0;
-    std::uint64_t offset = 0, bytes = 0, items = 0;
+    std::uint64_t checksum = 0, offset = 0, bytes = 0, items = 0;
   };
 
   [[noreturn]] void fail(const std::string& what, std::optional<std::uint64_t> at = std::nullopt) const {
@@ -154,7 +153,13 @@ class Opener {
            header_at::kVersion);
     }
     if (version_ == 0) fail("store format version 0 does not exist", header_at::kVersion);
-    if (crc_of(bytes_.substr(0, header_at::kHeaderCrc)) != load<std::uint32_t>(bytes_, header_at::kHeaderCrc)) {
+    if (version_ < kFormatVersion) {
+      fail(fmt::format("store format version {} is older than this heapql reads ({}); ingest the trace again",
+                       version_, kFormatVersion),
+           header_at::kVersion);
+    }
+    if (checksum_of(bytes_.substr(0, header_at::kHeaderChecksum)) !=
+        load<std::uint64_t>(bytes_, header_at::kHeaderChecksum)) {
       fail("the header is damaged (its checksum does not match)", 0);
     }
     const std::uint64_t file_bytes = load<std::uint64_t>(bytes_, header_at::kFileBytes);
@@ -175,7 +180,7 @@ class Opener {
       fail("the table of contents is not where the header says", header_at::kTocOffset);
     }
     const std::string_view toc = bytes_.substr(toc_offset);
-    if (crc_of(toc) != load<std::uint32_t>(bytes_, header_at::kTocCrc)) {
+    if (checksum_of(toc) != load<std::uint64_t>(bytes_, header_at::kTocChecksum)) {
       fail("the table of contents is damaged (its checksum does not match)", toc_offset);
     }
     for (std::uint32_t i = 0; i < count; ++i) {
@@ -187,14 +192,15 @@ class Opener {
       if (e.present) fail(fmt::format("section '{}' appears twice", section_name(Section(kind))), entry_at);
       e.kind = Section(kind);
       e.present = true;
-      e.offset = load<std::uint64_t>(toc, at + 8);
-      e.bytes = load<std::uint64_t>(toc, at + 16);
-      e.items = load<std::uint64_t>(toc, at + 24);
+      if (load<std::uint32_t>(toc, at + 4) != 0) fail("a table of contents entry's padding is not zero", entry_at);
+      e.checksum = load<std::uint64_t>(toc, at + 8);
+      e.offset = load<std::uint64_t>(toc, at + 16);
+      e.bytes = load<std::uint64_t>(toc, at + 24);
+      e.items = load<std::uint64_t>(toc, at + 32);
       if (e.offset < kHeaderBytes || e.offset % kSectionAlignment != 0 || e.offset > toc_offset ||
           e.bytes > toc_offset - e.offset) {
         fail(fmt::format("section '{}' lies outside the file's sections", section_name(e.kind)), entry_at);
       }
-      e.crc = load<std::uint32_t>(toc, at + 4);
     }
     for (std::uint32_t kind = 1; kind <= kSectionKinds; ++kind) {
       if (!entries_[kind - 1].present) fail(fmt::format("section '{}' is missing", section_name(Section(kind))));
@@ -209,7 +215,7 @@ class Opener {
 
   void verify(Section kind) const {
     const Entry& e = entry(kind);
-    if (crc_of(bytes_.substr(e.offset, e.bytes)) != e.crc) {
+    if (checksum_of(bytes_.substr(e.offset, e.bytes)) != e.checksum) {
       fail(fmt::format("section '{}' is damaged (its checksum does not match)", section_name(kind)), e.offset);
     }
   }

@@ -1,5 +1,5 @@
 // Opens a store file (store_format.h): maps it, checks its header, table of
-// contents and every section's CRC, reads the tables back and views the
+// contents and every section's checksum, reads the tables back and views the
 // columns where they lie in the mapping. Anything wrong is an Error naming the
 // file and what is wrong; nothing in a file can make the reader crash or
 // answer from inconsistent data.

@@ -11,7 +11,7 @@
 
 #include "engine/error.h"
 #include "engine/store/store_columns.h"
-#include "engine/store_file/crc32.h"
+#include "engine/store_file/checksum.h"
 #include "engine/store_file/output_file.h"
 #include "engine/store_file/store_format.h"
 
@@ -20,7 +20,7 @@ namespace heapql::store_file {
 namespace {
 
 // A column that grows at its end, kept in an unlinked scratch file with its
-// CRC computed on the way.
+// checksum computed on the way.
 template <class T>
 class ScratchColumn {
  public:
@@ -38,7 +38,7 @@ class ScratchColumn {
   void flush() {
     const char* data = reinterpret_cast<const char*>(buffer_.data());
     std::size_t n = buffer_.size() * sizeof(T);
-    crc_ = crc32_of(data, n, crc_);
+    checksum_.add(data, n);
     while (n > 0) {
       const ssize_t w = ::write(fd_, data, n);
       if (w < 0 && errno == EINTR) continue;
@@ -51,14 +51,14 @@ class ScratchColumn {
   }
   int fd() const { return fd_; }
   std::uint64_t count() const { return count_; }
-  std::uint32_t crc() const { return crc_; }
+  std::uint64_t checksum() const { return checksum_.value(); }
 
  private:
   static constexpr std::size_t kBuffered = 64 * 1024 / sizeof(T);
   int fd_;
   std::vector<T> buffer_;
   std::uint64_t count_ = 0;
-  std::uint32_t crc_ = 0;
+  Checksum checksum_;
 };
 
 // Test hook for the fault-injection tests: HEAPQL_STORE_KILL_AT=STEP kills the
@@ -71,7 +71,7 @@ void maybe_killed_before(std::string_view step) {
 
 struct TocEntry {
   Section kind;
-  std::uint32_t crc;
+  std::uint64_t checksum;
   std::uint64_t offset, bytes, items;
 };
 
@@ -127,7 +127,7 @@ std::uint64_t StoreWriter::commit(SourceRecord record) {
   auto put_bytes = [&](Section kind, const std::string& bytes, std::uint64_t items) {
     TocEntry entry = begin_section(kind);
     out.write(bytes);
-    entry.crc = crc32_of(bytes.data(), bytes.size());
+    entry.checksum = checksum_of(bytes.data(), bytes.size());
     entry.bytes = bytes.size();
     entry.items = items;
     toc.push_back(entry);
@@ -135,7 +135,7 @@ std::uint64_t StoreWriter::commit(SourceRecord record) {
   auto put_column = [&](Section kind, const auto& column, std::uint64_t item_bytes) {
     TocEntry entry = begin_section(kind);
     out.append_from(column.fd(), column.count() * item_bytes);
-    entry.crc = column.crc();
+    entry.checksum = column.checksum();
     entry.bytes = column.count() * item_bytes;
     entry.items = column.count();
     toc.push_back(entry);
@@ -203,7 +203,7 @@ std::uint64_t StoreWriter::commit(SourceRecord record) {
 
   ByteWriter toc_bytes;
   for (const TocEntry& e : toc) {
-    toc_bytes.u32(static_cast<std::uint32_t>(e.kind)), toc_bytes.u32(e.crc);
+    toc_bytes.u32(static_cast<std::uint32_t>(e.kind)), toc_bytes.u32(0), toc_bytes.u64(e.checksum);
     toc_bytes.u64(e.offset), toc_bytes.u64(e.bytes), toc_bytes.u64(e.items);
   }
   maybe_killed_before("table of contents");
@@ -218,8 +218,8 @@ std::uint64_t StoreWriter::commit(SourceRecord record) {
   header.u32(static_cast<std::uint32_t>(toc.size()));
   header.u64(file_bytes);
   header.u64(toc_offset);
-  header.u32(crc32_of(toc_bytes.bytes().data(), toc_bytes.bytes().size()));
-  header.u32(crc32_of(header.bytes().data(), header.bytes().size()));
+  header.u64(checksum_of(toc_bytes.bytes().data(), toc_bytes.bytes().size()));
+  header.u64(checksum_of(header.bytes().data(), header.bytes().size()));
   header.bytes().resize(kHeaderBytes, '\0');
   maybe_killed_before("header");
   out.pwrite_at(0, header.bytes());

@@ -1,6 +1,6 @@
 // Fuzz target: the store reader, in memory, then queries of every kind the
 // aggregator answers from a store. The first byte chooses whether the checksums are left as they
-// are (most mutations are then caught by a CRC, which must hold) or set right
+// are (most mutations are then caught by a checksum, which must hold) or set right
 // first, so that mutations reach the table of contents, the tables and the
 // columns behind them. Any heapql::Error is an answer; anything else is a finding.
 #include <algorithm>
@@ -9,15 +9,13 @@
 #include <vector>
 
 #include "engine/query/aggregator.h"
-#include "engine/store_file/crc32.h"
+#include "engine/store_file/checksum.h"
 #include "engine/store_file/store_format.h"
 #include "engine/store_file/store_reader.h"
 
 namespace {
 
 using namespace heapql::store_file;
-
-std::uint32_t crc(const char* data, std::size_t n) { return crc32_of(data, n); }
 
 template <class T>
 T get(const char* base, std::size_t at) {
@@ -39,14 +37,14 @@ void set_checksums(char* bytes, std::size_t size) {
   if (toc >= kHeaderBytes && toc <= size && std::uint64_t{count} * kTocEntryBytes <= size - toc) {
     for (std::uint32_t i = 0; i < count; ++i) {
       const std::size_t entry = toc + i * kTocEntryBytes;
-      const std::uint64_t offset = get<std::uint64_t>(bytes, entry + 8);
-      const std::uint64_t length = get<std::uint64_t>(bytes, entry + 16);
-      if (offset <= size && length <= size - offset) put<std::uint32_t>(bytes, entry + 4, crc(bytes + offset, length));
+      const std::uint64_t offset = get<std::uint64_t>(bytes, entry + 16);
+      const std::uint64_t length = get<std::uint64_t>(bytes, entry + 24);
+      if (offset <= size && length <= size - offset) put(bytes, entry + 8, checksum_of(bytes + offset, length));
     }
-    put<std::uint32_t>(bytes, header_at::kTocCrc, crc(bytes + toc, size - toc));
+    put(bytes, header_at::kTocChecksum, checksum_of(bytes + toc, size - toc));
   }
   put<std::uint64_t>(bytes, header_at::kFileBytes, size);
-  put<std::uint32_t>(bytes, header_at::kHeaderCrc, crc(bytes, header_at::kHeaderCrc));
+  put(bytes, header_at::kHeaderChecksum, checksum_of(bytes, header_at::kHeaderChecksum));
 }
 
 }  // namespace
