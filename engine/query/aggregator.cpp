@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <numeric>
@@ -58,29 +59,6 @@ std::int32_t only_varying_level(const std::vector<GroupBy>& by) {
 }
 
 }  // namespace
-
-void Measures::add(const Measures& o) {
-  so += o.so;
-  soc += o.soc;
-  st += o.st;
-  stc += o.stc;
-  src += o.src;
-  count += o.count;
-  size += o.size;
-  impacting += o.impacting;
-  blocks += o.blocks;
-}
-
-std::uint64_t Measures::value(Measure m) const {
-  switch (m) {
-    case Measure::kSo: return so;
-    case Measure::kSoc: return soc;
-    case Measure::kSt: return st;
-    case Measure::kStc: return stc;
-    case Measure::kSrc: return src;
-  }
-  return 0;
-}
 
 StackFilters compile_stack_filters(const Query& query, std::span<const std::string> embedded) {
   StackFilters filters;
@@ -187,7 +165,20 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
   if (direct_key_level_ >= 0) {
     const std::uint32_t v = key_scratch_[static_cast<std::size_t>(direct_key_level_)];
     if (v < kDirectKeyLimit) {
-      if (direct_key_ids_.size() <= v) direct_key_ids_.resize(std::max<std::size_t>(v + 1, direct_key_ids_.size() * 2), -1);
+      if (direct_key_ids_.size() <= v) {
+        // At once to the level's whole range where the tables know it (all
+        // of it when a store answers), so that the array is not copied as
+        // it doubles.
+        std::size_t range = 0;
+        switch (query_.by[static_cast<std::size_t>(direct_key_level_)]) {
+          case GroupBy::kStack: range = tables_.stack_count(); break;
+          case GroupBy::kFrame: range = tables_.frame_count(); break;
+          case GroupBy::kImage: range = tables_.string_count(); break;
+          default: break;
+        }
+        range = std::min<std::size_t>(range, kDirectKeyLimit);
+        direct_key_ids_.resize(std::max<std::size_t>({v + 1, direct_key_ids_.size() * 2, range}), -1);
+      }
       std::int32_t& id = direct_key_ids_[v];
       if (id < 0) {
         id = static_cast<std::int32_t>(key_count_++);
@@ -465,12 +456,18 @@ template <class S>
 void Aggregator::skip_events(const SkippedEvents& skipped) {
   // What block_alloc and block_free do before T1: before_live_change,
   // after_live_change and complete() have no effect there but the level
-  // (a free before T1 is in no set, §7). Buckets are planned in the order
-  // events would have planned them, so group keys get the same ids.
+  // (a free before T1 is in no set, §7). Only the buckets with blocks alive
+  // at T1 are planned here (most buckets of a long trace have none, and the
+  // window's events plan the rest), in the order of their first allocation.
+  // A group key's id then differs from a one-by-one replay's, which no
+  // answer shows: rows are ordered by measure, then by the key's text, and
+  // distinct keys render distinctly (tests/cli/store_test.cpp compares the
+  // two byte for byte).
   for (const std::uint32_t b : skipped.first_allocated) {
     if (b >= skipped.allocated.size() || b >= skipped.freed.size()) continue;
+    if (skipped.freed[b] >= skipped.allocated[b]) continue;
     S& state = plan<S>(BucketId(b));
-    if (state.key < 0 || skipped.freed[b] > skipped.allocated[b]) continue;
+    if (state.key < 0) continue;
     const std::uint32_t live = skipped.allocated[b] - skipped.freed[b];
     increment(state.live_inside, live);
     level_blocks_ += live;
@@ -614,8 +611,33 @@ void Aggregator::roll_up(Result& r) {
   const bool keyed = !query_.totals_only && !query_.by.empty();
   const std::size_t row_count = keyed ? key_count_ * per_key : 0;
   const Measure sort = query_.sort;
-  std::vector<std::uint64_t> sort_values(row_count, 0);
-  std::vector<bool> present(row_count, false);
+
+  // The rows with blocks, numbered densely: a row's number is how many rows
+  // with blocks come before it (a bit per row, and a count per 64 rows). The
+  // arrays below then hold those rows only, not every key times every
+  // impacting type (millions of rows, most of them empty, in a window).
+  std::vector<std::uint64_t> present((row_count + 63) / 64, 0);
+  if (keyed) {
+    for (std::size_t b = 0; b < all.size(); ++b) {
+      const S& state = all[b];
+      if (state.key < 0) continue;
+      contributions(state, b, [&](std::size_t row, const Measures&) { present[row / 64] |= std::uint64_t{1} << (row % 64); });
+    }
+  }
+  std::vector<std::uint32_t> rank(present.size());
+  std::vector<std::uint32_t> rows;  // the present rows, ascending; index = dense number
+  for (std::size_t word = 0; word < present.size(); ++word) {
+    rank[word] = static_cast<std::uint32_t>(rows.size());
+    for (std::uint64_t bits = present[word]; bits != 0; bits &= bits - 1) {
+      rows.push_back(static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+    }
+  }
+  const auto dense = [&](std::size_t row) {
+    const std::uint64_t below = present[row / 64] & ((std::uint64_t{1} << (row % 64)) - 1);
+    return rank[row / 64] + static_cast<std::uint32_t>(std::popcount(below));
+  };
+
+  std::vector<std::uint64_t> sort_values(rows.size(), 0);
   for (std::size_t b = 0; b < all.size(); ++b) {
     const S& state = all[b];
     if (state.key == kUnplanned) continue;
@@ -628,23 +650,17 @@ void Aggregator::roll_up(Result& r) {
     }
     contributions(state, b, [&](std::size_t row, const Measures& m) {
       r.totals.add(m);
-      if (keyed) {
-        sort_values[row] += m.value(sort);
-        present[row] = true;
-      }
+      if (keyed) sort_values[dense(row)] += m.value(sort);
     });
   }
   if (!keyed) return;
 
   // The candidates for the rows shown: the top N by the sort measure, and
   // every row tied with the last of them (their order is decided by key).
-  std::vector<std::uint32_t> order;
-  order.reserve(static_cast<std::size_t>(std::count(present.begin(), present.end(), true)));
-  for (std::size_t index = 0; index < row_count; ++index) {
-    if (present[index]) order.push_back(static_cast<std::uint32_t>(index));
-  }
-  present = std::vector<bool>();
-  const std::size_t present_rows = order.size();
+  // `order` holds dense numbers.
+  const std::size_t present_rows = rows.size();
+  std::vector<std::uint32_t> order(present_rows);
+  std::iota(order.begin(), order.end(), 0u);
   const std::size_t shown = std::min<std::size_t>(present_rows, query_.top);
   std::size_t candidates = present_rows;
   if (shown < present_rows) {
@@ -655,7 +671,7 @@ void Aggregator::roll_up(Result& r) {
       std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(shown - 1), order.end(), by_value);
       const std::uint64_t threshold = sort_values[order[shown - 1]];
       const auto tied_end = std::partition(order.begin() + static_cast<std::ptrdiff_t>(shown), order.end(),
-                                           [&](std::uint32_t row) { return sort_values[row] == threshold; });
+                                           [&](std::uint32_t d) { return sort_values[d] == threshold; });
       candidates = static_cast<std::size_t>(tied_end - order.begin());
     }
   }
@@ -664,10 +680,11 @@ void Aggregator::roll_up(Result& r) {
   const std::size_t width = query_.by.size();
   std::vector<std::uint64_t> row_values(candidates * width);
   for (std::size_t i = 0; i < candidates; ++i) {
-    const std::size_t key = order[i] / per_key;
+    const std::size_t row = rows[order[i]];
+    const std::size_t key = row / per_key;
     for (std::size_t level = 0; level < width; ++level) {
       row_values[i * width + level] =
-          query_.by[level] == GroupBy::kImpacting ? order[i] % per_key : key_values_[key * width + level];
+          query_.by[level] == GroupBy::kImpacting ? row % per_key : key_values_[key * width + level];
     }
   }
   const KeyOrder key_order(tables_, query_.by, row_values);
@@ -689,14 +706,15 @@ void Aggregator::roll_up(Result& r) {
   // The measures of the rows shown.
   sort_values = std::vector<std::uint64_t>();
   constexpr std::uint32_t kNotShown = 0xFFFFFFFFu;
-  std::vector<std::uint32_t> shown_index(row_count, kNotShown);
+  std::vector<std::uint32_t> shown_index(present_rows, kNotShown);
   for (std::size_t i = 0; i < shown; ++i) shown_index[order[positions[i]]] = static_cast<std::uint32_t>(i);
   std::vector<Measures> measures(shown);
   for (std::size_t b = 0; b < all.size(); ++b) {
     const S& state = all[b];
     if (state.key < 0) continue;
     contributions(state, b, [&](std::size_t row, const Measures& m) {
-      if (shown_index[row] != kNotShown) measures[shown_index[row]].add(m);
+      const std::uint32_t index = shown_index[dense(row)];
+      if (index != kNotShown) measures[index].add(m);
     });
   }
   shown_index = std::vector<std::uint32_t>();

@@ -21,8 +21,21 @@ struct Measures {
   std::int64_t impacting = 0;
   std::uint64_t blocks = 0;  // blocks that contributed anything (a row with 0 is not shown)
 
-  void add(const Measures& o);
-  std::uint64_t value(Measure m) const;
+  // Inline: on the roll-up's per-bucket path.
+  void add(const Measures& o) {
+    so += o.so, soc += o.soc, st += o.st, stc += o.stc, src += o.src;
+    count += o.count, size += o.size, impacting += o.impacting, blocks += o.blocks;
+  }
+  std::uint64_t value(Measure m) const {
+    switch (m) {
+      case Measure::kSo: return so;
+      case Measure::kSoc: return soc;
+      case Measure::kSt: return st;
+      case Measure::kStc: return stc;
+      case Measure::kSrc: return src;
+    }
+    return 0;
+  }
 };
 
 struct KeyValue {
