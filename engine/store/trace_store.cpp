@@ -86,7 +86,14 @@ void TraceStore::skip_events(EventConsumer& consumer, std::size_t allocs, std::s
   std::vector<std::uint32_t> allocated(buckets, 0), freed(buckets, 0);
   on_both_cores(
       [&] {
+        // A free names its block, whose bucket is a random read in a big
+        // column: fetch it some frees ahead.
+        constexpr std::size_t kAhead = 16;
         for (std::size_t f = 0; f < frees; ++f) {
+          if (f + kAhead < frees) {
+            const std::uint32_t ahead = c.free_order[f + kAhead] & StoreColumns::kBlockMask;
+            if (ahead < allocs) __builtin_prefetch(&c.bucket[ahead]);
+          }
           const std::uint32_t i = c.free_order[f] & StoreColumns::kBlockMask;
           if (i >= allocs) inconsistent("a free of a block not yet allocated");
           mark_freed(i);

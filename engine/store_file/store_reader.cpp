@@ -51,6 +51,33 @@ constexpr bool kBucketsViewable = std::endian::native == std::endian::little && 
                                   offsetof(Bucket, kind) == 20 && offsetof(Bucket, is_realloc) == 21 &&
                                   sizeof(bool) == 1;
 
+// Tight scans of the two big tables (millions of records), the checks of
+// read_tables' loops without a bounds check per field: whether every record
+// is valid. The loops still name the first bad one.
+bool stacks_valid(std::span<const StackNode> nodes, std::size_t frames) {
+  bool ok = true;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const StackNode& node = nodes[i];
+    ok &= node.frame.value < frames;
+    ok &= !node.parent.valid() || node.parent.value < i;
+  }
+  return ok;
+}
+
+bool buckets_valid(std::string_view records, std::size_t n, std::size_t stacks, std::size_t heaps) {
+  bool ok = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    const char* r = records.data() + i * kBucketBytes;
+    const auto stack = load<std::uint32_t>(std::string_view(r, kBucketBytes), 8);
+    const auto heap = load<std::uint32_t>(std::string_view(r, kBucketBytes), 12);
+    const auto flags = load<std::uint32_t>(std::string_view(r, kBucketBytes), 20);  // kind, realloc, zero padding
+    ok &= stack == StackId().value || stack < stacks;
+    ok &= heap == HeapId().value || heap < heaps;
+    ok &= (flags & ~0x0101u) == 0;
+  }
+  return ok;
+}
+
 class Opener {
  public:
   Opener(std::string_view bytes, std::string name) : bytes_(bytes), name_(std::move(name)) {}
@@ -274,12 +301,18 @@ class Opener {
       ByteReader in = table(Section::kStacks, kStackBytes);
       const std::uint64_t n = entry(Section::kStacks).items;
       const std::string_view records = in.rest_view();
-      for (std::uint64_t i = 0; i < n; ++i) {
-        const FrameId frame(in.u32());
-        const StackId parent(in.u32());
-        if (frame.value >= t.frame_count()) in.fail("a stack node's frame out of range");
-        if (parent.valid() && parent.value >= i) in.fail("a stack node whose caller comes after it");
-        if constexpr (!kStacksViewable) t.load_stack(StackNode{frame, parent});
+      // Where records are viewable, a tight scan checks them; the record by
+      // record loop then runs only to name the first bad one (or to copy
+      // records elsewhere).
+      if (!kStacksViewable || !stacks_valid(view_as<StackNode>(records, n), t.frame_count())) {
+        for (std::uint64_t i = 0; i < n; ++i) {
+          const FrameId frame(in.u32());
+          const StackId parent(in.u32());
+          if (frame.value >= t.frame_count()) in.fail("a stack node's frame out of range");
+          if (parent.valid() && parent.value >= i) in.fail("a stack node whose caller comes after it");
+          if constexpr (!kStacksViewable) t.load_stack(StackNode{frame, parent});
+        }
+        if constexpr (kStacksViewable) in.fail("internal error: the stack scan and the stack loop disagree");
       }
       if constexpr (kStacksViewable) t.view_stacks(view_as<StackNode>(records, n));
     }
@@ -308,7 +341,8 @@ class Opener {
       ByteReader in = table(Section::kBuckets, kBucketBytes);
       const std::uint64_t n = entry(Section::kBuckets).items;
       const std::string_view records = in.rest_view();
-      for (std::uint64_t i = 0; i < n; ++i) {
+      const bool scanned = kBucketsViewable && buckets_valid(records, n, t.stack_count(), t.heap_count());
+      for (std::uint64_t i = 0; i < n && !scanned; ++i) {
         Bucket b;
         b.size = in.u64();
         b.stack = StackId(in.u32());
@@ -324,6 +358,7 @@ class Opener {
         b.is_realloc = realloc == 1;
         if constexpr (!kBucketsViewable) t.load_bucket(b);
       }
+      if (kBucketsViewable && !scanned) in.fail("internal error: the bucket scan and the bucket loop disagree");
       if constexpr (kBucketsViewable) t.view_buckets(view_as<Bucket>(records, n));
     }
     return t;

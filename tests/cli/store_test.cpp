@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/support/etw_scenarios.h"
+#include "tests/support/store_checksums.h"
 #include "tests/support/test_support.h"
 
 namespace heapql::test {
@@ -374,6 +375,33 @@ TEST_F(BadInputStore, EachSectionsChecksumNamesIt) {
       EXPECT_EQ(whole.out, run_heapql("query " + shell_quote(good_) + " --format csv").out);
     }
   }
+}
+
+// Records with correct checksums that the tables refuse: each reported as
+// the record loop words it (read_tables checks the big tables with a tight
+// scan first, then names the first bad record).
+TEST_F(BadInputStore, BadTableRecordsWithCorrectChecksums) {
+  const CommandResult info = run_heapql("info " + shell_quote(good_) + " --format json");
+  const auto section_at = [&](const std::string& section) {
+    const std::string key = "{\"name\":\"" + section + "\",\"offset\":";
+    const std::size_t at = info.out.find(key);
+    EXPECT_NE(at, std::string::npos) << section;
+    return std::stoull(info.out.substr(at + key.size()));
+  };
+  const auto crafted = [&](std::size_t at, std::uint32_t value) {
+    std::string bad = bytes_;
+    std::memcpy(bad.data() + at, &value, sizeof value);
+    heapql::test::set_store_checksums(bad.data(), bad.size());
+    return bad;
+  };
+  const std::size_t stacks = section_at("stacks"), buckets = section_at("buckets");
+  // A stack node: u32 frame, u32 parent. A bucket: u64 size, u32 stack, u32 heap, u32 thread, u8 kind, u8 realloc, u16 zero.
+  expect_refused(crafted(stacks + 8, 0x7FFFFFFF), "a stack node's frame out of range");
+  expect_refused(crafted(stacks + 12, 1), "a stack node whose caller comes after it");
+  expect_refused(crafted(buckets + 8, 0x7FFFFFFF), "a bucket's stack out of range");
+  expect_refused(crafted(buckets + 12, 0x7FFFFFFF), "a bucket's heap out of range");
+  expect_refused(crafted(buckets + 20, 2), "a bucket with an unknown kind or flag");
+  expect_refused(crafted(buckets + 20, 0x00010000), "a bucket with an unknown kind or flag");
 }
 
 TEST_F(BadInputStore, WrongMagic) {
