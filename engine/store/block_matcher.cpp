@@ -6,7 +6,6 @@
 
 namespace heapql {
 
-
 BlockMatcher::BlockMatcher(BlockIdentity identity, EventConsumer& consumer)
     : identity_(identity),
       consumer_(consumer),
@@ -46,30 +45,28 @@ void BlockMatcher::alloc_block(BucketId bucket, std::uint64_t address_key, std::
     top = slot;
     return;
   }
-  auto [it, inserted] = live_by_address_.try_emplace(address_key);
-  if (!inserted) {
+  auto [slot, added] = live_by_address_.find_or_add(address_key);
+  if (!added) {
     // The earlier block's free was lost: it ends here (semantics.md §1).
     ++anomalies_.alloc_over_live;
-    end_block(it->second, thread);
+    end_block(*slot, thread);
   }
-  it->second = start_block(bucket, thread);
+  *slot = start_block(bucket, thread);
 }
 
 bool BlockMatcher::free_address(std::uint64_t address_key, std::uint32_t thread) {
-  auto it = live_by_address_.find(address_key);
-  if (it == live_by_address_.end()) {
+  LiveBlock block;
+  if (!live_by_address_.take(address_key, block)) {
     count_unmatched_free(address_key);
     return false;
   }
-  const LiveBlock block = it->second;
-  live_by_address_.erase(it);
   freed_addresses_.insert(address_key);
   end_block(block, thread);
   return true;
 }
 
 void BlockMatcher::count_unmatched_free(std::uint64_t address_key) {
-  if (!live_by_address_.contains(address_key) && freed_addresses_.contains(address_key)) {
+  if (live_by_address_.find(address_key) == nullptr && freed_addresses_.contains(address_key)) {
     ++anomalies_.double_frees;
   } else {
     ++anomalies_.unmatched_frees;
@@ -89,8 +86,7 @@ bool BlockMatcher::free_bucket_block(BucketId bucket, std::uint32_t thread) {
 }
 
 const LiveBlock* BlockMatcher::live_at(std::uint64_t address_key) const {
-  auto it = live_by_address_.find(address_key);
-  return it == live_by_address_.end() ? nullptr : &it->second;
+  return live_by_address_.find(address_key);
 }
 
 void BlockMatcher::finish() {
@@ -100,7 +96,7 @@ void BlockMatcher::finish() {
   }
   std::vector<LiveBlock> alive;
   alive.reserve(live_count_);
-  for (const auto& [key, block] : live_by_address_) alive.push_back(block);
+  live_by_address_.for_each([&](const LiveBlock& block) { alive.push_back(block); });
   for (std::uint32_t top : bucket_top_) {
     for (std::uint32_t slot = top; slot != kNone; slot = pool_[slot].next) alive.push_back(pool_[slot].block);
   }

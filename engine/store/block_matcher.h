@@ -7,12 +7,12 @@
 
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/ids.h"
 #include "engine/store/address_set.h"
 #include "engine/store/events.h"
+#include "engine/store/live_block_map.h"
 
 namespace heapql {
 
@@ -140,7 +140,7 @@ class BlockMatcher {
   Anomalies anomalies_;
   // kExact: by key, the live blocks; and every key freed once, so that a
   // second free of it is told apart (semantics.md §1).
-  std::unordered_map<std::uint64_t, LiveBlock> live_by_address_;
+  LiveBlockMap live_by_address_;
   AddressSet freed_addresses_;
   // Bucket-LIFO: live blocks in one pooled array, each bucket's a linked list
   // from its most recent block; freed slots are reused.
