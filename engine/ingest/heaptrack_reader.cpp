@@ -613,12 +613,11 @@ class HeaptrackParser {
       return;
     }
     const std::uint64_t address = raw_next_live_free();
-    const LiveBlock* block = matcher_->live_at(address);
-    if (block->bucket != info.bucket) {
+    if (pending_block_.bucket != info.bucket) {
       raw_mismatch(fmt::format("free of a block of allocation-info {:x}", index),
                    fmt::format("'-' of address 0x{:x}, a block of another bucket", address));
     }
-    matcher_->free_address(address);
+    matcher_->end_taken(address, pending_block_);
   }
 
   void on_clock(Fields& f) {
@@ -670,7 +669,9 @@ class HeaptrackParser {
         case 'm': on_raw_module(f); break;
         case '-': {
           const std::uint64_t address = f.hex("address");
-          if (matcher_->live_at(address) != nullptr) {
+          // A live block is taken here and ended by the free that wanted it
+          // (one lookup); a mismatch ends the read.
+          if (matcher_->take_live(address, pending_block_)) {
             if (wanted == '-') {
               pending_free_ = address;
               return line;
@@ -731,7 +732,8 @@ class HeaptrackParser {
   std::uint32_t format_version_ = 0;
   std::uint32_t raw_format_version_ = 0;
   std::string raw_executable_;
-  std::uint64_t pending_free_ = 0;
+  std::uint64_t pending_free_ = 0;  // the raw '-' found for the next free, and its block
+  LiveBlock pending_block_;
   std::uint64_t peak_rss_pages_ = 0;
   std::uint64_t decreasing_timestamps_ = 0;
   std::uint64_t skipped_records_ = 0;

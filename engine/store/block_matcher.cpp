@@ -56,13 +56,17 @@ void BlockMatcher::alloc_block(BucketId bucket, std::uint64_t address_key, std::
 
 bool BlockMatcher::free_address(std::uint64_t address_key, std::uint32_t thread) {
   LiveBlock block;
-  if (!live_by_address_.take(address_key, block)) {
+  if (!take_live(address_key, block)) {
     count_unmatched_free(address_key);
     return false;
   }
+  end_taken(address_key, block, thread);
+  return true;
+}
+
+void BlockMatcher::end_taken(std::uint64_t address_key, const LiveBlock& block, std::uint32_t thread) {
   freed_addresses_.insert(address_key);
   end_block(block, thread);
-  return true;
 }
 
 void BlockMatcher::count_unmatched_free(std::uint64_t address_key) {

@@ -62,6 +62,11 @@ class BlockMatcher {
   // kExact: false when no block lives at the key (counted as a double free
   // or an unmatched free, as count_unmatched_free does).
   bool free_address(std::uint64_t address_key, std::uint32_t thread = 0);
+  // kExact: free_address in two steps, for a reader that checks the block
+  // before it ends: take_live removes the block alive at the key (false
+  // when there is none; nothing is counted), end_taken then frees it.
+  bool take_live(std::uint64_t address_key, LiveBlock& out) { return live_by_address_.take(address_key, out); }
+  void end_taken(std::uint64_t address_key, const LiveBlock& block, std::uint32_t thread = 0);
   // kExact: counts a free that found no live block at the key: a double free
   // when the key's last event was a free, else a free of an address never
   // seen (or whose allocation the trace does not hold).
