@@ -7,6 +7,9 @@
 # committed seeds (tests/fuzz/corpus/TARGET, read only) into a work corpus,
 # build-fuzz/corpus/TARGET. A crash is written to build-fuzz/crashes/TARGET/:
 # copy it into the seed corpus (it then replays in ctest) and fix the reader.
+# With -jobs=N, each job's log is build-fuzz/logs/TARGET/fuzz-N.log. The
+# timeout is wall time: a fuzzer stopped (SIGSTOP) and resumed reports its
+# input as a timeout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage="usage: scripts/fuzz.sh TARGET SECONDS [libFuzzer options...]"
@@ -24,7 +27,12 @@ if [ ! -f "$dir/CMakeCache.txt" ]; then
     -DHEAPQL_FUZZ=ON -DHEAPQL_TESTS=OFF -DHEAPQL_BENCH=OFF >/dev/null
 fi
 cmake --build "$dir" -j2 --target "fuzz_$target"
-mkdir -p "$dir/corpus/$target" "$dir/crashes/$target"
-exec "$dir/tests/fuzz/fuzz_$target" "$dir/corpus/$target" "tests/fuzz/corpus/$target" \
+root=$(pwd)
+dir=$(cd "$dir" && pwd)
+mkdir -p "$dir/corpus/$target" "$dir/crashes/$target" "$dir/logs/$target"
+# With -jobs, libFuzzer writes fuzz-N.log in the working folder: one folder
+# per target, so that campaigns on two targets at once keep their own logs.
+cd "$dir/logs/$target"
+exec "$dir/tests/fuzz/fuzz_$target" "$dir/corpus/$target" "$root/tests/fuzz/corpus/$target" \
   -max_total_time="$seconds" -print_final_stats=1 -timeout=20 -rss_limit_mb=4096 -entropic=0 \
   -artifact_prefix="$dir/crashes/$target/" "$@"
