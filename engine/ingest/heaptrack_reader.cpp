@@ -5,13 +5,13 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
-#include <unordered_map>
 
 #include "engine/error.h"
 #include "engine/warnings.h"
 #include "engine/ingest/heaptrack_command_line.h"
+#include "engine/ingest/heaptrack_fields.h"
 #include "engine/ingest/heaptrack_line_pipeline.h"
-#include "engine/ingest/hex_digit.h"
+#include "engine/ingest/heaptrack_raw_twin.h"
 #include "engine/ingest/line_reader.h"
 #include "engine/ingest/trace_cut.h"
 #include "engine/store/block_matcher.h"
@@ -21,6 +21,10 @@ namespace heapql {
 
 namespace {
 
+using heaptrack::excerpt;
+using heaptrack::Fields;
+using heaptrack::record_name;
+
 constexpr std::uint32_t kNewestFormatVersion = 3;
 constexpr std::int64_t kNsPerMs = 1'000'000;
 constexpr std::size_t kMaxCommandBytes = 1 << 20;
@@ -29,112 +33,6 @@ std::string_view base_name(std::string_view path) {
   const auto slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
-
-// Input quoted in a message: cut to a few dozen bytes, control and
-// non-ASCII bytes escaped, so a hostile line cannot flood or garble the terminal.
-std::string excerpt(std::string_view text) {
-  constexpr std::size_t kShown = 40;
-  std::string out = "'";
-  for (std::size_t i = 0; i < text.size() && i < kShown; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out += fmt::format("\\x{:02x}", c);
-    }
-  }
-  out += text.size() > kShown ? fmt::format("'... ({} bytes)", text.size()) : "'";
-  return out;
-}
-
-std::string record_name(char type) {
-  if (type >= 0x21 && type < 0x7f) return fmt::format("'{}'", type);
-  return fmt::format("0x{:02x}", static_cast<unsigned char>(type));
-}
-
-// The fields of one record line: `T f1 f2 ...`, single spaces, lowercase hex
-// numbers, length-prefixed strings (format 3).
-class Fields {
- public:
-  Fields(std::string_view line, const std::string& path, std::uint64_t line_number)
-      : path_(path), line_number_(line_number), type_(line.empty() ? '\0' : line[0]) {
-    if (line.size() >= 2) {
-      if (line[1] != ' ') fail(fmt::format("expected a space after the record type, got {}", record_name(line[1])));
-      rest_ = line.substr(2);
-    }
-  }
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw Error(SourceLocation{path_, line_number_, {}, {}}, fmt::format("{} record: {}", record_name(type_), what));
-  }
-
-  bool more() const { return !rest_.empty(); }
-
-  std::uint64_t hex(std::string_view what) {
-    const std::string_view field = next_field(what);
-    if (field.size() > 16) fail(fmt::format("{}: {} is longer than 64 bits", what, excerpt(field)));
-    std::uint64_t value = 0;
-    for (char c : field) {
-      const std::uint8_t digit = hex_digit(c);
-      if (digit == kNotHexDigit) {
-        fail(fmt::format("{}: expected a lowercase hex number, got {}", what, excerpt(field)));
-      }
-      value = value << 4 | digit;
-    }
-    return value;
-  }
-
-  std::uint32_t index(std::string_view what) {
-    const std::uint64_t value = hex(what);
-    if (value > 0xFFFFFFFFu) fail(fmt::format("{}: {:x} does not fit heaptrack's 32-bit indices", what, value));
-    return static_cast<std::uint32_t>(value);
-  }
-
-  // Format 3 string: `<length> <bytes>`; bytes may hold spaces.
-  std::string_view length_prefixed(std::string_view what) {
-    const std::uint64_t length = hex(what);
-    if (length > rest_.size()) {
-      fail(fmt::format("{}: length {:x} (hex, {} bytes) runs past the end of the line ({} bytes left)", what, length, length, rest_.size()));
-    }
-    const std::string_view text = rest_.substr(0, length);
-    rest_.remove_prefix(length);
-    if (!rest_.empty()) {
-      if (rest_[0] != ' ') fail(fmt::format("{}: expected a space after the {}-byte string", what, length));
-      rest_.remove_prefix(1);
-    }
-    return text;
-  }
-
-  std::string_view rest() {
-    const std::string_view all = rest_;
-    rest_ = {};
-    return all;
-  }
-
-  void expect_end() const {
-    if (!rest_.empty()) fail(fmt::format("unexpected extra fields {}", excerpt(rest_)));
-  }
-
- private:
-  std::string_view next_field(std::string_view what) {
-    if (rest_.empty()) fail(fmt::format("missing field: {}", what));
-    const auto space = rest_.find(' ');
-    std::string_view field = rest_.substr(0, space);
-    if (space == std::string_view::npos) {
-      rest_ = {};
-    } else {
-      rest_.remove_prefix(space + 1);
-      if (rest_.empty()) fail(fmt::format("{}: trailing space", what));
-    }
-    if (field.empty()) fail(fmt::format("{}: empty field (two spaces)", what));
-    return field;
-  }
-
-  const std::string& path_;
-  std::uint64_t line_number_;
-  char type_;
-  std::string_view rest_;
-};
 
 // One `i` record: an instruction pointer and its frames, innermost first.
 struct InstructionPointer {
@@ -159,7 +57,7 @@ class HeaptrackParser {
       if (files.raw_bytes) {
         raw_.emplace(*files.raw, *files.raw_bytes);
       } else {
-        raw_.emplace(*files.raw, false);
+        raw_.emplace(*files.raw);
       }
       info_.compression = std::string(compression_name(in_->compression()));
     } else {
@@ -474,9 +372,7 @@ class HeaptrackParser {
       if (ip.module_path != 0) {
         const std::string_view path = tables_.string(strings_[ip.module_path]);
         module = tables_.intern_string(base_name(path));
-        if (auto base = module_bases_.find(std::string(path)); base != module_bases_.end() && address >= base->second) {
-          address -= base->second;
-        }
+        if (const auto base = raw_ ? raw_->module_base(path) : std::nullopt; base && address >= *base) address -= *base;
       }
       if (ip.symbol_count == 0) {
         frames_.push_back(tables_.intern_frame(module, StringId(), address));
@@ -503,7 +399,7 @@ class HeaptrackParser {
     if (parent >= traces_.size()) {
       f.fail(fmt::format("parent trace index {:x} points nowhere ({} traces defined)", parent, traces_.size() - 1));
     }
-    if (raw_) raw_advance('t');
+    if (raw_) raw_->next_trace(*matcher_, location());
     add_trace(ip_index, parent);
   }
 
@@ -585,12 +481,12 @@ class HeaptrackParser {
     f.expect_end();
     const AllocInfo& info = alloc_infos_[index];
     if (!raw_) return matcher_->alloc(info.bucket, 0);
-    const RawAlloc raw = raw_next_alloc();
+    const heaptrack::RawTwin::Alloc raw = raw_->next_alloc(*matcher_, location());
     const std::uint64_t size = tables_.bucket(info.bucket).size;
     const std::uint32_t trace = alloc_info_traces_[index];
     if (raw.size != size || raw.trace != trace) {
-      raw_mismatch(fmt::format("allocation of {} bytes from trace {:x}", size, trace),
-                   fmt::format("'+' of {} bytes from trace {:x}", raw.size, raw.trace));
+      raw_->mismatch(location(), fmt::format("allocation of {} bytes from trace {:x}", size, trace),
+                     fmt::format("'+' of {} bytes from trace {:x}", raw.size, raw.trace));
     }
     matcher_->alloc(info.bucket, raw.address);
   }
@@ -612,12 +508,13 @@ class HeaptrackParser {
       }
       return;
     }
-    const std::uint64_t address = raw_next_live_free();
-    if (pending_block_.bucket != info.bucket) {
-      raw_mismatch(fmt::format("free of a block of allocation-info {:x}", index),
-                   fmt::format("'-' of address 0x{:x}, a block of another bucket", address));
+    LiveBlock block;
+    const std::uint64_t address = raw_->next_live_free(*matcher_, block, location());
+    if (block.bucket != info.bucket) {
+      raw_->mismatch(location(), fmt::format("free of a block of allocation-info {:x}", index),
+                     fmt::format("'-' of address 0x{:x}, a block of another bucket", address));
     }
-    matcher_->end_taken(address, pending_block_);
+    matcher_->end_taken(address, block);
   }
 
   void on_clock(Fields& f) {
@@ -632,85 +529,6 @@ class HeaptrackParser {
     matcher_->set_time(ns);
   }
 
-  // ---- the raw twin, walked in step with the interpreted file ----
-
-  struct RawAlloc {
-    std::uint64_t size, trace, address;
-  };
-
-  [[noreturn]] void raw_mismatch(const std::string& interpreted, const std::string& raw) {
-    throw Error(location(), fmt::format("the raw twin disagrees: this file has an {} where {}:{} has a {}",
-                                            interpreted, raw_->path(), raw_->line_number(), raw));
-  }
-
-  // Reads raw lines up to the next one of `wanted` type ('t', '+', or '-'
-  // with a live address), keeping module bases current. Returns its fields.
-  std::string_view raw_advance(char wanted) {
-    std::string_view line;
-    while (true) {
-      if (!raw_->next(line)) {
-        raw_mismatch(fmt::format("'{}' record", wanted), "the end of the file");
-      }
-      if (raw_command_.continues(line)) continue;
-      if (line.empty()) continue;
-      const char type = line[0];
-      if (type == wanted && type != '-') return line;
-      if (type == 'X') {
-        raw_command_.start(raw_format_version_);
-        continue;
-      }
-      Fields f(line, raw_->path(), raw_->line_number());
-      switch (type) {
-        case 'v':
-          f.hex("heaptrack version");
-          raw_format_version_ = f.more() ? f.index("file format version") : 0;
-          break;
-        case 'x': raw_executable_ = std::string(raw_format_version_ >= 3 ? f.length_prefixed("path") : f.rest()); break;
-        case 'm': on_raw_module(f); break;
-        case '-': {
-          const std::uint64_t address = f.hex("address");
-          // A live block is taken here and ended by the free that wanted it
-          // (one lookup); a mismatch ends the read.
-          if (matcher_->take_live(address, pending_block_)) {
-            if (wanted == '-') {
-              pending_free_ = address;
-              return line;
-            }
-            raw_mismatch(fmt::format("'{}' record", wanted), fmt::format("'-' of live address 0x{:x}", address));
-          }
-          matcher_->count_unmatched_free(address);  // dropped by heaptrack_interpret too
-          break;
-        }
-        case 't':
-        case '+': raw_mismatch(fmt::format("'{}' record", wanted), fmt::format("'{}' record", type));
-        default: break;  // c, R, X, I, S, A, #: the interpreted file has them
-      }
-    }
-  }
-
-  RawAlloc raw_next_alloc() {
-    Fields f(raw_advance('+'), raw_->path(), raw_->line_number());
-    RawAlloc a{f.hex("size"), f.hex("trace"), f.hex("address")};
-    f.expect_end();
-    return a;
-  }
-
-  std::uint64_t raw_next_live_free() {
-    raw_advance('-');
-    return pending_free_;
-  }
-
-  void on_raw_module(Fields& f) {
-    const std::string_view name = raw_format_version_ >= 3 ? f.length_prefixed("module name") : std::string_view{};
-    if (raw_format_version_ < 3) return;  // pre-3 raw names are not delimited; keep absolute addresses
-    if (name == "-") {
-      module_bases_.clear();
-      return;
-    }
-    const std::uint64_t base = f.hex("load address");
-    module_bases_[name == "x" ? raw_executable_ : std::string(name)] = base;
-  }
-
   struct AllocInfo {
     BucketId bucket;
   };
@@ -721,19 +539,14 @@ class HeaptrackParser {
   std::uint64_t line_ = 0;  // the line being handled
   std::unique_ptr<HeaptrackLinePipeline> pipeline_;  // alone: read on a second thread
   std::unique_ptr<LineReader> in_;                   // with a raw twin: read in step on this one
-  std::optional<LineReader> raw_;
+  std::optional<heaptrack::RawTwin> raw_;
   EventConsumer& consumer_;
   std::optional<BlockMatcher> matcher_;  // made at the 'v' record, which decides identity
   SourceInfo info_;
   bool saw_version_ = false;
   bool saw_command_ = false;
   HeaptrackCommandLine command_;      // between 'X' and 'I': command continuation lines
-  HeaptrackCommandLine raw_command_;  // the same in the raw twin
   std::uint32_t format_version_ = 0;
-  std::uint32_t raw_format_version_ = 0;
-  std::string raw_executable_;
-  std::uint64_t pending_free_ = 0;  // the raw '-' found for the next free, and its block
-  LiveBlock pending_block_;
   std::uint64_t peak_rss_pages_ = 0;
   std::uint64_t decreasing_timestamps_ = 0;
   std::uint64_t skipped_records_ = 0;
@@ -747,7 +560,6 @@ class HeaptrackParser {
   ChunkedVector<AllocInfo> alloc_infos_;
   std::vector<std::uint32_t> run_;  // events of the current run (see flush_run)
   std::vector<std::uint32_t> alloc_info_traces_;  // with a raw twin: each bucket's trace index, to cross-check
-  std::unordered_map<std::string, std::uint64_t> module_bases_;
 };
 
 bool ends_with(std::string_view s, std::string_view suffix) {

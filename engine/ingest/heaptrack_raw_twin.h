@@ -1,0 +1,64 @@
+// The raw twin of an interpreted heaptrack file (`heaptrack --raw`, kept by
+// `heapql record`), walked in step with it: the interpreted file says what
+// each record means (stacks, symbols, allocation infos), the twin adds each
+// block's address (exact identity) and the modules' load addresses. The
+// parser of the interpreted file asks for the twin's next record of a kind
+// as it meets its own; any disagreement ends the read with both places.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "engine/error.h"
+#include "engine/ingest/heaptrack_command_line.h"
+#include "engine/ingest/heaptrack_fields.h"
+#include "engine/ingest/line_reader.h"
+#include "engine/store/block_matcher.h"
+
+namespace heapql::heaptrack {
+
+class RawTwin {
+ public:
+  // From the file, or (tests, fuzzing) from its bytes under that name.
+  explicit RawTwin(const std::string& path);
+  RawTwin(const std::string& name, std::string_view bytes);
+
+  struct Alloc {
+    std::uint64_t size, trace, address;
+  };
+  // `here` is the interpreted record that wants the twin's next one, for
+  // the message when they disagree; frees of addresses that are not alive
+  // on the way are counted by `matcher` (heaptrack_interpret drops them too).
+  Alloc next_alloc(BlockMatcher& matcher, const SourceLocation& here);
+  // The next free of a live block: its address, with the block taken out of
+  // `matcher` for the caller to check and end (BlockMatcher::end_taken).
+  std::uint64_t next_live_free(BlockMatcher& matcher, LiveBlock& block, const SourceLocation& here);
+  // The next `t` record (the interpreted file has one for each).
+  void next_trace(BlockMatcher& matcher, const SourceLocation& here);
+
+  [[noreturn]] void mismatch(const SourceLocation& here, const std::string& interpreted, const std::string& raw) const;
+
+  // A module's load address, as the twin has told it so far.
+  std::optional<std::uint64_t> module_base(std::string_view module_path) const {
+    const auto it = module_bases_.find(std::string(module_path));
+    return it == module_bases_.end() ? std::nullopt : std::optional<std::uint64_t>(it->second);
+  }
+  std::optional<TraceCut> cut() const { return in_.cut(); }
+
+ private:
+  std::string_view advance(char wanted, BlockMatcher& matcher, const SourceLocation& here);
+  void on_module(Fields& f);
+
+  LineReader in_;
+  HeaptrackCommandLine command_;  // between 'X' and 'I': command continuation lines
+  std::uint32_t format_version_ = 0;
+  std::string executable_;
+  std::uint64_t pending_free_ = 0;
+  LiveBlock pending_block_;
+  std::unordered_map<std::string, std::uint64_t> module_bases_;
+};
+
+}  // namespace heapql::heaptrack
