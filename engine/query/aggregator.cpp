@@ -165,20 +165,8 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
   if (direct_key_level_ >= 0) {
     const std::uint32_t v = key_scratch_[static_cast<std::size_t>(direct_key_level_)];
     if (v < kDirectKeyLimit) {
-      if (direct_key_ids_.size() <= v) {
-        // At once to the level's whole range where the tables know it (all
-        // of it when a store answers), so that the array is not copied as
-        // it doubles.
-        std::size_t range = 0;
-        switch (query_.by[static_cast<std::size_t>(direct_key_level_)]) {
-          case GroupBy::kStack: range = tables_.stack_count(); break;
-          case GroupBy::kFrame: range = tables_.frame_count(); break;
-          case GroupBy::kImage: range = tables_.string_count(); break;
-          default: break;
-        }
-        range = std::min<std::size_t>(range, kDirectKeyLimit);
-        direct_key_ids_.resize(std::max<std::size_t>({v + 1, direct_key_ids_.size() * 2, range}), -1);
-      }
+      // Grown in chunks, never copied, to the largest value seen.
+      if (direct_key_ids_.size() <= v) direct_key_ids_.grow_to(std::size_t{v} + 1, -1);
       std::int32_t& id = direct_key_ids_[v];
       if (id < 0) {
         id = static_cast<std::int32_t>(key_count_++);
@@ -187,7 +175,7 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
       return id;
     }
     for (std::uint32_t id = 0; id < key_count_; ++id) key_ids_.insert(hash_of_stored(id), id, hash_of_stored);
-    direct_key_ids_ = std::vector<std::int32_t>();
+    direct_key_ids_ = ChunkedVector<std::int32_t>();
     direct_key_level_ = -1;
   }
   std::uint64_t hash = 0;

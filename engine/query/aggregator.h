@@ -192,7 +192,7 @@ class Aggregator final : public EventConsumer {
   // too large).
   static constexpr std::uint32_t kDirectKeyLimit = 1u << 23;
   std::int32_t direct_key_level_;
-  std::vector<std::int32_t> direct_key_ids_;
+  ChunkedVector<std::int32_t> direct_key_ids_;
   std::uint64_t excluded_blocks_ = 0, excluded_bytes_ = 0;
   std::uint64_t temporary_blocks_ = 0;  // among the counted blocks
 
