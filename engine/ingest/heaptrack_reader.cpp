@@ -12,7 +12,6 @@
 #include "engine/ingest/heaptrack_fields.h"
 #include "engine/ingest/heaptrack_line_pipeline.h"
 #include "engine/ingest/heaptrack_raw_twin.h"
-#include "engine/ingest/line_reader.h"
 #include "engine/ingest/trace_cut.h"
 #include "engine/store/block_matcher.h"
 #include "engine/store/chunked_vector.h"
@@ -49,22 +48,16 @@ class HeaptrackParser {
   HeaptrackParser(const HeaptrackFiles& files, const std::string& user_path, TraceTables& tables,
                   EventConsumer& consumer, const HeaptrackReadOptions& options)
       : tables_(tables), options_(options), path_(files.interpreted), consumer_(consumer) {
-    // With a raw twin both files are read in step on this thread; alone, the
-    // interpreted file is read and decoded on a second one.
-    if (files.raw) {
-      in_ = files.interpreted_bytes ? std::make_unique<LineReader>(files.interpreted, *files.interpreted_bytes)
-                                    : std::make_unique<LineReader>(files.interpreted, options.show_progress);
-      if (files.raw_bytes) {
-        raw_.emplace(*files.raw, *files.raw_bytes);
-      } else {
-        raw_.emplace(*files.raw);
-      }
-      info_.compression = std::string(compression_name(in_->compression()));
-    } else {
-      pipeline_ = files.interpreted_bytes
-                      ? std::make_unique<HeaptrackLinePipeline>(files.interpreted, *files.interpreted_bytes)
-                      : std::make_unique<HeaptrackLinePipeline>(files.interpreted, options.show_progress);
-      info_.compression = std::string(compression_name(pipeline_->compression()));
+    // The interpreted file is read and decoded on a second thread; its raw
+    // twin, if any, is walked in step on this one.
+    pipeline_ = files.interpreted_bytes
+                    ? std::make_unique<HeaptrackLinePipeline>(files.interpreted, *files.interpreted_bytes)
+                    : std::make_unique<HeaptrackLinePipeline>(files.interpreted, options.show_progress);
+    info_.compression = std::string(compression_name(pipeline_->compression()));
+    if (files.raw_bytes) {
+      raw_.emplace(*files.raw, *files.raw_bytes);
+    } else if (files.raw) {
+      raw_.emplace(*files.raw);
     }
     info_.path = user_path;
     info_.files = files.paths();
@@ -79,58 +72,50 @@ class HeaptrackParser {
   SourceLocation location() const { return SourceLocation{path_, line_, {}, {}}; }
 
   SourceInfo run() {
-    if (pipeline_) {
-      while (const HeaptrackLinePipeline::Batch* batch = pipeline_->next()) {
-        line_ = batch->first_line - 1;
-        const std::uint32_t* const codes = batch->codes.data();
-        const std::size_t count = batch->codes.size();
-        bool runs = events_run();
-        std::size_t run_start = 0;  // the code of the first event in run_
-        for (std::size_t i = 0; i < count; ++i) {
-          const std::uint32_t code = codes[i];
-          // The allocation-info table is too big for the caches and events
-          // pick its entries at random: fetch an event's entry a few events
-          // ahead of it.
-          if (i + kPrefetchDistance < count) {
-            const std::uint32_t ahead = codes[i + kPrefetchDistance];
-            if (!(ahead & kNotEventBits) && (ahead >> 1) < alloc_infos_.size()) {
-              __builtin_prefetch(&alloc_infos_[ahead >> 1]);
-            }
-          }
-          ++line_;
-          if (!(code & kNotEventBits)) [[likely]] {
-            const std::uint32_t index = code >> 1;
-            if (runs && index < alloc_infos_.size() && alloc_infos_[index].bucket.value <= kMaxRunBucket) [[likely]] {
-              if (run_.empty()) run_start = i;
-              run_.push_back(alloc_infos_[index].bucket.value << 1 | (code & 1));
-              continue;
-            }
-            flush_run(*batch, run_start);
-            apply_event(index, (code & 1) != 0);
-          } else if (code & HeaptrackLinePipeline::kRecordBit) {
-            // A `t` or `a` record only grows the tables: the run goes on.
-            const HeaptrackLinePipeline::Record& record = batch->records[code & ~HeaptrackLinePipeline::kRecordBit];
-            if (record.type == 't') prefetch_chain(*batch, i);
-            if (!apply_record(record)) {
-              flush_run(*batch, run_start);
-              handle(record.text());
-              runs = events_run();
-            }
-          } else {
-            flush_run(*batch, run_start);
-            handle(batch->text_line(code));
-            runs = events_run();
+    while (const HeaptrackLinePipeline::Batch* batch = pipeline_->next()) {
+      line_ = batch->first_line - 1;
+      const std::uint32_t* const codes = batch->codes.data();
+      const std::size_t count = batch->codes.size();
+      bool runs = events_run();
+      std::size_t run_start = 0;  // the code of the first event in run_
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t code = codes[i];
+        // The allocation-info table is too big for the caches and events
+        // pick its entries at random: fetch an event's entry a few events
+        // ahead of it.
+        if (i + kPrefetchDistance < count) {
+          const std::uint32_t ahead = codes[i + kPrefetchDistance];
+          if (!(ahead & kNotEventBits) && (ahead >> 1) < alloc_infos_.size()) {
+            __builtin_prefetch(&alloc_infos_[ahead >> 1]);
           }
         }
-        flush_run(*batch, run_start);
-        if (batch->error) std::rethrow_exception(batch->error);
+        ++line_;
+        if (!(code & kNotEventBits)) [[likely]] {
+          const std::uint32_t index = code >> 1;
+          if (runs && index < alloc_infos_.size() && alloc_infos_[index].bucket.value <= kMaxRunBucket) [[likely]] {
+            if (run_.empty()) run_start = i;
+            run_.push_back(alloc_infos_[index].bucket.value << 1 | (code & 1));
+            continue;
+          }
+          flush_run(*batch, run_start);
+          apply_event(index, (code & 1) != 0);
+        } else if (code & HeaptrackLinePipeline::kRecordBit) {
+          // A `t` or `a` record only grows the tables: the run goes on.
+          const HeaptrackLinePipeline::Record& record = batch->records[code & ~HeaptrackLinePipeline::kRecordBit];
+          if (record.type == 't') prefetch_chain(*batch, i);
+          if (!apply_record(record)) {
+            flush_run(*batch, run_start);
+            handle(record.text());
+            runs = events_run();
+          }
+        } else {
+          flush_run(*batch, run_start);
+          handle(batch->text_line(code));
+          runs = events_run();
+        }
       }
-    } else {
-      std::string_view line;
-      while (in_->next(line)) {
-        line_ = in_->line_number();
-        handle(line);
-      }
+      flush_run(*batch, run_start);
+      if (batch->error) std::rethrow_exception(batch->error);
     }
     if (line_ == 0) throw Error(SourceLocation::of_file(path_), "no records: the file holds no text");
     if (!matcher_) throw Error(SourceLocation::of_file(path_), "not a heaptrack file: no 'v' record");
@@ -145,7 +130,7 @@ class HeaptrackParser {
     info_.anomalies.decreasing_timestamps = decreasing_timestamps_;
     info_.anomalies.skipped_records = skipped_records_;
     info_.peak_rss_bytes = peak_rss_pages_ * info_.page_size;
-    info_.cut = pipeline_ ? pipeline_->cut() : in_->cut();
+    info_.cut = pipeline_->cut();
     if (!info_.cut && raw_) info_.cut = raw_->cut();
     if (info_.cut) report_cut(*info_.cut, info_.end_ns, options_.strict, options_.warnings);
     ensure_process();
@@ -159,6 +144,7 @@ class HeaptrackParser {
   // checked parser, which explains it.
   void apply_event(std::uint32_t index, bool is_free) {
     if (matcher_ && format_version_ >= 1 && index < alloc_infos_.size() && !command_.open()) {
+      if (raw_) return is_free ? free_with_twin(index) : alloc_with_twin(index);
       const BucketId bucket = alloc_infos_[index].bucket;
       if (!is_free) return matcher_->alloc(bucket, 0);
       if (matcher_->free_bucket(bucket)) return;
@@ -230,6 +216,7 @@ class HeaptrackParser {
     if (saw_version_ && !command_.open()) {
       if (record.type == 't') {
         if (record.first != 0 && record.first < ips_.size() && record.second < traces_.size()) {
+          if (raw_) raw_->next_trace(*matcher_, location());
           add_trace(static_cast<std::uint32_t>(record.first), record.second);
           return true;
         }
@@ -479,16 +466,21 @@ class HeaptrackParser {
     }
     const std::uint32_t index = alloc_info_index(f);
     f.expect_end();
-    const AllocInfo& info = alloc_infos_[index];
-    if (!raw_) return matcher_->alloc(info.bucket, 0);
+    if (raw_) return alloc_with_twin(index);
+    matcher_->alloc(alloc_infos_[index].bucket, 0);
+  }
+
+  // An allocation of a known allocation info, its address from the raw twin.
+  void alloc_with_twin(std::uint32_t index) {
+    const BucketId bucket = alloc_infos_[index].bucket;
     const heaptrack::RawTwin::Alloc raw = raw_->next_alloc(*matcher_, location());
-    const std::uint64_t size = tables_.bucket(info.bucket).size;
+    const std::uint64_t size = tables_.bucket(bucket).size;
     const std::uint32_t trace = alloc_info_traces_[index];
     if (raw.size != size || raw.trace != trace) {
       raw_->mismatch(location(), fmt::format("allocation of {} bytes from trace {:x}", size, trace),
                      fmt::format("'+' of {} bytes from trace {:x}", raw.size, raw.trace));
     }
-    matcher_->alloc(info.bucket, raw.address);
+    matcher_->alloc(bucket, raw.address);
   }
 
   void on_free(Fields& f) {
@@ -500,17 +492,20 @@ class HeaptrackParser {
     }
     const std::uint32_t index = alloc_info_index(f);
     f.expect_end();
-    const AllocInfo& info = alloc_infos_[index];
-    if (!raw_) {
-      if (!matcher_->free_bucket(info.bucket)) {
-        f.fail(fmt::format("frees a block of allocation-info {:x} ({} bytes), which has no live block", index,
-                           tables_.bucket(info.bucket).size));
-      }
-      return;
+    if (raw_) return free_with_twin(index);
+    const BucketId bucket = alloc_infos_[index].bucket;
+    if (!matcher_->free_bucket(bucket)) {
+      f.fail(fmt::format("frees a block of allocation-info {:x} ({} bytes), which has no live block", index,
+                         tables_.bucket(bucket).size));
     }
+  }
+
+  // A free of a known allocation info: the raw twin's next free of a live
+  // block, which must be of the same bucket.
+  void free_with_twin(std::uint32_t index) {
     LiveBlock block;
     const std::uint64_t address = raw_->next_live_free(*matcher_, block, location());
-    if (block.bucket != info.bucket) {
+    if (block.bucket != alloc_infos_[index].bucket) {
       raw_->mismatch(location(), fmt::format("free of a block of allocation-info {:x}", index),
                      fmt::format("'-' of address 0x{:x}, a block of another bucket", address));
     }
@@ -537,8 +532,7 @@ class HeaptrackParser {
   const HeaptrackReadOptions& options_;
   std::string path_;        // the interpreted file
   std::uint64_t line_ = 0;  // the line being handled
-  std::unique_ptr<HeaptrackLinePipeline> pipeline_;  // alone: read on a second thread
-  std::unique_ptr<LineReader> in_;                   // with a raw twin: read in step on this one
+  std::unique_ptr<HeaptrackLinePipeline> pipeline_;  // the interpreted file, read on a second thread
   std::optional<heaptrack::RawTwin> raw_;
   EventConsumer& consumer_;
   std::optional<BlockMatcher> matcher_;  // made at the 'v' record, which decides identity
