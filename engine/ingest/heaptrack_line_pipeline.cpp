@@ -99,16 +99,18 @@ std::string HeaptrackLinePipeline::Record::text() const {
   return out;
 }
 
-HeaptrackLinePipeline::HeaptrackLinePipeline(std::string path, bool show_progress)
+HeaptrackLinePipeline::HeaptrackLinePipeline(std::string path, bool show_progress, Decode decode)
     : path_(std::move(path)),
+      decode_(decode == Decode::kRecords),
       reader_(std::make_unique<LineReader>(path_, show_progress)),
       compression_(reader_->compression()),
       slots_(kSlots) {
   thread_ = std::thread([this] { produce(); });
 }
 
-HeaptrackLinePipeline::HeaptrackLinePipeline(std::string name, std::string_view bytes)
+HeaptrackLinePipeline::HeaptrackLinePipeline(std::string name, std::string_view bytes, Decode decode)
     : path_(std::move(name)),
+      decode_(decode == Decode::kRecords),
       reader_(std::make_unique<LineReader>(path_, bytes)),
       compression_(reader_->compression()),
       slots_(kSlots) {
@@ -129,14 +131,14 @@ void HeaptrackLinePipeline::add_line(Batch& batch, std::string_view line) {
   // go to the parser as text. This thread has not read the file's format
   // version, so it takes every 'X' as one that may run on; the parser,
   // which has, decides for each line (heaptrack_command_line.h).
-  const bool continuation = command_.continues(line);
-  std::uint32_t code = continuation ? kTextBit : event_code(line);
+  const bool continuation = decode_ && command_.continues(line);
+  std::uint32_t code = continuation || !decode_ ? kTextBit : event_code(line);
   Record record;
-  if (code == kTextBit && !continuation && decode_record(line, record)) {
+  if (code == kTextBit && !continuation && decode_ && decode_record(line, record)) {
     code = kRecordBit | static_cast<std::uint32_t>(batch.records.size());
     batch.records.push_back(record);
   } else if (code == kTextBit) {
-    if (!continuation && line.starts_with("X ")) command_.start(kAnyFormatVersion);
+    if (decode_ && !continuation && line.starts_with("X ")) command_.start(kAnyFormatVersion);
     code = kTextBit | static_cast<std::uint32_t>(batch.text_ends.size());
     batch.text.append(line);
     batch.text_ends.push_back(static_cast<std::uint32_t>(batch.text.size()));
@@ -168,7 +170,7 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
       const char* const end = at + buffered.size();
       std::uint64_t lines = 0;
       while (at < end && !full()) {
-        if (const std::uint32_t code = command_.open() ? kTextBit : scan_event(at); code != kTextBit) {
+        if (const std::uint32_t code = !decode_ || command_.open() ? kTextBit : scan_event(at); code != kTextBit) {
           batch.codes.push_back(code);
         } else {
           const char* newline = find_newline(at, end);

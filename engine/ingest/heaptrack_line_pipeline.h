@@ -53,10 +53,15 @@ class HeaptrackLinePipeline {
     }
   };
 
+  // What the reading thread decodes: the interpreted file's records, or
+  // nothing (every line passed on as text: a raw twin, whose lines the
+  // parser's walker reads, so that only their splitting moves here).
+  enum class Decode { kRecords, kNothing };
+
   // Opens the file (errors opening or sniffing it are thrown here) and starts reading.
-  HeaptrackLinePipeline(std::string path, bool show_progress);
+  HeaptrackLinePipeline(std::string path, bool show_progress, Decode decode = Decode::kRecords);
   // Reads `bytes` (which must outlive the pipeline) as the file `name`.
-  HeaptrackLinePipeline(std::string name, std::string_view bytes);
+  HeaptrackLinePipeline(std::string name, std::string_view bytes, Decode decode = Decode::kRecords);
   ~HeaptrackLinePipeline();
   HeaptrackLinePipeline(const HeaptrackLinePipeline&) = delete;
   HeaptrackLinePipeline& operator=(const HeaptrackLinePipeline&) = delete;
@@ -76,6 +81,7 @@ class HeaptrackLinePipeline {
   void add_line(Batch& batch, std::string_view line);
 
   std::string path_;
+  bool decode_;
   std::unique_ptr<LineReader> reader_;
   Compression compression_;
   HeaptrackCommandLine command_;  // between 'X' and 'I': the command's continuation lines

@@ -4,13 +4,28 @@
 
 namespace heapql::heaptrack {
 
-RawTwin::RawTwin(const std::string& path) : in_(path, false) {}
+RawTwin::RawTwin(const std::string& path)
+    : lines_(std::make_unique<HeaptrackLinePipeline>(path, false, HeaptrackLinePipeline::Decode::kNothing)) {}
 
-RawTwin::RawTwin(const std::string& name, std::string_view bytes) : in_(name, bytes) {}
+RawTwin::RawTwin(const std::string& name, std::string_view bytes)
+    : lines_(std::make_unique<HeaptrackLinePipeline>(name, bytes, HeaptrackLinePipeline::Decode::kNothing)) {}
+
+bool RawTwin::next_line(std::string_view& line) {
+  while (batch_ == nullptr || next_in_batch_ == batch_->codes.size()) {
+    // A batch's error comes after its lines.
+    if (batch_ != nullptr && batch_->error) std::rethrow_exception(batch_->error);
+    batch_ = lines_->next();
+    next_in_batch_ = 0;
+    if (batch_ == nullptr) return false;
+  }
+  line_number_ = batch_->first_line + next_in_batch_;
+  line = batch_->text_line(batch_->codes[next_in_batch_++]);
+  return true;
+}
 
 void RawTwin::mismatch(const SourceLocation& here, const std::string& interpreted, const std::string& raw) const {
   throw Error(here, fmt::format("the raw twin disagrees: this file has an {} where {}:{} has a {}", interpreted,
-                                in_.path(), in_.line_number(), raw));
+                                lines_->path(), line_number_, raw));
 }
 
 // Reads lines up to the next one of `wanted` type ('t', '+', or '-' with a
@@ -18,7 +33,7 @@ void RawTwin::mismatch(const SourceLocation& here, const std::string& interprete
 std::string_view RawTwin::advance(char wanted, BlockMatcher& matcher, const SourceLocation& here) {
   std::string_view line;
   while (true) {
-    if (!in_.next(line)) mismatch(here, fmt::format("'{}' record", wanted), "the end of the file");
+    if (!next_line(line)) mismatch(here, fmt::format("'{}' record", wanted), "the end of the file");
     if (command_.continues(line)) continue;
     if (line.empty()) continue;
     const char type = line[0];
@@ -27,7 +42,7 @@ std::string_view RawTwin::advance(char wanted, BlockMatcher& matcher, const Sour
       command_.start(format_version_);
       continue;
     }
-    Fields f(line, in_.path(), in_.line_number());
+    Fields f(line, lines_->path(), line_number_);
     switch (type) {
       case 'v':
         f.hex("heaptrack version");
@@ -57,7 +72,7 @@ std::string_view RawTwin::advance(char wanted, BlockMatcher& matcher, const Sour
 }
 
 RawTwin::Alloc RawTwin::next_alloc(BlockMatcher& matcher, const SourceLocation& here) {
-  Fields f(advance('+', matcher, here), in_.path(), in_.line_number());
+  Fields f(advance('+', matcher, here), lines_->path(), line_number_);
   Alloc a{f.hex("size"), f.hex("trace"), f.hex("address")};
   f.expect_end();
   return a;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,7 +16,7 @@
 #include "engine/error.h"
 #include "engine/ingest/heaptrack_command_line.h"
 #include "engine/ingest/heaptrack_fields.h"
-#include "engine/ingest/line_reader.h"
+#include "engine/ingest/heaptrack_line_pipeline.h"
 #include "engine/store/block_matcher.h"
 
 namespace heapql::heaptrack {
@@ -46,13 +47,18 @@ class RawTwin {
     const auto it = module_bases_.find(std::string(module_path));
     return it == module_bases_.end() ? std::nullopt : std::optional<std::uint64_t>(it->second);
   }
-  std::optional<TraceCut> cut() const { return in_.cut(); }
+  std::optional<TraceCut> cut() const { return lines_->cut(); }
 
  private:
   std::string_view advance(char wanted, BlockMatcher& matcher, const SourceLocation& here);
+  bool next_line(std::string_view& line);
   void on_module(Fields& f);
 
-  LineReader in_;
+  // Read and split on another thread; only walked here.
+  std::unique_ptr<HeaptrackLinePipeline> lines_;
+  const HeaptrackLinePipeline::Batch* batch_ = nullptr;
+  std::size_t next_in_batch_ = 0;
+  std::uint64_t line_number_ = 0;
   HeaptrackCommandLine command_;  // between 'X' and 'I': command continuation lines
   std::uint32_t format_version_ = 0;
   std::string executable_;
