@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "engine/error.h"
 #include "engine/query/aggregator.h"
 #include "engine/store/trace_store.h"
@@ -234,6 +236,68 @@ TEST(HeaptrackReader, ARawFileNamedDirectlyFindsItsInterpretedTwin) {
   const Read r = read(dir.file("p.raw.zst"), by_stack());
   EXPECT_EQ(r.source.block_identity, BlockIdentity::kExact);
   EXPECT_EQ(r.result.totals.stc, 3u);
+}
+
+// Both files read on threads of their own in batches of lines: a pair long
+// enough for many batches, walked in step across their ends. Each round
+// allocates two blocks of one bucket and frees the OLDER one (which the raw
+// twin's addresses say, where LIFO pairing would end the newer); every
+// 1000th round the twin also frees an address never allocated.
+std::pair<std::string, std::string> long_pair(std::size_t rounds, std::size_t mismatch_round = 0) {
+  std::string interpreted = "v 10400 3\nX ./p\nI 1000 100\ns 8 /bin/p.x\ns 1 f\ni 401010 1 2\nt 1 0\na 10 1\n";
+  std::string raw = "v 10400 3\nx 8 /bin/p.x\nX ./p\nI 1000 100\nm 8 /bin/p.x 400000 0 10000\nt 401010 0\n";
+  std::uint64_t address = 0x1000;
+  for (std::size_t round = 1; round <= rounds; ++round) {
+    interpreted += "+ 0\n+ 0\n- 0\n";
+    const std::uint64_t older = address, newer = address + 0x10;
+    address += 0x20;
+    raw += fmt::format("+ 10 1 {:x}\n+ {} 1 {:x}\n", older, round == mismatch_round ? "20" : "10", newer);
+    if (round % 1000 == 0) raw += "- deadbeef0\n";
+    raw += fmt::format("- {:x}\n", older);
+    if (round % 100 == 0) {
+      interpreted += fmt::format("c {:x}\n", round);
+      raw += fmt::format("c {:x}\n", round);
+    }
+  }
+  return {interpreted, raw};
+}
+
+TEST(HeaptrackReader, ARawTwinIsWalkedInStepAcrossManyBatches) {
+  TempDir dir;
+  constexpr std::size_t kRounds = 60'000;  // 180,000 events and more lines in each file
+  const auto [interpreted, raw] = long_pair(kRounds);
+  write_zstd(dir.file("p.zst"), interpreted);
+  write_zstd(dir.file("p.raw.zst"), raw);
+  const Read r = read(dir.file("p.zst"), by_stack());
+  EXPECT_EQ(r.source.block_identity, BlockIdentity::kExact);
+  EXPECT_EQ(r.result.totals.stc, 2 * kRounds);
+  EXPECT_EQ(r.result.totals.soc, kRounds);
+  EXPECT_EQ(r.source.anomalies.unmatched_frees, kRounds / 1000);
+  // The twin's addresses end the older block of each round, which the
+  // round's last allocation was not: no free is temporary (§8). Paired
+  // LIFO, every free would end the block just allocated.
+  EXPECT_EQ(r.result.temporary_blocks, 0u);
+  EXPECT_EQ(read(dir.file("p.zst"), by_stack(), /*use_raw_twin=*/false).result.temporary_blocks, kRounds);
+}
+
+TEST(HeaptrackReader, ARawTwinMismatchFarIntoTheFilesNamesBothLines) {
+  TempDir dir;
+  constexpr std::size_t kBadRound = 50'000;  // well past the first batch of either file
+  const auto [interpreted, raw] = long_pair(60'000, kBadRound);
+  write_zstd(dir.file("p.zst"), interpreted);
+  write_zstd(dir.file("p.raw.zst"), raw);
+  // The bad round's second '+': 8 header lines, 3 event lines a round, a
+  // clock line every 100 rounds (in the rounds before it).
+  const std::size_t interpreted_line = 8 + 3 * (kBadRound - 1) + (kBadRound - 1) / 100 + 2;
+  const std::size_t raw_line = 6 + 3 * (kBadRound - 1) + (kBadRound - 1) / 1000 + (kBadRound - 1) / 100 + 2;
+  try {
+    read(dir.file("p.zst"), by_stack());
+    FAIL() << "a mismatch was not found";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(fmt::format("p.zst:{}: ", interpreted_line)), std::string::npos) << what;
+    EXPECT_NE(what.find(fmt::format("p.raw.zst:{} has a '+' of 32 bytes", raw_line)), std::string::npos) << what;
+  }
 }
 
 TEST(HeaptrackReader, StoreReplayGivesTheSameBlocksAsTheReader) {
