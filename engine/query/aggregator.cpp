@@ -60,7 +60,7 @@ std::int32_t only_varying_level(const std::vector<GroupBy>& by) {
 
 }  // namespace
 
-StackFilters compile_stack_filters(const Query& query, std::span<const std::string> embedded) {
+StackFilters compile_stack_filters(const Query& query) {
   StackFilters filters;
   if (query.default_cull) filters.cull.add_all(default_cull_patterns());
   for (const std::string& text : query.cull) filters.cull.add(FramePattern::parse(text));
@@ -74,13 +74,29 @@ StackFilters compile_stack_filters(const Query& query, std::span<const std::stri
     for (std::string& note : list.notes) suppressions.notes.push_back(std::move(note));
   };
   for (const std::string& path : query.suppression_files) add_list(read_suppressions(path));
-  if (query.embedded_suppressions) {
-    add_list(parse_embedded_suppressions(embedded, ""));  // callers name the trace (no location here)
-  }
   return filters;
 }
 
-Aggregator::Aggregator(const TraceTables& tables, Query query, std::span<const std::string> embedded_suppressions)
+void add_embedded_suppressions(StackFilters& filters, std::span<const std::string> embedded) {
+  SuppressionList list = parse_embedded_suppressions(embedded, "");  // callers name the trace (no location here)
+  for (SuppressionPattern& p : list.patterns) filters.suppressions.patterns.push_back(std::move(p));
+  for (std::string& note : list.notes) filters.suppressions.notes.push_back(std::move(note));
+}
+
+namespace {
+
+StackFilters filters_of(const Query& query, std::span<const std::string> embedded) {
+  StackFilters filters = compile_stack_filters(query);
+  if (query.embedded_suppressions) add_embedded_suppressions(filters, embedded);
+  return filters;
+}
+
+}  // namespace
+
+Aggregator::Aggregator(const TraceTables& tables, const Query& query, std::span<const std::string> embedded_suppressions)
+    : Aggregator(tables, query, filters_of(query, embedded_suppressions)) {}
+
+Aggregator::Aggregator(const TraceTables& tables, Query query, StackFilters filters)
     : tables_(tables),
       query_(std::move(query)),
       t1_(query_.window.begin_ns),
@@ -90,7 +106,7 @@ Aggregator::Aggregator(const TraceTables& tables, Query query, std::span<const s
       has_block_filters_(!query_.impacting.empty() || query_.temporary_only || query_.lifetime_min_ns ||
                          query_.lifetime_end_ns),
       needs_blocks_(query_.lifetime_min_ns || query_.lifetime_end_ns),
-      stack_plan_(tables, compile_stack_filters(query_, embedded_suppressions)),
+      stack_plan_(tables, std::move(filters)),
       layout_(query_.block_set == BlockSet::kAtPeak ? Layout::kPeak
               : (impacting_mode_ || t2_ != kNeverNs) ? Layout::kFull
                                                       : Layout::kCompact),

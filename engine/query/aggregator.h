@@ -28,10 +28,12 @@
 namespace heapql {
 
 // Compiles the frame patterns of a query: cull, require, exclude and the
-// suppressions (reads cull lists and suppression files). `embedded` are the
-// trace's own suppression lines (SourceInfo::embedded_suppressions), applied
-// when the query asks for them. Throws Error for a bad pattern or file.
-StackFilters compile_stack_filters(const Query& query, std::span<const std::string> embedded = {});
+// suppressions (reads cull lists and suppression files). Throws Error for a
+// bad pattern or file.
+StackFilters compile_stack_filters(const Query& query);
+// Adds the trace's own suppression lines (SourceInfo::embedded_suppressions),
+// for a query that asks for them.
+void add_embedded_suppressions(StackFilters& filters, std::span<const std::string> embedded);
 
 class Aggregator final : public EventConsumer {
  public:
@@ -39,7 +41,10 @@ class Aggregator final : public EventConsumer {
   // outlive the aggregator. Throws Error for invalid patterns or cull files.
   // A query with embedded suppressions needs the trace's lines before its
   // first event, so it is answered from a loaded store, not while streaming.
-  Aggregator(const TraceTables& tables, Query query, std::span<const std::string> embedded_suppressions = {});
+  Aggregator(const TraceTables& tables, const Query& query, std::span<const std::string> embedded_suppressions = {});
+  // With the query's patterns compiled already (compile_stack_filters, and
+  // add_embedded_suppressions if it asks for them), so that files are read once.
+  Aggregator(const TraceTables& tables, Query query, StackFilters filters);
 
   void on_alloc(const LiveBlock& block) override;
   void on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) override;

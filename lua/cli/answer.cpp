@@ -10,17 +10,21 @@ namespace heapql::cli {
 
 // Query errors (patterns, cull files) are found before the trace is read, so
 // they are told apart from trace errors by exit code.
-void validate_query(const Query& query) {
+StackFilters validate_query(const Query& query) {
   try {
     validate(query);
-    compile_stack_filters(query);
+    return compile_stack_filters(query);
   } catch (const Error& e) {
     throw UsageError{e.what()};
   }
 }
 
 Answer answer(const std::string& path, const Query& query, const CommonOptions& common, bool keep_store) {
-  validate_query(query);
+  return answer(path, query, validate_query(query), common, keep_store);
+}
+
+Answer answer(const std::string& path, const Query& query, StackFilters filters, const CommonOptions& common,
+              bool keep_store) {
   OpenOptions open = open_options_of(common);
   Answer a;
   if (const auto found = store_answering(path, open)) {
@@ -34,7 +38,8 @@ Answer answer(const std::string& path, const Query& query, const CommonOptions& 
   if (a.store) {
     a.source = a.store->source();
     try {
-      Aggregator aggregator(a.store->tables(), query, a.source.embedded_suppressions);
+      if (query.embedded_suppressions) add_embedded_suppressions(filters, a.source.embedded_suppressions);
+      Aggregator aggregator(a.store->tables(), query, std::move(filters));
       aggregator.answer_from(*a.store);
       a.result = aggregator.result(a.source);
     } catch (const Error& e) {
@@ -45,7 +50,7 @@ Answer answer(const std::string& path, const Query& query, const CommonOptions& 
     return a;
   }
   a.tables = std::make_unique<TraceTables>();
-  Aggregator aggregator(*a.tables, query);
+  Aggregator aggregator(*a.tables, query, std::move(filters));
   a.source = read_trace(path, *a.tables, aggregator, open);  // no store answers for it (looked for above)
   a.result = aggregator.result(a.source);
   return a;

@@ -8,6 +8,7 @@
 
 #include "engine/ingest/open_trace.h"
 #include "engine/ingest/trace_store_file.h"
+#include "engine/query/stack_plan.h"
 #include "engine/query/result.h"
 #include "engine/store/trace_store.h"
 #include "lua/cli/query_options.h"
@@ -23,11 +24,16 @@ struct Answer {
 };
 
 // Query errors (patterns, cull files) are found before the trace is read, so
-// they are told apart from trace errors by exit code: UsageError.
-void validate_query(const Query& query);
+// they are told apart from trace errors by exit code: UsageError. Returns the
+// query's patterns compiled (its files read), for answer().
+StackFilters validate_query(const Query& query);
 
 // From a fresh store of `path` when there is one; else by reading the trace
 // (loaded into a store with --store, `keep_store`, or embedded suppressions).
+// `filters` are validate_query's for this query.
+Answer answer(const std::string& path, const Query& query, StackFilters filters, const CommonOptions& common,
+              bool keep_store);
+// The same, validating the query first.
 Answer answer(const std::string& path, const Query& query, const CommonOptions& common, bool keep_store);
 
 }  // namespace heapql::cli

@@ -58,11 +58,12 @@ int run_diff(Arguments& args) {
   Query query_a = query, query_b = query;
   if (window_a) query_a.window = *window_a;
   if (window_b) query_b.window = *window_b;
-  validate_query(query_a);
-  validate_query(query_b);
+  // Both sides' patterns compiled (their files read) once, before either is read.
+  StackFilters filters_a = validate_query(query_a);
+  StackFilters filters_b = validate_query(query_b);
 
-  Answer a = answer(paths[0], query_a, common, false);
-  Answer b = answer(paths[1], query_b, common, false);
+  Answer a = answer(paths[0], query_a, std::move(filters_a), common, false);
+  Answer b = answer(paths[1], query_b, std::move(filters_b), common, false);
   a.result.query.top = b.result.query.top = top;
   const ResultDiff diff = diff_results(std::move(a.result), std::move(b.result), top);
   switch (common.format) {

@@ -14,6 +14,7 @@
 #include "engine/report/reports.h"
 #include "engine/ingest/trace_store_file.h"
 #include "engine/query/result.h"
+#include "engine/query/stack_plan.h"
 #include "engine/store/source_info.h"
 #include "engine/store/trace_store.h"
 
@@ -35,6 +36,8 @@ class TraceHandle {
   // Both throw TraceReadError when the file cannot be read.
   TraceStore& store();
   Result answer(const Query& query, SourceInfo& source);
+  // With the query's patterns compiled already (compile_stack_filters).
+  Result answer(const Query& query, StackFilters filters, SourceInfo& source);
 
  private:
   std::string path_;

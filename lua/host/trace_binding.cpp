@@ -126,12 +126,12 @@ int trace_query(lua_State* L) {
       query.top = std::numeric_limits<std::uint64_t>::max();
     }
     validate(query);
-    compile_stack_filters(query);
+    StackFilters filters = compile_stack_filters(query);
     Result result;
     SourceInfo source;
     {
       const EngineCall engine(L);
-      result = trace->answer(query, source);
+      result = trace->answer(query, std::move(filters), source);
       if (custom) {
         result = regroup_by_stack_key(
             std::move(result), custom_level,
@@ -233,14 +233,18 @@ TraceStore& TraceHandle::store() {
 }
 
 Result TraceHandle::answer(const Query& query, SourceInfo& source) {
+  return answer(query, compile_stack_filters(query), source);
+}
+
+Result TraceHandle::answer(const Query& query, StackFilters filters, SourceInfo& source) {
   // Embedded suppressions must be known before the first event: load first.
   if (stream_next_ && !store_ && !query.embedded_suppressions) {
     stream_next_ = false;
     found_store_ = store_answering(path_, options_);
-    if (found_store_) return answer(query, source);  // answered from the store file
+    if (found_store_) return answer(query, std::move(filters), source);  // answered from the store file
     options_.use_store = false;  // none, and why was said once
     TraceTables tables;
-    Aggregator aggregator(tables, query);
+    Aggregator aggregator(tables, query, std::move(filters));
     try {
       source = stream_trace(path_, tables, aggregator, options_);
     } catch (const Error& e) {
@@ -256,7 +260,8 @@ Result TraceHandle::answer(const Query& query, SourceInfo& source) {
   source = loaded.source();
   std::optional<Aggregator> aggregator;
   try {
-    aggregator.emplace(loaded.tables(), query, source.embedded_suppressions);
+    if (query.embedded_suppressions) add_embedded_suppressions(filters, source.embedded_suppressions);
+    aggregator.emplace(loaded.tables(), query, std::move(filters));
   } catch (const Error& e) {
     // Only the trace's own suppressions (S records) can fail here: name it.
     if (!e.where().file.empty()) throw;

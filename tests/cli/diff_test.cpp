@@ -2,6 +2,9 @@
 // known deltas, a trace against itself, two windows of one trace, and every
 // output format.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdio>
 
 #include <sstream>
 #include <string>
@@ -226,6 +229,30 @@ TEST(Semantics10Diff, BadUsesAreRefused) {
   const CommandResult r = diff(shell_quote(t.baseline) + " " + shell_quote(t.dir.file("missing.csv")));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("missing.csv"), std::string::npos) << r.err;
+}
+
+// A cull list is read once for each side, not again by each step that looks
+// at the query. A FIFO holds what one open reads: the writer below opens it
+// once for each expected read, and a read too many would wait for a writer
+// that never comes, until `timeout` ends heapql.
+TEST(Diff, EachSidesCullListIsReadOnce) {
+  Traces t;
+  for (const auto& [command, reads] : {std::pair<std::string, int>{"query " + shell_quote(t.baseline), 1},
+                                       {"diff " + shell_quote(t.baseline) + " " + shell_quote(t.next), 2}}) {
+    SCOPED_TRACE(command);
+    const std::string fifo = t.dir.file("cull.fifo");
+    std::remove(fifo.c_str());
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::string writer = "(";
+    // A pause between the writes: a write while the last reader still had
+    // the FIFO open would reach that reader instead of the next.
+    for (int i = 0; i < reads; ++i) writer += (i > 0 ? "sleep 1; " : "") + std::string("printf 'app!main\\n' > ") + shell_quote(fifo) + "; ";
+    writer += ") &";
+    const CommandResult r = run_command(writer + " timeout 20 " + shell_quote(heapql_binary()) + " " + command +
+                                        " --cull-list " + shell_quote(fifo) + " --format csv; status=$?; wait; exit $status");
+    expect_no_crash(r);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
 }
 
 }  // namespace
