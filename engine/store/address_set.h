@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/store/flat_index.h"
+#include "engine/store/huge_page_allocator.h"
 
 namespace heapql {
 
@@ -52,7 +53,7 @@ class AddressSet {
   }
 
   void grow() {
-    std::vector<std::uint64_t> old;
+    decltype(slots_) old;
     old.swap(slots_);
     slots_.assign(old.empty() ? 1024 : old.size() * 2, kEmpty);
     mask_ = slots_.size() - 1;
@@ -61,7 +62,7 @@ class AddressSet {
     }
   }
 
-  std::vector<std::uint64_t> slots_;
+  std::vector<std::uint64_t, HugePageAllocator<std::uint64_t>> slots_;
   std::size_t mask_ = 0;
   std::size_t size_ = 0;
   bool has_empty_key_ = false;

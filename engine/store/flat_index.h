@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "engine/store/huge_page_allocator.h"
+
 namespace heapql {
 
 class FlatIndex {
@@ -84,7 +86,7 @@ class FlatIndex {
     slots_[i] = id | tag_of(hash);
   }
 
-  std::vector<std::uint32_t> slots_;
+  std::vector<std::uint32_t, HugePageAllocator<std::uint32_t>> slots_;
   std::size_t mask_ = 0;
   std::uint32_t id_mask_ = 0xFFFFFFFFu;
   std::size_t size_ = 0;

@@ -11,6 +11,7 @@
 
 #include "engine/store/events.h"
 #include "engine/store/flat_index.h"
+#include "engine/store/huge_page_allocator.h"
 
 namespace heapql {
 
@@ -83,7 +84,7 @@ class LiveBlockMap {
   std::size_t slot_of(std::uint64_t key) const { return static_cast<std::size_t>(FlatIndex::mix(key)) & mask_; }
 
   void grow() {
-    std::vector<Slot> old;
+    decltype(slots_) old;
     old.swap(slots_);
     slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
     mask_ = slots_.size() - 1;
@@ -95,7 +96,7 @@ class LiveBlockMap {
     }
   }
 
-  std::vector<Slot> slots_;
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;
   std::size_t mask_ = 0;
   std::size_t size_ = 0;
 };
