@@ -24,8 +24,10 @@ class TraceStore {
  public:
   TraceStore() = default;
   // A store over columns that live elsewhere (a mapped file), which `owner`
-  // keeps alive. `check_blocks` runs once before the first replay (the file's
-  // block columns are checked only when a query reads them); it throws Error.
+  // keeps alive. `check_blocks` runs beside the first replay, which waits
+  // for it before it returns (the file's block columns are checked only when
+  // a query reads them); it throws Error, which the replay then throws
+  // rather than its own (a damaged column explains a replay's failure).
   TraceStore(TraceTables tables, SourceInfo source, StoreColumns columns, std::shared_ptr<const void> owner,
              std::function<void()> check_blocks = {});
   // The columns view storage the store owns: it moves, but never copies.
@@ -80,6 +82,7 @@ class TraceStore {
   // Feeds the first `allocs` allocations and `frees` frees in one call.
   template <class MarkFreed>
   void skip_events(EventConsumer& consumer, std::size_t allocs, std::size_t frees, MarkFreed& mark_freed) const;
+  void replay_blocks(EventConsumer& consumer, std::int64_t until_ns) const;
 
   struct OwnedColumns {
     std::vector<std::uint32_t> bucket, alloc_seq, free_order;

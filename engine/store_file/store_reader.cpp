@@ -123,17 +123,14 @@ class Opener {
     OpenedStore opened;
     opened.info = describe(record);
     // The block columns (12 bytes a block, most of a big store) are checked
-    // only when a query replays them, on both cores; a query answered from
-    // the bucket sums never reads them.
+    // only when a query replays them, beside the replay (TraceStore::replay);
+    // a query answered from the bucket sums never reads them.
     auto check_blocks = [bytes = bytes_, name = name_, entries = entries_] {
       Opener again(bytes, name);
       again.entries_ = entries;
-      on_both_cores(
-          [&] {
-            again.verify(Section::kBlockBucket);
-            again.verify(Section::kFreeOrder);
-          },
-          [&] { again.verify(Section::kBlockAllocSeq); });
+      again.verify(Section::kBlockBucket);
+      again.verify(Section::kBlockAllocSeq);
+      again.verify(Section::kFreeOrder);
     };
     opened.store = std::make_unique<TraceStore>(std::move(tables), std::move(record.info), columns, std::move(owner),
                                                 std::move(check_blocks));
