@@ -2,8 +2,8 @@
 // and more, memory aligned to 2 MiB and advised for transparent huge pages,
 // so that probes across tens of megabytes do not each miss the TLB as well
 // as the cache. Smaller arrays, and kernels without THP, get ordinary memory.
-// Only for arrays whose size is a multiple of 2 MiB once they are that big
-// (a power of two of slots), so no huge page holds unused bytes.
+// Only whole 2 MiB stretches are advised, so no huge page holds bytes past
+// the array's end (the hash tables' sizes are powers of two: all of them).
 #pragma once
 
 #include <sys/mman.h>
