@@ -130,6 +130,17 @@ StackId TraceTables::intern_stack(FrameId frame, StackId parent) {
   return id;
 }
 
+void TraceTables::release_indexes() {
+  string_ids_ = {};
+  strings_indexed_ = 0;
+  frame_ids_ = {};
+  frames_indexed_ = 0;
+  stack_ids_ = FlatIndex();
+  stacks_indexed_ = 0;
+  bucket_ids_ = FlatIndex();
+  buckets_indexed_ = 0;
+}
+
 void TraceTables::stack_frames(StackId id, std::vector<FrameId>& out) const {
   out.clear();
   for (StackId at = id; at.valid(); at = stacks_[at.index()].parent) out.push_back(stacks_[at.index()].frame);

@@ -85,6 +85,10 @@ class TraceTables {
   std::string_view frame_module(FrameId id) const { return string(frames_[id.index()].module); }
 
   StackId intern_stack(FrameId frame, StackId parent);
+  // Frees the interning indexes (strings, frames, stack nodes, buckets) once
+  // a read is over: a query never interns, and the stack index alone is tens
+  // of megabytes on a big trace. Interning later rebuilds them.
+  void release_indexes();
   // For tables read back from a store, whose entries are distinct already:
   // appends without indexing. The index is built on the next intern_stack
   // (or intern_bucket), if one ever comes: a query never interns.

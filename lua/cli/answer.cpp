@@ -52,6 +52,7 @@ Answer answer(const std::string& path, const Query& query, StackFilters filters,
   a.tables = std::make_unique<TraceTables>();
   Aggregator aggregator(*a.tables, query, std::move(filters));
   a.source = read_trace(path, *a.tables, aggregator, open);  // no store answers for it (looked for above)
+  a.tables->release_indexes();  // before the roll-up allocates its arrays
   a.result = aggregator.result(a.source);
   return a;
 }

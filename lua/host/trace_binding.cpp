@@ -254,6 +254,7 @@ Result TraceHandle::answer(const Query& query, StackFilters filters, SourceInfo&
     } catch (const std::exception& e) {
       throw TraceReadError(SourceLocation::of_file(path_), e.what());
     }
+    tables.release_indexes();  // before the roll-up allocates its arrays
     return aggregator.result(source);
   }
   TraceStore& loaded = store();
