@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <exception>
-#include <thread>
 
 #include "engine/error.h"
 #include "engine/store/on_both_cores.h"
@@ -130,28 +128,11 @@ void TraceStore::skip_events(EventConsumer& consumer, std::size_t allocs, std::s
 }
 
 void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns) const {
+  if (!check_blocks_) return replay_blocks(consumer, until_ns);
   // The block columns' checksums are computed beside the replay (on the core
-  // its window leaves free), and waited for before its answer counts.
-  std::exception_ptr check_error;
-  std::jthread checker;
-  if (check_blocks_) {
-    checker = std::jthread([&] {
-      try {
-        std::call_once(*blocks_checked_, check_blocks_);
-      } catch (...) {
-        check_error = std::current_exception();
-      }
-    });
-  }
-  std::exception_ptr replay_error;
-  try {
-    replay_blocks(consumer, until_ns);
-  } catch (...) {
-    replay_error = std::current_exception();
-  }
-  if (checker.joinable()) checker.join();
-  if (check_error) std::rethrow_exception(check_error);
-  if (replay_error) std::rethrow_exception(replay_error);
+  // its window leaves free) and waited for before its answer counts; their
+  // error is thrown before the replay's, which it explains.
+  on_both_cores([&] { std::call_once(*blocks_checked_, check_blocks_); }, [&] { replay_blocks(consumer, until_ns); });
 }
 
 void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) const {
