@@ -60,6 +60,15 @@ std::int32_t only_varying_level(const std::vector<GroupBy>& by) {
 
 }  // namespace
 
+namespace {
+
+void append(SuppressionList& into, SuppressionList list) {
+  for (SuppressionPattern& p : list.patterns) into.patterns.push_back(std::move(p));
+  for (std::string& note : list.notes) into.notes.push_back(std::move(note));
+}
+
+}  // namespace
+
 StackFilters compile_stack_filters(const Query& query) {
   StackFilters filters;
   if (query.default_cull) filters.cull.add_all(default_cull_patterns());
@@ -69,25 +78,20 @@ StackFilters compile_stack_filters(const Query& query) {
   for (const std::string& text : query.exclude) filters.exclude.add(FramePattern::parse(text));
   SuppressionList& suppressions = filters.suppressions;
   for (const std::string& text : query.suppressions) suppressions.patterns.push_back(SuppressionPattern::parse(text));
-  const auto add_list = [&](SuppressionList list) {
-    for (SuppressionPattern& p : list.patterns) suppressions.patterns.push_back(std::move(p));
-    for (std::string& note : list.notes) suppressions.notes.push_back(std::move(note));
-  };
-  for (const std::string& path : query.suppression_files) add_list(read_suppressions(path));
+  for (const std::string& path : query.suppression_files) append(suppressions, read_suppressions(path));
   return filters;
 }
 
-void add_embedded_suppressions(StackFilters& filters, std::span<const std::string> embedded) {
-  SuppressionList list = parse_embedded_suppressions(embedded, "");  // callers name the trace (no location here)
-  for (SuppressionPattern& p : list.patterns) filters.suppressions.patterns.push_back(std::move(p));
-  for (std::string& note : list.notes) filters.suppressions.notes.push_back(std::move(note));
+void add_embedded_suppressions(StackFilters& filters, const Query& query, std::span<const std::string> embedded) {
+  if (!query.embedded_suppressions) return;
+  append(filters.suppressions, parse_embedded_suppressions(embedded, ""));  // callers name the trace (no location here)
 }
 
 namespace {
 
 StackFilters filters_of(const Query& query, std::span<const std::string> embedded) {
   StackFilters filters = compile_stack_filters(query);
-  if (query.embedded_suppressions) add_embedded_suppressions(filters, embedded);
+  add_embedded_suppressions(filters, query, embedded);
   return filters;
 }
 

@@ -31,9 +31,9 @@ namespace heapql {
 // suppressions (reads cull lists and suppression files). Throws Error for a
 // bad pattern or file.
 StackFilters compile_stack_filters(const Query& query);
-// Adds the trace's own suppression lines (SourceInfo::embedded_suppressions),
-// for a query that asks for them.
-void add_embedded_suppressions(StackFilters& filters, std::span<const std::string> embedded);
+// Adds the trace's own suppression lines (SourceInfo::embedded_suppressions)
+// when the query asks for them.
+void add_embedded_suppressions(StackFilters& filters, const Query& query, std::span<const std::string> embedded);
 
 class Aggregator final : public EventConsumer {
  public:
@@ -42,8 +42,8 @@ class Aggregator final : public EventConsumer {
   // A query with embedded suppressions needs the trace's lines before its
   // first event, so it is answered from a loaded store, not while streaming.
   Aggregator(const TraceTables& tables, const Query& query, std::span<const std::string> embedded_suppressions = {});
-  // With the query's patterns compiled already (compile_stack_filters, and
-  // add_embedded_suppressions if it asks for them), so that files are read once.
+  // With the query's patterns compiled already (compile_stack_filters, then
+  // add_embedded_suppressions), so that files are read once.
   Aggregator(const TraceTables& tables, Query query, StackFilters filters);
 
   void on_alloc(const LiveBlock& block) override;

@@ -38,7 +38,7 @@ Answer answer(const std::string& path, const Query& query, StackFilters filters,
   if (a.store) {
     a.source = a.store->source();
     try {
-      if (query.embedded_suppressions) add_embedded_suppressions(filters, a.source.embedded_suppressions);
+      add_embedded_suppressions(filters, query, a.source.embedded_suppressions);
       Aggregator aggregator(a.store->tables(), query, std::move(filters));
       aggregator.answer_from(*a.store);
       a.result = aggregator.result(a.source);

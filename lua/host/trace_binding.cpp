@@ -261,7 +261,7 @@ Result TraceHandle::answer(const Query& query, StackFilters filters, SourceInfo&
   source = loaded.source();
   std::optional<Aggregator> aggregator;
   try {
-    if (query.embedded_suppressions) add_embedded_suppressions(filters, source.embedded_suppressions);
+    add_embedded_suppressions(filters, query, source.embedded_suppressions);
     aggregator.emplace(loaded.tables(), query, std::move(filters));
   } catch (const Error& e) {
     // Only the trace's own suppressions (S records) can fail here: name it.
