@@ -54,10 +54,12 @@ class HeaptrackParser {
                     ? std::make_unique<HeaptrackLinePipeline>(files.interpreted, *files.interpreted_bytes)
                     : std::make_unique<HeaptrackLinePipeline>(files.interpreted, options.show_progress);
     info_.compression = std::string(compression_name(pipeline_->compression()));
-    if (files.raw_bytes) {
-      raw_.emplace(*files.raw, *files.raw_bytes);
-    } else if (files.raw) {
-      raw_.emplace(*files.raw);
+    if (files.raw) {
+      if (files.raw_bytes) {
+        raw_.emplace(*files.raw, *files.raw_bytes);
+      } else {
+        raw_.emplace(*files.raw);
+      }
     }
     info_.path = user_path;
     info_.files = files.paths();

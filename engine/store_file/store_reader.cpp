@@ -338,24 +338,26 @@ class Opener {
       ByteReader in = table(Section::kBuckets, kBucketBytes);
       const std::uint64_t n = entry(Section::kBuckets).items;
       const std::string_view records = in.rest_view();
-      const bool scanned = kBucketsViewable && buckets_valid(records, n, t.stack_count(), t.heap_count());
-      for (std::uint64_t i = 0; i < n && !scanned; ++i) {
-        Bucket b;
-        b.size = in.u64();
-        b.stack = StackId(in.u32());
-        b.heap = HeapId(in.u32());
-        b.thread = in.u32();
-        const std::uint8_t kind = in.u8();
-        const std::uint8_t realloc = in.u8();
-        const std::uint16_t padding = in.u16();
-        if (b.stack.valid() && b.stack.value >= t.stack_count()) in.fail("a bucket's stack out of range");
-        if (b.heap.valid() && b.heap.value >= t.heap_count()) in.fail("a bucket's heap out of range");
-        if (kind > 1 || realloc > 1 || padding != 0) in.fail("a bucket with an unknown kind or flag");
-        b.kind = BlockKind(kind);
-        b.is_realloc = realloc == 1;
-        if constexpr (!kBucketsViewable) t.load_bucket(b);
+      // As for the stack nodes: a tight scan, then the loop to name the first bad record.
+      if (!kBucketsViewable || !buckets_valid(records, n, t.stack_count(), t.heap_count())) {
+        for (std::uint64_t i = 0; i < n; ++i) {
+          Bucket b;
+          b.size = in.u64();
+          b.stack = StackId(in.u32());
+          b.heap = HeapId(in.u32());
+          b.thread = in.u32();
+          const std::uint8_t kind = in.u8();
+          const std::uint8_t realloc = in.u8();
+          const std::uint16_t padding = in.u16();
+          if (b.stack.valid() && b.stack.value >= t.stack_count()) in.fail("a bucket's stack out of range");
+          if (b.heap.valid() && b.heap.value >= t.heap_count()) in.fail("a bucket's heap out of range");
+          if (kind > 1 || realloc > 1 || padding != 0) in.fail("a bucket with an unknown kind or flag");
+          b.kind = BlockKind(kind);
+          b.is_realloc = realloc == 1;
+          if constexpr (!kBucketsViewable) t.load_bucket(b);
+        }
+        if constexpr (kBucketsViewable) in.fail("internal error: the bucket scan and the bucket loop disagree");
       }
-      if (kBucketsViewable && !scanned) in.fail("internal error: the bucket scan and the bucket loop disagree");
       if constexpr (kBucketsViewable) t.view_buckets(view_as<Bucket>(records, n));
     }
     return t;
