@@ -16,8 +16,7 @@ namespace heapql::cli {
 
 int run_diff(Arguments& args) {
   CommonOptions common;
-  Query query;
-  query.by = {GroupBy::kStack};
+  lua::QueryFlags flags;
   std::vector<std::string> paths;
   std::optional<TimeWindow> window_a, window_b;
   while (!args.done()) {
@@ -30,10 +29,11 @@ int run_diff(Arguments& args) {
       window_a = parse_window_option(option, args.take_value(option));
     } else if (option == "--window-b") {
       window_b = parse_window_option(option, args.take_value(option));
-    } else if (!parse_common_option(option, args, common) && !parse_query_option(option, args, query)) {
+    } else if (!parse_common_option(option, args, common) && !take_query_option(option, args, flags)) {
       throw UsageError{fmt::format("unknown option '{}' (see heapql help)", option)};
     }
   }
+  Query query = query_of(flags, "heapql diff");
   if (paths.size() == 1 && window_a && window_b) paths.push_back(paths.front());
   if (paths.size() != 2) {
     throw UsageError{"needs two traces (A B), or one trace with --window-a and --window-b"};
@@ -51,7 +51,6 @@ int run_diff(Arguments& args) {
       break;
     default: throw UsageError{"diff prints --format table, json, csv, html or folded"};
   }
-  if (query.totals_only) query.by.clear();
   const std::uint64_t top = query.top;
   // Every key must be matched, so both sides are answered whole and cut after.
   query.top = std::numeric_limits<std::uint64_t>::max();

@@ -4,15 +4,17 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #include "engine/error.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
+#include "lua/host/query_flags.h"
 
 namespace {
 
-constexpr std::string_view kUsage = R"(heapql - ask heap traces where the memory went
+constexpr std::string_view kUsageHead = R"(heapql - ask heap traces where the memory went
 
 usage:
   heapql run    RECIPE TRACE [--param NAME=VALUE]... [--format table|json|csv|html] [-o FILE]
@@ -41,45 +43,36 @@ or a store file (.hqdb) written by heapql ingest. A trace with a fresh store bes
 RECIPE is a .lua file or the name of a shipped recipe (heapql list).
 
 query options (semantics in docs/semantics.md):
-  --window A..B        time window, e.g. 1s..3s, ..250ms, 2m.. (default: whole trace)
-  --by K[,K...]        stack|frame|image|process|heap|kind|thread|impacting (nested)
-  --sort M             so|soc|st|stc|src (default so)
-  --top N              rows to list (at least 1), the rest is [other] (default 10000)
-  --totals             totals only
-  --size A..B          block sizes, e.g. 4KB..1MiB (KB = 1000, KiB = 1024)
-  --lifetime A..B      block lifetimes, e.g. 100ms..
-  --process P          pid or name (repeatable, or P1,P2)
-  --heap H  --kind heap|virtual  --thread T  --impacting AIFI,AIFO,AOFI,AOFO
-  --require PAT        keep blocks whose full stack has a frame matching PAT (repeatable)
-  --exclude PAT        drop blocks whose full stack has a frame matching PAT (repeatable)
-  --suppressions FILE  drop blocks whose stack matches a leak:PATTERN line of an LSan
-                       suppressions file (repeatable; docs/semantics.md §11)
-  --embedded-suppressions  also apply the suppressions a heaptrack file carries
-  --cull PAT           cull frames matching PAT from stack tops (repeatable)
-  --cull-list FILE     a file of cull patterns (repeatable)
-  --no-default-cull    do not apply the built-in allocator cull list
-  --at-peak            look at the blocks alive at the peak instead of the window
-  --temporary          only temporary blocks (freed by the very next event)
-  --series N           outstanding size over time in at most N buckets (json, html; 0 = none)
-  --symbols PATH       ETL: a folder of PDBs or a symbol store (repeatable; docs/windows.md)
+)";
+
+// After the query options, which the query schema lists (lua/heapql/schema.lua).
+constexpr std::string_view kUsageTail = R"(
+reading and output options:
+  --format F           table|json|csv|html|folded|pprof (default table; docs/reports.md)
+  -o FILE              write the report to FILE
   --full-names         tables and HTML show frames exactly, not shortened (std::vector<…>::push_back)
-  --format table|json|csv|html|folded|pprof (docs/reports.md), -o FILE, --no-progress,
-  --no-raw (ignore a raw twin),
+  --no-progress        no progress bar
+  --no-raw             ignore a raw twin: read the interpreted file alone
   --strict             refuse a trace that ends early (a killed recording) instead of
-                       answering from its complete part with a warning (exit 2),
+                       answering from its complete part with a warning (exit 2)
   --store              load the trace into the store and replay it (same answers)
   --no-store           read the trace itself, not a store file of it
+  --symbols PATH       ETL: a folder of PDBs or a symbol store (repeatable; docs/windows.md)
 
 exit codes: 0 ok, 1 a recipe's gate failed, 2 unreadable trace, 3 bad query, options or
             recipe (including its time or memory limit), 4 recording failed
 )";
+
+std::string usage() {
+  return std::string(kUsageHead) + heapql::lua::QueryFlags().usage() + std::string(kUsageTail);
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace heapql::cli;
   if (argc < 2) {
-    std::fputs(kUsage.data(), stderr);
+    std::fputs(usage().c_str(), stderr);
     return kExitBadQuery;
   }
   const std::string_view command = argv[1];
@@ -100,7 +93,7 @@ int main(int argc, char** argv) {
       throw UsageError{fmt::format("no recipe '{}' (see heapql list)", argv[2])};
     }
     if (command == "help" || command == "--help" || command == "-h") {
-      std::fputs(kUsage.data(), stdout);
+      std::fputs(usage().c_str(), stdout);
       return kExitOk;
     }
     if (command == "--version") {

@@ -1,6 +1,7 @@
-// Turns `heapql query` options into the engine's Query (the same struct
-// recipes build), plus how to print it. Every bad value is a UsageError that
-// names the option and what is allowed.
+// Turns `heapql query` options into the engine's Query, through the query
+// schema (lua/heapql/schema.lua) that recipes go through too, plus how to
+// print it. Every bad value is a UsageError that names the option and what is
+// allowed.
 #pragma once
 
 #include <optional>
@@ -11,6 +12,7 @@
 #include "engine/query/query.h"
 #include "engine/report/reports.h"
 #include "lua/cli/arguments.h"
+#include "lua/host/query_flags.h"
 
 namespace heapql::cli {
 
@@ -39,11 +41,14 @@ OpenOptions open_options_of(const CommonOptions& common);
 bool parse_common_option(const std::string& option, Arguments& args, CommonOptions& common);
 // The value of --symbols: a folder that exists (PDBs, or a symbol store).
 std::string take_symbol_path(Arguments& args);
-// Handles `option` if it is a query one; false otherwise.
 // A window option's value (`--window`, diff's `--window-a`): UsageError
 // naming the option when it is not a duration range.
 TimeWindow parse_window_option(const std::string& option, const std::string& value);
 
-bool parse_query_option(const std::string& option, Arguments& args, Query& query);
+// Takes `option` (and its value) into `flags` if it sets a query field; false otherwise.
+bool take_query_option(const std::string& option, Arguments& args, lua::QueryFlags& flags);
+// The query the options taken spell (checked by the schema, as a recipe's
+// query is), its suppression files found: UsageError naming the option.
+Query query_of(lua::QueryFlags& flags, std::string_view command);
 
 }  // namespace heapql::cli

@@ -84,26 +84,20 @@ namespace {
 int run_query_as(Arguments& args, TraceFormat trace_format) {
   CommonOptions common;
   common.trace_format = trace_format;
-  Query query;
-  query.by = {GroupBy::kStack};
+  lua::QueryFlags flags;
   std::string path;
-  std::vector<std::string> given_culls;
   while (!args.done()) {
     if (!args.at_option()) {
       path = take_trace_path(args, path);
       continue;
     }
     const std::string option = args.take_option();
-    const std::size_t culls = query.cull.size();
-    if (!parse_common_option(option, args, common) && !parse_query_option(option, args, query)) {
+    if (!parse_common_option(option, args, common) && !take_query_option(option, args, flags)) {
       throw UsageError{fmt::format("unknown option '{}' (see heapql help)", option)};
     }
-    // --cull patterns are checked against the trace below; a --cull-list
-    // file's are not (a list names many allocators a program may not use).
-    if (option == "--cull") given_culls.insert(given_culls.end(), query.cull.begin() + culls, query.cull.end());
   }
+  Query query = query_of(flags, trace_format == TraceFormat::kEventCsv ? "heapql import" : "heapql query");
   if (path.empty()) throw UsageError{"needs a trace file"};
-  if (query.totals_only) query.by.clear();
   if (common.format == OutputFormat::kHtml) {
     // Said before the trace is read, not after.
     if (!html_report_built()) {
@@ -114,8 +108,10 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
   }
   Answer a = answer(path, query, common, false);
   const TraceTables& tables = a.store ? a.store->tables() : *a.tables;
-  for (const auto& [option, patterns] :
-       {std::pair{"--require", query.require}, std::pair{"--exclude", query.exclude}, std::pair{"--cull", given_culls}}) {
+  // --cull patterns are checked against the trace; a --cull-list file's are
+  // not (a list names many allocators a program may not use).
+  for (const auto& [option, patterns] : {std::pair{"--require", query.require}, std::pair{"--exclude", query.exclude},
+                                         std::pair{"--cull", flags.values_of("--cull")}}) {
     for (const UnmatchedPattern& unmatched : unmatched_patterns(tables, patterns)) {
       fmt::print(stderr, "heapql: warning: {}\n", describe_unmatched(unmatched, option));
     }

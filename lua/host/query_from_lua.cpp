@@ -140,7 +140,7 @@ class Fields {
 
 }  // namespace
 
-Query query_from_table(lua_State* L, int index) {
+Query query_from_table(lua_State* L, int index, QueryDoor door) {
   const Fields f(L, index);
   Query q;
   const auto window = f.range("window");
@@ -183,6 +183,16 @@ Query query_from_table(lua_State* L, int index) {
   q.suppressions = f.strings("suppressions");
   q.embedded_suppressions = f.boolean("embedded_suppressions", false);
   q.cull = f.strings("cull");
+  for (const char* files : {"cull_files", "suppression_files"}) {
+    f.push(files);
+    const bool named = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (named && door != QueryDoor::kCommandLine) {
+      throw Error(fmt::format("query field '{}': only the command line names files (a recipe reads its own)", files));
+    }
+  }
+  q.cull_files = f.strings("cull_files");
+  q.suppression_files = f.strings("suppression_files");
   q.default_cull = f.boolean("default_cull", true);
   q.by.clear();
   for (const std::string& level : f.strings("by")) {

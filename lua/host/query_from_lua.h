@@ -10,8 +10,13 @@
 
 namespace heapql::lua {
 
+// Which door a query came through. Only the command line names files for the
+// engine to read (cull lists, suppressions): a recipe reads its own inside
+// its sandbox, so its tables must not name any.
+enum class QueryDoor { kRecipe, kCommandLine };
+
 // Reads the normalized query table at `index`. Throws heapql::Error naming
 // the field. A `by_function` field is not read here (see trace_binding).
-Query query_from_table(lua_State* L, int index);
+Query query_from_table(lua_State* L, int index, QueryDoor door = QueryDoor::kRecipe);
 
 }  // namespace heapql::lua

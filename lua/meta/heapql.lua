@@ -139,6 +139,16 @@
 ---@field default string Its default, as the docs show it.
 ---@field doc string What it means.
 ---@field normalize fun(value: any, out: table, query: table) Writes the engine's form of the value into `out`.
+---@field flag? table The command-line option that sets it: {option, value placeholder (none for a switch), repeatable, set (a switch's value), help, doc}.
+---@field command_line_only? boolean Only the command line sets it (a file for the engine to read); recipes read their files themselves.
+
+---An entry of hq.schema.flags().
+---@class heapql.SchemaFlag
+---@field option string The option, such as `--window`.
+---@field value? string Its value's placeholder, such as `A..B`; nil for a switch.
+---@field field string The query field it sets.
+---@field repeatable boolean Whether each use adds to a list (otherwise the last use counts).
+---@field set boolean The value a switch sets its field to (true, or false for `--no-default-cull`).
 
 ---A param of a recipe: hq.recipe{params = {NAME = {...}}}.
 ---@class heapql.Param
@@ -174,7 +184,7 @@
 ---@field embedded_suppressions? boolean Also apply the suppressions a heaptrack file carries (its `S` records, semantics §11). (default: false)
 ---@field cull? heapql.Patterns Frames to cull from stack tops. A pattern set (`hq.cull.defaults + {...}`) is the whole list; a string or list is added to the default list. (default: hq.cull.defaults)
 ---@field default_cull? boolean Whether the built-in allocator cull list applies (when `cull` is not a pattern set). (default: true)
----@field by? heapql.Level|heapql.KeyFunction|(heapql.Level|heapql.KeyFunction)[] Grouping, outer level first: stack, frame, image, process, heap, kind, thread, impacting, or a function(frames) returning a key (called once per unique culled stack). (default: "stack")
+---@field by? heapql.Level|heapql.KeyFunction|(heapql.Level|heapql.KeyFunction)[] Grouping, outer level first: stack, frame, image, process, heap, kind, thread, impacting (a list, or commas: `"process,stack"`), or a function(frames) returning a key (called once per unique culled stack). (default: "stack")
 ---@field sort? heapql.Measure The measure rows are sorted by, descending: so, soc, st, stc or src. (default: "so")
 ---@field top? integer Rows to list; the rest are summed as [other]. (default: 10000)
 ---@field totals? boolean Totals only, no rows. (default: false)
@@ -277,9 +287,35 @@ local Schema = {}
 ---@return table
 function Schema.normalize(query, where) end
 
----The field names, separated by commas.
+---The names of the fields a recipe may set, separated by commas.
 ---@return string
 function Schema.field_list() end
+
+---The fields a recipe may set: all but those only the command line sets (files it names for the
+---engine to read).
+---@return heapql.SchemaField[]
+function Schema.recipe_fields() end
+
+---The command-line options that set query fields, in the fields' order (`heapql query`, `import`,
+---`diff`).
+---@return heapql.SchemaFlag[]
+function Schema.flags() end
+
+---The engine's form of the query that command-line options spell, given as {option, value} pairs in
+---order (no value for a switch): checked as normalize checks a recipe's table, with messages that
+---name the option.
+---@param given string[][]
+---@param where string
+---@return table
+function Schema.from_flags(given, where) end
+
+---The query options of `heapql help`, a line each.
+---@return string
+function Schema.usage() end
+
+---docs/cli.md's table of query options.
+---@return string
+function Schema.options_markdown() end
 
 ---An open trace: the one a `run` recipe gets, or one from hq.open.
 ---@class heapql.Trace

@@ -251,7 +251,7 @@ function M.coverage_problems()
     if not known_types[name] then problem("api_doc.param_types describes '%s', which is not a param type", name) end
   end
   local fields = {}
-  for _, f in ipairs(schema.fields) do
+  for _, f in ipairs(schema.recipe_fields()) do
     fields[f.name] = true
     if not api.query_types[f.name] then problem("query field '%s' has no LuaLS type in api_doc.query_types", f.name) end
   end
@@ -421,7 +421,7 @@ function M.doc()
     .. "what each field means is in docs/semantics.md.")
   put("| field | type | default | meaning |")
   put("|---|---|---|---|")
-  for _, f in ipairs(schema.fields) do
+  for _, f in ipairs(schema.recipe_fields()) do
     put(("| `%s` | %s | %s | %s |"):format(f.name, cell(f.type), cell(code(f.default)), cell(f.doc)))
   end
   put("")
@@ -659,7 +659,7 @@ function M.meta()
   put("")
   doc("A query: what a recipe's `query` returns and trace:query takes. Every field is optional.")
   put("---@class heapql.Query")
-  for _, f in ipairs(schema.fields) do
+  for _, f in ipairs(schema.recipe_fields()) do
     put(("---@field %s? %s %s (default: %s)"):format(f.name, api.query_types[f.name], one_line(f.doc), f.default))
   end
   put("")

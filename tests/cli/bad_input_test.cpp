@@ -423,7 +423,7 @@ TEST(BadInputOptions, UnknownSortKey) {
 
 TEST(BadInputOptions, UnknownGroupingKey) {
   TempDir dir;
-  expect_error(query_with(dir, "--by stack,colour"), kBadQuery, {"--by 'colour'", "expected stack|frame|image"});
+  expect_error(query_with(dir, "--by stack,colour"), kBadQuery, {"--by 'colour'", "expected one of stack|frame|image"});
 }
 
 TEST(BadInputOptions, NegativeTop) {
@@ -434,7 +434,7 @@ TEST(BadInputOptions, NegativeTop) {
 TEST(BadInputOptions, UnknownImpactingType) {
   TempDir dir;
   expect_error(query_with(dir, "--impacting AIFO,XXXX"), kBadQuery,
-               {"--impacting 'XXXX'", "expected AIFI|AIFO|AOFI|AOFO"});
+               {"--impacting 'XXXX'", "expected AIFI, AIFO, AOFI or AOFO"});
 }
 
 TEST(BadInputOptions, BadCullPattern) {

@@ -188,6 +188,12 @@ const Attack kAttacks[] = {
      "trace:query_normalized(setmetatable({}, {__index = function() error('metamethod ran') end}))\n"
      "error('held: no metamethod ran')",
      "held: no metamethod ran"},
+    // Only the command line names files for the engine to read.
+    {"query_naming_a_cull_file", "", "trace:query_normalized{cull_files = {'/etc/passwd'}}",
+     "query field 'cull_files': only the command line names files"},
+    {"query_naming_a_suppressions_file", "", "trace:query_normalized{suppression_files = {'/etc/passwd'}}",
+     "query field 'suppression_files': only the command line names files"},
+    {"query_field_of_the_command_line", "", "trace:query{cull_files = {'/etc/passwd'}}", "unknown field"},
     {"open_options_with_metamethods", "",
      "hq.open(trace:path(), setmetatable({}, {__index = function() error('metamethod ran') end})):summary()\n"
      "error('held: no metamethod ran')",

@@ -9,6 +9,7 @@ local t = testlib.new("recipes_doc_test")
 local hq = require "heapql"
 local api = require "heapql.api_doc"
 local gen = require "tools.gen_recipes_doc"
+local gen_cli = require "tools.gen_cli_doc"
 
 local TRACE = root .. "/tests/data/worked_example.txt"
 local REGENERATE = "cmake --build build-dev --target heapql heapql_lua_module && "
@@ -62,6 +63,21 @@ t:case("docs/recipes.md is current", function()
   current("docs/recipes.md", gen.doc())
 end)
 
+t:case("docs/cli.md's query options are the schema's", function()
+  local text = read(root .. "/docs/cli.md")
+  t:ok(text ~= nil, "docs/cli.md exists")
+  if text then
+    local ok, generated = pcall(gen_cli.cli, text)
+    t:ok(ok, "docs/cli.md has the generated block", tostring(generated))
+    if ok and text ~= generated then
+      t:record(false, "docs/cli.md's query options are out of date: regenerate them from the repository root with\n      "
+        .. "lua5.4 -e 'package.cpath=\"build/?.so;\"..package.cpath' lua/tools/gen_cli_doc.lua docs/cli.md")
+    else
+      t:record(ok)
+    end
+  end
+end)
+
 t:case("lua/meta/heapql.lua is current", function()
   current("lua/meta/heapql.lua", gen.meta())
 end)
@@ -81,7 +97,7 @@ t:case("the LuaLS definitions load and declare every function of hq", function()
     if type(value) == "function" then t:eq(type(declared[name]), "function", "hq." .. name .. " is declared") end
   end
   local meta = gen.meta()
-  for _, field in ipairs(hq.schema.fields) do
+  for _, field in ipairs(hq.schema.recipe_fields()) do
     t:ok(meta:find("\n---@field " .. field.name .. "? ", 1, true), "query field " .. field.name .. " is declared")
   end
 end)
@@ -206,6 +222,10 @@ t:case("the tables the API returns have the documented fields", function()
   walk(plain:tree { threshold = 0 }, 0)
   shape("heapql.Range", hq.parse.duration_range("1s..2s"), "hq.parse.duration_range")
   shape("heapql.SchemaField", hq.schema.fields[1], "hq.schema.fields[1]")
+  for _, field in ipairs(hq.schema.fields) do
+    if field.command_line_only then shape("heapql.SchemaField", field, "a command-line-only schema field") end
+  end
+  for _, flag in ipairs(hq.schema.flags()) do shape("heapql.SchemaFlag", flag, "hq.schema.flags() " .. flag.option) end
   -- Documented fields that no sample had: gone, or not tested.
   local UNSEEN = { ["heapql.Measures"] = { src = "no test trace marks reallocs" },
                    ["heapql.TreeOptions"] = true }

@@ -1,0 +1,108 @@
+#include "lua/host/query_flags.h"
+
+#include "engine/error.h"
+#include "lua/host/lua_error.h"
+#include "lua/host/query_from_lua.h"
+#include "lua/host/sandbox.h"
+
+namespace heapql::lua {
+
+namespace {
+
+constexpr const char* kSchemaKey = "heapql.query_flags.schema";
+
+// Calls the function under the top `nargs` values; a Lua error becomes a
+// heapql::Error with its message.
+void call(lua_State* L, int nargs, int nresults) {
+  if (lua_pcall(L, nargs, nresults, 0) != LUA_OK) {
+    std::string message = error_message(L, -1);
+    lua_pop(L, 1);
+    throw Error(message);
+  }
+}
+
+void push_schema_function(lua_State* L, const char* name) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kSchemaKey);
+  lua_getfield(L, -1, name);
+  lua_remove(L, -2);
+}
+
+std::string string_field(lua_State* L, int table, const char* name) {
+  lua_getfield(L, table, name);
+  std::string value = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+  lua_pop(L, 1);
+  return value;
+}
+
+}  // namespace
+
+QueryFlags::QueryFlags() : L_(state_.get()) {
+  open_sandbox(L_, SandboxOptions{});
+  lua_getglobal(L_, "require");
+  lua_pushliteral(L_, "heapql.schema");
+  call(L_, 1, 1);
+  lua_setfield(L_, LUA_REGISTRYINDEX, kSchemaKey);
+
+  push_schema_function(L_, "flags");
+  call(L_, 0, 1);
+  const int flags = lua_gettop(L_);
+  for (lua_Integer i = 1; lua_rawgeti(L_, flags, i) == LUA_TTABLE; ++i) {
+    const int flag = lua_gettop(L_);
+    lua_getfield(L_, flag, "value");
+    const bool takes_value = !lua_isnil(L_, -1);
+    lua_pop(L_, 1);
+    options_.push_back(QueryFlag{string_field(L_, flag, "option"), string_field(L_, flag, "field"), takes_value});
+    lua_pop(L_, 1);
+  }
+  lua_settop(L_, 0);
+}
+
+const QueryFlag* QueryFlags::find(std::string_view option) const {
+  for (const QueryFlag& known : options_) {
+    if (known.option == option) return &known;
+  }
+  return nullptr;
+}
+
+void QueryFlags::add(const QueryFlag& option, std::optional<std::string> value) {
+  given_.emplace_back(option.option, std::move(value));
+}
+
+std::vector<std::string> QueryFlags::values_of(std::string_view option) const {
+  std::vector<std::string> values;
+  for (const auto& [name, value] : given_) {
+    if (name == option && value) values.push_back(*value);
+  }
+  return values;
+}
+
+Query QueryFlags::query(std::string_view where) {
+  push_schema_function(L_, "from_flags");
+  lua_createtable(L_, static_cast<int>(given_.size()), 0);
+  lua_Integer n = 0;
+  for (const auto& [name, value] : given_) {
+    lua_createtable(L_, 2, 0);
+    lua_pushlstring(L_, name.data(), name.size());
+    lua_rawseti(L_, -2, 1);
+    if (value) {
+      lua_pushlstring(L_, value->data(), value->size());
+      lua_rawseti(L_, -2, 2);
+    }
+    lua_rawseti(L_, -2, ++n);
+  }
+  lua_pushlstring(L_, where.data(), where.size());
+  call(L_, 2, 1);
+  Query query = query_from_table(L_, -1, QueryDoor::kCommandLine);
+  lua_settop(L_, 0);
+  return query;
+}
+
+std::string QueryFlags::usage() {
+  push_schema_function(L_, "usage");
+  call(L_, 0, 1);
+  std::string text = lua_tostring(L_, -1);
+  lua_settop(L_, 0);
+  return text;
+}
+
+}  // namespace heapql::lua
