@@ -3,173 +3,83 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <cstdio>
+#include <memory>
 #include <filesystem>
 
 #include "engine/error.h"
-#include "engine/warnings.h"
-#include "engine/ingest/heaptrack_command_line.h"
-#include "engine/ingest/heaptrack_fields.h"
 #include "engine/ingest/heaptrack_line_pipeline.h"
-#include "engine/ingest/heaptrack_raw_twin.h"
-#include "engine/ingest/trace_cut.h"
-#include "engine/store/block_matcher.h"
-#include "engine/store/chunked_vector.h"
+#include "engine/ingest/heaptrack_record_parser.h"
 
 namespace heapql {
 
 namespace {
 
-using heaptrack::excerpt;
-using heaptrack::Fields;
-using heaptrack::record_name;
-
-constexpr std::uint32_t kNewestFormatVersion = 3;
-constexpr std::int64_t kNsPerMs = 1'000'000;
-constexpr std::size_t kMaxCommandBytes = 1 << 20;
-
-std::string_view base_name(std::string_view path) {
-  const auto slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-// One `i` record: an instruction pointer and its frames, innermost first.
-struct InstructionPointer {
-  std::uint64_t address = 0;
-  std::uint32_t module_path = 0;  // file string index, 0 = unknown
-  std::uint32_t first_symbol = 0;  // into symbols_ (file string indices, 0 = unknown)
-  std::uint32_t symbol_count = 0;
-  std::uint32_t first_frame = 0;   // into frames_, once built
-  bool frames_built = false;
-};
-
-class HeaptrackParser {
+// Runs the batches that the line pipeline read and decoded on its thread
+// through the record parser: runs of well-formed events go to the matcher
+// whole, decoded `t` / `a` records take the parser's fast path, and anything
+// else is handed to the checked parser line by line.
+class HeaptrackBatchDriver {
  public:
-  HeaptrackParser(const HeaptrackFiles& files, const std::string& user_path, TraceTables& tables,
-                  EventConsumer& consumer, const HeaptrackReadOptions& options)
-      : tables_(tables), options_(options), path_(files.interpreted), consumer_(consumer) {
-    // The interpreted file is read and decoded on a second thread; its raw
-    // twin, if any, is walked in step on this one.
-    pipeline_ = files.interpreted_bytes
-                    ? std::make_unique<HeaptrackLinePipeline>(files.interpreted, *files.interpreted_bytes)
-                    : std::make_unique<HeaptrackLinePipeline>(files.interpreted, options.show_progress);
-    info_.compression = std::string(compression_name(pipeline_->compression()));
-    if (files.raw) {
-      if (files.raw_bytes) {
-        raw_.emplace(*files.raw, *files.raw_bytes);
-      } else {
-        raw_.emplace(*files.raw);
-      }
-    }
-    info_.path = user_path;
-    info_.files = files.paths();
-    info_.source = "heaptrack";
-    info_.format = files.raw ? "raw+interpreted" : "interpreted";
-    info_.time_resolution_ns = kNsPerMs;
-    strings_.push_back(StringId());  // index 0: no string
-    traces_.push_back(StackId());    // index 0: the empty stack
-    ips_.emplace_back();             // index 0: no instruction pointer
-  }
-
-  SourceLocation location() const { return SourceLocation{path_, line_, {}, {}}; }
+  HeaptrackBatchDriver(const HeaptrackFiles& files, const std::string& user_path, TraceTables& tables,
+                       EventConsumer& consumer, const HeaptrackReadOptions& options)
+      : pipeline_(files.interpreted_bytes
+                      ? std::make_unique<HeaptrackLinePipeline>(files.interpreted, *files.interpreted_bytes)
+                      : std::make_unique<HeaptrackLinePipeline>(files.interpreted, options.show_progress)),
+        parser_(files, user_path, compression_name(pipeline_->compression()), tables, consumer, options) {}
 
   SourceInfo run() {
     while (const HeaptrackLinePipeline::Batch* batch = pipeline_->next()) {
-      line_ = batch->first_line - 1;
+      parser_.start_batch(batch->first_line);
       const std::uint32_t* const codes = batch->codes.data();
       const std::size_t count = batch->codes.size();
-      bool runs = events_run();
+      bool runs = parser_.events_run();
       std::size_t run_start = 0;  // the code of the first event in run_
       for (std::size_t i = 0; i < count; ++i) {
         const std::uint32_t code = codes[i];
-        // The allocation-info table is too big for the caches and events
-        // pick its entries at random: fetch an event's entry a few events
-        // ahead of it.
-        if (i + kPrefetchDistance < count) {
-          const std::uint32_t ahead = codes[i + kPrefetchDistance];
-          if (!(ahead & kNotEventBits) && (ahead >> 1) < alloc_infos_.size()) {
-            __builtin_prefetch(&alloc_infos_[ahead >> 1]);
-          }
+        if (i + kPrefetchDistance < count && !(codes[i + kPrefetchDistance] & kNotEventBits)) {
+          parser_.prefetch_event(codes[i + kPrefetchDistance] >> 1);
         }
-        ++line_;
+        parser_.next_line();
         if (!(code & kNotEventBits)) [[likely]] {
           const std::uint32_t index = code >> 1;
-          if (runs && index < alloc_infos_.size() && alloc_infos_[index].bucket.value <= kMaxRunBucket) [[likely]] {
+          std::uint32_t word = 0;
+          if (runs && parser_.run_word(index, (code & 1) != 0, word)) [[likely]] {
             if (run_.empty()) run_start = i;
-            run_.push_back(alloc_infos_[index].bucket.value << 1 | (code & 1));
+            run_.push_back(word);
             continue;
           }
           flush_run(*batch, run_start);
-          apply_event(index, (code & 1) != 0);
+          parser_.apply_event(index, (code & 1) != 0);
         } else if (code & HeaptrackLinePipeline::kRecordBit) {
           // A `t` or `a` record only grows the tables: the run goes on.
           const HeaptrackLinePipeline::Record& record = batch->records[code & ~HeaptrackLinePipeline::kRecordBit];
-          if (record.type == 't') prefetch_chain(*batch, i);
-          if (!apply_record(record)) {
+          if (record.type == 't') parser_.prefetch_chain(*batch, i);
+          if (!parser_.apply_record(record)) {
             flush_run(*batch, run_start);
-            handle(record.text());
-            runs = events_run();
+            parser_.handle(record.text());
+            runs = parser_.events_run();
           }
         } else {
           flush_run(*batch, run_start);
-          handle(batch->text_line(code));
-          runs = events_run();
+          parser_.handle(batch->text_line(code));
+          runs = parser_.events_run();
         }
       }
       flush_run(*batch, run_start);
       if (batch->error) std::rethrow_exception(batch->error);
     }
-    if (line_ == 0) throw Error(SourceLocation::of_file(path_), "no records: the file holds no text");
-    if (!matcher_) throw Error(SourceLocation::of_file(path_), "not a heaptrack file: no 'v' record");
-    if (command_.open()) {
-      throw Error(location(), "the 'X' record's command line runs on to the end of the file without the 'I' "
-                                  "record that heaptrack writes after it");
-    }
-    info_.lines = line_;
-    info_.block_identity = matcher_->identity();
-    info_.end_ns = matcher_->time();
-    info_.anomalies = matcher_->anomalies();
-    info_.anomalies.decreasing_timestamps = decreasing_timestamps_;
-    info_.anomalies.skipped_records = skipped_records_;
-    info_.peak_rss_bytes = peak_rss_pages_ * info_.page_size;
-    info_.cut = pipeline_->cut();
-    if (!info_.cut && raw_) info_.cut = raw_->cut();
-    if (info_.cut) report_cut(*info_.cut, info_.end_ns, options_.strict, options_.warnings);
-    ensure_process();
-    matcher_->finish();
-    return info_;
+    return parser_.finish(pipeline_->cut());
   }
 
  private:
-  // A `+ k` / `- k` line the reading thread decoded. Anything unusual about
-  // it (an old format, an index out of range, no live block) goes through the
-  // checked parser, which explains it.
-  void apply_event(std::uint32_t index, bool is_free) {
-    if (matcher_ && format_version_ >= 1 && index < alloc_infos_.size() && !command_.open()) {
-      if (raw_) return is_free ? free_with_twin(index) : alloc_with_twin(index);
-      const BucketId bucket = alloc_infos_[index].bucket;
-      if (!is_free) return matcher_->alloc(bucket, 0);
-      if (matcher_->free_bucket(bucket)) return;
-    }
-    const std::string text = fmt::format("{} {:x}", is_free ? '-' : '+', index);
-    handle(text);
-  }
-
   static constexpr std::size_t kPrefetchDistance = 16;
   static constexpr std::uint32_t kNotEventBits = HeaptrackLinePipeline::kTextBit | HeaptrackLinePipeline::kRecordBit;
-  static constexpr std::uint32_t kMaxRunBucket = 0x7FFFFFFFu;  // a run word is bucket << 1 | free
-
-  // Whether well-formed events go to the matcher in runs (bucket events of
-  // a counting consumer) rather than one by one.
-  bool events_run() const {
-    return matcher_ && matcher_->counting() && format_version_ >= 1 && !command_.open();
-  }
 
   // Applies the pending run of events. A free that finds no live block stops
   // it; the checked parser then reports that free with its line.
   void flush_run(const HeaptrackLinePipeline::Batch& batch, std::size_t run_start) {
     if (run_.empty()) return;
-    const std::size_t applied = matcher_->bucket_run(run_);
+    const std::size_t applied = parser_.apply_run(run_);
     const std::size_t pending = run_.size();
     run_.clear();
     if (applied == pending) return;
@@ -179,383 +89,14 @@ class HeaptrackParser {
       if (batch.codes[at] & kNotEventBits) continue;
       if (seen++ == applied) break;
     }
-    line_ = batch.first_line + at;
-    apply_event(batch.codes[at] >> 1, (batch.codes[at] & 1) != 0);
-    throw Error(location(), "internal error: a free refused in a run was accepted alone");
+    parser_.set_line(batch.first_line + at);
+    parser_.apply_event(batch.codes[at] >> 1, (batch.codes[at] & 1) != 0);
+    throw Error(parser_.location(), "internal error: a free refused in a run was accepted alone");
   }
 
-  // Nearly every `t` record adds new stack nodes, and most continue the chain
-  // the record before started (their parent is the trace it defined). New
-  // nodes get consecutive ids, so the nodes the next few records will add are
-  // known before they are interned: fetch their index slots now, so that
-  // their cache misses overlap instead of following one another. Only a
-  // hint: if the record at `at` finds its nodes, the guesses are wrong.
-  void prefetch_chain(const HeaptrackLinePipeline::Batch& batch, std::size_t at) {
-    constexpr std::size_t kLookahead = 4;
-    const auto& first = batch.records[batch.codes[at] & ~HeaptrackLinePipeline::kRecordBit];
-    if (first.first == 0 || first.first >= ips_.size() || !ips_[first.first].frames_built) return;
-    std::uint64_t trace = traces_.size();  // the trace the record at `at` defines
-    std::uint64_t node = tables_.stack_count() + frame_count(ips_[first.first]) - 1;  // its top node, if new
-    for (std::size_t j = at + 1; j < batch.codes.size() && j <= at + kLookahead; ++j) {
-      const std::uint32_t code = batch.codes[j];
-      if (!(code & HeaptrackLinePipeline::kRecordBit)) return;
-      const auto& record = batch.records[code & ~HeaptrackLinePipeline::kRecordBit];
-      if (record.type != 't' || record.second != trace || record.first == 0 || record.first >= ips_.size()) return;
-      const InstructionPointer& ip = ips_[record.first];
-      if (!ip.frames_built || node >= StackId::kInvalidValue) return;
-      const std::size_t count = frame_count(ip);
-      for (std::size_t k = count; k-- > 0;) {
-        tables_.prefetch_stack(frames_[ip.first_frame + k], StackId(static_cast<std::uint32_t>(node)));
-        ++node;
-      }
-      ++trace;
-    }
-  }
-
-  // A `t` / `a` line the reading thread decoded; false for anything unusual
-  // about it, which the checked parser then explains, as for events.
-  bool apply_record(const HeaptrackLinePipeline::Record& record) {
-    if (saw_version_ && !command_.open()) {
-      if (record.type == 't') {
-        if (record.first != 0 && record.first < ips_.size() && record.second < traces_.size()) {
-          if (raw_) raw_->next_trace(*matcher_, location());
-          add_trace(static_cast<std::uint32_t>(record.first), record.second);
-          return true;
-        }
-      } else if (record.second < traces_.size()) {
-        add_alloc_info(record.first, record.second);
-        return true;
-      }
-    }
-    return false;
-  }
-
-  void handle(std::string_view line) {
-    if (command_.continues(line)) {
-      if (info_.command.size() > kMaxCommandBytes) {
-        throw Error(location(), "the 'X' record's command line runs on without the 'I' record that ends it");
-      }
-      info_.command += '\n';
-      info_.command += line;
-      return;
-    }
-    if (line.empty()) return;  // the interpreter writes one; a comment
-    const char type = line[0];
-    if (!saw_version_ && type != '#' && line.rfind("v ", 0) != 0) {
-      throw Error(location(), fmt::format("not a heaptrack file: expected the 'v' record first, got {}",
-                                              excerpt(line)));
-    }
-    Fields f(line, path_, line_);
-    switch (type) {
-      case 'v': return on_version(f);
-      case 'X': return on_command(f);
-      case 'I':
-        info_.page_size = f.hex("page size");
-        info_.physical_pages = f.hex("physical pages");
-        return;
-      case 'S': info_.embedded_suppressions.emplace_back(f.rest()); return;
-      case 'A': info_.attached = true; return;
-      case '#': return;
-      case 's': return on_string(f);
-      case 'i': return on_ip(f);
-      case 't': return on_trace(f);
-      case 'a': return on_alloc_info(f);
-      case '+': return on_alloc(f);
-      case '-': return on_free(f);
-      case 'c': return on_clock(f);
-      case 'R': peak_rss_pages_ = std::max(peak_rss_pages_, f.hex("RSS pages")); return;
-      case 'x':
-      case 'm':
-        f.fail(fmt::format("this is a raw heaptrack file (written by heaptrack --raw); heapql reads it together with "
-                           "its interpreted twin (run heaptrack_interpret on it, or record with `heapql record`)"));
-      default: return on_unknown(type, f);
-    }
-  }
-
-  void on_unknown(char type, Fields& f) {
-    // heaptrack skips record types it does not know (newer writers may add
-    // some); we do that for letters only. Anything else is not a heaptrack
-    // record at all: the file is damaged.
-    const bool letter = (type >= 'a' && type <= 'z') || (type >= 'A' && type <= 'Z');
-    if (!letter) f.fail("unknown record type: the line does not start with a heaptrack record type");
-    ++skipped_records_;
-    const std::string warning =
-        fmt::format("{}skipped unknown record type {} (as heaptrack does)\n", format_location(location()),
-                    record_name(type));
-    if (options_.warnings != nullptr || skipped_records_ <= 10) emit_warning(options_.warnings, warning);
-  }
-
-  void on_version(Fields& f) {
-    if (saw_version_) f.fail("a second 'v' record");
-    saw_version_ = true;
-    const std::uint64_t version = f.hex("heaptrack version");
-    info_.tracer_version = fmt::format("{}.{}.{}", version >> 16, (version >> 8) & 0xff, version & 0xff);
-    if (f.more()) {
-      const std::uint64_t format = f.hex("file format version");
-      if (format > kNewestFormatVersion) {
-        f.fail(fmt::format("file format version {} is newer than this reader knows ({})", format, kNewestFormatVersion));
-      }
-      format_version_ = static_cast<std::uint32_t>(format);
-    } else {
-      format_version_ = version == 0x10200 ? 1 : 0;
-    }
-    f.expect_end();
-    info_.format_version = format_version_;
-    // Version 0 files carry addresses, and so does a raw twin: exact identity.
-    matcher_.emplace(raw_ || format_version_ == 0 ? BlockIdentity::kExact : BlockIdentity::kBucketLifo, consumer_);
-  }
-
-  void on_command(Fields& f) {
-    if (saw_command_) f.fail("a second 'X' record (heaptrack rejects such files too)");
-    saw_command_ = true;
-    info_.command = std::string(f.rest());
-    command_.start(format_version_);
-  }
-
-  std::string_view string_field(Fields& f, std::string_view what) {
-    return format_version_ >= 3 ? f.length_prefixed(what) : f.rest();
-  }
-
-  void on_string(Fields& f) {
-    const std::string_view text = string_field(f, "string");
-    f.expect_end();
-    strings_.push_back(tables_.intern_string(text));
-  }
-
-  std::uint32_t string_index(Fields& f, std::string_view what) {
-    const std::uint32_t index = f.index(what);
-    if (index >= strings_.size()) {
-      f.fail(fmt::format("{}: string index {:x} points nowhere ({} strings defined)", what, index, strings_.size() - 1));
-    }
-    return index;
-  }
-
-  void on_ip(Fields& f) {
-    InstructionPointer ip;
-    ip.address = f.hex("instruction pointer");
-    ip.module_path = string_index(f, "module");
-    ip.first_symbol = static_cast<std::uint32_t>(symbols_.size());
-    if (f.more()) {
-      symbols_.push_back(string_index(f, "function"));
-      if (f.more()) {
-        string_index(f, "file");
-        f.hex("line");
-        while (f.more()) {
-          symbols_.push_back(string_index(f, "inlined function"));
-          string_index(f, "inlined file");
-          f.hex("inlined line");
-        }
-      }
-    }
-    ip.symbol_count = static_cast<std::uint32_t>(symbols_.size()) - ip.first_symbol;
-    ips_.push_back(ip);
-  }
-
-  // Frames of an IP, innermost first; built on first use, when the raw twin
-  // has told us the module bases.
-  std::pair<const FrameId*, std::size_t> frames_of(InstructionPointer& ip) {
-    if (!ip.frames_built) {
-      ip.first_frame = static_cast<std::uint32_t>(frames_.size());
-      StringId module = tables_.unknown_module();
-      std::uint64_t address = ip.address;
-      if (ip.module_path != 0) {
-        const std::string_view path = tables_.string(strings_[ip.module_path]);
-        module = tables_.intern_string(base_name(path));
-        if (const auto base = raw_ ? raw_->module_base(path) : std::nullopt; base && address >= *base) address -= *base;
-      }
-      if (ip.symbol_count == 0) {
-        frames_.push_back(tables_.intern_frame(module, StringId(), address));
-      } else {
-        for (std::uint32_t i = 0; i < ip.symbol_count; ++i) {
-          const std::uint32_t symbol = symbols_[ip.first_symbol + i];
-          frames_.push_back(tables_.intern_frame(module, symbol ? strings_[symbol] : StringId(), address));
-        }
-      }
-      ip.frames_built = true;
-    }
-    return {frames_.data() + ip.first_frame, frame_count(ip)};
-  }
-
-  static std::size_t frame_count(const InstructionPointer& ip) { return ip.symbol_count == 0 ? 1 : ip.symbol_count; }
-
-  void on_trace(Fields& f) {
-    const std::uint32_t ip_index = f.index("instruction pointer index");
-    const std::uint32_t parent = f.index("parent trace index");
-    f.expect_end();
-    if (ip_index == 0 || ip_index >= ips_.size()) {
-      f.fail(fmt::format("instruction pointer index {:x} points nowhere ({} defined)", ip_index, ips_.size() - 1));
-    }
-    if (parent >= traces_.size()) {
-      f.fail(fmt::format("parent trace index {:x} points nowhere ({} traces defined)", parent, traces_.size() - 1));
-    }
-    if (raw_) raw_->next_trace(*matcher_, location());
-    add_trace(ip_index, parent);
-  }
-
-  void add_trace(std::uint32_t ip_index, std::uint32_t parent) {
-    auto [frames, count] = frames_of(ips_[ip_index]);
-    StackId node = traces_[parent];
-    // The IP's outermost (real) function is called from the parent; its
-    // inlined callees stack on top of it.
-    for (std::size_t i = count; i-- > 0;) node = tables_.intern_stack(frames[i], node);
-    traces_.push_back(node);
-  }
-
-  void ensure_process() {
-    if (process_.valid()) return;
-    std::string name;
-    std::uint64_t pid = 0;
-    const std::string file = std::filesystem::path(info_.path).filename().string();
-    // heaptrack's default name: heaptrack.<program>.<pid>[.raw].<zst|gz>
-    if (file.rfind("heaptrack.", 0) == 0) {
-      const std::string rest = file.substr(10);
-      const auto dot = rest.find('.');
-      if (dot != std::string::npos) {
-        name = rest.substr(0, dot);
-        const std::string digits = rest.substr(dot + 1, rest.find('.', dot + 1) - dot - 1);
-        if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos && digits.size() < 19) {
-          pid = std::stoull(digits);
-        }
-      }
-    }
-    if (!info_.command.empty()) name = std::string(base_name(info_.command.substr(0, info_.command.find(' '))));
-    if (name.empty()) name = "?";
-    process_ = tables_.intern_process(pid, name);
-    heap_ = tables_.intern_heap(process_, 0, "default");
-  }
-
-  BucketId bucket_for(std::uint64_t size, std::uint32_t trace) {
-    ensure_process();
-    return tables_.intern_bucket(Bucket{size, traces_[trace], heap_, 0, BlockKind::kHeap, false});
-  }
-
-  std::uint32_t trace_index(Fields& f, std::string_view what) {
-    const std::uint32_t trace = f.index(what);
-    if (trace >= traces_.size()) {
-      f.fail(fmt::format("{}: trace index {:x} points nowhere ({} traces defined)", what, trace, traces_.size() - 1));
-    }
-    return trace;
-  }
-
-  void on_alloc_info(Fields& f) {
-    const std::uint64_t size = f.hex("size");
-    const std::uint32_t trace = trace_index(f, "trace");
-    f.expect_end();
-    add_alloc_info(size, trace);
-  }
-
-  void add_alloc_info(std::uint64_t size, std::uint32_t trace) {
-    alloc_infos_.push_back(AllocInfo{bucket_for(size, trace)});
-    if (raw_) alloc_info_traces_.push_back(trace);
-  }
-
-  std::uint32_t alloc_info_index(Fields& f) {
-    const std::uint32_t index = f.index("allocation-info index");
-    if (index >= alloc_infos_.size()) {
-      f.fail(fmt::format("allocation-info index {:x} points nowhere ({} 'a' records so far)", index,
-                         alloc_infos_.size()));
-    }
-    return index;
-  }
-
-  void on_alloc(Fields& f) {
-    if (format_version_ == 0) {
-      const std::uint64_t size = f.hex("size");
-      const std::uint32_t trace = trace_index(f, "trace");
-      const std::uint64_t address = f.hex("address");
-      f.expect_end();
-      return matcher_->alloc(bucket_for(size, trace), address);
-    }
-    const std::uint32_t index = alloc_info_index(f);
-    f.expect_end();
-    if (raw_) return alloc_with_twin(index);
-    matcher_->alloc(alloc_infos_[index].bucket, 0);
-  }
-
-  // An allocation of a known allocation info, its address from the raw twin.
-  void alloc_with_twin(std::uint32_t index) {
-    const BucketId bucket = alloc_infos_[index].bucket;
-    const heaptrack::RawTwin::Alloc raw = raw_->next_alloc(*matcher_, location());
-    const std::uint64_t size = tables_.bucket(bucket).size;
-    const std::uint32_t trace = alloc_info_traces_[index];
-    if (raw.size != size || raw.trace != trace) {
-      raw_->mismatch(location(), fmt::format("allocation of {} bytes from trace {:x}", size, trace),
-                     fmt::format("'+' of {} bytes from trace {:x}", raw.size, raw.trace));
-    }
-    matcher_->alloc(bucket, raw.address);
-  }
-
-  void on_free(Fields& f) {
-    if (format_version_ == 0) {
-      const std::uint64_t address = f.hex("address");
-      f.expect_end();
-      matcher_->free_address(address);
-      return;
-    }
-    const std::uint32_t index = alloc_info_index(f);
-    f.expect_end();
-    if (raw_) return free_with_twin(index);
-    const BucketId bucket = alloc_infos_[index].bucket;
-    if (!matcher_->free_bucket(bucket)) {
-      f.fail(fmt::format("frees a block of allocation-info {:x} ({} bytes), which has no live block", index,
-                         tables_.bucket(bucket).size));
-    }
-  }
-
-  // A free of a known allocation info: the raw twin's next free of a live
-  // block, which must be of the same bucket.
-  void free_with_twin(std::uint32_t index) {
-    LiveBlock block;
-    const std::uint64_t address = raw_->next_live_free(*matcher_, block, location());
-    if (block.bucket != alloc_infos_[index].bucket) {
-      raw_->mismatch(location(), fmt::format("free of a block of allocation-info {:x}", index),
-                     fmt::format("'-' of address 0x{:x}, a block of another bucket", address));
-    }
-    matcher_->end_taken(address, block);
-  }
-
-  void on_clock(Fields& f) {
-    const std::uint64_t ms = f.hex("milliseconds");
-    f.expect_end();
-    if (ms > static_cast<std::uint64_t>(kNeverNs / kNsPerMs)) f.fail("timestamp out of range");
-    const auto ns = static_cast<std::int64_t>(ms) * kNsPerMs;
-    if (ns < matcher_->time()) {
-      ++decreasing_timestamps_;  // kept at the previous time, as heaptrack's newer reader does
-      return;
-    }
-    matcher_->set_time(ns);
-  }
-
-  struct AllocInfo {
-    BucketId bucket;
-  };
-
-  TraceTables& tables_;
-  const HeaptrackReadOptions& options_;
-  std::string path_;        // the interpreted file
-  std::uint64_t line_ = 0;  // the line being handled
   std::unique_ptr<HeaptrackLinePipeline> pipeline_;  // the interpreted file, read on a second thread
-  std::optional<heaptrack::RawTwin> raw_;
-  EventConsumer& consumer_;
-  std::optional<BlockMatcher> matcher_;  // made at the 'v' record, which decides identity
-  SourceInfo info_;
-  bool saw_version_ = false;
-  bool saw_command_ = false;
-  HeaptrackCommandLine command_;      // between 'X' and 'I': command continuation lines
-  std::uint32_t format_version_ = 0;
-  std::uint64_t peak_rss_pages_ = 0;
-  std::uint64_t decreasing_timestamps_ = 0;
-  std::uint64_t skipped_records_ = 0;
-  ProcessId process_;
-  HeapId heap_;
-  std::vector<StringId> strings_;
-  std::vector<std::uint32_t> symbols_;
-  std::vector<InstructionPointer> ips_;
-  std::vector<FrameId> frames_;
-  ChunkedVector<StackId> traces_;
-  ChunkedVector<AllocInfo> alloc_infos_;
-  std::vector<std::uint32_t> run_;  // events of the current run (see flush_run)
-  std::vector<std::uint32_t> alloc_info_traces_;  // with a raw twin: each bucket's trace index, to cross-check
+  heaptrack::RecordParser parser_;                   // its raw twin, if any, walked in step on this one
+  std::vector<std::uint32_t> run_;                   // events of the current run (see flush_run)
 };
 
 bool ends_with(std::string_view s, std::string_view suffix) {
@@ -609,13 +150,13 @@ HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin) 
 SourceInfo read_heaptrack(const std::string& path, TraceTables& tables, EventConsumer& consumer,
                           const HeaptrackReadOptions& options) {
   const HeaptrackFiles files = find_heaptrack_files(path, options.use_raw_twin);
-  HeaptrackParser parser(files, path, tables, consumer, options);
+  HeaptrackBatchDriver parser(files, path, tables, consumer, options);
   return parser.run();
 }
 
 SourceInfo read_heaptrack(const HeaptrackFiles& files, TraceTables& tables, EventConsumer& consumer,
                           const HeaptrackReadOptions& options) {
-  HeaptrackParser parser(files, files.interpreted, tables, consumer, options);
+  HeaptrackBatchDriver parser(files, files.interpreted, tables, consumer, options);
   return parser.run();
 }
 

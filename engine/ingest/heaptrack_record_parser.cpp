@@ -1,0 +1,369 @@
+#include "engine/ingest/heaptrack_record_parser.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "engine/ingest/heaptrack_fields.h"
+#include "engine/ingest/trace_cut.h"
+#include "engine/warnings.h"
+
+namespace heapql::heaptrack {
+
+namespace {
+
+constexpr std::uint32_t kNewestFormatVersion = 3;
+constexpr std::int64_t kNsPerMs = 1'000'000;
+constexpr std::size_t kMaxCommandBytes = 1 << 20;
+
+std::string_view base_name(std::string_view path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+RecordParser::RecordParser(const HeaptrackFiles& files, const std::string& user_path, std::string_view compression,
+                           TraceTables& tables, EventConsumer& consumer, const HeaptrackReadOptions& options)
+    : tables_(tables), options_(options), path_(files.interpreted), consumer_(consumer) {
+  info_.compression = std::string(compression);
+  if (files.raw) {
+    if (files.raw_bytes) {
+      raw_.emplace(*files.raw, *files.raw_bytes);
+    } else {
+      raw_.emplace(*files.raw);
+    }
+  }
+  info_.path = user_path;
+  info_.files = files.paths();
+  info_.source = "heaptrack";
+  info_.format = files.raw ? "raw+interpreted" : "interpreted";
+  info_.time_resolution_ns = kNsPerMs;
+  strings_.push_back(StringId());  // index 0: no string
+  traces_.push_back(StackId());    // index 0: the empty stack
+  ips_.emplace_back();             // index 0: no instruction pointer
+}
+
+SourceInfo RecordParser::finish(std::optional<TraceCut> cut) {
+  if (line_ == 0) throw Error(SourceLocation::of_file(path_), "no records: the file holds no text");
+  if (!matcher_) throw Error(SourceLocation::of_file(path_), "not a heaptrack file: no 'v' record");
+  if (command_.open()) {
+    throw Error(location(), "the 'X' record's command line runs on to the end of the file without the 'I' "
+                                "record that heaptrack writes after it");
+  }
+  info_.lines = line_;
+  info_.block_identity = matcher_->identity();
+  info_.end_ns = matcher_->time();
+  info_.anomalies = matcher_->anomalies();
+  info_.anomalies.decreasing_timestamps = decreasing_timestamps_;
+  info_.anomalies.skipped_records = skipped_records_;
+  info_.peak_rss_bytes = peak_rss_pages_ * info_.page_size;
+  info_.cut = std::move(cut);
+  if (!info_.cut && raw_) info_.cut = raw_->cut();
+  if (info_.cut) report_cut(*info_.cut, info_.end_ns, options_.strict, options_.warnings);
+  ensure_process();
+  matcher_->finish();
+  return info_;
+}
+
+void RecordParser::handle_decoded_event(std::uint32_t index, bool is_free) {
+  const std::string text = fmt::format("{} {:x}", is_free ? '-' : '+', index);
+  handle(text);
+}
+
+void RecordParser::handle(std::string_view line) {
+  if (command_.continues(line)) {
+    if (info_.command.size() > kMaxCommandBytes) {
+      throw Error(location(), "the 'X' record's command line runs on without the 'I' record that ends it");
+    }
+    info_.command += '\n';
+    info_.command += line;
+    return;
+  }
+  if (line.empty()) return;  // the interpreter writes one; a comment
+  const char type = line[0];
+  if (!saw_version_ && type != '#' && line.rfind("v ", 0) != 0) {
+    throw Error(location(), fmt::format("not a heaptrack file: expected the 'v' record first, got {}",
+                                            excerpt(line)));
+  }
+  Fields f(line, path_, line_);
+  switch (type) {
+    case 'v': return on_version(f);
+    case 'X': return on_command(f);
+    case 'I':
+      info_.page_size = f.hex("page size");
+      info_.physical_pages = f.hex("physical pages");
+      return;
+    case 'S': info_.embedded_suppressions.emplace_back(f.rest()); return;
+    case 'A': info_.attached = true; return;
+    case '#': return;
+    case 's': return on_string(f);
+    case 'i': return on_ip(f);
+    case 't': return on_trace(f);
+    case 'a': return on_alloc_info(f);
+    case '+': return on_alloc(f);
+    case '-': return on_free(f);
+    case 'c': return on_clock(f);
+    case 'R': peak_rss_pages_ = std::max(peak_rss_pages_, f.hex("RSS pages")); return;
+    case 'x':
+    case 'm':
+      f.fail(fmt::format("this is a raw heaptrack file (written by heaptrack --raw); heapql reads it together with "
+                         "its interpreted twin (run heaptrack_interpret on it, or record with `heapql record`)"));
+    default: return on_unknown(type, f);
+  }
+}
+
+void RecordParser::on_unknown(char type, Fields& f) {
+  // heaptrack skips record types it does not know (newer writers may add
+  // some); we do that for letters only. Anything else is not a heaptrack
+  // record at all: the file is damaged.
+  const bool letter = (type >= 'a' && type <= 'z') || (type >= 'A' && type <= 'Z');
+  if (!letter) f.fail("unknown record type: the line does not start with a heaptrack record type");
+  ++skipped_records_;
+  const std::string warning =
+      fmt::format("{}skipped unknown record type {} (as heaptrack does)\n", format_location(location()),
+                  record_name(type));
+  if (options_.warnings != nullptr || skipped_records_ <= 10) emit_warning(options_.warnings, warning);
+}
+
+void RecordParser::on_version(Fields& f) {
+  if (saw_version_) f.fail("a second 'v' record");
+  saw_version_ = true;
+  const std::uint64_t version = f.hex("heaptrack version");
+  info_.tracer_version = fmt::format("{}.{}.{}", version >> 16, (version >> 8) & 0xff, version & 0xff);
+  if (f.more()) {
+    const std::uint64_t format = f.hex("file format version");
+    if (format > kNewestFormatVersion) {
+      f.fail(fmt::format("file format version {} is newer than this reader knows ({})", format, kNewestFormatVersion));
+    }
+    format_version_ = static_cast<std::uint32_t>(format);
+  } else {
+    format_version_ = version == 0x10200 ? 1 : 0;
+  }
+  f.expect_end();
+  info_.format_version = format_version_;
+  // Version 0 files carry addresses, and so does a raw twin: exact identity.
+  matcher_.emplace(raw_ || format_version_ == 0 ? BlockIdentity::kExact : BlockIdentity::kBucketLifo, consumer_);
+}
+
+void RecordParser::on_command(Fields& f) {
+  if (saw_command_) f.fail("a second 'X' record (heaptrack rejects such files too)");
+  saw_command_ = true;
+  info_.command = std::string(f.rest());
+  command_.start(format_version_);
+}
+
+std::string_view RecordParser::string_field(Fields& f, std::string_view what) {
+  return format_version_ >= 3 ? f.length_prefixed(what) : f.rest();
+}
+
+void RecordParser::on_string(Fields& f) {
+  const std::string_view text = string_field(f, "string");
+  f.expect_end();
+  strings_.push_back(tables_.intern_string(text));
+}
+
+std::uint32_t RecordParser::string_index(Fields& f, std::string_view what) {
+  const std::uint32_t index = f.index(what);
+  if (index >= strings_.size()) {
+    f.fail(fmt::format("{}: string index {:x} points nowhere ({} strings defined)", what, index, strings_.size() - 1));
+  }
+  return index;
+}
+
+void RecordParser::on_ip(Fields& f) {
+  InstructionPointer ip;
+  ip.address = f.hex("instruction pointer");
+  ip.module_path = string_index(f, "module");
+  ip.first_symbol = static_cast<std::uint32_t>(symbols_.size());
+  if (f.more()) {
+    symbols_.push_back(string_index(f, "function"));
+    if (f.more()) {
+      string_index(f, "file");
+      f.hex("line");
+      while (f.more()) {
+        symbols_.push_back(string_index(f, "inlined function"));
+        string_index(f, "inlined file");
+        f.hex("inlined line");
+      }
+    }
+  }
+  ip.symbol_count = static_cast<std::uint32_t>(symbols_.size()) - ip.first_symbol;
+  ips_.push_back(ip);
+}
+
+// Frames of an IP, innermost first; built on first use, when the raw twin
+// has told us the module bases.
+std::pair<const FrameId*, std::size_t> RecordParser::frames_of(InstructionPointer& ip) {
+  if (!ip.frames_built) {
+    ip.first_frame = static_cast<std::uint32_t>(frames_.size());
+    StringId module = tables_.unknown_module();
+    std::uint64_t address = ip.address;
+    if (ip.module_path != 0) {
+      const std::string_view path = tables_.string(strings_[ip.module_path]);
+      module = tables_.intern_string(base_name(path));
+      if (const auto base = raw_ ? raw_->module_base(path) : std::nullopt; base && address >= *base) address -= *base;
+    }
+    if (ip.symbol_count == 0) {
+      frames_.push_back(tables_.intern_frame(module, StringId(), address));
+    } else {
+      for (std::uint32_t i = 0; i < ip.symbol_count; ++i) {
+        const std::uint32_t symbol = symbols_[ip.first_symbol + i];
+        frames_.push_back(tables_.intern_frame(module, symbol ? strings_[symbol] : StringId(), address));
+      }
+    }
+    ip.frames_built = true;
+  }
+  return {frames_.data() + ip.first_frame, frame_count(ip)};
+}
+
+void RecordParser::on_trace(Fields& f) {
+  const std::uint32_t ip_index = f.index("instruction pointer index");
+  const std::uint32_t parent = f.index("parent trace index");
+  f.expect_end();
+  if (ip_index == 0 || ip_index >= ips_.size()) {
+    f.fail(fmt::format("instruction pointer index {:x} points nowhere ({} defined)", ip_index, ips_.size() - 1));
+  }
+  if (parent >= traces_.size()) {
+    f.fail(fmt::format("parent trace index {:x} points nowhere ({} traces defined)", parent, traces_.size() - 1));
+  }
+  if (raw_) raw_->next_trace(*matcher_, location());
+  add_trace(ip_index, parent);
+}
+
+void RecordParser::add_trace(std::uint32_t ip_index, std::uint32_t parent) {
+  auto [frames, count] = frames_of(ips_[ip_index]);
+  StackId node = traces_[parent];
+  // The IP's outermost (real) function is called from the parent; its
+  // inlined callees stack on top of it.
+  for (std::size_t i = count; i-- > 0;) node = tables_.intern_stack(frames[i], node);
+  traces_.push_back(node);
+}
+
+void RecordParser::ensure_process() {
+  if (process_.valid()) return;
+  std::string name;
+  std::uint64_t pid = 0;
+  const std::string file = std::filesystem::path(info_.path).filename().string();
+  // heaptrack's default name: heaptrack.<program>.<pid>[.raw].<zst|gz>
+  if (file.rfind("heaptrack.", 0) == 0) {
+    const std::string rest = file.substr(10);
+    const auto dot = rest.find('.');
+    if (dot != std::string::npos) {
+      name = rest.substr(0, dot);
+      const std::string digits = rest.substr(dot + 1, rest.find('.', dot + 1) - dot - 1);
+      if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos && digits.size() < 19) {
+        pid = std::stoull(digits);
+      }
+    }
+  }
+  if (!info_.command.empty()) name = std::string(base_name(info_.command.substr(0, info_.command.find(' '))));
+  if (name.empty()) name = "?";
+  process_ = tables_.intern_process(pid, name);
+  heap_ = tables_.intern_heap(process_, 0, "default");
+}
+
+BucketId RecordParser::bucket_for(std::uint64_t size, std::uint32_t trace) {
+  ensure_process();
+  return tables_.intern_bucket(Bucket{size, traces_[trace], heap_, 0, BlockKind::kHeap, false});
+}
+
+std::uint32_t RecordParser::trace_index(Fields& f, std::string_view what) {
+  const std::uint32_t trace = f.index(what);
+  if (trace >= traces_.size()) {
+    f.fail(fmt::format("{}: trace index {:x} points nowhere ({} traces defined)", what, trace, traces_.size() - 1));
+  }
+  return trace;
+}
+
+void RecordParser::on_alloc_info(Fields& f) {
+  const std::uint64_t size = f.hex("size");
+  const std::uint32_t trace = trace_index(f, "trace");
+  f.expect_end();
+  add_alloc_info(size, trace);
+}
+
+void RecordParser::add_alloc_info(std::uint64_t size, std::uint32_t trace) {
+  alloc_infos_.push_back(AllocInfo{bucket_for(size, trace)});
+  if (raw_) alloc_info_traces_.push_back(trace);
+}
+
+std::uint32_t RecordParser::alloc_info_index(Fields& f) {
+  const std::uint32_t index = f.index("allocation-info index");
+  if (index >= alloc_infos_.size()) {
+    f.fail(fmt::format("allocation-info index {:x} points nowhere ({} 'a' records so far)", index,
+                       alloc_infos_.size()));
+  }
+  return index;
+}
+
+void RecordParser::on_alloc(Fields& f) {
+  if (format_version_ == 0) {
+    const std::uint64_t size = f.hex("size");
+    const std::uint32_t trace = trace_index(f, "trace");
+    const std::uint64_t address = f.hex("address");
+    f.expect_end();
+    return matcher_->alloc(bucket_for(size, trace), address);
+  }
+  const std::uint32_t index = alloc_info_index(f);
+  f.expect_end();
+  if (raw_) return alloc_with_twin(index);
+  matcher_->alloc(alloc_infos_[index].bucket, 0);
+}
+
+// An allocation of a known allocation info, its address from the raw twin.
+void RecordParser::alloc_with_twin(std::uint32_t index) {
+  const BucketId bucket = alloc_infos_[index].bucket;
+  const heaptrack::RawTwin::Alloc raw = raw_->next_alloc(*matcher_, location());
+  const std::uint64_t size = tables_.bucket(bucket).size;
+  const std::uint32_t trace = alloc_info_traces_[index];
+  if (raw.size != size || raw.trace != trace) {
+    raw_->mismatch(location(), fmt::format("allocation of {} bytes from trace {:x}", size, trace),
+                   fmt::format("'+' of {} bytes from trace {:x}", raw.size, raw.trace));
+  }
+  matcher_->alloc(bucket, raw.address);
+}
+
+void RecordParser::on_free(Fields& f) {
+  if (format_version_ == 0) {
+    const std::uint64_t address = f.hex("address");
+    f.expect_end();
+    matcher_->free_address(address);
+    return;
+  }
+  const std::uint32_t index = alloc_info_index(f);
+  f.expect_end();
+  if (raw_) return free_with_twin(index);
+  const BucketId bucket = alloc_infos_[index].bucket;
+  if (!matcher_->free_bucket(bucket)) {
+    f.fail(fmt::format("frees a block of allocation-info {:x} ({} bytes), which has no live block", index,
+                       tables_.bucket(bucket).size));
+  }
+}
+
+// A free of a known allocation info: the raw twin's next free of a live
+// block, which must be of the same bucket.
+void RecordParser::free_with_twin(std::uint32_t index) {
+  LiveBlock block;
+  const std::uint64_t address = raw_->next_live_free(*matcher_, block, location());
+  if (block.bucket != alloc_infos_[index].bucket) {
+    raw_->mismatch(location(), fmt::format("free of a block of allocation-info {:x}", index),
+                   fmt::format("'-' of address 0x{:x}, a block of another bucket", address));
+  }
+  matcher_->end_taken(address, block);
+}
+
+void RecordParser::on_clock(Fields& f) {
+  const std::uint64_t ms = f.hex("milliseconds");
+  f.expect_end();
+  if (ms > static_cast<std::uint64_t>(kNeverNs / kNsPerMs)) f.fail("timestamp out of range");
+  const auto ns = static_cast<std::int64_t>(ms) * kNsPerMs;
+  if (ns < matcher_->time()) {
+    ++decreasing_timestamps_;  // kept at the previous time, as heaptrack's newer reader does
+    return;
+  }
+  matcher_->set_time(ns);
+}
+
+}  // namespace heapql::heaptrack

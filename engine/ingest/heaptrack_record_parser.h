@@ -1,0 +1,199 @@
+// The records of a heaptrack interpreted file (../shared/formats/heaptrack.md)
+// into TraceTables and a block matcher: the checked parser of every record
+// type, and the fast paths that the batch driver (heaptrack_reader.cpp) takes
+// for the events and `t` / `a` records its reading thread decoded, which hand
+// anything unusual to the checked parser to explain. A raw twin, when there
+// is one, is walked in step (heaptrack_raw_twin.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/error.h"
+#include "engine/ingest/heaptrack_command_line.h"
+#include "engine/ingest/heaptrack_line_pipeline.h"
+#include "engine/ingest/heaptrack_raw_twin.h"
+#include "engine/ingest/heaptrack_reader.h"
+#include "engine/store/block_matcher.h"
+#include "engine/store/chunked_vector.h"
+
+namespace heapql::heaptrack {
+
+class Fields;
+
+class RecordParser {
+ public:
+  RecordParser(const HeaptrackFiles& files, const std::string& user_path, std::string_view compression,
+               TraceTables& tables, EventConsumer& consumer, const HeaptrackReadOptions& options);
+
+  // The line being handled: a batch starts before its first line, and each
+  // record moves on one.
+  void start_batch(std::uint64_t first_line) { line_ = first_line - 1; }
+  void next_line() { ++line_; }
+  void set_line(std::uint64_t line) { line_ = line; }
+  SourceLocation location() const { return SourceLocation{path_, line_, {}, {}}; }
+
+  // Any line, checked: an Error naming the file and line when it is malformed.
+  void handle(std::string_view line);
+
+  // A `+ k` / `- k` line the reading thread decoded. Anything unusual about
+  // it (an old format, an index out of range, no live block) goes through
+  // the checked parser, which explains it.
+  void apply_event(std::uint32_t index, bool is_free) {
+    if (matcher_ && format_version_ >= 1 && index < alloc_infos_.size() && !command_.open()) {
+      if (raw_) return is_free ? free_with_twin(index) : alloc_with_twin(index);
+      const BucketId bucket = alloc_infos_[index].bucket;
+      if (!is_free) return matcher_->alloc(bucket, 0);
+      if (matcher_->free_bucket(bucket)) return;
+    }
+    handle_decoded_event(index, is_free);
+  }
+
+  // A `t` / `a` line the reading thread decoded; false for anything unusual
+  // about it, which the checked parser (handle) then explains, as for events.
+  bool apply_record(const HeaptrackLinePipeline::Record& record) {
+    if (saw_version_ && !command_.open()) {
+      if (record.type == 't') {
+        if (record.first != 0 && record.first < ips_.size() && record.second < traces_.size()) {
+          if (raw_) raw_->next_trace(*matcher_, location());
+          add_trace(static_cast<std::uint32_t>(record.first), record.second);
+          return true;
+        }
+      } else if (record.second < traces_.size()) {
+        add_alloc_info(record.first, record.second);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether well-formed events may go to the matcher in runs (bucket events
+  // of a counting consumer) rather than one by one.
+  bool events_run() const {
+    return matcher_ && matcher_->counting() && format_version_ >= 1 && !command_.open();
+  }
+
+  // The run word of an event of allocation info `index` (bucket << 1 |
+  // free), or false when the event cannot join a run.
+  bool run_word(std::uint32_t index, bool is_free, std::uint32_t& word) const {
+    if (index >= alloc_infos_.size() || alloc_infos_[index].bucket.value > kMaxRunBucket) return false;
+    word = alloc_infos_[index].bucket.value << 1 | (is_free ? 1u : 0u);
+    return true;
+  }
+
+  // Applies a run of events (run words); returns how many were applied
+  // before a free that found no live block.
+  std::size_t apply_run(const std::vector<std::uint32_t>& run) { return matcher_->bucket_run(run); }
+
+  // The allocation-info table is too big for the caches and events pick its
+  // entries at random: the driver fetches an event's entry ahead of it.
+  void prefetch_event(std::uint32_t index) const {
+    if (index < alloc_infos_.size()) __builtin_prefetch(&alloc_infos_[index]);
+  }
+
+  // Nearly every `t` record adds new stack nodes, and most continue the chain
+  // the record before started (their parent is the trace it defined). New
+  // nodes get consecutive ids, so the nodes the next few records will add are
+  // known before they are interned: fetch their index slots now, so that
+  // their cache misses overlap instead of following one another. Only a
+  // hint: if the record at `at` finds its nodes, the guesses are wrong.
+  void prefetch_chain(const HeaptrackLinePipeline::Batch& batch, std::size_t at) {
+    constexpr std::size_t kLookahead = 4;
+    const auto& first = batch.records[batch.codes[at] & ~HeaptrackLinePipeline::kRecordBit];
+    if (first.first == 0 || first.first >= ips_.size() || !ips_[first.first].frames_built) return;
+    std::uint64_t trace = traces_.size();  // the trace the record at `at` defines
+    std::uint64_t node = tables_.stack_count() + frame_count(ips_[first.first]) - 1;  // its top node, if new
+    for (std::size_t j = at + 1; j < batch.codes.size() && j <= at + kLookahead; ++j) {
+      const std::uint32_t code = batch.codes[j];
+      if (!(code & HeaptrackLinePipeline::kRecordBit)) return;
+      const auto& record = batch.records[code & ~HeaptrackLinePipeline::kRecordBit];
+      if (record.type != 't' || record.second != trace || record.first == 0 || record.first >= ips_.size()) return;
+      const InstructionPointer& ip = ips_[record.first];
+      if (!ip.frames_built || node >= StackId::kInvalidValue) return;
+      const std::size_t count = frame_count(ip);
+      for (std::size_t k = count; k-- > 0;) {
+        tables_.prefetch_stack(frames_[ip.first_frame + k], StackId(static_cast<std::uint32_t>(node)));
+        ++node;
+      }
+      ++trace;
+    }
+  }
+
+  // After the last line: the checks of a whole file, and what was learned.
+  // `cut`: where the interpreted file ends early, if it does.
+  SourceInfo finish(std::optional<TraceCut> cut);
+
+ private:
+  static constexpr std::uint32_t kMaxRunBucket = 0x7FFFFFFFu;  // a run word is bucket << 1 | free
+
+// One `i` record: an instruction pointer and its frames, innermost first.
+  struct InstructionPointer {
+    std::uint64_t address = 0;
+    std::uint32_t module_path = 0;  // file string index, 0 = unknown
+    std::uint32_t first_symbol = 0;  // into symbols_ (file string indices, 0 = unknown)
+    std::uint32_t symbol_count = 0;
+    std::uint32_t first_frame = 0;   // into frames_, once built
+    bool frames_built = false;
+  };
+
+  static std::size_t frame_count(const InstructionPointer& ip) { return ip.symbol_count == 0 ? 1 : ip.symbol_count; }
+
+  // An event apply_event could not take: written out and handed to the
+  // checked parser, which explains what is wrong with it.
+  void handle_decoded_event(std::uint32_t index, bool is_free);
+  void on_unknown(char type, Fields& f);
+  void on_version(Fields& f);
+  void on_command(Fields& f);
+  std::string_view string_field(Fields& f, std::string_view what);
+  void on_string(Fields& f);
+  std::uint32_t string_index(Fields& f, std::string_view what);
+  void on_ip(Fields& f);
+  std::pair<const FrameId*, std::size_t> frames_of(InstructionPointer& ip);
+  void on_trace(Fields& f);
+  void add_trace(std::uint32_t ip_index, std::uint32_t parent);
+  void ensure_process();
+  BucketId bucket_for(std::uint64_t size, std::uint32_t trace);
+  std::uint32_t trace_index(Fields& f, std::string_view what);
+  void on_alloc_info(Fields& f);
+  void add_alloc_info(std::uint64_t size, std::uint32_t trace);
+  std::uint32_t alloc_info_index(Fields& f);
+  void on_alloc(Fields& f);
+  void alloc_with_twin(std::uint32_t index);
+  void on_free(Fields& f);
+  void free_with_twin(std::uint32_t index);
+  void on_clock(Fields& f);
+
+  struct AllocInfo {
+    BucketId bucket;
+  };
+
+  TraceTables& tables_;
+  const HeaptrackReadOptions& options_;
+  std::string path_;        // the interpreted file
+  std::uint64_t line_ = 0;  // the line being handled
+  std::optional<RawTwin> raw_;
+  EventConsumer& consumer_;
+  std::optional<BlockMatcher> matcher_;  // made at the 'v' record, which decides identity
+  SourceInfo info_;
+  bool saw_version_ = false;
+  bool saw_command_ = false;
+  HeaptrackCommandLine command_;      // between 'X' and 'I': command continuation lines
+  std::uint32_t format_version_ = 0;
+  std::uint64_t peak_rss_pages_ = 0;
+  std::uint64_t decreasing_timestamps_ = 0;
+  std::uint64_t skipped_records_ = 0;
+  ProcessId process_;
+  HeapId heap_;
+  std::vector<StringId> strings_;
+  std::vector<std::uint32_t> symbols_;
+  std::vector<InstructionPointer> ips_;
+  std::vector<FrameId> frames_;
+  ChunkedVector<StackId> traces_;
+  ChunkedVector<AllocInfo> alloc_infos_;
+  std::vector<std::uint32_t> alloc_info_traces_;  // with a raw twin: each bucket's trace index, to cross-check
+};
+
+}  // namespace heapql::heaptrack
