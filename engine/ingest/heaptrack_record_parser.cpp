@@ -58,13 +58,30 @@ SourceInfo RecordParser::finish(std::optional<TraceCut> cut) {
   info_.anomalies = matcher_->anomalies();
   info_.anomalies.decreasing_timestamps = decreasing_timestamps_;
   info_.anomalies.skipped_records = skipped_records_;
-  info_.peak_rss_bytes = peak_rss_pages_ * info_.page_size;
+  info_.peak_rss_bytes = peak_rss_pages_ * page_size_;
+  info_.details = details();
   info_.cut = std::move(cut);
   if (!info_.cut && raw_) info_.cut = raw_->cut();
   if (info_.cut) report_cut(*info_.cut, info_.end_ns, options_.strict, options_.warnings);
   ensure_process();
   matcher_->finish();
   return info_;
+}
+
+SourceDetails RecordParser::details() const {
+  SourceDetails details;
+  details.source_line = fmt::format("format version {}, heaptrack {}", format_version_, tracer_version_);
+  InfoValue heaptrack = InfoValue::object();
+  heaptrack.set("version", InfoValue::string(tracer_version_));
+  heaptrack.set("format_version", InfoValue::whole(format_version_));
+  heaptrack.set("command", InfoValue::string(info_.command));
+  heaptrack.set("page_size", InfoValue::whole(page_size_));
+  heaptrack.set("peak_rss_bytes", InfoValue::whole(info_.peak_rss_bytes));
+  heaptrack.set("attached", InfoValue::boolean(attached_));
+  InfoValue& suppressions = heaptrack.set("embedded_suppressions", InfoValue::array());
+  for (const std::string& line : info_.embedded_suppressions) suppressions.push(InfoValue::string(line));
+  details.json.emplace_back("heaptrack", std::move(heaptrack));
+  return details;
 }
 
 void RecordParser::handle_decoded_event(std::uint32_t index, bool is_free) {
@@ -92,11 +109,11 @@ void RecordParser::handle(std::string_view line) {
     case 'v': return on_version(f);
     case 'X': return on_command(f);
     case 'I':
-      info_.page_size = f.hex("page size");
-      info_.physical_pages = f.hex("physical pages");
+      page_size_ = f.hex("page size");
+      f.hex("physical pages");
       return;
     case 'S': info_.embedded_suppressions.emplace_back(f.rest()); return;
-    case 'A': info_.attached = true; return;
+    case 'A': attached_ = true; return;
     case '#': return;
     case 's': return on_string(f);
     case 'i': return on_ip(f);
@@ -131,7 +148,7 @@ void RecordParser::on_version(Fields& f) {
   if (saw_version_) f.fail("a second 'v' record");
   saw_version_ = true;
   const std::uint64_t version = f.hex("heaptrack version");
-  info_.tracer_version = fmt::format("{}.{}.{}", version >> 16, (version >> 8) & 0xff, version & 0xff);
+  tracer_version_ = fmt::format("{}.{}.{}", version >> 16, (version >> 8) & 0xff, version & 0xff);
   if (f.more()) {
     const std::uint64_t format = f.hex("file format version");
     if (format > kNewestFormatVersion) {
@@ -142,7 +159,6 @@ void RecordParser::on_version(Fields& f) {
     format_version_ = version == 0x10200 ? 1 : 0;
   }
   f.expect_end();
-  info_.format_version = format_version_;
   // Version 0 files carry addresses, and so does a raw twin: exact identity.
   matcher_.emplace(raw_ || format_version_ == 0 ? BlockIdentity::kExact : BlockIdentity::kBucketLifo, consumer_);
 }

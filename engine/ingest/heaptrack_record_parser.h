@@ -144,6 +144,8 @@ class RecordParser {
   // An event apply_event could not take: written out and handed to the
   // checked parser, which explains what is wrong with it.
   void handle_decoded_event(std::uint32_t index, bool is_free);
+  // What `info` shows of the file: its versions, page size, attach mode.
+  SourceDetails details() const;
   void on_unknown(char type, Fields& f);
   void on_version(Fields& f);
   void on_command(Fields& f);
@@ -182,6 +184,9 @@ class RecordParser {
   bool saw_command_ = false;
   HeaptrackCommandLine command_;      // between 'X' and 'I': command continuation lines
   std::uint32_t format_version_ = 0;
+  std::string tracer_version_;  // e.g. "1.4.0"
+  std::uint64_t page_size_ = 0;
+  bool attached_ = false;       // started by attaching: earlier allocations unknown
   std::uint64_t peak_rss_pages_ = 0;
   std::uint64_t decreasing_timestamps_ = 0;
   std::uint64_t skipped_records_ = 0;

@@ -41,4 +41,26 @@ void write_row_key(JsonWriter& w, const std::vector<KeyValue>& key) {
   w.end_array();
 }
 
+void write_info_value(JsonWriter& w, const InfoValue& value) {
+  switch (value.kind) {
+    case InfoValue::Kind::kNull: w.null(); return;
+    case InfoValue::Kind::kBool: w.value(value.flag); return;
+    case InfoValue::Kind::kNumber: w.value(value.number); return;
+    case InfoValue::Kind::kString: w.value(value.text); return;
+    case InfoValue::Kind::kArray:
+      w.begin_array();
+      for (const InfoValue& item : value.items) write_info_value(w, item);
+      w.end_array();
+      return;
+    case InfoValue::Kind::kObject:
+      w.begin_object();
+      for (std::size_t i = 0; i < value.keys.size(); ++i) {
+        w.key(value.keys[i]);
+        write_info_value(w, value.items[i]);
+      }
+      w.end_object();
+      return;
+  }
+}
+
 }  // namespace heapql

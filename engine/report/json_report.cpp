@@ -1,4 +1,3 @@
-#include "engine/report/etw_summary.h"
 #include "engine/report/json_measures.h"
 #include "engine/report/json_parts.h"
 #include "engine/report/json_writer.h"
@@ -127,19 +126,9 @@ std::string summary_json(const TraceSummary& s) {
   w.field("threads", s.source.threads);
   w.field("time_resolution_ns", s.source.time_resolution_ns);
   w.end_object();
-  if (s.source.etw) write_etw_summary_json(w, *s.source.etw);
-  if (s.source.source == "heaptrack") {
-    w.key("heaptrack").begin_object();
-    w.field("version", s.source.tracer_version);
-    w.field("format_version", s.source.format_version);
-    w.field("command", s.source.command);
-    w.field("page_size", s.source.page_size);
-    w.field("peak_rss_bytes", s.source.peak_rss_bytes);
-    w.field("attached", s.source.attached);
-    w.key("embedded_suppressions").begin_array();
-    for (const std::string& line : s.source.embedded_suppressions) w.value(line);
-    w.end_array();
-    w.end_object();
+  for (const auto& [key, value] : s.source.details.json) {
+    w.key(key);
+    write_info_value(w, value);
   }
   if (s.store) {
     w.key("store").begin_object();

@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 
-#include "engine/report/etw_summary.h"
 #include "engine/report/reports.h"
 #include "engine/query/short_name.h"
 #include "engine/report/table_parts.h"
@@ -205,12 +204,8 @@ std::string summary_table(const TraceSummary& s) {
   for (const std::string& file : src.files) {
     if (file != src.path) out += fmt::format("also read          {}\n", file);
   }
-  if (src.source == "heaptrack") {
-    out += fmt::format("source             {} {} ({}), format version {}, heaptrack {}\n", src.source, src.format,
-                       src.compression, src.format_version, src.tracer_version);
-  } else {
-    out += fmt::format("source             {} {} ({})\n", src.source, src.format, src.compression);
-  }
+  out += fmt::format("source             {} {} ({}){}{}\n", src.source, src.format, src.compression,
+                     src.details.source_line.empty() ? "" : ", ", src.details.source_line);
   if (!src.command.empty()) out += fmt::format("command            {}\n", src.command);
   // Lines of a text trace (an event CSV counts its event lines only), events of an ETL file.
   out += fmt::format("records            {} {}\n", src.lines, src.source == "etw" ? "events" : "lines");
@@ -237,10 +232,10 @@ std::string summary_table(const TraceSummary& s) {
                      block_identity_name(src.block_identity), src.realloc_marked ? "marked" : "not marked",
                      src.threads ? "recorded" : "not recorded", format_duration(src.time_resolution_ns));
   if (!src.embedded_suppressions.empty()) {
-    out += fmt::format("suppressions       {} embedded (not applied: heapql suppresses nothing)\n",
+    out += fmt::format("suppressions       {} embedded (applied with --embedded-suppressions)\n",
                        src.embedded_suppressions.size());
   }
-  if (src.etw) out += etw_summary_table(*src.etw);
+  for (const auto& [label, text] : src.details.table) out += fmt::format("{:<18} {}\n", label, text);
   if (s.store) {
     out += fmt::format("store              {:.2f} bytes a block ({} columns, {} tables)\n", s.store->bytes_per_block,
                        format_bytes_human(s.store->column_bytes), format_bytes_human(s.store->table_bytes));

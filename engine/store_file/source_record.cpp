@@ -28,42 +28,21 @@ void fields(IO& io, TraceCut& c) {
   io(c.file), io(c.at_byte), io(c.left_over_bytes), io(c.what);
 }
 
-template <class IO>
-void fields(IO& io, EtwInfo::ProcessName& p) {
-  io(p.pid), io(p.name);
+template <class IO, class Second>
+void fields(IO& io, std::pair<std::string, Second>& p) {
+  io(p.first), io(p.second);
 }
 
 template <class IO>
-void fields(IO& io, EtwInfo::Module& m) {
-  io(m.name), io(m.loads), io(m.pdb);
-}
-
-template <class IO>
-void fields(IO& io, EtwInfo::HeapHandle& h) {
-  io(h.pid), io(h.handle), io(h.allocations), io(h.created), io(h.destroyed);
-}
-
-template <class IO>
-void fields(IO& io, EtwInfo& e) {
-  io(e.buffers), io(e.compressed_buffers), io(e.pointer_size), io(e.clock_type), io(e.perf_freq);
-  io(e.logfile_headers), io(e.os_version), io(e.processors);
-  io(e.events_by_header_kind), io(e.events_by_hook), io(e.skipped);
-  io(e.processes), io(e.modules), io(e.heaps);
-  io(e.heap_events), io(e.virtual_events), io(e.moving_reallocs), io(e.realloc_companions_dropped);
-  io(e.recommitted_bytes), io(e.decommits_of_uncommitted), io(e.events_before_start);
-  io(e.stack_walks), io(e.stack_walks_unattached), io(e.stack_key_uses), io(e.stack_keys_unresolved);
-  io(e.events_with_stack), io(e.events_without_stack);
-  io(e.symbols_requested), io(e.frames_symbolized), io(e.frames_unsymbolized_with_pdb);
-  io(e.frames_outside_modules), io(e.pdbs_loaded), io(e.pdbs_missing), io(e.pdbs_mismatched);
-  io(e.pdbs_unreadable);
+void fields(IO& io, SourceDetails& d) {
+  io(d.source_line), io(d.json), io(d.table);
 }
 
 template <class IO>
 void fields(IO& io, SourceInfo& s) {
   io(s.path), io(s.files), io(s.source), io(s.format), io(s.compression);
   io(s.block_identity), io(s.realloc_marked), io(s.threads), io(s.time_resolution_ns);
-  io(s.format_version), io(s.tracer_version), io(s.command), io(s.page_size), io(s.physical_pages);
-  io(s.peak_rss_bytes), io(s.attached), io(s.embedded_suppressions), io(s.etw);
+  io(s.command), io(s.peak_rss_bytes), io(s.embedded_suppressions), io(s.details);
   io(s.lines), io(s.anomalies), io(s.end_ns), io(s.cut);
 }
 
@@ -93,6 +72,9 @@ class Encoder {
     } else {
       fields(*this, const_cast<T&>(value));
     }
+  }
+  void operator()(const InfoValue& v) {
+    (*this)(v.kind), (*this)(v.flag), (*this)(v.number), (*this)(v.text), (*this)(v.keys), (*this)(v.items);
   }
   template <class T>
   void operator()(const std::vector<T>& items) {
@@ -137,6 +119,7 @@ class Decoder {
       fields(*this, value);
     }
   }
+  void operator()(InfoValue& v) { decode_value(v, 0); }
   template <class T>
   void operator()(std::vector<T>& items) {
     items.resize(static_cast<std::size_t>(in_.count(1)));
@@ -158,6 +141,24 @@ class Decoder {
   }
 
  private:
+  // Details come from the file: their nesting is bounded (no reader nests
+  // deeper than a few levels), so that a hostile store cannot exhaust the stack.
+  static constexpr int kMaxDetailDepth = 16;
+
+  void decode_value(InfoValue& v, int depth) {
+    if (depth > kMaxDetailDepth) in_.fail("details nested too deep");
+    (*this)(v.kind);
+    if (v.kind > InfoValue::Kind::kObject) in_.fail("a detail of an unknown kind");
+    (*this)(v.flag), (*this)(v.number), (*this)(v.text), (*this)(v.keys);
+    v.items.resize(static_cast<std::size_t>(in_.count(1)));
+    for (InfoValue& item : v.items) decode_value(item, depth + 1);
+    const bool holds_items = v.kind == InfoValue::Kind::kArray || v.kind == InfoValue::Kind::kObject;
+    if ((!holds_items && !v.items.empty()) || (v.kind == InfoValue::Kind::kObject ? v.keys.size() != v.items.size()
+                                                                               : !v.keys.empty())) {
+      in_.fail("a detail whose members do not match its kind");
+    }
+  }
+
   ByteReader& in_;
 };
 

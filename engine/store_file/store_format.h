@@ -15,7 +15,7 @@ namespace heapql::store_file {
 static_assert(std::endian::native == std::endian::little, "the store maps its columns as they are on disk");
 
 inline constexpr std::array<char, 8> kMagic = {'H', 'E', 'A', 'P', 'Q', 'L', 'D', 'B'};
-inline constexpr std::uint32_t kFormatVersion = 2;
+inline constexpr std::uint32_t kFormatVersion = 3;
 inline constexpr std::uint64_t kHeaderBytes = 64;
 inline constexpr std::uint64_t kSectionAlignment = 64;
 inline constexpr std::uint64_t kTocEntryBytes = 40;

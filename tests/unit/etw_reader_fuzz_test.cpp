@@ -21,6 +21,7 @@
 #include "engine/error.h"
 #include "engine/ingest/etl/etw_payloads.h"
 #include "engine/ingest/open_trace.h"
+#include "tests/support/source_details_lookup.h"
 #include "tests/support/etl_writer.h"
 #include "tests/support/etw_scenarios.h"
 #include "tests/support/test_support.h"
@@ -341,8 +342,8 @@ TEST(EtwReaderFuzz, SyntheticSizeZeroReleaseInsideACommitEndsNothing) {
   store->replay(log);
   EXPECT_EQ(log.sizes, (std::vector<std::uint64_t>{0x4000, 0x2000, 0x4000}));
   EXPECT_EQ(log.frees, 0u);
-  EXPECT_EQ(store->source().etw->decommits_of_uncommitted, 1u);
-  EXPECT_EQ(store->source().etw->recommitted_bytes, 0x6000u);
+  EXPECT_EQ(detail(store->source(), {"etw", "decommits_of_uncommitted"}).number, 1u);
+  EXPECT_EQ(detail(store->source(), {"etw", "recommitted_bytes"}).number, 0x6000u);
 }
 
 // Legal but extreme values: timestamps at the ends of int64, address + size

@@ -13,6 +13,7 @@
 #include "engine/report/reports.h"
 #include "tests/support/etl_writer.h"
 #include "tests/support/etw_scenarios.h"
+#include "tests/support/source_details_lookup.h"
 #include "tests/support/test_support.h"
 
 namespace heapql::test {
@@ -24,7 +25,11 @@ constexpr std::uint64_t kHeap = 0x2a0000;
 
 struct Loaded {
   std::unique_ptr<TraceStore> store;
-  const EtwInfo& etw() const { return *store->source().etw; }
+  // A number of the reader's "etw" details (docs/json.md), by path.
+  std::uint64_t etw(std::string_view a, std::string_view b = {}) const {
+    return b.empty() ? detail(store->source(), {"etw", a}).number : detail(store->source(), {"etw", a, b}).number;
+  }
+  const InfoValue& named(std::initializer_list<std::string_view> path) const { return detail(store->source(), path); }
 };
 
 Loaded load(EtlWriter& writer, const TempDir& dir, const std::string& name = "t.etl") {
@@ -108,11 +113,11 @@ TEST(EtwReader, SyntheticSingleAllocationHasItsStackProcessHeapAndTimes) {
   EXPECT_TRUE(source.realloc_marked);
   EXPECT_EQ(source.time_resolution_ns, 100);
   EXPECT_EQ(source.anomalies.total(), 0u);
-  EXPECT_EQ(t.etw().events_by_hook.at("0x1021"), 1u);
-  EXPECT_EQ(t.etw().events_by_hook.at("0x1820"), 1u);
-  EXPECT_EQ(t.etw().events_with_stack, 1u);
-  ASSERT_EQ(t.etw().processes.size(), 1u);
-  EXPECT_EQ(t.etw().processes[0].name, "single.exe");
+  EXPECT_EQ(t.etw("events_by_hook", "0x1021"), 1u);
+  EXPECT_EQ(t.etw("events_by_hook", "0x1820"), 1u);
+  EXPECT_EQ(t.etw("stacks", "blocks_with_stack"), 1u);
+  ASSERT_EQ(t.named({"processes"}).items.size(), 1u);
+  EXPECT_EQ(t.named({"processes", "0", "name"}).text, "single.exe");
 }
 
 TEST(EtwReader, SyntheticThirtyTwoBitTraceReadsTheSame) {
@@ -127,8 +132,8 @@ TEST(EtwReader, SyntheticThirtyTwoBitTraceReadsTheSame) {
   const Bucket& b = t.store->tables().bucket(log.blocks[0].bucket);
   EXPECT_EQ(b.size, s.size);
   EXPECT_EQ(stack_text(t.store->tables(), b.stack), std::vector<std::string>{"single.exe!0x1010"});
-  EXPECT_EQ(t.etw().pointer_size, 4u);
-  EXPECT_EQ(t.etw().events_by_header_kind.at("sys32"), 5u);  // logfile header, process, image, alloc, free
+  EXPECT_EQ(t.etw("pointer_size"), 4u);
+  EXPECT_EQ(t.etw("events_by_header_kind", "sys32"), 5u);  // logfile header, process, image, alloc, free
 }
 
 // ntdll logs a moving HeapReAlloc as HeapRealloc + HeapAlloc(new) + HeapFree(old),
@@ -156,8 +161,8 @@ TEST(EtwReader, SyntheticMovingReallocCountsTheNewBlockOnceInEveryOrder) {
     EXPECT_EQ(r.totals.so, 20u);
     EXPECT_EQ(r.totals.src, 1u);
     EXPECT_EQ(loaded.store->source().anomalies.total(), 0u);
-    EXPECT_EQ(loaded.etw().moving_reallocs, 1u);
-    EXPECT_EQ(loaded.etw().realloc_companions_dropped, 2u);
+    EXPECT_EQ(loaded.etw("moving_reallocs"), 1u);
+    EXPECT_EQ(loaded.etw("realloc_companions_dropped"), 2u);
     const BlockLog log = blocks_of(loaded);
     ASSERT_EQ(log.blocks.size(), 2u);
     EXPECT_EQ(log.blocks[0].free_ns, 2 * kMs);
@@ -176,7 +181,7 @@ TEST(EtwReader, SyntheticInPlaceReallocEndsTheOldBlockAndStartsAMarkedOne) {
   EXPECT_EQ(r.totals.stc, 2u);
   EXPECT_EQ(r.totals.so, 40u);
   EXPECT_EQ(r.totals.src, 1u);
-  EXPECT_EQ(t.etw().moving_reallocs, 0u);
+  EXPECT_EQ(t.etw("moving_reallocs"), 0u);
   EXPECT_EQ(t.store->source().anomalies.total(), 0u);
 }
 
@@ -198,10 +203,10 @@ TEST(EtwReader, SyntheticHeapDestroyEndsEveryLiveBlockOfThatHeapOnly) {
   EXPECT_EQ(log.blocks[0].free_ns, 4 * kMs);
   EXPECT_EQ(log.blocks[1].free_ns, 4 * kMs);
   EXPECT_EQ(log.blocks[2].free_ns, kNeverNs);
-  ASSERT_EQ(t.etw().heaps.size(), 2u);
-  EXPECT_TRUE(t.etw().heaps[0].created);
-  EXPECT_TRUE(t.etw().heaps[0].destroyed);
-  EXPECT_EQ(t.etw().heaps[0].allocations, 2u);
+  ASSERT_EQ(t.named({"heaps"}).items.size(), 2u);
+  EXPECT_TRUE(t.named({"heaps", "0", "created"}).flag);
+  EXPECT_TRUE(t.named({"heaps", "0", "destroyed"}).flag);
+  EXPECT_EQ(t.named({"heaps", "0", "allocations"}).number, 2u);
 }
 
 TEST(EtwReader, SyntheticDoubleFreeIsCountedApartFromAnUnknownAddress) {
@@ -331,7 +336,7 @@ TEST(EtwReader, SyntheticRecommitCountsOnlyNewlyCommittedPages) {
   const Loaded t = load(w, dir);
   const Result r = run(t, totals());
   EXPECT_EQ(r.totals.st, 0x3000u);
-  EXPECT_EQ(t.etw().recommitted_bytes, 0x1000u);
+  EXPECT_EQ(t.etw("recommitted_bytes"), 0x1000u);
 }
 
 // Buffers are written per processor as they fill, so the file is not in time
@@ -416,8 +421,8 @@ TEST(EtwReader, SyntheticStackKeysResolveToTheirNextDefinition) {
   EXPECT_EQ(stack_text(tables, tables.bucket(log.blocks[0].bucket).stack), std::vector<std::string>{"app.exe!0x100"});
   EXPECT_EQ(stack_text(tables, tables.bucket(log.blocks[1].bucket).stack), std::vector<std::string>{"app.exe!0x200"});
   EXPECT_FALSE(tables.bucket(log.blocks[2].bucket).stack.valid());
-  EXPECT_EQ(t.etw().stack_key_uses, 3u);
-  EXPECT_EQ(t.etw().stack_keys_unresolved, 1u);
+  EXPECT_EQ(t.etw("stacks", "key_uses"), 3u);
+  EXPECT_EQ(t.etw("stacks", "keys_unresolved"), 1u);
 }
 
 TEST(EtwReader, SyntheticKernelAndUserFragmentsJoinKernelFirst) {
@@ -461,7 +466,7 @@ TEST(EtwReader, SyntheticMergedSessionsReadAsOneTrace) {
   OpenOptions options;
   options.show_progress = false;
   const Loaded t{load_trace(path, options)};
-  EXPECT_EQ(t.etw().logfile_headers, 2u);
+  EXPECT_EQ(t.etw("logfile_headers"), 2u);
   const BlockLog log = blocks_of(t);
   ASSERT_EQ(log.blocks.size(), 1u);
   EXPECT_EQ(log.blocks[0].alloc_ns, 5 * kMs);
@@ -501,10 +506,10 @@ TEST(EtwReader, SyntheticUnknownKernelEventsAndProvidersAreSkippedAndCounted) {
   w.event_header(0, etl_guid("11111111-2222-3333-4444-555555555555"), 7, 0, 0, kTid, kPid, w.ticks_at_ms(1),
                  payload);
   const Loaded t = load(w, dir);
-  EXPECT_EQ(t.etw().skipped.at("kernel events of other kinds"), 1u);
-  EXPECT_EQ(t.etw().skipped.at("provider events"), 1u);
-  EXPECT_EQ(t.etw().events_by_hook.at("0x0f2e"), 1u);
-  EXPECT_EQ(t.etw().events_by_hook.at("11111111-2222-3333-4444-555555555555#7"), 1u);
+  EXPECT_EQ(t.etw("skipped", "kernel events of other kinds"), 1u);
+  EXPECT_EQ(t.etw("skipped", "provider events"), 1u);
+  EXPECT_EQ(t.etw("events_by_hook", "0x0f2e"), 1u);
+  EXPECT_EQ(t.etw("events_by_hook", "11111111-2222-3333-4444-555555555555#7"), 1u);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "engine/error.h"
 #include "engine/query/aggregator.h"
 #include "engine/store/trace_store.h"
+#include "tests/support/source_details_lookup.h"
 #include "tests/support/test_support.h"
 
 namespace heapql::test {
@@ -77,8 +78,8 @@ TEST(HeaptrackReader, Version3StringsInlineFramesAndUnknownSymbols) {
   EXPECT_EQ(r.result.rows[0].key[0].frames, (std::vector<std::string>{"demo!make_buf", "demo!leaky()", "demo!main"}));
   // Interpreted files have no module bases: the absolute address.
   EXPECT_EQ(r.result.rows[1].key[0].frames, (std::vector<std::string>{"demo!0x3000", "demo!main"}));
-  EXPECT_EQ(r.source.format_version, 3u);
-  EXPECT_EQ(r.source.tracer_version, "1.4.0");
+  EXPECT_EQ(detail(r.source, {"heaptrack", "format_version"}).number, 3u);
+  EXPECT_EQ(detail(r.source, {"heaptrack", "version"}).text, "1.4.0");
   EXPECT_EQ(r.source.command, "./demo --flag");
   EXPECT_EQ(r.source.compression, "zstd");
   EXPECT_EQ(r.source.block_identity, BlockIdentity::kBucketLifo);
@@ -119,7 +120,7 @@ TEST(HeaptrackReader, Version2StringsAreTheRestOfTheLine) {
              "+ 0\n");
   const Read r = read(dir.file("v2"), by_stack());
   EXPECT_EQ(r.result.rows.at(0).key[0].frames, (std::vector<std::string>{"lib with space.so!operator new(unsigned long)"}));
-  EXPECT_EQ(r.source.format_version, 2u);
+  EXPECT_EQ(detail(r.source, {"heaptrack", "format_version"}).number, 2u);
 }
 
 TEST(HeaptrackReader, AMultiLineCommandRunsOnUntilTheIRecord) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/ingest/etl/etw_info.h"
 #include "engine/ingest/etl/etw_modules.h"
 #include "engine/store/source_info.h"
 

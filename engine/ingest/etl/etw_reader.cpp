@@ -12,6 +12,8 @@
 
 #include "engine/error.h"
 #include "engine/ingest/etl/etl_file.h"
+#include "engine/ingest/etl/etw_details.h"
+#include "engine/ingest/etl/etw_info.h"
 #include "engine/ingest/trace_cut.h"
 #include "engine/ingest/etl/etw_modules.h"
 #include "engine/ingest/etl/etw_payloads.h"
@@ -645,7 +647,7 @@ class EtwTraceReader {
     source.lines = stats.records;
     source.anomalies = matcher.anomalies();
     source.end_ns = to_ns(last_timestamp_);
-    source.etw = std::move(info_);
+    source.details = etw_details(info_);
     return source;
   }
 

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Writes the store fuzz target's seeds (tests/fuzz/corpus/store) again, after
+# a change of the store format: each is a store heapql ingests from a small
+# trace, behind one byte that tells the target whether to set its checksums
+# right (1) or leave them as they are (0); see store_fuzz.cpp.
+#   tests/fuzz/make_store_seeds.sh [HEAPQL]   (default build/heapql)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+heapql=${1:-build/heapql}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+out=tests/fuzz/corpus/store
+rm -f "$out"/*.hqdb
+for source in tests/data/worked_example.txt tests/data/two_phase.txt tests/data/csv/example.csv \
+              tests/fuzz/corpus/etl/single64.etl; do
+  name=$(basename "${source%.*}")
+  cp "$source" "$work/"
+  "$heapql" ingest "$work/$(basename "$source")" -o "$work/$name.hqdb" --no-progress 2>/dev/null
+  for fix in 0 1; do
+    { printf "\\x0$fix"; cat "$work/$name.hqdb"; } > "$out/${name}_$fix.hqdb"
+  done
+done
+ls -l "$out"
