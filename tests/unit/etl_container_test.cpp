@@ -20,6 +20,7 @@
 #include "engine/ingest/etl/etl_file.h"
 #include "engine/ingest/etl/etl_record.h"
 #include "engine/ingest/etl/xpress.h"
+#include "tests/support/xpress_compressor.h"
 #include "tests/support/test_support.h"
 
 namespace heapql {
@@ -201,6 +202,34 @@ TEST(Xpress, OutputSizeMustMatchExactly) {
   EXPECT_NE(xpress_decompress(stream, 2, out).find("past the expected 2"), std::string::npos);
   EXPECT_NE(xpress_decompress({}, 1, out), "");
   EXPECT_EQ(xpress_decompress({}, 0, out), "");
+}
+
+TEST(Xpress, OutputGrowsPastItsFirstSizeByLiteralsAndMatches) {
+  // 300 KB of text that compresses partly (repeated words, random runs), so
+  // that literals and matches both cross the output's growth steps.
+  Bytes text;
+  std::uint32_t seed = 12345;
+  while (text.size() < 300'000) {
+    seed = seed * 1103515245u + 12345u;
+    if (seed % 3 == 0) {
+      for (const char c : std::string("allocate, free, reallocate; ")) text.push_back(static_cast<std::uint8_t>(c));
+    } else {
+      text.push_back(static_cast<std::uint8_t>(seed >> 16));
+    }
+  }
+  const Bytes stream = test::xpress_compress(text);
+  Bytes out;
+  EXPECT_EQ(xpress_decompress(stream, text.size(), out), "");
+  EXPECT_TRUE(out == text);
+}
+
+TEST(Xpress, AHostileExpectedSizeAllocatesOnlyWhatTheStreamWrites) {
+  const Bytes stream = XpressStreamBuilder().literal("abc").match(3, 6).finish();
+  Bytes out;
+  const std::string problem = xpress_decompress(stream, std::size_t{1} << 40, out);
+  EXPECT_NE(problem.find("ends after 9 bytes of output"), std::string::npos) << problem;
+  EXPECT_EQ(out.size(), 9u);
+  EXPECT_LE(out.capacity(), std::size_t{1} << 20);
 }
 
 TEST(Xpress, SixteenBitLengthBelowItsEscapesIsAnError) {

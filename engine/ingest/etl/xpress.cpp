@@ -7,6 +7,7 @@
 #include "engine/ingest/etl/xpress.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -30,7 +31,16 @@ struct Corrupt {
 class XpressDecoder {
  public:
   XpressDecoder(std::span<const std::uint8_t> input, std::size_t expected_size, std::vector<std::uint8_t>& output)
-      : input_(input), expected_size_(expected_size), output_(output) {}
+      : input_(input), expected_size_(expected_size), output_(output) {
+    // A hostile size must not allocate (nor clear) gigabytes up front: the
+    // output doubles as the stream really produces bytes, up to the expected
+    // size (an ETL buffer is 64 KiB to a few MiB).
+    constexpr std::size_t kFirstSize = std::size_t{64} << 10;
+    output_.resize(std::min(expected_size_, kFirstSize));
+  }
+
+  // The bytes written; the output is cut to them when the decoder is done.
+  std::size_t written() const { return written_; }
 
   void run() {
     std::uint32_t flags = 0;
@@ -39,14 +49,14 @@ class XpressDecoder {
       if (flags_left == 0) {
         // A stream that ends exactly when the output is complete is fine
         // even without a closing flag word.
-        if (at_end() && output_.size() == expected_size_) return;
+        if (at_end() && written_ == expected_size_) return;
         flags = read_u32("a flag word");
         flags_left = kFlagBits;
       }
       --flags_left;
       const bool is_match = (flags >> flags_left) & 1U;
       if (!is_match) {
-        if (at_end() && output_.size() == expected_size_) return;
+        if (at_end() && written_ == expected_size_) return;
         const std::size_t literal_at = position_;
         const std::uint8_t literal = read_u8("a literal byte");
         put(literal, literal_at);
@@ -90,10 +100,17 @@ class XpressDecoder {
   }
 
   void put(std::uint8_t byte, std::size_t input_at) {
-    if (output_.size() == expected_size_) {
+    if (written_ == expected_size_) {
       fail(input_at, fmt::format("the output would grow past the expected {} bytes", expected_size_));
     }
-    output_.push_back(byte);
+    make_room(1);
+    output_[written_++] = byte;
+  }
+
+  // Room for `bytes` more (within the expected size, checked by the caller).
+  void make_room(std::size_t bytes) {
+    if (output_.size() - written_ >= bytes) [[likely]] return;
+    output_.resize(std::min(expected_size_, std::max(written_ + bytes, output_.size() * 2)));
   }
 
   void copy_match() {
@@ -101,17 +118,25 @@ class XpressDecoder {
     const std::uint16_t match_word = read_u16("a match");
     const std::size_t distance = (match_word >> 3) + 1U;
     const std::uint64_t length = read_length(match_word & 7U, match_at) + kMinMatchLength;
-    if (distance > output_.size()) {
+    if (distance > written_) {
       fail(match_at, fmt::format("match reaches back {} bytes before the output start (only {} bytes written)",
-                                 distance, output_.size()));
+                                 distance, written_));
     }
-    if (length > expected_size_ - output_.size()) {
+    if (length > expected_size_ - written_) {
       fail(match_at, fmt::format("match of {} bytes would grow the output past the expected {} bytes", length,
                                  expected_size_));
     }
-    // Byte by byte: a match may overlap the bytes it produces ("aaaa" as
-    // one literal and a match at distance 1).
-    for (std::uint64_t i = 0; i < length; ++i) output_.push_back(output_[output_.size() - distance]);
+    make_room(static_cast<std::size_t>(length));
+    std::uint8_t* const to = output_.data() + written_;
+    const std::uint8_t* const from = to - distance;
+    if (distance >= length) {
+      std::memcpy(to, from, static_cast<std::size_t>(length));
+    } else {
+      // Byte by byte: the match overlaps the bytes it produces ("aaaa" as
+      // one literal and a match at distance 1).
+      for (std::size_t i = 0; i < length; ++i) to[i] = from[i];
+    }
+    written_ += static_cast<std::size_t>(length);
   }
 
   // The match length minus 3, with its extensions.
@@ -143,6 +168,7 @@ class XpressDecoder {
   std::span<const std::uint8_t> input_;
   std::size_t expected_size_;
   std::vector<std::uint8_t>& output_;
+  std::size_t written_ = 0;  // bytes of output_ produced
   std::size_t position_ = 0;
   std::optional<std::size_t> pending_half_byte_;  // input position of a half-used length byte
 };
@@ -152,15 +178,15 @@ class XpressDecoder {
 std::string xpress_decompress(std::span<const std::uint8_t> input, std::size_t expected_size,
                               std::vector<std::uint8_t>& output) {
   output.clear();
-  // A hostile size must not reserve gigabytes up front; the vector grows if
-  // the stream really is that long.
-  constexpr std::size_t kReserveLimit = std::size_t{16} << 20;
-  output.reserve(std::min(expected_size, kReserveLimit));
+  XpressDecoder decoder(input, expected_size, output);
+  std::string problem;
   try {
-    XpressDecoder(input, expected_size, output).run();
+    decoder.run();
   } catch (const Corrupt& corrupt) {
-    return corrupt.message;
+    problem = corrupt.message;
   }
+  output.resize(decoder.written());
+  if (!problem.empty()) return problem;
   if (output.size() != expected_size) {
     return fmt::format("at input byte {}: the stream ends after {} bytes of output, expected {}", input.size(),
                        output.size(), expected_size);
