@@ -205,15 +205,14 @@ Query query_from_table(lua_State* L, int index, QueryDoor door) {
     if (!m) throw Error(fmt::format("query field 'sort': '{}' is not so|soc|st|stc|src", *sort));
     q.sort = *m;
   }
-  if (const auto top = f.integer("top")) {
-    if (*top < 1) throw Error("query field 'top': expected at least 1");
-    q.top = static_cast<std::uint64_t>(*top);
-  }
+  // Values are copied as they are: Query::validate (the engine's guard of
+  // what the schema allows) refuses what the schema would have.
+  if (const auto top = f.integer("top")) q.top = *top < 0 ? 0 : static_cast<std::uint64_t>(*top);
   q.totals_only = f.boolean("totals", false);
   if (q.totals_only) q.by.clear();
   if (const auto series = f.integer("series")) {
-    if (*series < 0 || *series > 100000) throw Error("query field 'series': expected 0 to 100000 buckets");
-    q.series_buckets = static_cast<std::uint32_t>(*series);
+    const bool in_range = *series >= 0 && *series <= kMaxSeriesBuckets;
+    q.series_buckets = in_range ? static_cast<std::uint32_t>(*series) : kMaxSeriesBuckets + 1;
   }
   return q;
 }

@@ -1,7 +1,8 @@
 // The last step of a recipe's query: the table that heapql.schema produced
 // from the recipe's (already checked and normalized) fields, read into the
-// engine's Query. The schema gives users the precise messages; the checks
-// here only guard the boundary against a table that did not come from it.
+// engine's Query. The schema gives users the precise messages; here values
+// are only copied, with their types checked (a table need not have come
+// from the schema), and Query::validate guards what they may be.
 #pragma once
 
 #include <lua.hpp>
