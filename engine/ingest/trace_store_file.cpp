@@ -10,6 +10,7 @@
 
 #include "engine/error.h"
 #include "engine/ingest/trace_cut.h"
+#include "engine/query/aggregator.h"
 #include "engine/warnings.h"
 #include "engine/store_file/output_file.h"
 #include "engine/store_file/store_writer.h"
@@ -137,7 +138,7 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
     if (id.path != record.files.front().path) record.files.push_back(std::move(id));
   }
   IngestResult result;
-  result.file_bytes = writer->commit(record);
+  result.file_bytes = writer->commit(record, &Aggregator::build_stack_view);
   result.store_path = target;
   result.blocks = writer->block_count();
   result.frees = writer->free_count();

@@ -663,38 +663,88 @@ void Aggregator::roll_up(Result& r) {
   }
   if (!keyed) return;
 
-  // The candidates for the rows shown: the top N by the sort measure, and
-  // every row tied with the last of them (their order is decided by key).
-  // `order` holds dense numbers.
-  const std::size_t present_rows = rows.size();
-  std::vector<std::uint32_t> order(present_rows);
-  std::iota(order.begin(), order.end(), 0u);
-  const std::size_t shown = std::min<std::size_t>(present_rows, query_.top);
-  std::size_t candidates = present_rows;
-  if (shown < present_rows) {
-    if (shown == 0) {
-      candidates = 0;
-    } else {
-      const auto by_value = [&](std::uint32_t a, std::uint32_t b) { return sort_values[a] > sort_values[b]; };
-      std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(shown - 1), order.end(), by_value);
-      const std::uint64_t threshold = sort_values[order[shown - 1]];
-      const auto tied_end = std::partition(order.begin() + static_cast<std::ptrdiff_t>(shown), order.end(),
-                                           [&](std::uint32_t d) { return sort_values[d] == threshold; });
-      candidates = static_cast<std::size_t>(tied_end - order.begin());
+  const std::size_t width = query_.by.size();
+  const auto key_values_of = [&](std::uint32_t dense_row, std::uint64_t* values) {
+    const std::size_t row = rows[dense_row];
+    const std::size_t key = row / per_key;
+    for (std::size_t level = 0; level < width; ++level) {
+      values[level] = query_.by[level] == GroupBy::kImpacting ? row % per_key : key_values_[key * width + level];
     }
+  };
+  // The measures of the rows shown: a second pass over the buckets.
+  const auto measures_of = [&](std::span<const std::uint32_t> shown_rows) {
+    sort_values = std::vector<std::uint64_t>();
+    constexpr std::uint32_t kNotShown = 0xFFFFFFFFu;
+    std::vector<std::uint32_t> shown_index(rows.size(), kNotShown);
+    for (std::size_t i = 0; i < shown_rows.size(); ++i) shown_index[shown_rows[i]] = static_cast<std::uint32_t>(i);
+    std::vector<Measures> measures(shown_rows.size());
+    for (std::size_t b = 0; b < all.size(); ++b) {
+      const S& state = all[b];
+      if (state.key < 0) continue;
+      contributions(state, b, [&](std::size_t row, const Measures& m) {
+        const std::uint32_t index = shown_index[dense(row)];
+        if (index != kNotShown) measures[index].add(m);
+      });
+    }
+    return measures;
+  };
+  show_rows(r, sort_values, key_values_of, measures_of);
+}
+
+void Aggregator::each_compact_contribution(const std::function<void(std::size_t row, const Measures&)>& add) const {
+  for (std::size_t b = 0; b < compact_states_.size(); ++b) {
+    const CompactState& state = compact_states_[b];
+    if (state.key == kFilteredOut) throw Error("internal error: a bucket filtered out of the stack view");
+    if (state.key >= 0) contributions(state, b, add);
   }
+}
+
+namespace {
+
+// The rows among which the top `shown` by value are chosen: those shown,
+// and every row tied with the last of them (their order is decided by key).
+// Ascending; one pass keeps the `shown` largest values seen (a min-heap),
+// a second collects the rows at or above the smallest of them.
+std::vector<std::uint32_t> top_candidates(std::span<const std::uint64_t> values, std::size_t shown) {
+  std::vector<std::uint32_t> rows;
+  if (shown == 0) return rows;
+  std::uint64_t threshold = 0;
+  if (shown < values.size()) {
+    std::vector<std::uint64_t> largest;
+    largest.reserve(shown);
+    const auto greater = std::greater<std::uint64_t>();
+    for (const std::uint64_t v : values) {
+      if (largest.size() < shown) {
+        largest.push_back(v);
+        std::push_heap(largest.begin(), largest.end(), greater);
+      } else if (v > largest.front()) {
+        std::pop_heap(largest.begin(), largest.end(), greater);
+        largest.back() = v;
+        std::push_heap(largest.begin(), largest.end(), greater);
+      }
+    }
+    threshold = largest.front();
+  }
+  for (std::size_t row = 0; row < values.size(); ++row) {
+    if (values[row] >= threshold) rows.push_back(static_cast<std::uint32_t>(row));
+  }
+  return rows;
+}
+
+}  // namespace
+
+void Aggregator::show_rows(Result& r, std::span<const std::uint64_t> sort_values,
+                           const std::function<void(std::uint32_t row, std::uint64_t* values)>& key_values_of,
+                           const std::function<std::vector<Measures>(std::span<const std::uint32_t> rows)>& measures_of) {
+  const std::size_t present_rows = sort_values.size();
+  const std::size_t shown = std::min<std::size_t>(present_rows, query_.top);
+  const std::vector<std::uint32_t> order = top_candidates(sort_values, shown);  // rows
+  const std::size_t candidates = order.size();
 
   // Order the candidates on ids and ranks, then render only those shown.
   const std::size_t width = query_.by.size();
   std::vector<std::uint64_t> row_values(candidates * width);
-  for (std::size_t i = 0; i < candidates; ++i) {
-    const std::size_t row = rows[order[i]];
-    const std::size_t key = row / per_key;
-    for (std::size_t level = 0; level < width; ++level) {
-      row_values[i * width + level] =
-          query_.by[level] == GroupBy::kImpacting ? row % per_key : key_values_[key * width + level];
-    }
-  }
+  for (std::size_t i = 0; i < candidates; ++i) key_values_of(order[i], row_values.data() + i * width);
   const KeyOrder key_order(tables_, query_.by, row_values);
   std::vector<std::uint32_t> positions(candidates);
   std::iota(positions.begin(), positions.end(), 0u);
@@ -711,21 +761,9 @@ void Aggregator::roll_up(Result& r) {
   std::partial_sort(positions.begin(), positions.begin() + static_cast<std::ptrdiff_t>(shown), positions.end(), before);
   positions.resize(shown);
 
-  // The measures of the rows shown.
-  sort_values = std::vector<std::uint64_t>();
-  constexpr std::uint32_t kNotShown = 0xFFFFFFFFu;
-  std::vector<std::uint32_t> shown_index(present_rows, kNotShown);
-  for (std::size_t i = 0; i < shown; ++i) shown_index[order[positions[i]]] = static_cast<std::uint32_t>(i);
-  std::vector<Measures> measures(shown);
-  for (std::size_t b = 0; b < all.size(); ++b) {
-    const S& state = all[b];
-    if (state.key < 0) continue;
-    contributions(state, b, [&](std::size_t row, const Measures& m) {
-      const std::uint32_t index = shown_index[dense(row)];
-      if (index != kNotShown) measures[index].add(m);
-    });
-  }
-  shown_index = std::vector<std::uint32_t>();
+  std::vector<std::uint32_t> shown_rows(shown);
+  for (std::size_t i = 0; i < shown; ++i) shown_rows[i] = order[positions[i]];
+  const std::vector<Measures> measures = measures_of(shown_rows);
 
   Measures shown_sum;
   r.rows.reserve(shown);
@@ -746,18 +784,20 @@ void Aggregator::roll_up(Result& r) {
 }
 
 void Aggregator::answer_from(const TraceStore& store) {
+  if (answer_from_view(store)) return;
   // Nothing at or after the window's end changes the answer but how the
   // blocks alive then end (record(): freed after T2 is not freed in it).
-  if (!answer_from_sums(store.columns())) store.replay(*this, t2_);
+  if (!answer_from_sums(store.columns(), [&] { store.check_bucket_sums(); })) store.replay(*this, t2_);
 }
 
-bool Aggregator::answer_from_sums(const StoreColumns& columns) {
+bool Aggregator::answer_from_sums(const StoreColumns& columns, const std::function<void()>& check_sums) {
   // The sums describe the whole trace: a window from 0 that never closes,
   // where every block is allocated inside (AIFI when freed, AIFO when not).
   // Lifetimes and series need each block's times; nothing else does.
   if (t1_ > 0 || t2_ != kNeverNs || needs_blocks_ || series_bucket_ns_ != 0) return false;
   if (layout_ == Layout::kPeak && has_block_filters_) return false;
   if (columns.bucket_sums.empty() && columns.event_count != 0) return false;  // a store without sums
+  if (check_sums) check_sums();
   // The stored peak is over every bucket: each one with blocks must pass.
   const bool all_pass = with_layout([&]<class S>() {
     for (const BucketSum& sum : columns.bucket_sums) {
@@ -824,7 +864,8 @@ Result Aggregator::result(const SourceInfo& source) {
   r.peak = peak_;
   r.trace_end_ns = end_ns_;
   if (series_bucket_ns_ != 0) r.series = Series{t1_, series_bucket_ns_, series_};
-  with_layout([&]<class S>() { roll_up<S>(r); });
+  if (view_store_ != nullptr) roll_up_from_view(r);
+  else with_layout([&]<class S>() { roll_up<S>(r); });
   return r;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -22,6 +23,8 @@
 #include "engine/store/events.h"
 #include "engine/store/flat_index.h"
 #include "engine/store/source_info.h"
+#include "engine/store/stack_view.h"
+#include "engine/store/store_columns.h"
 #include "engine/store/trace_store.h"
 #include "engine/store/trace_tables.h"
 
@@ -63,6 +66,11 @@ class Aggregator final : public EventConsumer {
   // passes its filters (then no block is read), else by replaying its events.
   // The answer is the same either way (tests/cli/store_test.cpp).
   void answer_from(const TraceStore& store);
+
+  // The store's stack view (stack_view.h) of a trace whose bucket sums these
+  // are: every row of the query `--by stack` of the whole trace under the
+  // built-in cull list, as this aggregator would roll it up.
+  static OwnedStackView build_stack_view(const TraceTables& tables, std::span<const BucketSum> sums);
 
   // After on_finish. `source` says whether reallocs are marked (src).
   Result result(const SourceInfo& source);
@@ -167,7 +175,23 @@ class Aggregator final : public EventConsumer {
   // Calls add(row, measures) for each row a bucket adds to.
   template <class S, class Add> void contributions(const S& state, std::size_t bucket, Add&& add) const;
   template <class S> void roll_up(Result& r);
-  bool answer_from_sums(const StoreColumns& columns);
+  // Chooses, orders and renders the rows shown among the rows with blocks
+  // (numbered densely: `sort_values` has one per row), then the rest. The
+  // caller says how: key_values_of(row, out) writes a row's key values;
+  // measures_of(rows shown, in order) returns their measures (it may free
+  // the sort values: they are not read after it is called).
+  void show_rows(Result& r, std::span<const std::uint64_t> sort_values,
+                 const std::function<void(std::uint32_t row, std::uint64_t* values)>& key_values_of,
+                 const std::function<std::vector<Measures>(std::span<const std::uint32_t> rows)>& measures_of);
+  // `check_sums` runs before the sums are read, when they will be.
+  bool answer_from_sums(const StoreColumns& columns, const std::function<void()>& check_sums = {});
+  // Calls add(row, measures) for each row a bucket adds to (the compact
+  // layout's buckets: the stack view's roll-up).
+  void each_compact_contribution(const std::function<void(std::size_t row, const Measures&)>& add) const;
+  // From the store's stack view, when the query is the view's (then result()
+  // reads its rows: roll_up_from_view). In aggregator_stack_view.cpp.
+  bool answer_from_view(const TraceStore& store);
+  void roll_up_from_view(Result& r);
   template <class S> void apply_sums(std::span<const BucketSum> sums);
 
   const TraceTables& tables_;
@@ -212,6 +236,7 @@ class Aggregator final : public EventConsumer {
   std::vector<std::uint64_t> series_;
   bool series_closed_ = false;  // an event at or after T2 has been seen
   std::int64_t end_ns_ = 0;
+  const TraceStore* view_store_ = nullptr;  // answered from its stack view
 };
 
 }  // namespace heapql

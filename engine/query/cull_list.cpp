@@ -111,6 +111,21 @@ const std::vector<std::string>& default_cull_pattern_texts() {
   return texts;
 }
 
+std::uint64_t default_cull_fingerprint() {
+  // Raised whenever frame matching or culling changes meaning (frame_matches,
+  // StackPlan::culled), so that views made by an older heapql are not used.
+  constexpr std::uint64_t kMatchingRevision = 1;
+  static const std::uint64_t fingerprint = [] {
+    std::uint64_t h = 0xcbf29ce484222325ull ^ kMatchingRevision;  // FNV-1a, 64 bits
+    for (const DefaultCullEntry& entry : kDefaultCullEntries) {
+      for (const char c : entry.pattern) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+      h = (h ^ '\n') * 0x100000001b3ull;
+    }
+    return h | 1;
+  }();
+  return fingerprint;
+}
+
 const FramePatternSet& default_cull_patterns() {
   static const FramePatternSet patterns = [] {
     FramePatternSet result;

@@ -9,6 +9,7 @@
 // start is skipped.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,5 +35,9 @@ struct DefaultCullEntry {
 std::span<const DefaultCullEntry> default_cull_entries();
 const std::vector<std::string>& default_cull_pattern_texts();
 const FramePatternSet& default_cull_patterns();
+// Names the built-in list and how frames are matched against it, never 0: a
+// store's stack view (stack_view.h) answers only a heapql whose fingerprint
+// is the one it was made with.
+std::uint64_t default_cull_fingerprint();
 
 }  // namespace heapql

@@ -13,12 +13,19 @@ std::string_view block_identity_name(BlockIdentity identity) {
 }
 
 TraceStore::TraceStore(TraceTables tables, SourceInfo source, StoreColumns columns,
-                       std::shared_ptr<const void> owner, std::function<void()> check_blocks)
+                       std::shared_ptr<const void> owner, std::function<void()> check_blocks,
+                       std::function<void()> check_sums)
     : tables_(std::move(tables)),
       source_(std::move(source)),
       owner_(std::move(owner)),
-      check_blocks_(std::move(check_blocks)),
+      blocks_check_{std::move(check_blocks)},
+      sums_check_{std::move(check_sums)},
       columns_(columns) {}
+
+void TraceStore::attach_stack_view(StackView view, std::function<void()> check) {
+  stack_view_ = view;
+  stack_view_check_.check = std::move(check);
+}
 
 TraceStore::Builder::Builder(TraceStore& store)
     : store_(store),
@@ -128,11 +135,18 @@ void TraceStore::skip_events(EventConsumer& consumer, std::size_t allocs, std::s
 }
 
 void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns) const {
-  if (!check_blocks_) return replay_blocks(consumer, until_ns);
-  // The block columns' checksums are computed beside the replay (on the core
-  // its window leaves free) and waited for before its answer counts; their
-  // error is thrown before the replay's, which it explains.
-  on_both_cores([&] { std::call_once(*blocks_checked_, check_blocks_); }, [&] { replay_blocks(consumer, until_ns); });
+  if (!blocks_check_.check && !sums_check_.check) return replay_blocks(consumer, until_ns);
+  // The block columns' checksums (and the bucket sums, which order the
+  // buckets skipped before a window) are checked beside the replay (on the
+  // core its window leaves free) and waited for before its answer counts;
+  // their error is thrown before the replay's, which it explains. The replay
+  // reads nothing unchecked in a way that could misbehave.
+  on_both_cores(
+      [&] {
+        sums_check_.run();
+        blocks_check_.run();
+      },
+      [&] { replay_blocks(consumer, until_ns); });
 }
 
 void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) const {

@@ -15,6 +15,7 @@
 
 #include "engine/store/events.h"
 #include "engine/store/source_info.h"
+#include "engine/store/stack_view.h"
 #include "engine/store/store_columns.h"
 #include "engine/store/trace_tables.h"
 
@@ -28,8 +29,9 @@ class TraceStore {
   // for it before it returns (the file's block columns are checked only when
   // a query reads them); it throws Error, which the replay then throws
   // rather than its own (a damaged column explains a replay's failure).
+  // `check_sums` runs before the bucket sums are first read (check_bucket_sums).
   TraceStore(TraceTables tables, SourceInfo source, StoreColumns columns, std::shared_ptr<const void> owner,
-             std::function<void()> check_blocks = {});
+             std::function<void()> check_blocks = {}, std::function<void()> check_sums = {});
   // The columns view storage the store owns: it moves, but never copies.
   TraceStore(const TraceStore&) = delete;
   TraceStore& operator=(const TraceStore&) = delete;
@@ -39,6 +41,15 @@ class TraceStore {
   SourceInfo& source() { return source_; }
   const SourceInfo& source() const { return source_; }
   const StoreColumns& columns() const { return columns_; }
+  // The stack view of a store file that has one (its rows unchecked), and
+  // the check of its section that must pass before its rows are trusted:
+  // the first call runs it (it throws Error), later calls wait for that.
+  void attach_stack_view(StackView view, std::function<void()> check);
+  const StackView* stack_view() const { return stack_view_ ? &*stack_view_ : nullptr; }
+  void check_stack_view() const { stack_view_check_.run(); }
+  // Before columns().bucket_sums are read: the file's sums are checked
+  // against the columns when first used (throws Error).
+  void check_bucket_sums() const { sums_check_.run(); }
 
   std::size_t block_count() const { return columns_.block_count(); }
   std::uint64_t event_count() const { return columns_.event_count; }
@@ -94,8 +105,19 @@ class TraceStore {
   SourceInfo source_;
   OwnedColumns owned_;                  // a store built in memory
   std::shared_ptr<const void> owner_;   // or one mapped from a file
-  std::function<void()> check_blocks_;
-  std::unique_ptr<std::once_flag> blocks_checked_ = std::make_unique<std::once_flag>();
+  // A check of a part of a store file that runs when that part is first
+  // used, once (a check that threw runs again the next time).
+  struct LazyCheck {
+    std::function<void()> check;
+    std::unique_ptr<std::once_flag> done = std::make_unique<std::once_flag>();
+    void run() const {
+      if (check) std::call_once(*done, check);
+    }
+  };
+  LazyCheck blocks_check_;
+  LazyCheck sums_check_;
+  std::optional<StackView> stack_view_;
+  LazyCheck stack_view_check_;
   StoreColumns columns_;                // views of one or the other
 };
 

@@ -15,7 +15,7 @@ namespace heapql::store_file {
 static_assert(std::endian::native == std::endian::little, "the store maps its columns as they are on disk");
 
 inline constexpr std::array<char, 8> kMagic = {'H', 'E', 'A', 'P', 'Q', 'L', 'D', 'B'};
-inline constexpr std::uint32_t kFormatVersion = 3;
+inline constexpr std::uint32_t kFormatVersion = 4;
 inline constexpr std::uint64_t kHeaderBytes = 64;
 inline constexpr std::uint64_t kSectionAlignment = 64;
 inline constexpr std::uint64_t kTocEntryBytes = 40;
@@ -43,8 +43,9 @@ enum class Section : std::uint32_t {
   kFreeOrder = 10,    // u32 per free
   kTimeChanges = 11,  // TimeChange (16 bytes) per distinct time
   kBucketSums = 12,   // BucketSum (32 bytes) per bucket with blocks, in order of first allocation
+  kStackView = 13,    // the stack view (stack_view.h): a 64-byte head, u32 stacks, then five u64 columns
 };
-inline constexpr std::uint32_t kSectionKinds = 12;
+inline constexpr std::uint32_t kSectionKinds = 13;
 
 inline constexpr std::string_view section_name(Section s) {
   switch (s) {
@@ -60,8 +61,17 @@ inline constexpr std::string_view section_name(Section s) {
     case Section::kFreeOrder: return "frees";
     case Section::kTimeChanges: return "time changes";
     case Section::kBucketSums: return "bucket sums";
+    case Section::kStackView: return "stack view";
   }
   return "unknown";
+}
+
+// The stack view's head: u64 cull fingerprint (0: no view), u64 rows, u64
+// temporary blocks, u64 totals of so, soc, st, stc, src. Then a u32 stack per
+// row, zeros to a multiple of 8 bytes, then each measure's u64 column.
+inline constexpr std::uint64_t kStackViewHeadBytes = 64;
+inline constexpr std::uint64_t stack_view_bytes(std::uint64_t rows) {
+  return kStackViewHeadBytes + (rows * 4 + 7) / 8 * 8 + rows * 8 * 5;
 }
 
 inline constexpr std::uint64_t kFrameBytes = 16, kStackBytes = 8, kProcessBytes = 16, kHeapBytes = 16,

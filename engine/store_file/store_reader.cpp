@@ -100,11 +100,13 @@ class Opener {
     SourceRecord record;
     TraceTables tables;
     StoreColumns columns;
+    StackView view;
     on_both_cores(
         [&] {
           for (std::uint32_t kind = 1; kind <= kSectionKinds; ++kind) {
-            if (!is_block_column(Section(kind))) verify(Section(kind));
+            if (!is_checked_when_used(Section(kind))) verify(Section(kind));
           }
+          check_buckets();
         },
         [&] {
           record = read_source();
@@ -118,13 +120,21 @@ class Opener {
           columns.peak = record.peak;
           columns.event_count = record.event_count;
           columns.end_ns = record.end_ns;
-          check_columns(columns);
+          check_column_lengths(columns);
+          view = read_stack_view();
         });
     OpenedStore opened;
     opened.info = describe(record);
     // The block columns (12 bytes a block, most of a big store) are checked
     // only when a query replays them, beside the replay (TraceStore::replay);
     // a query answered from the bucket sums never reads them.
+    auto check_sums = [bytes = bytes_, name = name_, entries = entries_, columns, buckets = bucket_count_] {
+      Opener again(bytes, name);
+      again.entries_ = entries;
+      again.bucket_count_ = buckets;
+      again.verify(Section::kBucketSums);
+      again.check_bucket_sums(columns);
+    };
     auto check_blocks = [bytes = bytes_, name = name_, entries = entries_] {
       Opener again(bytes, name);
       again.entries_ = entries;
@@ -133,7 +143,17 @@ class Opener {
       again.verify(Section::kFreeOrder);
     };
     opened.store = std::make_unique<TraceStore>(std::move(tables), std::move(record.info), columns, std::move(owner),
-                                                std::move(check_blocks));
+                                                std::move(check_blocks), std::move(check_sums));
+    if (view.cull_fingerprint != 0) {
+      // Checked only when a query answers from it, beside that query's scan.
+      auto check_view = [bytes = bytes_, name = name_, entries = entries_, view, stacks = opened.store->tables().stack_count(),
+                         blocks = columns.bucket.size(), frees = columns.free_order.size()] {
+        Opener again(bytes, name);
+        again.entries_ = entries;
+        again.check_stack_view(view, stacks, blocks, frees);
+      };
+      opened.store->attach_stack_view(view, std::move(check_view));
+    }
     return opened;
   }
 
@@ -233,8 +253,78 @@ class Opener {
 
   const Entry& entry(Section kind) const { return entries_[static_cast<std::uint32_t>(kind) - 1]; }
 
-  static bool is_block_column(Section kind) {
-    return kind == Section::kBlockBucket || kind == Section::kBlockAllocSeq || kind == Section::kFreeOrder;
+  // The block columns, the bucket sums and the stack view: most of a big
+  // store, and a query reads one of them.
+  static bool is_checked_when_used(Section kind) {
+    return kind == Section::kBlockBucket || kind == Section::kBlockAllocSeq || kind == Section::kFreeOrder ||
+           kind == Section::kBucketSums || kind == Section::kStackView;
+  }
+
+  // The view's head and where its columns lie; the rows are checked later
+  // (check_stack_view).
+  StackView read_stack_view() const {
+    const Entry& e = entry(Section::kStackView);
+    ByteReader in = section_reader(Section::kStackView);
+    if (e.bytes < kStackViewHeadBytes) in.fail("shorter than its head");
+    StackView view;
+    view.cull_fingerprint = in.u64();
+    const std::uint64_t rows = in.u64();
+    view.temporary_blocks = in.u64();
+    for (std::uint64_t& total : view.totals) total = in.u64();
+    if (rows != e.items) in.fail("its row count differs from the table of contents'");
+    if (rows > e.bytes / 44 || stack_view_bytes(rows) != e.bytes) {
+      in.fail(fmt::format("{} bytes do not hold {} rows", e.bytes, rows));
+    }
+    if (view.cull_fingerprint == 0 && rows != 0) in.fail("rows without a cull list");
+    const char* at = bytes_.data() + e.offset + kStackViewHeadBytes;
+    view.stacks = {reinterpret_cast<const std::uint32_t*>(at), static_cast<std::size_t>(rows)};
+    at += (rows * 4 + 7) / 8 * 8;
+    for (auto& column : view.measures) {
+      column = {reinterpret_cast<const std::uint64_t*>(at), static_cast<std::size_t>(rows)};
+      at += rows * 8;
+    }
+    return view;
+  }
+
+  // The view's checksum, and that its rows fit the tables and add up: every
+  // stack exists, every row has blocks, and the columns sum to the totals
+  // and to the trace's blocks and frees. One pass: each piece is summed
+  // while the checksum has just brought it into the cache.
+  void check_stack_view(const StackView& view, std::size_t stacks, std::size_t blocks, std::size_t frees) const {
+    const Entry& e = entry(Section::kStackView);
+    Checksum checksum;
+    checksum.add(bytes_.data() + e.offset, kStackViewHeadBytes);
+    constexpr std::size_t kPiece = 8192;
+    bool rows_ok = true;
+    for (std::size_t at = 0; at < view.rows(); at += kPiece) {
+      const std::span<const std::uint32_t> piece = view.stacks.subspan(at, std::min(kPiece, view.rows() - at));
+      checksum.add(piece.data(), piece.size_bytes());
+      for (const std::uint32_t stack : piece) rows_ok &= stack == StackId().value || stack < stacks;
+    }
+    const std::array<char, 4> zeros{};
+    checksum.add(zeros.data(), view.rows() % 2 * 4);
+    std::array<std::uint64_t, kViewMeasures> sums{};
+    for (std::size_t k = 0; k < kViewMeasures; ++k) {
+      for (std::size_t at = 0; at < view.rows(); at += kPiece) {
+        const std::span<const std::uint64_t> piece = view.measures[k].subspan(at, std::min(kPiece, view.rows() - at));
+        checksum.add(piece.data(), piece.size_bytes());
+        std::uint64_t sum = 0;
+        for (const std::uint64_t v : piece) sum += v;
+        sums[k] += sum;
+        if (k == 3) {  // stc: every row has blocks
+          for (const std::uint64_t v : piece) rows_ok &= v != 0;
+        }
+      }
+    }
+    if (checksum.value() != e.checksum) {
+      fail("section 'stack view' is damaged (its checksum does not match)", e.offset);
+    }
+    if (!rows_ok) fail("the stack view has a row that does not fit the tables", e.offset);
+    enum { kSo, kSoc, kSt, kStc, kSrc };
+    if (sums != view.totals || sums[kStc] != blocks || sums[kStc] - sums[kSoc] != frees ||
+        sums[kSo] > sums[kSt] || sums[kSrc] > sums[kStc] || view.temporary_blocks > frees) {
+      fail("the stack view does not add up to its totals and the trace's blocks", e.offset);
+    }
   }
 
   void verify(Section kind) const {
@@ -337,30 +427,45 @@ class Opener {
     {
       ByteReader in = table(Section::kBuckets, kBucketBytes);
       const std::uint64_t n = entry(Section::kBuckets).items;
-      const std::string_view records = in.rest_view();
-      // As for the stack nodes: a tight scan, then the loop to name the first bad record.
-      if (!kBucketsViewable || !buckets_valid(records, n, t.stack_count(), t.heap_count())) {
-        for (std::uint64_t i = 0; i < n; ++i) {
-          Bucket b;
-          b.size = in.u64();
-          b.stack = StackId(in.u32());
-          b.heap = HeapId(in.u32());
-          b.thread = in.u32();
-          const std::uint8_t kind = in.u8();
-          const std::uint8_t realloc = in.u8();
-          const std::uint16_t padding = in.u16();
-          if (b.stack.valid() && b.stack.value >= t.stack_count()) in.fail("a bucket's stack out of range");
-          if (b.heap.valid() && b.heap.value >= t.heap_count()) in.fail("a bucket's heap out of range");
-          if (kind > 1 || realloc > 1 || padding != 0) in.fail("a bucket with an unknown kind or flag");
-          b.kind = BlockKind(kind);
-          b.is_realloc = realloc == 1;
-          if constexpr (!kBucketsViewable) t.load_bucket(b);
-        }
-        if constexpr (kBucketsViewable) in.fail("internal error: the bucket scan and the bucket loop disagree");
-      }
-      if constexpr (kBucketsViewable) t.view_buckets(view_as<Bucket>(records, n));
+      // Viewed in place and checked beside (check_buckets), or loaded and
+      // checked here.
+      if constexpr (kBucketsViewable) t.view_buckets(view_as<Bucket>(in.rest_view(), n));
+      else walk_buckets(in, n, &t);
     }
     return t;
+  }
+
+  // The bucket records' ids and flags (viewed buckets only; loaded ones are
+  // checked as they load): a tight scan, then, when it fails, the record by
+  // record walk to name the first bad one.
+  void check_buckets() const {
+    if constexpr (kBucketsViewable) {
+      ByteReader in = table(Section::kBuckets, kBucketBytes);
+      const std::uint64_t n = entry(Section::kBuckets).items;
+      if (buckets_valid(in.rest_view(), n, entry(Section::kStacks).items, entry(Section::kHeaps).items)) return;
+      walk_buckets(in, n, nullptr);
+      in.fail("internal error: the bucket scan and the bucket loop disagree");
+    }
+  }
+
+  void walk_buckets(ByteReader& in, std::uint64_t n, TraceTables* load_into) const {
+    const std::uint64_t stacks = entry(Section::kStacks).items, heaps = entry(Section::kHeaps).items;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      Bucket b;
+      b.size = in.u64();
+      b.stack = StackId(in.u32());
+      b.heap = HeapId(in.u32());
+      b.thread = in.u32();
+      const std::uint8_t kind = in.u8();
+      const std::uint8_t realloc = in.u8();
+      const std::uint16_t padding = in.u16();
+      if (b.stack.valid() && b.stack.value >= stacks) in.fail("a bucket's stack out of range");
+      if (b.heap.valid() && b.heap.value >= heaps) in.fail("a bucket's heap out of range");
+      if (kind > 1 || realloc > 1 || padding != 0) in.fail("a bucket with an unknown kind or flag");
+      b.kind = BlockKind(kind);
+      b.is_realloc = realloc == 1;
+      if (load_into != nullptr) load_into->load_bucket(b);
+    }
   }
 
   template <class T>
@@ -371,15 +476,23 @@ class Opener {
   }
 
   // What replay cannot check cheaply as it goes.
-  void check_columns(const StoreColumns& c) const {
+  void check_column_lengths(const StoreColumns& c) const {
     if (c.alloc_seq.size() != c.bucket.size()) {
       fail("the block columns differ in length", entry(Section::kBlockAllocSeq).offset);
     }
     if (c.event_count != c.bucket.size() + c.free_order.size()) {
       fail("the event count is not the allocations plus the frees", entry(Section::kSource).offset);
     }
-    // The bucket sums must add up to the columns, each bucket once, so that
-    // an answer from them is the replay's.
+    for (std::size_t i = 1; i < c.time_changes.size(); ++i) {
+      if (c.time_changes[i].first_seq <= c.time_changes[i - 1].first_seq) {
+        fail("time changes are out of order", entry(Section::kTimeChanges).offset + i * sizeof(TimeChange));
+      }
+    }
+  }
+
+  // The bucket sums must add up to the columns, each bucket once, so that
+  // an answer from them is the replay's. Checked when a query reads them.
+  void check_bucket_sums(const StoreColumns& c) const {
     std::vector<bool> seen(bucket_count_, false);
     std::uint64_t allocs = 0, frees = 0;
     const std::uint64_t sums_at = entry(Section::kBucketSums).offset;
@@ -395,11 +508,6 @@ class Opener {
     }
     if (allocs != c.bucket.size() || frees != c.free_order.size()) {
       fail("the bucket sums do not add up to the blocks and frees", sums_at);
-    }
-    for (std::size_t i = 1; i < c.time_changes.size(); ++i) {
-      if (c.time_changes[i].first_seq <= c.time_changes[i - 1].first_seq) {
-        fail("time changes are out of order", entry(Section::kTimeChanges).offset + i * sizeof(TimeChange));
-      }
     }
   }
 

@@ -104,7 +104,7 @@ std::uint64_t StoreWriter::column_bytes() const {
   return (columns_->bucket.count() + columns_->alloc_seq.count() + columns_->free_order.count()) * 4;
 }
 
-std::uint64_t StoreWriter::commit(SourceRecord record) {
+std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& make_view) {
   const TraceTables& tables = tables_;
   Columns& c = *columns_;
   c.bucket.flush();
@@ -199,6 +199,27 @@ std::uint64_t StoreWriter::commit(SourceRecord record) {
     c.builder.bucket_sums(sums);
     put_bytes(Section::kBucketSums,
               std::string(reinterpret_cast<const char*>(sums.data()), sums.size() * sizeof(BucketSum)), sums.size());
+    const OwnedStackView view = make_view ? make_view(tables, sums) : OwnedStackView{};
+    sums = std::vector<BucketSum>();
+    TocEntry entry = begin_section(Section::kStackView);
+    Checksum checksum;
+    const auto put = [&](const void* data, std::size_t n) {
+      out.write(std::string_view(static_cast<const char*>(data), n));
+      checksum.add(data, n);
+    };
+    ByteWriter head;
+    head.u64(view.cull_fingerprint), head.u64(view.stacks.size()), head.u64(view.temporary_blocks);
+    for (std::uint64_t total : view.totals) head.u64(total);
+    put(head.bytes().data(), head.bytes().size());
+    put(view.stacks.data(), view.stacks.size() * 4);
+    const std::array<char, 4> zeros{};
+    put(zeros.data(), view.stacks.size() % 2 * 4);
+    for (const std::vector<std::uint64_t>& column : view.measures) put(column.data(), column.size() * 8);
+    entry.checksum = checksum.value();
+    entry.bytes = out.size() - entry.offset;
+    entry.items = view.stacks.size();
+    if (entry.bytes != stack_view_bytes(entry.items)) throw Error("internal error: the stack view's columns differ in length");
+    toc.push_back(entry);
   }
 
   ByteWriter toc_bytes;

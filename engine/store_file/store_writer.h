@@ -7,10 +7,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "engine/store/events.h"
+#include "engine/store/stack_view.h"
+#include "engine/store/store_columns.h"
 #include "engine/store/trace_tables.h"
 #include "engine/store_file/source_record.h"
 
@@ -28,9 +32,14 @@ class StoreWriter {
   // Where the reader sends its events.
   EventConsumer& consumer();
 
+  // Makes the stack view from the tables and the bucket sums. The store
+  // layer cannot cull stacks; the query layer can (build_stack_view).
+  using StackViewMaker = std::function<OwnedStackView(const TraceTables&, std::span<const BucketSum>)>;
+
   // Writes the file with the tables; returns its size. The record's event
-  // count, end and peak are filled in from the columns.
-  std::uint64_t commit(SourceRecord record);
+  // count, end and peak are filled in from the columns. Without a maker the
+  // store has an empty stack view, which no query answers from.
+  std::uint64_t commit(SourceRecord record, const StackViewMaker& make_view = {});
 
   const std::string& path() const { return path_; }
   std::uint64_t block_count() const;

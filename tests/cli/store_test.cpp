@@ -159,7 +159,14 @@ class StoreBeside : public ::testing::Test {
       "--at-peak --by frame --format csv",
       "--lifetime 1ms.. --by image --format csv",
       "--window 1ms.. --series 7 --totals --format json",
-      "--temporary --by frame --format csv"};
+      "--temporary --by frame --format csv",
+      // The stack view's query (whole trace, --by stack, the built-in cull
+      // list): every sort key, tops that cut through ties, and totals.
+      "--by stack --sort st --top 2 --format csv",
+      "--by stack --sort stc --top 1 --format json",
+      "--by stack --sort soc --top 3",
+      "--by stack --sort src --top 2 --format csv",
+      "--totals --format json"};
   TempDir dir_;
 };
 
@@ -189,7 +196,7 @@ TEST_F(StoreBeside, EventCsvAnswersTheSame) {
 TEST_F(StoreBeside, EtlAnswersTheSame) {
   const std::string trace = dir_.file("synthetic.etl");
   write_memory_test_app(trace);
-  expect_same_answers(trace, {"--by process,stack --format json", "--by heap --format csv",
+  expect_same_answers(trace, {"--by process,stack --format json", "--by heap --format csv", "--by stack --sort stc --top 2",
                               "--window 1ms.. --impacting AIFO --by impacting,kind --format csv"});
   const CommandResult info = run_heapql("info " + shell_quote(trace) + " --format json");
   expect_contains(info.out, "\"etw\":{");
@@ -371,11 +378,91 @@ TEST_F(BadInputStore, EachSectionsChecksumNamesIt) {
     if (block_column) {
       // A whole-trace query answers from the bucket sums and never reads the
       // block columns: its answer is the good store's.
-      const CommandResult whole = run_heapql("query " + shell_quote(dir_.file("bad.hqdb")) + " --format csv");
+      const CommandResult whole = run_heapql("query " + shell_quote(dir_.file("bad.hqdb")) + " --by frame --format csv");
       EXPECT_EQ(whole.exit_code, 0) << whole.err;
-      EXPECT_EQ(whole.out, run_heapql("query " + shell_quote(good_) + " --format csv").out);
+      EXPECT_EQ(whole.out, run_heapql("query " + shell_quote(good_) + " --by frame --format csv").out);
     }
   }
+}
+
+// The stack view is read, and checked, by its own query only: damaged, it
+// refuses `--by stack` of the whole trace and nothing else; and that query
+// reads neither the bucket sums nor the block columns.
+TEST_F(BadInputStore, TheStackViewIsCheckedByTheQueryThatReadsIt) {
+  const CommandResult info = run_heapql("info " + shell_quote(good_) + " --format json");
+  const auto section_at = [&](const std::string& section) {
+    const std::string key = "{\"name\":\"" + section + "\",\"offset\":";
+    const std::size_t at = info.out.find(key);
+    EXPECT_NE(at, std::string::npos) << section;
+    return std::stoull(info.out.substr(at + key.size()));
+  };
+  const std::string bad_path = dir_.file("bad.hqdb");
+  const auto query = [&](const std::string& path, const std::string& options) {
+    return run_heapql("query " + shell_quote(path) + " " + options + " --format csv");
+  };
+  // A flipped byte in one of the view's rows (past its 64-byte head).
+  std::string bad = bytes_;
+  const std::size_t view = section_at("stack view");
+  bad[view + 64] = static_cast<char>(bad[view + 64] ^ 0x01);
+  write_file(bad_path, bad);
+  for (const char* options : {"--by stack", "--by stack --sort st --top 1", "--totals"}) {
+    const CommandResult r = query(bad_path, options);
+    EXPECT_EQ(r.exit_code, 2) << options;
+    EXPECT_EQ(r.out, "") << options;
+    expect_contains(r.err, "heapql: " + bad_path + ": byte ");
+    expect_contains(r.err, "section 'stack view' is damaged (its checksum does not match)");
+  }
+  for (const char* options : {"--by frame", "--by stack --no-default-cull", "--by stack --window 1ms..", "--by stack --series 2"}) {
+    const CommandResult r = query(bad_path, options);
+    EXPECT_EQ(r.exit_code, 0) << options << ": " << r.err;
+    EXPECT_EQ(r.out, query(good_, options).out) << options;
+  }
+  // Damaged bucket sums and block columns do not stop the view's query.
+  for (const char* section : {"bucket sums", "block buckets", "frees"}) {
+    bad = bytes_;
+    bad[section_at(section)] = static_cast<char>(bad[section_at(section)] ^ 0x01);
+    write_file(bad_path, bad);
+    const CommandResult r = query(bad_path, "--by stack");
+    EXPECT_EQ(r.exit_code, 0) << section << ": " << r.err;
+    EXPECT_EQ(r.out, query(good_, "--by stack").out) << section;
+  }
+}
+
+// Rows with a correct checksum that do not fit the trace are refused; a view
+// made with another cull list (its fingerprint differs) is passed over.
+TEST_F(BadInputStore, AStackViewThatDoesNotFitIsRefused) {
+  const CommandResult info = run_heapql("info " + shell_quote(good_) + " --format json");
+  const std::string key = "{\"name\":\"stack view\",\"offset\":";
+  const std::size_t found = info.out.find(key);
+  ASSERT_NE(found, std::string::npos);
+  const std::size_t view = std::stoull(info.out.substr(found + key.size()));
+  const std::uint64_t rows = u64_at(view + 8);
+  ASSERT_GE(rows, 2u);
+  const std::size_t stacks_at = view + 64, so_at = stacks_at + (rows * 4 + 7) / 8 * 8;
+  const auto crafted = [&](std::size_t at, const void* value, std::size_t n) {
+    std::string bad = bytes_;
+    std::memcpy(bad.data() + at, value, n);
+    heapql::test::set_store_checksums(bad.data(), bad.size());
+    return bad;
+  };
+  const std::string bad_path = dir_.file("bad.hqdb");
+  const auto expect_view_refused = [&](const std::string& bytes, const std::string& message) {
+    write_file(bad_path, bytes);
+    const CommandResult r = run_heapql("query " + shell_quote(bad_path) + " --by stack");
+    EXPECT_EQ(r.exit_code, 2) << message;
+    EXPECT_EQ(r.out, "");
+    expect_contains(r.err, "heapql: " + bad_path + ": byte ");
+    expect_contains(r.err, message);
+  };
+  const std::uint32_t no_such_stack = 0x7FFFFFFF;
+  expect_view_refused(crafted(stacks_at, &no_such_stack, 4), "the stack view has a row that does not fit the tables");
+  const std::uint64_t more = u64_at(so_at) + 1;
+  expect_view_refused(crafted(so_at, &more, 8), "the stack view does not add up to its totals and the trace's blocks");
+  const std::uint64_t other_fingerprint = u64_at(view) ^ 2;
+  write_file(bad_path, crafted(view, &other_fingerprint, 8));
+  const CommandResult r = run_heapql("query " + shell_quote(bad_path) + " --by stack --format csv");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, run_heapql("query " + shell_quote(good_) + " --by stack --format csv").out);
 }
 
 // Records with correct checksums that the tables refuse: each reported as
@@ -413,17 +500,18 @@ TEST_F(BadInputStore, WrongMagic) {
 
 TEST_F(BadInputStore, NewerFormatVersion) {
   std::string bad = bytes_;
-  bad[8] = 4;
-  expect_refused(bad, "store format version 4 is newer than this heapql reads (up to 3)");
+  bad[8] = 5;
+  expect_refused(bad, "store format version 5 is newer than this heapql reads (up to 4)");
 }
 
 TEST_F(BadInputStore, OlderFormatVersion) {
   // Older versions (1: CRC-32 checksums; 2: heaptrack's and ETW's details as
-  // fields of their own) are not read: a store is cheap to write again.
-  for (const char version : {1, 2}) {
+  // fields of their own; 3: no stack view) are not read: a store is cheap to
+  // write again.
+  for (const char version : {1, 2, 3}) {
     std::string bad = bytes_;
     bad[8] = version;
-    expect_refused(bad, fmt::format("store format version {} is older than this heapql reads (3); ingest the trace "
+    expect_refused(bad, fmt::format("store format version {} is older than this heapql reads (4); ingest the trace "
                                     "again",
                                     static_cast<int>(version)));
   }

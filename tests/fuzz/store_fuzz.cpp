@@ -20,8 +20,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   char* bytes = reinterpret_cast<char*>(buffer->data());
   std::memcpy(bytes, data + 1, size - 1);
   if (fix) heapql::test::set_store_checksums(bytes, size - 1);
-  // Every way a query reads a store: from the bucket sums, replaying it
-  // whole, and skipping to a window (the skipped events are counted, not fed).
+  // Every way a query reads a store: from its stack view, from the bucket
+  // sums, replaying it whole, and skipping to a window (the skipped events are
+  // counted, not fed).
   using namespace heapql;
   try {
     const store_file::OpenedStore opened = store_file::read_store_bytes(buffer, std::string_view(bytes, size - 1), "fuzz.hqdb");
@@ -45,7 +46,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       else aggregator.answer_from(store);
       (void)aggregator.result(store.source());
     }
-    Aggregator from_sums(store.tables(), queries[0]);
+    Aggregator from_view(store.tables(), queries[0]);
+    from_view.answer_from(store);
+    (void)from_view.result(store.source());
+    Query no_view = queries[0];  // another cull list: the bucket sums answer
+    no_view.default_cull = false;
+    Aggregator from_sums(store.tables(), no_view);
     from_sums.answer_from(store);
     (void)from_sums.result(store.source());
   } catch (const Error&) {

@@ -1,0 +1,128 @@
+// The aggregator and the store's stack view (stack_view.h): building the
+// view at ingest with the same roll-up a query does, and answering the
+// view's query from it. Its rows are those the query over the bucket sums
+// would number, in that order, so the two answers are byte-identical
+// (tests/cli/store_test.cpp compares them).
+#include <algorithm>
+
+#include "engine/error.h"
+#include "engine/query/aggregator.h"
+#include "engine/query/cull_list.h"
+#include "engine/store/on_both_cores.h"
+
+namespace heapql {
+
+static_assert(static_cast<std::size_t>(Measure::kSo) == 0 && static_cast<std::size_t>(Measure::kSoc) == 1 &&
+                  static_cast<std::size_t>(Measure::kSt) == 2 && static_cast<std::size_t>(Measure::kStc) == 3 &&
+                  static_cast<std::size_t>(Measure::kSrc) == 4 && kViewMeasures == 5,
+              "the view's columns are indexed by Measure");
+
+namespace {
+
+Measures measures_of_row(const StackView& view, std::size_t row) {
+  Measures m;
+  m.so = view.measures[0][row];
+  m.soc = view.measures[1][row];
+  m.st = view.measures[2][row];
+  m.stc = view.measures[3][row];
+  m.src = view.measures[4][row];
+  m.blocks = m.stc;  // every block of the whole trace is allocated inside it
+  return m;
+}
+
+}  // namespace
+
+OwnedStackView Aggregator::build_stack_view(const TraceTables& tables, std::span<const BucketSum> sums) {
+  Query query;  // the whole trace, the built-in cull list, no filter
+  query.by = {GroupBy::kStack};
+  Aggregator aggregator(tables, query);
+  StoreColumns columns;
+  columns.bucket_sums = sums;
+  columns.event_count = sums.size();
+  if (!aggregator.answer_from_sums(columns) || aggregator.layout_ != Layout::kCompact) {
+    throw Error("internal error: the stack view's query is not answered from the bucket sums");
+  }
+  OwnedStackView view;
+  view.cull_fingerprint = default_cull_fingerprint();
+  view.temporary_blocks = aggregator.temporary_blocks_;
+  // Every key is a row: each came from a bucket with blocks, and none is
+  // filtered out.
+  const std::size_t rows = aggregator.key_count_;
+  view.stacks.resize(rows);
+  for (std::size_t row = 0; row < rows; ++row) view.stacks[row] = aggregator.key_values_[row];
+  for (std::vector<std::uint64_t>& column : view.measures) column.assign(rows, 0);
+  aggregator.each_compact_contribution([&](std::size_t row, const Measures& m) {
+    for (std::size_t k = 0; k < kViewMeasures; ++k) view.measures[k][row] += m.value(static_cast<Measure>(k));
+  });
+  for (std::size_t row = 0; row < rows; ++row) {
+    if (view.measures[static_cast<std::size_t>(Measure::kStc)][row] == 0) {
+      throw Error("internal error: a stack view row without blocks");
+    }
+    for (std::size_t k = 0; k < kViewMeasures; ++k) view.totals[k] += view.measures[k][row];
+  }
+  return view;
+}
+
+bool Aggregator::answer_from_view(const TraceStore& store) {
+  const StackView* view = store.stack_view();
+  if (view == nullptr || view->cull_fingerprint != default_cull_fingerprint()) return false;
+  // The view's query and nothing else: the whole trace, every block, the
+  // built-in cull list alone, grouped by stack or not grouped at all.
+  const Query& q = query_;
+  const bool keyed = !q.totals_only && !q.by.empty();
+  if (keyed && (q.by.size() != 1 || q.by[0] != GroupBy::kStack)) return false;
+  if (t1_ > 0 || t2_ != kNeverNs || layout_ != Layout::kCompact || has_block_filters_ || needs_blocks_ ||
+      series_bucket_ns_ != 0) {
+    return false;
+  }
+  if (q.size_min != 0 || q.size_end || !q.kinds.empty() || !q.threads.empty() || !q.processes.empty() ||
+      !q.heaps.empty()) {
+    return false;
+  }
+  const StackFilters& filters = stack_plan_.filters();
+  if (!q.default_cull || !q.cull.empty() || !q.cull_files.empty() || !filters.require.empty() ||
+      !filters.exclude.empty() || !filters.suppressions.empty()) {
+    return false;
+  }
+  const StoreColumns& columns = store.columns();
+  view_store_ = &store;
+  temporary_blocks_ = view->temporary_blocks;
+  in_window_ = true;
+  peak_seen_ = true;
+  peak_ = Peak{columns.peak.bytes, columns.peak.blocks, columns.peak.time_ns};
+  end_ns_ = columns.end_ns;
+  return true;
+}
+
+void Aggregator::roll_up_from_view(Result& r) {
+  const TraceStore& store = *view_store_;
+  const StackView& view = *store.stack_view();
+  Measures totals;
+  totals.so = view.totals[0], totals.soc = view.totals[1], totals.st = view.totals[2];
+  totals.stc = view.totals[3], totals.src = view.totals[4];
+  totals.blocks = totals.stc;
+  r.totals = totals;
+  if (query_.totals_only || query_.by.empty()) {
+    store.check_stack_view();
+    return;
+  }
+  // The section's check runs on the other core while this one chooses the
+  // rows; an error from it is thrown first. Rows are rendered only from
+  // stacks that exist, so a damaged view cannot make this side misbehave.
+  const std::size_t stack_count = tables_.stack_count();
+  const auto key_values_of = [&](std::uint32_t row, std::uint64_t* values) {
+    const std::uint32_t stack = view.stacks[row];
+    if (stack != StackId().value && stack >= stack_count) throw Error("the stack view names a stack out of range");
+    values[0] = stack;
+  };
+  const auto measures_of = [&](std::span<const std::uint32_t> rows) {
+    std::vector<Measures> measures;
+    measures.reserve(rows.size());
+    for (const std::uint32_t row : rows) measures.push_back(measures_of_row(view, row));
+    return measures;
+  };
+  on_both_cores([&] { store.check_stack_view(); },
+                [&] { show_rows(r, view.measures[static_cast<std::size_t>(query_.sort)], key_values_of, measures_of); });
+}
+
+}  // namespace heapql
