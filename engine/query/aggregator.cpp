@@ -563,6 +563,22 @@ void Aggregator::on_finish(std::int64_t end_ns) {
   }
 }
 
+template <class S, class Visit>
+void Aggregator::rows_of(const S& state, Visit&& visit) const {
+  // The rows contributions() adds to, without their measures (nor the bucket's size).
+  const std::size_t per_key = impacting_level_ ? 4 : 1;
+  const std::size_t first = std::size_t(state.key) * per_key;
+  if constexpr (S::kPeak) {
+    const std::uint64_t alive = state.saved_epoch == peak_epoch_ ? state.live_at_peak : state.live();
+    if (alive != 0) visit(first + (impacting_level_ ? static_cast<std::size_t>(Impacting::kAifo) : 0));
+  } else {
+    constexpr std::size_t kTypes = sizeof(S::blocks_by_type) / sizeof(std::uint32_t);
+    for (std::size_t t = 0; t < kTypes; ++t) {
+      if (state.blocks_by_type[t] != 0) visit(first + (impacting_level_ ? t : 0));
+    }
+  }
+}
+
 template <class S, class Add>
 void Aggregator::contributions(const S& state, std::size_t b, Add&& add) const {
   const std::size_t per_key = impacting_level_ ? 4 : 1;
@@ -629,7 +645,7 @@ void Aggregator::roll_up(Result& r) {
     for (std::size_t b = 0; b < all.size(); ++b) {
       const S& state = all[b];
       if (state.key < 0) continue;
-      contributions(state, b, [&](std::size_t row, const Measures&) { present[row / 64] |= std::uint64_t{1} << (row % 64); });
+      rows_of(state, [&](std::size_t row) { present[row / 64] |= std::uint64_t{1} << (row % 64); });
     }
   }
   std::vector<std::uint32_t> rank(present.size());
@@ -676,11 +692,20 @@ void Aggregator::roll_up(Result& r) {
     sort_values = std::vector<std::uint64_t>();
     constexpr std::uint32_t kNotShown = 0xFFFFFFFFu;
     std::vector<std::uint32_t> shown_index(rows.size(), kNotShown);
-    for (std::size_t i = 0; i < shown_rows.size(); ++i) shown_index[shown_rows[i]] = static_cast<std::uint32_t>(i);
+    // A bit per key with a row shown: the other buckets are passed over
+    // without reading their size.
+    std::vector<std::uint64_t> key_shown((key_count_ + 63) / 64, 0);
+    for (std::size_t i = 0; i < shown_rows.size(); ++i) {
+      shown_index[shown_rows[i]] = static_cast<std::uint32_t>(i);
+      const std::size_t key = rows[shown_rows[i]] / per_key;
+      key_shown[key / 64] |= std::uint64_t{1} << (key % 64);
+    }
     std::vector<Measures> measures(shown_rows.size());
     for (std::size_t b = 0; b < all.size(); ++b) {
       const S& state = all[b];
       if (state.key < 0) continue;
+      const auto key = static_cast<std::size_t>(state.key);
+      if ((key_shown[key / 64] & (std::uint64_t{1} << (key % 64))) == 0) continue;
       contributions(state, b, [&](std::size_t row, const Measures& m) {
         const std::uint32_t index = shown_index[dense(row)];
         if (index != kNotShown) measures[index].add(m);
