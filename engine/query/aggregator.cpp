@@ -472,11 +472,10 @@ void Aggregator::skip_events(const SkippedEvents& skipped) {
   // distinct keys render distinctly (tests/cli/store_test.cpp compares the
   // two byte for byte).
   for (const std::uint32_t b : skipped.first_allocated) {
-    if (b >= skipped.allocated.size() || b >= skipped.freed.size()) continue;
-    if (skipped.freed[b] >= skipped.allocated[b]) continue;
+    if (b >= skipped.live.size() || skipped.live[b] == 0) continue;
     S& state = plan<S>(BucketId(b));
     if (state.key < 0) continue;
-    const std::uint32_t live = skipped.allocated[b] - skipped.freed[b];
+    const std::uint32_t live = skipped.live[b];
     increment(state.live_inside, live);
     level_blocks_ += live;
     level_bytes_ += live * size_of(state, b);

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -42,6 +43,17 @@ struct BucketSum {
 };
 static_assert(sizeof(BucketSum) == 32);
 
+// The blocks alive before event `seq`, listed so that a windowed query can
+// start there instead of counting every event before its window
+// (docs/store.md, "Live checkpoints"): ids[first, first + count) of the
+// checkpoint ids, ascending. 24 bytes: also the layout on disk.
+struct LiveCheckpoint {
+  std::uint64_t seq = 0;
+  std::uint64_t first = 0;
+  std::uint64_t count = 0;
+};
+static_assert(sizeof(LiveCheckpoint) == 24);
+
 // The largest outstanding size of the whole trace and when it was first
 // reached, counted as the aggregator counts a query's peak (semantics.md §8).
 struct TracePeak {
@@ -64,12 +76,22 @@ struct StoreColumns {
   TracePeak peak;
   std::uint64_t event_count = 0;
   std::int64_t end_ns = 0;
+  std::span<const LiveCheckpoint> checkpoints;    // seq ascending
+  std::span<const std::uint32_t> checkpoint_ids;  // their live blocks
 
   std::size_t block_count() const { return bucket.size(); }
   std::size_t bytes() const {
     return (bucket.size() + alloc_seq.size() + free_order.size()) * sizeof(std::uint32_t) +
            time_changes.size() * sizeof(TimeChange);
   }
+};
+
+// When the column builder lists the live blocks (LiveCheckpoint): every
+// `spacing` events at first (the spacing doubles as they fill up), and only
+// when few blocks are alive, unless `any_size` (tests).
+struct CheckpointRule {
+  std::uint64_t spacing = std::uint64_t{1} << 20;
+  bool any_size = false;
 };
 
 // Fills columns from the event stream. `Column` has push_back(std::uint32_t),
@@ -79,15 +101,19 @@ template <class Column, class TimeColumn>
 class ColumnBuilder final : public EventConsumer {
  public:
   ColumnBuilder(const TraceTables& tables, Column& bucket, Column& alloc_seq, Column& free_order,
-                TimeColumn& time_changes)
+                TimeColumn& time_changes, CheckpointRule checkpoints = {})
       : tables_(tables), bucket_(bucket), alloc_seq_(alloc_seq), free_order_(free_order),
-        time_changes_(time_changes) {}
+        time_changes_(time_changes), checkpoint_rule_(checkpoints),
+        checkpoint_spacing_(std::max<std::uint64_t>(1, checkpoints.spacing)), next_checkpoint_(checkpoint_spacing_) {}
 
   void on_alloc(const LiveBlock& block) override {
     if (block.id.value != block_count_ || block_count_ >= StoreColumns::kMaxBlocks) {
       throw Error("trace has more than 2^31-1 blocks, the store's limit");
     }
     note_time(block.alloc_seq, block.alloc_ns);
+    if (block_count_ % 64 == 0) live_bits_.push_back(0);
+    live_bits_[block_count_ / 64] |= std::uint64_t{1} << (block_count_ % 64);
+    ++live_count_;
     bucket_.push_back(block.bucket.value);
     alloc_seq_.push_back(static_cast<std::uint32_t>(block.alloc_seq));
     ++block_count_;
@@ -99,6 +125,10 @@ class ColumnBuilder final : public EventConsumer {
   void on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) override {
     note_time(free_seq, free_ns);
     free_order_.push_back(block.id.value | (temporary ? StoreColumns::kTemporaryBit : 0u));
+    if (block.id.value < block_count_) {
+      live_bits_[block.id.value / 64] &= ~(std::uint64_t{1} << (block.id.value % 64));
+      --live_count_;
+    }
     BucketSum& sum = sum_of(block.bucket);
     level_change(block.bucket, sum, tables_.bucket(block.bucket).size, false, free_ns);
     ++sum.frees;
@@ -127,6 +157,8 @@ class ColumnBuilder final : public EventConsumer {
     }
   }
   std::size_t bucket_sum_count() const { return first_allocated_.size(); }
+  const std::vector<LiveCheckpoint>& checkpoints() const { return checkpoints_; }
+  const std::vector<std::uint32_t>& checkpoint_ids() const { return checkpoint_ids_; }
 
  private:
   // A bucket's live blocks as they were at the latest peak, saved lazily
@@ -170,10 +202,48 @@ class ColumnBuilder final : public EventConsumer {
     }
   }
 
+  // At most this many checkpoints: when full, every other one goes and the
+  // spacing doubles, so they stay spread over the trace, whatever its length.
+  static constexpr std::size_t kMaxCheckpoints = 32;
+  // A checkpoint is kept only while it lists few blocks: at most an eighth of
+  // those allocated so far (a trace that frees little gets none) and 16 Mi.
+  static constexpr std::uint64_t kMaxCheckpointIds = std::uint64_t{1} << 24;
+
+  void take_checkpoint(std::uint64_t seq) {
+    next_checkpoint_ = seq + checkpoint_spacing_;
+    if (!checkpoint_rule_.any_size && (live_count_ > block_count_ / 8 || live_count_ > kMaxCheckpointIds)) return;
+    if (checkpoints_.size() == kMaxCheckpoints) {
+      // Keep every other one (the first, the third, ...), ids with them.
+      std::vector<LiveCheckpoint> kept;
+      std::vector<std::uint32_t> ids;
+      for (std::size_t k = 0; k < checkpoints_.size(); k += 2) {
+        LiveCheckpoint c = checkpoints_[k];
+        const auto from = checkpoint_ids_.begin() + static_cast<std::ptrdiff_t>(c.first);
+        c.first = ids.size();
+        ids.insert(ids.end(), from, from + static_cast<std::ptrdiff_t>(c.count));
+        kept.push_back(c);
+      }
+      checkpoints_ = std::move(kept);
+      checkpoint_ids_ = std::move(ids);
+      checkpoint_spacing_ *= 2;
+      next_checkpoint_ = checkpoints_.back().seq + checkpoint_spacing_;
+      if (seq < next_checkpoint_) return;
+      next_checkpoint_ = seq + checkpoint_spacing_;
+    }
+    const LiveCheckpoint c{seq, checkpoint_ids_.size(), live_count_};
+    for (std::size_t w = 0; w < live_bits_.size(); ++w) {
+      for (std::uint64_t bits = live_bits_[w]; bits != 0; bits &= bits - 1) {
+        checkpoint_ids_.push_back(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+      }
+    }
+    checkpoints_.push_back(c);
+  }
+
   void note_time(std::uint64_t seq, std::int64_t ns) {
     if (seq != event_count_ || seq >= StoreColumns::kMaxEvents) {
       throw Error("trace has more than 2^32-1 allocation and free events, the store's limit");
     }
+    if (seq == next_checkpoint_) take_checkpoint(seq);
     if (time_changes_empty_ || last_ns_ != ns) {
       time_changes_.push_back(TimeChange{static_cast<std::uint32_t>(seq), 0, ns});
       time_changes_empty_ = false;
@@ -199,6 +269,13 @@ class ColumnBuilder final : public EventConsumer {
   std::uint64_t level_bytes_ = 0, level_blocks_ = 0;
   TracePeak peak_;
   bool peak_seen_ = false;
+  ChunkedVector<std::uint64_t> live_bits_;  // a bit per block, set while it is alive
+  std::uint64_t live_count_ = 0;
+  CheckpointRule checkpoint_rule_;
+  std::uint64_t checkpoint_spacing_;
+  std::uint64_t next_checkpoint_;
+  std::vector<LiveCheckpoint> checkpoints_;
+  std::vector<std::uint32_t> checkpoint_ids_;
 };
 
 }  // namespace heapql

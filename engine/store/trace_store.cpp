@@ -27,10 +27,10 @@ void TraceStore::attach_stack_view(StackView view, std::function<void()> check) 
   stack_view_check_.check = std::move(check);
 }
 
-TraceStore::Builder::Builder(TraceStore& store)
+TraceStore::Builder::Builder(TraceStore& store, CheckpointRule checkpoints)
     : store_(store),
       columns_(store.tables_, store.owned_.bucket, store.owned_.alloc_seq, store.owned_.free_order,
-               store.owned_.time_changes) {}
+               store.owned_.time_changes, checkpoints) {}
 
 void TraceStore::Builder::on_finish(std::int64_t end_ns) {
   columns_.on_finish(end_ns);
@@ -41,8 +41,11 @@ void TraceStore::Builder::on_finish(std::int64_t end_ns) {
   owned.time_changes.shrink_to_fit();
   owned.bucket_sums.reserve(columns_.bucket_sum_count());
   columns_.bucket_sums(owned.bucket_sums);
+  owned.checkpoints = columns_.checkpoints();
+  owned.checkpoint_ids = columns_.checkpoint_ids();
   store_.columns_ = StoreColumns{owned.bucket,      owned.alloc_seq,   owned.free_order,      owned.time_changes,
-                                 owned.bucket_sums, columns_.peak(),   columns_.event_count(), columns_.end_ns()};
+                                 owned.bucket_sums, columns_.peak(),   columns_.event_count(), columns_.end_ns(),
+                                 owned.checkpoints, owned.checkpoint_ids};
 }
 
 namespace {
@@ -131,7 +134,65 @@ void TraceStore::skip_events(EventConsumer& consumer, std::size_t allocs, std::s
   for (std::uint32_t b = 0; b < buckets; ++b) {
     if (allocated[b] > 0 && !listed[b]) order.push_back(b);
   }
-  consumer.on_skipped_events(SkippedEvents{allocated, freed, order});
+  // Every free counted was of a block allocated before (checked above).
+  for (std::size_t b = 0; b < buckets; ++b) allocated[b] -= freed[b];
+  consumer.on_skipped_events(SkippedEvents{allocated, order});
+}
+
+template <class MarkFreed>
+void TraceStore::skip_from_checkpoint(EventConsumer& consumer, const LiveCheckpoint& checkpoint, std::size_t allocs,
+                                      std::size_t frees, std::vector<std::uint64_t>& freed_bits,
+                                      MarkFreed& mark_freed) const {
+  const StoreColumns& c = columns_;
+  const std::size_t buckets = tables_.bucket_count();
+  const std::size_t allocs_then = allocs_before(c, checkpoint.seq);
+  const std::uint64_t frees_then = checkpoint.seq - allocs_then;
+  if (allocs_then > allocs || frees_then > frees || checkpoint.count != allocs_then - frees_then) {
+    inconsistent("a live checkpoint does not fit the events");
+  }
+  // Every block allocated before the checkpoint is freed, but those listed.
+  for (std::size_t w = 0; w < allocs_then / 64; ++w) freed_bits[w] = ~std::uint64_t{0};
+  if (allocs_then % 64 != 0) freed_bits[allocs_then / 64] = (std::uint64_t{1} << (allocs_then % 64)) - 1;
+  std::vector<std::uint32_t> live(buckets, 0);
+  const std::span<const std::uint32_t> ids = c.checkpoint_ids.subspan(checkpoint.first, checkpoint.count);
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const std::uint32_t i = ids[k];
+    if (i >= allocs_then || (k > 0 && i <= ids[k - 1])) inconsistent("a live checkpoint's blocks are out of order");
+    freed_bits[i / 64] &= ~(std::uint64_t{1} << (i % 64));
+    const std::uint32_t bucket = c.bucket[i];
+    if (bucket >= buckets) inconsistent("a block's bucket is not in the bucket table");
+    ++live[bucket];
+  }
+  // Then the events from the checkpoint on, one by one.
+  std::uint32_t previous = allocs_then > 0 ? c.alloc_seq[allocs_then - 1] : 0;
+  for (std::size_t i = allocs_then; i < allocs; ++i) {
+    const std::uint32_t bucket = c.bucket[i];
+    if (bucket >= buckets) inconsistent("a block's bucket is not in the bucket table");
+    if (i > 0 && c.alloc_seq[i] <= previous) inconsistent("allocation sequence numbers are not ascending");
+    previous = c.alloc_seq[i];
+    ++live[bucket];
+  }
+  for (std::size_t f = frees_then; f < frees; ++f) {
+    const std::uint32_t i = c.free_order[f] & StoreColumns::kBlockMask;
+    if (i >= allocs) inconsistent("a free of a block not yet allocated");
+    mark_freed(i);
+    const std::uint32_t bucket = c.bucket[i];
+    if (bucket >= buckets || live[bucket] == 0) inconsistent("a free of a block not alive");
+    --live[bucket];
+  }
+  // The buckets in the order events would have met them (as skip_events).
+  std::vector<std::uint32_t> order;
+  std::vector<bool> listed(buckets, false);
+  for (const BucketSum& sum : c.bucket_sums) {
+    if (sum.bucket < buckets && live[sum.bucket] > 0 && !listed[sum.bucket]) {
+      order.push_back(sum.bucket);
+      listed[sum.bucket] = true;
+    }
+  }
+  for (std::uint32_t b = 0; b < buckets; ++b) {
+    if (live[b] > 0 && !listed[b]) order.push_back(b);
+  }
+  consumer.on_skipped_events(SkippedEvents{live, order});
 }
 
 void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns) const {
@@ -177,7 +238,17 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
   const std::size_t skipped_allocs = allocs_before(c, skipped);
   const std::size_t skipped_frees = static_cast<std::size_t>(skipped - skipped_allocs);
   if (skipped_frees > c.free_order.size()) inconsistent("more frees than the free column holds");
-  if (skipped > 0) skip_events(consumer, skipped_allocs, skipped_frees, mark_freed);
+  if (skipped > 0) {
+    // From the latest live checkpoint at or before the skipped events' end,
+    // if there is one; else counting them all.
+    const auto after = std::upper_bound(c.checkpoints.begin(), c.checkpoints.end(), skipped,
+                                        [](std::uint64_t seq, const LiveCheckpoint& k) { return seq < k.seq; });
+    if (after != c.checkpoints.begin()) {
+      skip_from_checkpoint(consumer, *std::prev(after), skipped_allocs, skipped_frees, freed, mark_freed);
+    } else {
+      skip_events(consumer, skipped_allocs, skipped_frees, mark_freed);
+    }
+  }
   // The temporary frees after the cut of blocks allocated before it, found
   // on the other core while this one replays up to the cut.
   std::vector<std::uint32_t> late_temporary;

@@ -76,7 +76,7 @@ class TraceStore {
   // The consumer that fills a store in memory from a reader.
   class Builder final : public EventConsumer {
    public:
-    explicit Builder(TraceStore& store);
+    explicit Builder(TraceStore& store, CheckpointRule checkpoints = {});
     void on_alloc(const LiveBlock& block) override { columns_.on_alloc(block); }
     void on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) override {
       columns_.on_free(block, free_seq, free_ns, temporary);
@@ -93,12 +93,18 @@ class TraceStore {
   // Feeds the first `allocs` allocations and `frees` frees in one call.
   template <class MarkFreed>
   void skip_events(EventConsumer& consumer, std::size_t allocs, std::size_t frees, MarkFreed& mark_freed) const;
+  // The same from a live checkpoint: its blocks, then the events after it.
+  template <class MarkFreed>
+  void skip_from_checkpoint(EventConsumer& consumer, const LiveCheckpoint& checkpoint, std::size_t allocs,
+                            std::size_t frees, std::vector<std::uint64_t>& freed_bits, MarkFreed& mark_freed) const;
   void replay_blocks(EventConsumer& consumer, std::int64_t until_ns) const;
 
   struct OwnedColumns {
     std::vector<std::uint32_t> bucket, alloc_seq, free_order;
     std::vector<TimeChange> time_changes;
     std::vector<BucketSum> bucket_sums;
+    std::vector<LiveCheckpoint> checkpoints;
+    std::vector<std::uint32_t> checkpoint_ids;
   };
 
   TraceTables tables_;

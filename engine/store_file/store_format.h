@@ -15,7 +15,7 @@ namespace heapql::store_file {
 static_assert(std::endian::native == std::endian::little, "the store maps its columns as they are on disk");
 
 inline constexpr std::array<char, 8> kMagic = {'H', 'E', 'A', 'P', 'Q', 'L', 'D', 'B'};
-inline constexpr std::uint32_t kFormatVersion = 4;
+inline constexpr std::uint32_t kFormatVersion = 5;
 inline constexpr std::uint64_t kHeaderBytes = 64;
 inline constexpr std::uint64_t kSectionAlignment = 64;
 inline constexpr std::uint64_t kTocEntryBytes = 40;
@@ -44,8 +44,9 @@ enum class Section : std::uint32_t {
   kTimeChanges = 11,  // TimeChange (16 bytes) per distinct time
   kBucketSums = 12,   // BucketSum (32 bytes) per bucket with blocks, in order of first allocation
   kStackView = 13,    // the stack view (stack_view.h): a 64-byte head, u32 stacks, then five u64 columns
+  kLiveCheckpoints = 14,  // LiveCheckpoint (24 bytes) each, then their blocks' ids (u32)
 };
-inline constexpr std::uint32_t kSectionKinds = 13;
+inline constexpr std::uint32_t kSectionKinds = 14;
 
 inline constexpr std::string_view section_name(Section s) {
   switch (s) {
@@ -62,6 +63,7 @@ inline constexpr std::string_view section_name(Section s) {
     case Section::kTimeChanges: return "time changes";
     case Section::kBucketSums: return "bucket sums";
     case Section::kStackView: return "stack view";
+    case Section::kLiveCheckpoints: return "live checkpoints";
   }
   return "unknown";
 }

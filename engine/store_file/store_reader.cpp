@@ -121,6 +121,7 @@ class Opener {
           columns.event_count = record.event_count;
           columns.end_ns = record.end_ns;
           check_column_lengths(columns);
+          read_checkpoints(columns);
           view = read_stack_view();
         });
     OpenedStore opened;
@@ -141,6 +142,7 @@ class Opener {
       again.verify(Section::kBlockBucket);
       again.verify(Section::kBlockAllocSeq);
       again.verify(Section::kFreeOrder);
+      again.verify(Section::kLiveCheckpoints);
     };
     opened.store = std::make_unique<TraceStore>(std::move(tables), std::move(record.info), columns, std::move(owner),
                                                 std::move(check_blocks), std::move(check_sums));
@@ -257,7 +259,38 @@ class Opener {
   // store, and a query reads one of them.
   static bool is_checked_when_used(Section kind) {
     return kind == Section::kBlockBucket || kind == Section::kBlockAllocSeq || kind == Section::kFreeOrder ||
-           kind == Section::kBucketSums || kind == Section::kStackView;
+           kind == Section::kBucketSums || kind == Section::kStackView || kind == Section::kLiveCheckpoints;
+  }
+
+  // The live checkpoints (their checksum is checked with the block columns',
+  // which they stand for): in order, each listing its ids where the
+  // previous one's end, within the events. The replay checks the ids.
+  void read_checkpoints(StoreColumns& c) const {
+    const Entry& e = entry(Section::kLiveCheckpoints);
+    // Checked by checksum only when used: a section that does not decode is
+    // reported as damaged when it is.
+    const auto refuse = [&](const std::string& what, std::uint64_t at) {
+      verify(Section::kLiveCheckpoints);
+      fail(what, at);
+    };
+    if (e.items > e.bytes / sizeof(LiveCheckpoint)) refuse("more live checkpoints than their section holds", e.offset);
+    const std::uint64_t head = e.items * sizeof(LiveCheckpoint);
+    const std::uint64_t id_bytes = e.bytes - head;
+    if (id_bytes % 4 != 0) refuse("live checkpoint ids that are not whole", e.offset);
+    c.checkpoints = {reinterpret_cast<const LiveCheckpoint*>(bytes_.data() + e.offset), static_cast<std::size_t>(e.items)};
+    c.checkpoint_ids = {reinterpret_cast<const std::uint32_t*>(bytes_.data() + e.offset + head),
+                        static_cast<std::size_t>(id_bytes / 4)};
+    std::uint64_t next_first = 0, previous_seq = 0;
+    for (std::size_t k = 0; k < c.checkpoints.size(); ++k) {
+      const LiveCheckpoint& checkpoint = c.checkpoints[k];
+      if (checkpoint.first != next_first || checkpoint.count > c.checkpoint_ids.size() - next_first ||
+          checkpoint.seq == 0 || checkpoint.seq <= previous_seq || checkpoint.seq > c.event_count) {
+        refuse("a live checkpoint that does not fit its section or the events", e.offset + k * sizeof(LiveCheckpoint));
+      }
+      next_first += checkpoint.count;
+      previous_seq = checkpoint.seq;
+    }
+    if (next_first != c.checkpoint_ids.size()) refuse("live checkpoint ids that no checkpoint lists", e.offset + head);
   }
 
   // The view's head and where its columns lie; the rows are checked later
@@ -265,17 +298,21 @@ class Opener {
   StackView read_stack_view() const {
     const Entry& e = entry(Section::kStackView);
     ByteReader in = section_reader(Section::kStackView);
-    if (e.bytes < kStackViewHeadBytes) in.fail("shorter than its head");
+    const auto refuse = [&](const std::string& what) {
+      verify(Section::kStackView);  // checked by checksum only when used, as above
+      in.fail(what);
+    };
+    if (e.bytes < kStackViewHeadBytes) refuse("shorter than its head");
     StackView view;
     view.cull_fingerprint = in.u64();
     const std::uint64_t rows = in.u64();
     view.temporary_blocks = in.u64();
     for (std::uint64_t& total : view.totals) total = in.u64();
-    if (rows != e.items) in.fail("its row count differs from the table of contents'");
+    if (rows != e.items) refuse("its row count differs from the table of contents'");
     if (rows > e.bytes / 44 || stack_view_bytes(rows) != e.bytes) {
-      in.fail(fmt::format("{} bytes do not hold {} rows", e.bytes, rows));
+      refuse(fmt::format("{} bytes do not hold {} rows", e.bytes, rows));
     }
-    if (view.cull_fingerprint == 0 && rows != 0) in.fail("rows without a cull list");
+    if (view.cull_fingerprint == 0 && rows != 0) refuse("rows without a cull list");
     const char* at = bytes_.data() + e.offset + kStackViewHeadBytes;
     view.stacks = {reinterpret_cast<const std::uint32_t*>(at), static_cast<std::size_t>(rows)};
     at += (rows * 4 + 7) / 8 * 8;

@@ -75,12 +75,23 @@ struct TocEntry {
   std::uint64_t offset, bytes, items;
 };
 
+// Test hook: HEAPQL_STORE_CHECKPOINT_EVENTS=N lists the live blocks every N
+// events whatever their number, so that small traces have live checkpoints.
+CheckpointRule checkpoint_rule() {
+  CheckpointRule rule;
+  if (const char* every = std::getenv("HEAPQL_STORE_CHECKPOINT_EVENTS")) {
+    rule.spacing = std::strtoull(every, nullptr, 10);
+    rule.any_size = true;
+  }
+  return rule;
+}
+
 }  // namespace
 
 struct StoreWriter::Columns {
   Columns(const std::string& folder, const TraceTables& tables)
       : bucket(folder), alloc_seq(folder), free_order(folder), time_changes(folder),
-        builder(tables, bucket, alloc_seq, free_order, time_changes) {}
+        builder(tables, bucket, alloc_seq, free_order, time_changes, checkpoint_rule()) {}
   ScratchColumn<std::uint32_t> bucket, alloc_seq, free_order;
   ScratchColumn<TimeChange> time_changes;
   ColumnBuilder<ScratchColumn<std::uint32_t>, ScratchColumn<TimeChange>> builder;
@@ -193,6 +204,13 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
   put_column(Section::kBlockAllocSeq, c.alloc_seq, 4);
   put_column(Section::kFreeOrder, c.free_order, 4);
   put_column(Section::kTimeChanges, c.time_changes, sizeof(TimeChange));
+  {
+    const std::vector<LiveCheckpoint>& checkpoints = c.builder.checkpoints();
+    const std::vector<std::uint32_t>& ids = c.builder.checkpoint_ids();
+    std::string bytes(reinterpret_cast<const char*>(checkpoints.data()), checkpoints.size() * sizeof(LiveCheckpoint));
+    bytes.append(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(std::uint32_t));
+    put_bytes(Section::kLiveCheckpoints, bytes, checkpoints.size());
+  }
   {
     std::vector<BucketSum> sums;
     sums.reserve(c.builder.bucket_sum_count());

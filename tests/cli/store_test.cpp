@@ -152,6 +152,23 @@ class StoreBeside : public ::testing::Test {
       EXPECT_EQ(r.out, from_trace[i]) << trace << " " << option_sets[i] << " from its store";
       EXPECT_EQ(r.err, "") << "a fresh store is used without a word";
     }
+    // Again from a store with a live checkpoint every few events (a test
+    // hook: real stores list them every million events or more).
+    const std::string checkpointed = trace + ".checkpointed.hqdb";
+    const CommandResult again = run_heapql("ingest " + shell_quote(trace) + " -o " + shell_quote(checkpointed),
+                                           "HEAPQL_STORE_CHECKPOINT_EVENTS=3");
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    const CommandResult info = run_heapql("info " + shell_quote(checkpointed) + " --format json");
+    const std::size_t section = info.out.find("{\"name\":\"live checkpoints\"");
+    ASSERT_NE(section, std::string::npos) << info.out;
+    const std::size_t items = info.out.find("\"items\":", section);
+    ASSERT_NE(items, std::string::npos);
+    EXPECT_GT(std::stoull(info.out.substr(items + 8)), 0u) << "the hook made no checkpoint";
+    for (std::size_t i = 0; i < option_sets.size(); ++i) {
+      const CommandResult r = run_heapql("query " + shell_quote(checkpointed) + " " + option_sets[i]);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(r.out, from_trace[i]) << trace << " " << option_sets[i] << " from a store with live checkpoints";
+    }
   }
   const std::vector<std::string> kShapes = {
       "--by stack --format json",
@@ -428,6 +445,87 @@ TEST_F(BadInputStore, TheStackViewIsCheckedByTheQueryThatReadsIt) {
   }
 }
 
+// The live checkpoints a windowed query starts from: damaged, or crafted
+// with correct checksums, they are refused by the query that reads them.
+TEST_F(BadInputStore, LiveCheckpointsThatDoNotFitAreRefused) {
+  const std::string checkpointed = dir_.file("checkpointed.hqdb");
+  fs::copy_file(kWorked, trace_);
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(trace_) + " -o " + shell_quote(checkpointed),
+                       "HEAPQL_STORE_CHECKPOINT_EVENTS=3")
+                .exit_code,
+            0);
+  const std::string good = read_file(checkpointed);
+  const CommandResult info = run_heapql("info " + shell_quote(checkpointed) + " --format json");
+  const std::string key = "{\"name\":\"live checkpoints\",\"offset\":";
+  const std::size_t found = info.out.find(key);
+  ASSERT_NE(found, std::string::npos);
+  const std::size_t at = std::stoull(info.out.substr(found + key.size()));
+  // A window from 300 ms on (of 600) starts from a checkpoint: the ones
+  // before it are passed over.
+  const std::string window = " --window 300ms.. --impacting AIFO,AOFO --by impacting,stack --format csv";
+  const std::string expected = run_heapql("query " + shell_quote(checkpointed) + window).out;
+  ASSERT_FALSE(expected.empty());
+  const std::string bad_path = dir_.file("bad.hqdb");
+  const auto expect_query_refused = [&](const std::string& bytes, const std::string& message) {
+    write_file(bad_path, bytes);
+    const CommandResult r = run_heapql("query " + shell_quote(bad_path) + window);
+    EXPECT_EQ(r.exit_code, 2) << message << ": " << r.out;
+    EXPECT_EQ(r.out, "");
+    expect_contains(r.err, "heapql: " + bad_path + ": ");
+    expect_contains(r.err, message);
+  };
+  std::string flipped = good;
+  flipped[at + 8] = static_cast<char>(flipped[at + 8] ^ 0x01);
+  expect_query_refused(flipped, "section 'live checkpoints' is damaged (its checksum does not match)");
+  // Crafted: the checkpoints are 24 bytes each (seq, first id, count), then the ids.
+  std::uint64_t checkpoints = 0;
+  {
+    const std::string items_key = "\"items\":";
+    const std::size_t items = info.out.find(items_key, found);
+    checkpoints = std::stoull(info.out.substr(items + items_key.size()));
+  }
+  ASSERT_GE(checkpoints, 2u);
+  const auto crafted = [&](std::size_t offset, std::uint64_t value, std::size_t bytes) {
+    std::string bad = good;
+    std::memcpy(bad.data() + offset, &value, bytes);
+    heapql::test::set_store_checksums(bad.data(), bad.size());
+    return bad;
+  };
+  // The last checkpoint's block count one more than its events allow.
+  const std::size_t last = at + (checkpoints - 1) * 24;
+  std::uint64_t count;
+  std::memcpy(&count, good.data() + last + 16, 8);
+  write_file(bad_path, crafted(last + 16, count + 1, 8));
+  const CommandResult r = run_heapql("query " + shell_quote(bad_path) + window);
+  EXPECT_EQ(r.exit_code, 2);
+  expect_contains(r.err, "a live checkpoint");
+  // Ids out of order, and out of the events.
+  const std::size_t ids = at + checkpoints * 24;
+  std::uint64_t first_count;
+  std::memcpy(&first_count, good.data() + at + 16, 8);
+  if (first_count >= 2) {
+    std::uint32_t a, b;
+    std::memcpy(&a, good.data() + ids, 4);
+    std::memcpy(&b, good.data() + ids + 4, 4);
+    std::string swapped = good;
+    std::memcpy(swapped.data() + ids, &b, 4);
+    std::memcpy(swapped.data() + ids + 4, &a, 4);
+    heapql::test::set_store_checksums(swapped.data(), swapped.size());
+    write_file(bad_path, swapped);
+    // Only a query whose window starts from that checkpoint reads its ids.
+    const CommandResult early = run_heapql("query " + shell_quote(bad_path) + " --window 1ms.. --format csv");
+    EXPECT_TRUE(early.exit_code == 2 || early.out == run_heapql("query " + shell_quote(checkpointed) + " --window 1ms.. --format csv").out);
+  }
+  write_file(bad_path, crafted(at, 0, 8));  // a checkpoint before any event
+  const CommandResult zero = run_heapql("query " + shell_quote(bad_path) + window);
+  EXPECT_EQ(zero.exit_code, 2);
+  expect_contains(zero.err, "a live checkpoint that does not fit its section or the events");
+  write_file(bad_path, crafted(last, 0xFFFFFFFFFFull, 8));  // past the last event
+  const CommandResult late = run_heapql("query " + shell_quote(bad_path) + window);
+  EXPECT_EQ(late.exit_code, 2);
+  expect_contains(late.err, "a live checkpoint that does not fit its section or the events");
+}
+
 // Rows with a correct checksum that do not fit the trace are refused; a view
 // made with another cull list (its fingerprint differs) is passed over.
 TEST_F(BadInputStore, AStackViewThatDoesNotFitIsRefused) {
@@ -500,18 +598,18 @@ TEST_F(BadInputStore, WrongMagic) {
 
 TEST_F(BadInputStore, NewerFormatVersion) {
   std::string bad = bytes_;
-  bad[8] = 5;
-  expect_refused(bad, "store format version 5 is newer than this heapql reads (up to 4)");
+  bad[8] = 6;
+  expect_refused(bad, "store format version 6 is newer than this heapql reads (up to 5)");
 }
 
 TEST_F(BadInputStore, OlderFormatVersion) {
   // Older versions (1: CRC-32 checksums; 2: heaptrack's and ETW's details as
-  // fields of their own; 3: no stack view) are not read: a store is cheap to
-  // write again.
-  for (const char version : {1, 2, 3}) {
+  // fields of their own; 3: no stack view; 4: no live checkpoints) are not
+  // read: a store is cheap to write again.
+  for (const char version : {1, 2, 3, 4}) {
     std::string bad = bytes_;
     bad[8] = version;
-    expect_refused(bad, fmt::format("store format version {} is older than this heapql reads (4); ingest the trace "
+    expect_refused(bad, fmt::format("store format version {} is older than this heapql reads (5); ingest the trace "
                                     "again",
                                     static_cast<int>(version)));
   }
@@ -555,7 +653,7 @@ TEST(StoreWriting, AWriterKilledAtAnyStepLeavesNoStoreAReaderAccepts) {
   const std::string trace = dir.file("memory_test_app.zst");
   fs::copy_file(kExample, trace);
   for (const char* step : {"source", "strings", "buckets", "block buckets", "frees", "time changes",
-                           "table of contents", "header", "rename"}) {
+                           "live checkpoints", "bucket sums", "stack view", "table of contents", "header", "rename"}) {
     SCOPED_TRACE(step);
     const CommandResult r =
         run_command("HEAPQL_STORE_KILL_AT=" + shell_quote(step) + " " + heapql() + " ingest " + shell_quote(trace));

@@ -20,4 +20,12 @@ for source in tests/data/worked_example.txt tests/data/two_phase.txt tests/data/
     { printf "\\x0$fix"; cat "$work/$name.hqdb"; } > "$out/${name}_$fix.hqdb"
   done
 done
+# One with live checkpoints every few events (a test hook), which the
+# target's windowed queries start from.
+cp tests/data/worked_example.txt "$work/"
+HEAPQL_STORE_CHECKPOINT_EVENTS=3 "$heapql" ingest "$work/worked_example.txt" -o "$work/checkpointed.hqdb" \
+  --no-progress 2>/dev/null
+for fix in 0 1; do
+  { printf "\\x0$fix"; cat "$work/checkpointed.hqdb"; } > "$out/checkpointed_$fix.hqdb"
+done
 ls -l "$out"

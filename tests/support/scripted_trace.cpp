@@ -117,11 +117,22 @@ Result ScriptedTrace::run(const Query& query) {
   Aggregator answered(store.tables(), query);
   answered.answer_from(store);
   const Result from_store_answer = answered.result(source_);
+  // And from live checkpoints (one every other event, whatever their size),
+  // which a windowed query starts from.
+  TraceStore checkpointed;
+  checkpointed.tables() = tables_;
+  TraceStore::Builder checkpointing(checkpointed, CheckpointRule{2, true});
+  play(checkpointing, Delivery::kOneByOne);
+  Aggregator from_checkpoint(checkpointed.tables(), query);
+  from_checkpoint.answer_from(checkpointed);
+  const Result from_checkpoint_answer = from_checkpoint.result(source_);
   // All paths must agree to the byte in every report.
   const std::string direct_json = result_json(direct, source_);
   EXPECT_EQ(direct_json, result_json(from_runs, source_)) << "events one by one and in runs differ";
   EXPECT_EQ(direct_json, result_json(from_store, source_)) << "streaming and store replay differ";
   EXPECT_EQ(direct_json, result_json(from_store_answer, source_)) << "streaming and the store's answer differ";
+  EXPECT_EQ(direct_json, result_json(from_checkpoint_answer, source_))
+      << "streaming and the store's answer from live checkpoints differ";
   return direct;
 }
 
