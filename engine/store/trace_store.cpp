@@ -87,6 +87,23 @@ std::size_t allocs_before(const StoreColumns& c, std::uint64_t seq) {
                                   c.alloc_seq.begin());
 }
 
+// The buckets with live blocks in the order events would have met them: the
+// bucket sums' order; a crafted store that leaves some out still gets them all.
+std::vector<std::uint32_t> buckets_in_first_order(const StoreColumns& c, std::span<const std::uint32_t> live) {
+  std::vector<std::uint32_t> order;
+  std::vector<bool> listed(live.size(), false);
+  for (const BucketSum& sum : c.bucket_sums) {
+    if (sum.bucket < live.size() && live[sum.bucket] > 0 && !listed[sum.bucket]) {
+      order.push_back(sum.bucket);
+      listed[sum.bucket] = true;
+    }
+  }
+  for (std::uint32_t b = 0; b < live.size(); ++b) {
+    if (live[b] > 0 && !listed[b]) order.push_back(b);
+  }
+  return order;
+}
+
 }  // namespace
 
 template <class MarkFreed>
@@ -121,22 +138,9 @@ void TraceStore::skip_events(EventConsumer& consumer, std::size_t allocs, std::s
           ++allocated[bucket];  // below 2^31: so are the blocks
         }
       });
-  // The buckets in the order events would have met them: the bucket sums'
-  // order; a crafted store that leaves some out still gets them all.
-  std::vector<std::uint32_t> order;
-  std::vector<bool> listed(buckets, false);
-  for (const BucketSum& sum : c.bucket_sums) {
-    if (sum.bucket < buckets && allocated[sum.bucket] > 0 && !listed[sum.bucket]) {
-      order.push_back(sum.bucket);
-      listed[sum.bucket] = true;
-    }
-  }
-  for (std::uint32_t b = 0; b < buckets; ++b) {
-    if (allocated[b] > 0 && !listed[b]) order.push_back(b);
-  }
   // Every free counted was of a block allocated before (checked above).
   for (std::size_t b = 0; b < buckets; ++b) allocated[b] -= freed[b];
-  consumer.on_skipped_events(SkippedEvents{allocated, order});
+  consumer.on_skipped_events(SkippedEvents{allocated, buckets_in_first_order(c, allocated)});
 }
 
 template <class MarkFreed>
@@ -180,19 +184,7 @@ void TraceStore::skip_from_checkpoint(EventConsumer& consumer, const LiveCheckpo
     if (bucket >= buckets || live[bucket] == 0) inconsistent("a free of a block not alive");
     --live[bucket];
   }
-  // The buckets in the order events would have met them (as skip_events).
-  std::vector<std::uint32_t> order;
-  std::vector<bool> listed(buckets, false);
-  for (const BucketSum& sum : c.bucket_sums) {
-    if (sum.bucket < buckets && live[sum.bucket] > 0 && !listed[sum.bucket]) {
-      order.push_back(sum.bucket);
-      listed[sum.bucket] = true;
-    }
-  }
-  for (std::uint32_t b = 0; b < buckets; ++b) {
-    if (live[b] > 0 && !listed[b]) order.push_back(b);
-  }
-  consumer.on_skipped_events(SkippedEvents{live, order});
+  consumer.on_skipped_events(SkippedEvents{live, buckets_in_first_order(c, live)});
 }
 
 void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns) const {

@@ -337,6 +337,14 @@ class BadInputStore : public ::testing::Test {
       expect_contains(r.err, message);
     }
   }
+  // Where a store file's section starts, as `info` tells it.
+  std::size_t section_offset(const std::string& store, const std::string& section) {
+    const CommandResult info = run_heapql("info " + shell_quote(store) + " --format json");
+    const std::string key = "{\"name\":\"" + section + "\",\"offset\":";
+    const std::size_t at = info.out.find(key);
+    EXPECT_NE(at, std::string::npos) << section;
+    return at == std::string::npos ? 0 : std::stoull(info.out.substr(at + key.size()));
+  }
   std::uint64_t u64_at(std::size_t at) const {
     std::uint64_t v;
     std::memcpy(&v, bytes_.data() + at, 8);
@@ -379,13 +387,10 @@ TEST_F(BadInputStore, FlippedBytesInEverySectionAreCaught) {
 }
 
 TEST_F(BadInputStore, EachSectionsChecksumNamesIt) {
-  const CommandResult info = run_heapql("info " + shell_quote(good_) + " --format json");
   for (const char* section : {"source", "strings", "frames", "stacks", "buckets", "block buckets",
                               "block allocation times", "frees", "time changes", "bucket sums"}) {
-    const std::string key = std::string("{\"name\":\"") + section + "\",\"offset\":";
-    const std::size_t at = info.out.find(key);
-    ASSERT_NE(at, std::string::npos) << section;
-    const std::size_t offset = std::stoull(info.out.substr(at + key.size()));
+    const std::size_t offset = section_offset(good_, section);
+    ASSERT_NE(offset, 0u) << section;
     std::string bad = bytes_;
     bad[offset] = static_cast<char>(bad[offset] ^ 0x01);
     const bool block_column = std::string(section) == "block buckets" ||
@@ -406,13 +411,7 @@ TEST_F(BadInputStore, EachSectionsChecksumNamesIt) {
 // refuses `--by stack` of the whole trace and nothing else; and that query
 // reads neither the bucket sums nor the block columns.
 TEST_F(BadInputStore, TheStackViewIsCheckedByTheQueryThatReadsIt) {
-  const CommandResult info = run_heapql("info " + shell_quote(good_) + " --format json");
-  const auto section_at = [&](const std::string& section) {
-    const std::string key = "{\"name\":\"" + section + "\",\"offset\":";
-    const std::size_t at = info.out.find(key);
-    EXPECT_NE(at, std::string::npos) << section;
-    return std::stoull(info.out.substr(at + key.size()));
-  };
+  const auto section_at = [&](const std::string& section) { return section_offset(good_, section); };
   const std::string bad_path = dir_.file("bad.hqdb");
   const auto query = [&](const std::string& path, const std::string& options) {
     return run_heapql("query " + shell_quote(path) + " " + options + " --format csv");
@@ -455,11 +454,8 @@ TEST_F(BadInputStore, LiveCheckpointsThatDoNotFitAreRefused) {
                 .exit_code,
             0);
   const std::string good = read_file(checkpointed);
-  const CommandResult info = run_heapql("info " + shell_quote(checkpointed) + " --format json");
-  const std::string key = "{\"name\":\"live checkpoints\",\"offset\":";
-  const std::size_t found = info.out.find(key);
-  ASSERT_NE(found, std::string::npos);
-  const std::size_t at = std::stoull(info.out.substr(found + key.size()));
+  const std::size_t at = section_offset(checkpointed, "live checkpoints");
+  ASSERT_NE(at, 0u);
   // A window from 300 ms on (of 600) starts from a checkpoint: the ones
   // before it are passed over.
   const std::string window = " --window 300ms.. --impacting AIFO,AOFO --by impacting,stack --format csv";
@@ -480,9 +476,10 @@ TEST_F(BadInputStore, LiveCheckpointsThatDoNotFitAreRefused) {
   // Crafted: the checkpoints are 24 bytes each (seq, first id, count), then the ids.
   std::uint64_t checkpoints = 0;
   {
+    const std::string info = run_heapql("info " + shell_quote(checkpointed) + " --format json").out;
     const std::string items_key = "\"items\":";
-    const std::size_t items = info.out.find(items_key, found);
-    checkpoints = std::stoull(info.out.substr(items + items_key.size()));
+    const std::size_t items = info.find(items_key, info.find("{\"name\":\"live checkpoints\""));
+    checkpoints = std::stoull(info.substr(items + items_key.size()));
   }
   ASSERT_GE(checkpoints, 2u);
   const auto crafted = [&](std::size_t offset, std::uint64_t value, std::size_t bytes) {
@@ -529,11 +526,8 @@ TEST_F(BadInputStore, LiveCheckpointsThatDoNotFitAreRefused) {
 // Rows with a correct checksum that do not fit the trace are refused; a view
 // made with another cull list (its fingerprint differs) is passed over.
 TEST_F(BadInputStore, AStackViewThatDoesNotFitIsRefused) {
-  const CommandResult info = run_heapql("info " + shell_quote(good_) + " --format json");
-  const std::string key = "{\"name\":\"stack view\",\"offset\":";
-  const std::size_t found = info.out.find(key);
-  ASSERT_NE(found, std::string::npos);
-  const std::size_t view = std::stoull(info.out.substr(found + key.size()));
+  const std::size_t view = section_offset(good_, "stack view");
+  ASSERT_NE(view, 0u);
   const std::uint64_t rows = u64_at(view + 8);
   ASSERT_GE(rows, 2u);
   const std::size_t stacks_at = view + 64, so_at = stacks_at + (rows * 4 + 7) / 8 * 8;
@@ -567,13 +561,7 @@ TEST_F(BadInputStore, AStackViewThatDoesNotFitIsRefused) {
 // the record loop words it (read_tables checks the big tables with a tight
 // scan first, then names the first bad record).
 TEST_F(BadInputStore, BadTableRecordsWithCorrectChecksums) {
-  const CommandResult info = run_heapql("info " + shell_quote(good_) + " --format json");
-  const auto section_at = [&](const std::string& section) {
-    const std::string key = "{\"name\":\"" + section + "\",\"offset\":";
-    const std::size_t at = info.out.find(key);
-    EXPECT_NE(at, std::string::npos) << section;
-    return std::stoull(info.out.substr(at + key.size()));
-  };
+  const auto section_at = [&](const std::string& section) { return section_offset(good_, section); };
   const auto crafted = [&](std::size_t at, std::uint32_t value) {
     std::string bad = bytes_;
     std::memcpy(bad.data() + at, &value, sizeof value);
