@@ -168,6 +168,13 @@ if [[ $with_raw -eq 1 ]]; then
       die "heapql record failed (log: $workdir/$raw_name.log)"
     fi
   fi
+  # The store `heapql record` wrote beside it answers "its store" below; a
+  # recording kept from an older heapql may hold a store this one refuses
+  # (another format version): write it again, as a user would.
+  if ! "$heapql" info "$raw_trace.hqdb" >/dev/null 2>&1; then
+    echo "writing the recording's store again with this heapql: heapql ingest $raw_trace"
+    "$heapql" ingest "$raw_trace" --no-progress 2>/dev/null || die "heapql ingest $raw_trace failed"
+  fi
 fi
 
 # ---------------------------------------------------------------- facts

@@ -54,12 +54,13 @@ constexpr bool kBucketsViewable = std::endian::native == std::endian::little && 
 // Tight scans of the two big tables (millions of records), the checks of
 // read_tables' loops without a bounds check per field: whether every record
 // is valid. The loops still name the first bad one.
-bool stacks_valid(std::span<const StackNode> nodes, std::size_t frames) {
+// `first`: the index of nodes[0] in the whole table.
+bool stacks_valid(std::span<const StackNode> nodes, std::size_t frames, std::size_t first) {
   bool ok = true;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const StackNode& node = nodes[i];
     ok &= node.frame.value < frames;
-    ok &= !node.parent.valid() || node.parent.value < i;
+    ok &= !node.parent.valid() || node.parent.value < first + i;
   }
   return ok;
 }
@@ -104,7 +105,10 @@ class Opener {
     on_both_cores(
         [&] {
           for (std::uint32_t kind = 1; kind <= kSectionKinds; ++kind) {
-            if (!is_checked_when_used(Section(kind))) verify(Section(kind));
+            const auto section = Section(kind);
+            // Stack nodes: checked with their scan on the other side; buckets: just below.
+            if (is_checked_when_used(section) || section == Section::kStacks || section == Section::kBuckets) continue;
+            verify(section);
           }
           check_buckets();
         },
@@ -366,9 +370,11 @@ class Opener {
 
   void verify(Section kind) const {
     const Entry& e = entry(kind);
-    if (checksum_of(bytes_.substr(e.offset, e.bytes)) != e.checksum) {
-      fail(fmt::format("section '{}' is damaged (its checksum does not match)", section_name(kind)), e.offset);
-    }
+    if (checksum_of(bytes_.substr(e.offset, e.bytes)) != e.checksum) damaged(kind);
+  }
+
+  [[noreturn]] void damaged(Section kind) const {
+    fail(fmt::format("section '{}' is damaged (its checksum does not match)", section_name(kind)), entry(kind).offset);
   }
 
   ByteReader section_reader(Section kind) const {
@@ -425,10 +431,19 @@ class Opener {
       ByteReader in = table(Section::kStacks, kStackBytes);
       const std::uint64_t n = entry(Section::kStacks).items;
       const std::string_view records = in.rest_view();
-      // Where records are viewable, a tight scan checks them; the record by
-      // record loop then runs only to name the first bad one (or to copy
-      // records elsewhere).
-      if (!kStacksViewable || !stacks_valid(view_as<StackNode>(records, n), t.frame_count())) {
+      // Where records are viewable, a tight scan checks them, piece by piece
+      // with the section's checksum; the record by record loop then runs
+      // only to name the first bad one (or to copy records elsewhere).
+      const std::size_t frames = t.frame_count();
+      bool valid = false;
+      if constexpr (kStacksViewable) {
+        valid = scan_checked(Section::kStacks, kStackBytes, [&](std::string_view piece, std::uint64_t first) {
+          return stacks_valid(view_as<StackNode>(piece, piece.size() / kStackBytes), frames, first);
+        });
+      } else {
+        verify(Section::kStacks);
+      }
+      if (!valid) {
         for (std::uint64_t i = 0; i < n; ++i) {
           const FrameId frame(in.u32());
           const StackId parent(in.u32());
@@ -479,10 +494,36 @@ class Opener {
     if constexpr (kBucketsViewable) {
       ByteReader in = table(Section::kBuckets, kBucketBytes);
       const std::uint64_t n = entry(Section::kBuckets).items;
-      if (buckets_valid(in.rest_view(), n, entry(Section::kStacks).items, entry(Section::kHeaps).items)) return;
+      const std::uint64_t stacks = entry(Section::kStacks).items, heaps = entry(Section::kHeaps).items;
+      const bool valid = scan_checked(Section::kBuckets, kBucketBytes, [&](std::string_view piece, std::uint64_t) {
+        return buckets_valid(piece, piece.size() / kBucketBytes, stacks, heaps);
+      });
+      if (valid) return;
       walk_buckets(in, n, nullptr);
       in.fail("internal error: the bucket scan and the bucket loop disagree");
+    } else {
+      verify(Section::kBuckets);  // loaded record by record, and checked then
     }
+  }
+
+  // A fixed-width table's checksum and a scan of its records in one pass,
+  // piece by piece, each scanned while the checksum has just brought it into
+  // the cache: `scan(piece, index of its first record)` says whether the
+  // piece is valid. Damage is reported before the records' validity.
+  template <class Scan>
+  bool scan_checked(Section kind, std::uint64_t record_bytes, Scan&& scan) const {
+    const Entry& e = entry(kind);
+    const std::string_view section = bytes_.substr(e.offset, e.bytes);
+    constexpr std::uint64_t kPieceRecords = 4096;
+    Checksum checksum;
+    bool valid = true;
+    for (std::uint64_t first = 0; first * record_bytes < section.size(); first += kPieceRecords) {
+      const std::string_view piece = section.substr(first * record_bytes, kPieceRecords * record_bytes);
+      checksum.add(piece.data(), piece.size());
+      valid &= scan(piece, first);
+    }
+    if (checksum.value() != e.checksum) damaged(kind);
+    return valid;
   }
 
   void walk_buckets(ByteReader& in, std::uint64_t n, TraceTables* load_into) const {
