@@ -814,11 +814,16 @@ void Aggregator::answer_from(const TraceStore& store) {
   if (!answer_from_sums(store.columns(), [&] { store.check_bucket_sums(); })) store.replay(*this, t2_);
 }
 
+bool Aggregator::of_whole_trace_without_times() const {
+  // A window from 0 that never closes; lifetimes and series need each
+  // block's times, nothing else does.
+  return t1_ <= 0 && t2_ == kNeverNs && !needs_blocks_ && series_bucket_ns_ == 0;
+}
+
 bool Aggregator::answer_from_sums(const StoreColumns& columns, const std::function<void()>& check_sums) {
-  // The sums describe the whole trace: a window from 0 that never closes,
-  // where every block is allocated inside (AIFI when freed, AIFO when not).
-  // Lifetimes and series need each block's times; nothing else does.
-  if (t1_ > 0 || t2_ != kNeverNs || needs_blocks_ || series_bucket_ns_ != 0) return false;
+  // The sums describe the whole trace: every block is allocated inside
+  // (AIFI when freed, AIFO when not).
+  if (!of_whole_trace_without_times()) return false;
   if (layout_ == Layout::kPeak && has_block_filters_) return false;
   if (columns.bucket_sums.empty() && columns.event_count != 0) return false;  // a store without sums
   if (check_sums) check_sums();

@@ -185,6 +185,9 @@ class Aggregator final : public EventConsumer {
   void show_rows(Result& r, std::span<const std::uint64_t> sort_values,
                  const std::function<void(std::uint32_t row, std::uint64_t* values)>& key_values_of,
                  const std::function<std::vector<Measures>(std::span<const std::uint32_t> rows)>& measures_of);
+  // Whether the query is of the whole trace and needs no block's own times:
+  // what the bucket sums and the stack view can answer.
+  bool of_whole_trace_without_times() const;
   // `check_sums` runs before the sums are read, when they will be.
   bool answer_from_sums(const StoreColumns& columns, const std::function<void()>& check_sums = {});
   // Calls add(row, measures) for each row a bucket adds to (the compact

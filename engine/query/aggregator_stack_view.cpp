@@ -19,15 +19,18 @@ static_assert(static_cast<std::size_t>(Measure::kSo) == 0 && static_cast<std::si
 
 namespace {
 
-Measures measures_of_row(const StackView& view, std::size_t row) {
+// A row's or the totals' measures, from the view's values (in Measure order).
+Measures view_measures(const std::array<std::uint64_t, kViewMeasures>& v) {
   Measures m;
-  m.so = view.measures[0][row];
-  m.soc = view.measures[1][row];
-  m.st = view.measures[2][row];
-  m.stc = view.measures[3][row];
-  m.src = view.measures[4][row];
+  m.so = v[0], m.soc = v[1], m.st = v[2], m.stc = v[3], m.src = v[4];
   m.blocks = m.stc;  // every block of the whole trace is allocated inside it
   return m;
+}
+
+Measures measures_of_row(const StackView& view, std::size_t row) {
+  std::array<std::uint64_t, kViewMeasures> v;
+  for (std::size_t k = 0; k < kViewMeasures; ++k) v[k] = view.measures[k][row];
+  return view_measures(v);
 }
 
 }  // namespace
@@ -71,10 +74,7 @@ bool Aggregator::answer_from_view(const TraceStore& store) {
   const Query& q = query_;
   const bool keyed = !q.totals_only && !q.by.empty();
   if (keyed && (q.by.size() != 1 || q.by[0] != GroupBy::kStack)) return false;
-  if (t1_ > 0 || t2_ != kNeverNs || layout_ != Layout::kCompact || has_block_filters_ || needs_blocks_ ||
-      series_bucket_ns_ != 0) {
-    return false;
-  }
+  if (!of_whole_trace_without_times() || layout_ != Layout::kCompact || has_block_filters_) return false;
   if (q.size_min != 0 || q.size_end || !q.kinds.empty() || !q.threads.empty() || !q.processes.empty() ||
       !q.heaps.empty()) {
     return false;
@@ -97,11 +97,7 @@ bool Aggregator::answer_from_view(const TraceStore& store) {
 void Aggregator::roll_up_from_view(Result& r) {
   const TraceStore& store = *view_store_;
   const StackView& view = *store.stack_view();
-  Measures totals;
-  totals.so = view.totals[0], totals.soc = view.totals[1], totals.st = view.totals[2];
-  totals.stc = view.totals[3], totals.src = view.totals[4];
-  totals.blocks = totals.stc;
-  r.totals = totals;
+  r.totals = view_measures(view.totals);
   if (query_.totals_only || query_.by.empty()) {
     store.check_stack_view();
     return;

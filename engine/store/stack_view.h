@@ -27,19 +27,13 @@ struct StackView {
   std::size_t rows() const { return stacks.size(); }
 };
 
-// A view built in memory (ingest), whose columns a StackView can show.
+// A view built in memory (ingest), for the store writer.
 struct OwnedStackView {
   std::uint64_t cull_fingerprint = 0;
   std::uint64_t temporary_blocks = 0;
   std::array<std::uint64_t, kViewMeasures> totals{};
   std::vector<std::uint32_t> stacks;
   std::array<std::vector<std::uint64_t>, kViewMeasures> measures;
-
-  StackView view() const {
-    StackView v{cull_fingerprint, temporary_blocks, totals, stacks, {}};
-    for (std::size_t m = 0; m < kViewMeasures; ++m) v.measures[m] = measures[m];
-    return v;
-  }
 };
 
 }  // namespace heapql

@@ -104,6 +104,19 @@ std::vector<std::uint32_t> buckets_in_first_order(const StoreColumns& c, std::sp
   return order;
 }
 
+// Counts the allocations [from, to) into `counts` by bucket, checking each
+// block's bucket and that allocation times ascend.
+void count_allocations(const StoreColumns& c, std::size_t from, std::size_t to, std::vector<std::uint32_t>& counts) {
+  std::uint32_t previous = from > 0 ? c.alloc_seq[from - 1] : 0;
+  for (std::size_t i = from; i < to; ++i) {
+    const std::uint32_t bucket = c.bucket[i];
+    if (bucket >= counts.size()) inconsistent("a block's bucket is not in the bucket table");
+    if (i > 0 && c.alloc_seq[i] <= previous) inconsistent("allocation sequence numbers are not ascending");
+    previous = c.alloc_seq[i];
+    ++counts[bucket];  // below 2^31: so are the blocks
+  }
+}
+
 }  // namespace
 
 template <class MarkFreed>
@@ -128,16 +141,7 @@ void TraceStore::skip_events(EventConsumer& consumer, std::size_t allocs, std::s
           if (bucket < buckets) ++freed[bucket];  // (else reported by the other half)
         }
       },
-      [&] {
-        std::uint32_t previous = 0;
-        for (std::size_t i = 0; i < allocs; ++i) {
-          const std::uint32_t bucket = c.bucket[i];
-          if (bucket >= buckets) inconsistent("a block's bucket is not in the bucket table");
-          if (i > 0 && c.alloc_seq[i] <= previous) inconsistent("allocation sequence numbers are not ascending");
-          previous = c.alloc_seq[i];
-          ++allocated[bucket];  // below 2^31: so are the blocks
-        }
-      });
+      [&] { count_allocations(c, 0, allocs, allocated); });
   // Every free counted was of a block allocated before (checked above).
   for (std::size_t b = 0; b < buckets; ++b) allocated[b] -= freed[b];
   consumer.on_skipped_events(SkippedEvents{allocated, buckets_in_first_order(c, allocated)});
@@ -168,14 +172,7 @@ void TraceStore::skip_from_checkpoint(EventConsumer& consumer, const LiveCheckpo
     ++live[bucket];
   }
   // Then the events from the checkpoint on, one by one.
-  std::uint32_t previous = allocs_then > 0 ? c.alloc_seq[allocs_then - 1] : 0;
-  for (std::size_t i = allocs_then; i < allocs; ++i) {
-    const std::uint32_t bucket = c.bucket[i];
-    if (bucket >= buckets) inconsistent("a block's bucket is not in the bucket table");
-    if (i > 0 && c.alloc_seq[i] <= previous) inconsistent("allocation sequence numbers are not ascending");
-    previous = c.alloc_seq[i];
-    ++live[bucket];
-  }
+  count_allocations(c, allocs_then, allocs, live);
   for (std::size_t f = frees_then; f < frees; ++f) {
     const std::uint32_t i = c.free_order[f] & StoreColumns::kBlockMask;
     if (i >= allocs) inconsistent("a free of a block not yet allocated");

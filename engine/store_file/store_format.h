@@ -72,6 +72,7 @@ inline constexpr std::string_view section_name(Section s) {
 // temporary blocks, u64 totals of so, soc, st, stc, src. Then a u32 stack per
 // row, zeros to a multiple of 8 bytes, then each measure's u64 column.
 inline constexpr std::uint64_t kStackViewHeadBytes = 64;
+inline constexpr std::uint64_t kStackViewRowBytes = 4 + 8 * 5;  // its stack and five measures
 inline constexpr std::uint64_t stack_view_bytes(std::uint64_t rows) {
   return kStackViewHeadBytes + (rows * 4 + 7) / 8 * 8 + rows * 8 * 5;
 }

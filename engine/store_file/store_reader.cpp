@@ -133,30 +133,25 @@ class Opener {
     // The block columns (12 bytes a block, most of a big store) are checked
     // only when a query replays them, beside the replay (TraceStore::replay);
     // a query answered from the bucket sums never reads them.
-    auto check_sums = [bytes = bytes_, name = name_, entries = entries_, columns, buckets = bucket_count_] {
-      Opener again(bytes, name);
-      again.entries_ = entries;
-      again.bucket_count_ = buckets;
-      again.verify(Section::kBucketSums);
-      again.check_bucket_sums(columns);
+    // Each check keeps a copy of this opener (the mapping's bytes and the
+    // table of contents), which the store outlives with its mapping.
+    auto check_sums = [self = *this, columns] {
+      self.verify(Section::kBucketSums);
+      self.check_bucket_sums(columns);
     };
-    auto check_blocks = [bytes = bytes_, name = name_, entries = entries_] {
-      Opener again(bytes, name);
-      again.entries_ = entries;
-      again.verify(Section::kBlockBucket);
-      again.verify(Section::kBlockAllocSeq);
-      again.verify(Section::kFreeOrder);
-      again.verify(Section::kLiveCheckpoints);
+    auto check_blocks = [self = *this] {
+      self.verify(Section::kBlockBucket);
+      self.verify(Section::kBlockAllocSeq);
+      self.verify(Section::kFreeOrder);
+      self.verify(Section::kLiveCheckpoints);
     };
     opened.store = std::make_unique<TraceStore>(std::move(tables), std::move(record.info), columns, std::move(owner),
                                                 std::move(check_blocks), std::move(check_sums));
     if (view.cull_fingerprint != 0) {
       // Checked only when a query answers from it, beside that query's scan.
-      auto check_view = [bytes = bytes_, name = name_, entries = entries_, view, stacks = opened.store->tables().stack_count(),
+      auto check_view = [self = *this, view, stacks = opened.store->tables().stack_count(),
                          blocks = columns.bucket.size(), frees = columns.free_order.size()] {
-        Opener again(bytes, name);
-        again.entries_ = entries;
-        again.check_stack_view(view, stacks, blocks, frees);
+        self.check_stack_view(view, stacks, blocks, frees);
       };
       opened.store->attach_stack_view(view, std::move(check_view));
     }
@@ -313,7 +308,7 @@ class Opener {
     view.temporary_blocks = in.u64();
     for (std::uint64_t& total : view.totals) total = in.u64();
     if (rows != e.items) refuse("its row count differs from the table of contents'");
-    if (rows > e.bytes / 44 || stack_view_bytes(rows) != e.bytes) {
+    if (rows > e.bytes / kStackViewRowBytes || stack_view_bytes(rows) != e.bytes) {
       refuse(fmt::format("{} bytes do not hold {} rows", e.bytes, rows));
     }
     if (view.cull_fingerprint == 0 && rows != 0) refuse("rows without a cull list");
@@ -357,9 +352,7 @@ class Opener {
         }
       }
     }
-    if (checksum.value() != e.checksum) {
-      fail("section 'stack view' is damaged (its checksum does not match)", e.offset);
-    }
+    if (checksum.value() != e.checksum) damaged(Section::kStackView);
     if (!rows_ok) fail("the stack view has a row that does not fit the tables", e.offset);
     enum { kSo, kSoc, kSt, kStc, kSrc };
     if (sums != view.totals || sums[kStc] != blocks || sums[kStc] - sums[kSoc] != frees ||
