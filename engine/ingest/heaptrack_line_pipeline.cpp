@@ -46,6 +46,65 @@ std::uint32_t event_code(std::string_view line) {
 }
 
 // A canonical lowercase hex number (no leading zeros but in "0") of at most
+// `max_digits` digits at `p`, then `stop`; `p` moved past `stop`. False for
+// anything else.
+bool scan_hex(const char*& p, int max_digits, char stop, std::uint64_t& value) {
+  const char* q = p;
+  std::uint8_t digit = hex_digit(*q);
+  if (digit == kNotHexDigit || (digit == 0 && hex_digit(q[1]) != kNotHexDigit)) return false;
+  value = 0;
+  for (int n = 0; digit != kNotHexDigit; digit = hex_digit(*++q)) {
+    if (++n > max_digits) return false;
+    value = value << 4 | digit;
+  }
+  if (*q != stop) return false;
+  p = q + 1;
+  return true;
+}
+
+// A raw twin's well-formed `+ size trace address` / `- address` / `t ...`
+// line at `at` (a '\n' ends it, before `end`) decoded into `events`: its
+// code, and `at` moved past the '\n'; kTextBit (and `at` unmoved) for
+// anything else, which the twin's walker reads, or rejects, as text.
+std::uint32_t scan_raw_event(const char*& at, const char* end,
+                             std::vector<HeaptrackLinePipeline::RawEvent>& events) {
+  const char* p = at;
+  HeaptrackLinePipeline::RawEvent event;
+  event.type = p[0];
+  if (event.type == '\n' || p[1] != ' ') return HeaptrackLinePipeline::kTextBit;
+  p += 2;
+  std::uint64_t trace = 0;
+  switch (event.type) {
+    case '+':
+      if (!scan_hex(p, 16, ' ', event.size) || !scan_hex(p, 8, ' ', trace) || !scan_hex(p, 16, '\n', event.address)) {
+        return HeaptrackLinePipeline::kTextBit;
+      }
+      event.trace = static_cast<std::uint32_t>(trace);
+      break;
+    case '-':
+      if (!scan_hex(p, 16, '\n', event.address)) return HeaptrackLinePipeline::kTextBit;
+      break;
+    case 't': p = find_newline(p, end) + 1; break;
+    default: return HeaptrackLinePipeline::kTextBit;
+  }
+  at = p;
+  const auto code = HeaptrackLinePipeline::kRecordBit | static_cast<std::uint32_t>(events.size());
+  events.push_back(event);
+  return code;
+}
+
+// The same for a line handed out alone, with no '\n' after it: read from a
+// copy that has one. A longer line (only a `t` can be) is passed on as text.
+std::uint32_t raw_event_code(std::string_view line, std::vector<HeaptrackLinePipeline::RawEvent>& events) {
+  char copy[64] = {};
+  if (line.size() >= sizeof copy) return HeaptrackLinePipeline::kTextBit;
+  std::copy(line.begin(), line.end(), copy);
+  copy[line.size()] = '\n';
+  const char* at = copy;
+  return scan_raw_event(at, copy + line.size() + 1, events);
+}
+
+// A canonical lowercase hex number (no leading zeros but in "0") of at most
 // `max_digits` digits at the start of `text`, up to the end or a space;
 // advances past it. False for anything else.
 bool canonical_hex(std::string_view& text, std::size_t max_digits, std::uint64_t& value) {
@@ -101,7 +160,7 @@ std::string HeaptrackLinePipeline::Record::text() const {
 
 HeaptrackLinePipeline::HeaptrackLinePipeline(std::string path, bool show_progress, Decode decode)
     : path_(std::move(path)),
-      decode_(decode == Decode::kRecords),
+      decode_(decode),
       reader_(std::make_unique<LineReader>(path_, show_progress)),
       compression_(reader_->compression()),
       slots_(kSlots) {
@@ -110,7 +169,7 @@ HeaptrackLinePipeline::HeaptrackLinePipeline(std::string path, bool show_progres
 
 HeaptrackLinePipeline::HeaptrackLinePipeline(std::string name, std::string_view bytes, Decode decode)
     : path_(std::move(name)),
-      decode_(decode == Decode::kRecords),
+      decode_(decode),
       reader_(std::make_unique<LineReader>(path_, bytes)),
       compression_(reader_->compression()),
       slots_(kSlots) {
@@ -131,14 +190,17 @@ void HeaptrackLinePipeline::add_line(Batch& batch, std::string_view line) {
   // go to the parser as text. This thread has not read the file's format
   // version, so it takes every 'X' as one that may run on; the parser,
   // which has, decides for each line (heaptrack_command_line.h).
-  const bool continuation = decode_ && command_.continues(line);
-  std::uint32_t code = continuation || !decode_ ? kTextBit : event_code(line);
+  const bool continuation = command_.continues(line);
+  std::uint32_t code = kTextBit;
+  if (!continuation) {
+    code = decode_ == Decode::kRawEvents ? raw_event_code(line, batch.raw_events) : event_code(line);
+  }
   Record record;
-  if (code == kTextBit && !continuation && decode_ && decode_record(line, record)) {
+  if (code == kTextBit && !continuation && decode_ == Decode::kRecords && decode_record(line, record)) {
     code = kRecordBit | static_cast<std::uint32_t>(batch.records.size());
     batch.records.push_back(record);
   } else if (code == kTextBit) {
-    if (decode_ && !continuation && line.starts_with("X ")) command_.start(kAnyFormatVersion);
+    if (!continuation && line.starts_with("X ")) command_.start(kAnyFormatVersion);
     code = kTextBit | static_cast<std::uint32_t>(batch.text_ends.size());
     batch.text.append(line);
     batch.text_ends.push_back(static_cast<std::uint32_t>(batch.text.size()));
@@ -151,6 +213,7 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
   batch.text.clear();
   batch.text_ends.clear();
   batch.records.clear();
+  batch.raw_events.clear();
   batch.error = nullptr;
   batch.first_line = reader_->line_number() + 1;
   const auto full = [&] { return batch.codes.size() >= kBatchLines || batch.text.size() >= kBatchTextBytes; };
@@ -165,12 +228,15 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
         continue;
       }
       // Split the buffered lines here: `+ k` and `- k` lines (nearly all of
-      // them) are decoded as they are found, in one pass.
+      // them; a raw twin's `+`, `-` and `t`) are decoded as they are found,
+      // in one pass.
       const char* at = buffered.data();
       const char* const end = at + buffered.size();
       std::uint64_t lines = 0;
       while (at < end && !full()) {
-        if (const std::uint32_t code = !decode_ || command_.open() ? kTextBit : scan_event(at); code != kTextBit) {
+        std::uint32_t code = kTextBit;
+        if (!command_.open()) code = decode_ == Decode::kRecords ? scan_event(at) : scan_raw_event(at, end, batch.raw_events);
+        if (code != kTextBit) {
           batch.codes.push_back(code);
         } else {
           const char* newline = find_newline(at, end);

@@ -24,7 +24,8 @@ namespace heapql {
 class HeaptrackLinePipeline {
  public:
   // A code is kTextBit | text line number within the batch, kRecordBit |
-  // record number within the batch, or index << 1 | (1 for '-', 0 for '+').
+  // record (or raw event) number within the batch, or index << 1 | (1 for
+  // '-', 0 for '+').
   static constexpr std::uint32_t kTextBit = 0x80000000u;
   static constexpr std::uint32_t kRecordBit = 0x40000000u;
   static constexpr std::uint32_t kMaxIndex = (1u << 29) - 1;
@@ -38,12 +39,25 @@ class HeaptrackLinePipeline {
     std::string text() const;
   };
 
-  struct Batch {
+  // A raw twin's `+ size trace address`, `- address` or `t ...` line, its
+  // numbers in canonical lowercase hex; of a `t` only its place (the twin's
+  // walker reads nothing else of it).
+  struct RawEvent {
+    std::uint64_t size = 0;     // '+'
+    std::uint64_t address = 0;  // '+', '-'
+    std::uint32_t trace = 0;    // '+'
+    char type = 0;
+  };
+
+  // Own cache lines: the reading thread fills the next slot while the parser
+  // reads this one.
+  struct alignas(64) Batch {
     std::uint64_t first_line = 0;  // 1-based line number of codes[0]
     std::vector<std::uint32_t> codes;
     std::string text;
     std::vector<std::uint32_t> text_ends;  // end offset in `text` of each text line
-    std::vector<Record> records;
+    std::vector<Record> records;           // kRecords: the `t` / `a` records
+    std::vector<RawEvent> raw_events;      // kRawEvents: what kRecordBit codes point at
     std::exception_ptr error;              // reading failed after the lines of this batch
 
     std::string_view text_line(std::uint32_t code) const {
@@ -53,10 +67,9 @@ class HeaptrackLinePipeline {
     }
   };
 
-  // What the reading thread decodes: the interpreted file's records, or
-  // nothing (every line passed on as text: a raw twin, whose lines the
-  // parser's walker reads, so that only their splitting moves here).
-  enum class Decode { kRecords, kNothing };
+  // What the reading thread decodes: the interpreted file's records, or a
+  // raw twin's events (`+`, `-`, `t`), whose walker then only checks them.
+  enum class Decode { kRecords, kRawEvents };
 
   // Opens the file (errors opening or sniffing it are thrown here) and starts reading.
   HeaptrackLinePipeline(std::string path, bool show_progress, Decode decode = Decode::kRecords);
@@ -81,7 +94,7 @@ class HeaptrackLinePipeline {
   void add_line(Batch& batch, std::string_view line);
 
   std::string path_;
-  bool decode_;
+  Decode decode_;
   std::unique_ptr<LineReader> reader_;
   Compression compression_;
   HeaptrackCommandLine command_;  // between 'X' and 'I': the command's continuation lines

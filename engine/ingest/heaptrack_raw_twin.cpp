@@ -5,12 +5,12 @@
 namespace heapql::heaptrack {
 
 RawTwin::RawTwin(const std::string& path)
-    : lines_(std::make_unique<HeaptrackLinePipeline>(path, false, HeaptrackLinePipeline::Decode::kNothing)) {}
+    : lines_(std::make_unique<HeaptrackLinePipeline>(path, false, HeaptrackLinePipeline::Decode::kRawEvents)) {}
 
 RawTwin::RawTwin(const std::string& name, std::string_view bytes)
-    : lines_(std::make_unique<HeaptrackLinePipeline>(name, bytes, HeaptrackLinePipeline::Decode::kNothing)) {}
+    : lines_(std::make_unique<HeaptrackLinePipeline>(name, bytes, HeaptrackLinePipeline::Decode::kRawEvents)) {}
 
-bool RawTwin::next_line(std::string_view& line) {
+bool RawTwin::next_line(const RawEvent*& event, std::string_view& line) {
   while (batch_ == nullptr || next_in_batch_ == batch_->codes.size()) {
     // A batch's error comes after its lines.
     if (batch_ != nullptr && batch_->error) std::rethrow_exception(batch_->error);
@@ -19,30 +19,67 @@ bool RawTwin::next_line(std::string_view& line) {
     if (batch_ == nullptr) return false;
   }
   line_number_ = batch_->first_line + next_in_batch_;
-  line = batch_->text_line(batch_->codes[next_in_batch_++]);
+  const std::uint32_t code = batch_->codes[next_in_batch_++];
+  if (code & HeaptrackLinePipeline::kRecordBit) {
+    event = &batch_->raw_events[code & ~HeaptrackLinePipeline::kRecordBit];
+  } else {
+    event = nullptr;
+    line = batch_->text_line(code);
+  }
   return true;
 }
 
-void RawTwin::mismatch(const SourceLocation& here, const std::string& interpreted, const std::string& raw) const {
-  throw Error(here, fmt::format("the raw twin disagrees: this file has an {} where {}:{} has a {}", interpreted,
+void RawTwin::mismatch(const Asker& here, const std::string& interpreted, const std::string& raw) const {
+  throw Error(here.location(), fmt::format("the raw twin disagrees: this file has an {} where {}:{} has a {}", interpreted,
                                 lines_->path(), line_number_, raw));
 }
 
+// A `-` of the twin on the way to a record of `wanted` type: true when it
+// frees a live block, which is then taken into pending_block_ (one lookup)
+// and must be what was wanted; a free of an address not alive is counted
+// (heaptrack_interpret drops it too) and passed over.
+bool RawTwin::free_on_the_way(std::uint64_t address, char wanted, BlockMatcher& matcher, const Asker& here) {
+  if (!matcher.take_live(address, pending_block_)) {
+    matcher.count_unmatched_free(address);
+    return false;
+  }
+  if (wanted != '-') {
+    mismatch(here, fmt::format("'{}' record", wanted), fmt::format("'-' of live address 0x{:x}", address));
+  }
+  return true;
+}
+
 // Reads lines up to the next one of `wanted` type ('t', '+', or '-' with a
-// live address), keeping the module bases current. Returns it.
-std::string_view RawTwin::advance(char wanted, BlockMatcher& matcher, const SourceLocation& here) {
+// live address), keeping the module bases current. Returns what it holds
+// (the address of a '-'). Nearly every line comes decoded by the reading
+// thread; the rest are read here, with the checked field parser.
+RawTwin::Alloc RawTwin::advance(char wanted, BlockMatcher& matcher, const Asker& here) {
+  const RawEvent* event = nullptr;
   std::string_view line;
   while (true) {
-    if (!next_line(line)) mismatch(here, fmt::format("'{}' record", wanted), "the end of the file");
+    if (!next_line(event, line)) mismatch(here, fmt::format("'{}' record", wanted), "the end of the file");
+    if (event != nullptr) [[likely]] {
+      if (event->type == '-') {
+        if (free_on_the_way(event->address, wanted, matcher, here)) return Alloc{0, 0, event->address};
+        continue;
+      }
+      if (event->type != wanted) mismatch(here, fmt::format("'{}' record", wanted), fmt::format("'{}' record", event->type));
+      return Alloc{event->size, event->trace, event->address};
+    }
     if (command_.continues(line)) continue;
     if (line.empty()) continue;
     const char type = line[0];
-    if (type == wanted && type != '-') return line;
+    if (type == wanted && type == 't') return Alloc{};  // its content is the interpreted file's
     if (type == 'X') {
       command_.start(format_version_);
       continue;
     }
     Fields f(line, lines_->path(), line_number_);
+    if (type == wanted && type == '+') {
+      Alloc a{f.hex("size"), f.hex("trace"), f.hex("address")};
+      f.expect_end();
+      return a;
+    }
     switch (type) {
       case 'v':
         f.hex("heaptrack version");
@@ -52,16 +89,7 @@ std::string_view RawTwin::advance(char wanted, BlockMatcher& matcher, const Sour
       case 'm': on_module(f); break;
       case '-': {
         const std::uint64_t address = f.hex("address");
-        // A live block is taken here and ended by the free that wanted it
-        // (one lookup); a mismatch ends the read.
-        if (matcher.take_live(address, pending_block_)) {
-          if (wanted == '-') {
-            pending_free_ = address;
-            return line;
-          }
-          mismatch(here, fmt::format("'{}' record", wanted), fmt::format("'-' of live address 0x{:x}", address));
-        }
-        matcher.count_unmatched_free(address);  // dropped by heaptrack_interpret too
+        if (free_on_the_way(address, wanted, matcher, here)) return Alloc{0, 0, address};
         break;
       }
       case 't':
@@ -71,20 +99,17 @@ std::string_view RawTwin::advance(char wanted, BlockMatcher& matcher, const Sour
   }
 }
 
-RawTwin::Alloc RawTwin::next_alloc(BlockMatcher& matcher, const SourceLocation& here) {
-  Fields f(advance('+', matcher, here), lines_->path(), line_number_);
-  Alloc a{f.hex("size"), f.hex("trace"), f.hex("address")};
-  f.expect_end();
-  return a;
+RawTwin::Alloc RawTwin::next_alloc(BlockMatcher& matcher, const Asker& here) {
+  return advance('+', matcher, here);
 }
 
-std::uint64_t RawTwin::next_live_free(BlockMatcher& matcher, LiveBlock& block, const SourceLocation& here) {
-  advance('-', matcher, here);
+std::uint64_t RawTwin::next_live_free(BlockMatcher& matcher, LiveBlock& block, const Asker& here) {
+  const std::uint64_t address = advance('-', matcher, here).address;
   block = pending_block_;
-  return pending_free_;
+  return address;
 }
 
-void RawTwin::next_trace(BlockMatcher& matcher, const SourceLocation& here) { advance('t', matcher, here); }
+void RawTwin::next_trace(BlockMatcher& matcher, const Asker& here) { advance('t', matcher, here); }
 
 void RawTwin::on_module(Fields& f) {
   const std::string_view name = format_version_ >= 3 ? f.length_prefixed("module name") : std::string_view{};

@@ -27,20 +27,29 @@ class RawTwin {
   explicit RawTwin(const std::string& path);
   RawTwin(const std::string& name, std::string_view bytes);
 
+  // The interpreted file's line that wants the twin's next record: where a
+  // disagreement is reported. A reference and a number rather than a
+  // SourceLocation, so that asking, once an event, copies no path.
+  struct Asker {
+    const std::string& path;
+    std::uint64_t line;
+    SourceLocation location() const { return SourceLocation{path, line, {}, {}}; }
+  };
+
   struct Alloc {
     std::uint64_t size, trace, address;
   };
   // `here` is the interpreted record that wants the twin's next one, for
   // the message when they disagree; frees of addresses that are not alive
   // on the way are counted by `matcher` (heaptrack_interpret drops them too).
-  Alloc next_alloc(BlockMatcher& matcher, const SourceLocation& here);
+  Alloc next_alloc(BlockMatcher& matcher, const Asker& here);
   // The next free of a live block: its address, with the block taken out of
   // `matcher` for the caller to check and end (BlockMatcher::end_taken).
-  std::uint64_t next_live_free(BlockMatcher& matcher, LiveBlock& block, const SourceLocation& here);
+  std::uint64_t next_live_free(BlockMatcher& matcher, LiveBlock& block, const Asker& here);
   // The next `t` record (the interpreted file has one for each).
-  void next_trace(BlockMatcher& matcher, const SourceLocation& here);
+  void next_trace(BlockMatcher& matcher, const Asker& here);
 
-  [[noreturn]] void mismatch(const SourceLocation& here, const std::string& interpreted, const std::string& raw) const;
+  [[noreturn]] void mismatch(const Asker& here, const std::string& interpreted, const std::string& raw) const;
 
   // A module's load address, as the twin has told it so far.
   std::optional<std::uint64_t> module_base(std::string_view module_path) const {
@@ -50,8 +59,11 @@ class RawTwin {
   std::optional<TraceCut> cut() const { return lines_->cut(); }
 
  private:
-  std::string_view advance(char wanted, BlockMatcher& matcher, const SourceLocation& here);
-  bool next_line(std::string_view& line);
+  using RawEvent = HeaptrackLinePipeline::RawEvent;
+  Alloc advance(char wanted, BlockMatcher& matcher, const Asker& here);
+  bool free_on_the_way(std::uint64_t address, char wanted, BlockMatcher& matcher, const Asker& here);
+  // The next line: decoded by the reading thread (`event`), or its text.
+  bool next_line(const RawEvent*& event, std::string_view& line);
   void on_module(Fields& f);
 
   // Read and split on another thread; only walked here.
@@ -62,7 +74,6 @@ class RawTwin {
   HeaptrackCommandLine command_;  // between 'X' and 'I': command continuation lines
   std::uint32_t format_version_ = 0;
   std::string executable_;
-  std::uint64_t pending_free_ = 0;
   LiveBlock pending_block_;
   std::unordered_map<std::string, std::uint64_t> module_bases_;
 };

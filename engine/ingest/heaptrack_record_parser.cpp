@@ -244,7 +244,7 @@ void RecordParser::on_trace(Fields& f) {
   if (parent >= traces_.size()) {
     f.fail(fmt::format("parent trace index {:x} points nowhere ({} traces defined)", parent, traces_.size() - 1));
   }
-  if (raw_) raw_->next_trace(*matcher_, location());
+  if (raw_) raw_->next_trace(*matcher_, asker());
   add_trace(ip_index, parent);
 }
 
@@ -331,11 +331,11 @@ void RecordParser::on_alloc(Fields& f) {
 // An allocation of a known allocation info, its address from the raw twin.
 void RecordParser::alloc_with_twin(std::uint32_t index) {
   const BucketId bucket = alloc_infos_[index].bucket;
-  const heaptrack::RawTwin::Alloc raw = raw_->next_alloc(*matcher_, location());
+  const heaptrack::RawTwin::Alloc raw = raw_->next_alloc(*matcher_, asker());
   const std::uint64_t size = tables_.bucket(bucket).size;
   const std::uint32_t trace = alloc_info_traces_[index];
   if (raw.size != size || raw.trace != trace) {
-    raw_->mismatch(location(), fmt::format("allocation of {} bytes from trace {:x}", size, trace),
+    raw_->mismatch(asker(), fmt::format("allocation of {} bytes from trace {:x}", size, trace),
                    fmt::format("'+' of {} bytes from trace {:x}", raw.size, raw.trace));
   }
   matcher_->alloc(bucket, raw.address);
@@ -362,9 +362,9 @@ void RecordParser::on_free(Fields& f) {
 // block, which must be of the same bucket.
 void RecordParser::free_with_twin(std::uint32_t index) {
   LiveBlock block;
-  const std::uint64_t address = raw_->next_live_free(*matcher_, block, location());
+  const std::uint64_t address = raw_->next_live_free(*matcher_, block, asker());
   if (block.bucket != alloc_infos_[index].bucket) {
-    raw_->mismatch(location(), fmt::format("free of a block of allocation-info {:x}", index),
+    raw_->mismatch(asker(), fmt::format("free of a block of allocation-info {:x}", index),
                    fmt::format("'-' of address 0x{:x}, a block of another bucket", address));
   }
   matcher_->end_taken(address, block);

@@ -35,6 +35,7 @@ class RecordParser {
   void next_line() { ++line_; }
   void set_line(std::uint64_t line) { line_ = line; }
   SourceLocation location() const { return SourceLocation{path_, line_, {}, {}}; }
+  heaptrack::RawTwin::Asker asker() const { return {path_, line_}; }
 
   // Any line, checked: an Error naming the file and line when it is malformed.
   void handle(std::string_view line);
@@ -58,7 +59,7 @@ class RecordParser {
     if (saw_version_ && !command_.open()) {
       if (record.type == 't') {
         if (record.first != 0 && record.first < ips_.size() && record.second < traces_.size()) {
-          if (raw_) raw_->next_trace(*matcher_, location());
+          if (raw_) raw_->next_trace(*matcher_, asker());
           add_trace(static_cast<std::uint32_t>(record.first), record.second);
           return true;
         }

@@ -15,8 +15,9 @@ namespace heapql {
 
 class AddressSet {
  public:
-  bool contains(std::uint64_t key) const {
+  bool contains(std::uint64_t key) {
     if (key == kEmpty) return has_empty_key_;
+    flush();
     if (slots_.empty()) return false;
     for (std::size_t i = slot_of(key);; i = (i + 1) & mask_) {
       if (slots_[i] == key) return true;
@@ -29,15 +30,40 @@ class AddressSet {
       has_empty_key_ = true;
       return;
     }
-    if ((size_ + 1) * 10 > slots_.size() * 7) grow();
-    if (place(key)) ++size_;
+    // Allocators hand the same addresses out again and again, so most
+    // inserts repeat a recent one: a small direct-mapped memory of recent
+    // keys, which stays in the cache, answers those without a probe of the
+    // table, whose slots are a cache miss each.
+    std::uint64_t& recent = recent_[FlatIndex::mix(key) >> (64 - kRecentBits)];
+    if (recent == key) return;
+    recent = key;
+    // The rest wait, and go into the table together (flush), where their
+    // misses can overlap instead of each stalling the caller.
+    pending_.push_back(key);
+    if (pending_.size() == kPendingKeys) flush();
   }
 
-  std::size_t size() const { return size_ + (has_empty_key_ ? 1 : 0); }
+  std::size_t size() {
+    flush();
+    return size_ + (has_empty_key_ ? 1 : 0);
+  }
   std::size_t memory_bytes() const { return slots_.capacity() * sizeof(std::uint64_t); }
 
  private:
   static constexpr std::uint64_t kEmpty = 0;
+  static constexpr int kRecentBits = 14;  // 128 KiB of recent keys
+  static constexpr std::size_t kPendingKeys = 4096;
+  static constexpr std::size_t kPrefetchDistance = 16;
+
+  void flush() {
+    while ((size_ + pending_.size()) * 10 > slots_.size() * 7) grow();
+    const std::size_t n = pending_.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + kPrefetchDistance < n) __builtin_prefetch(&slots_[slot_of(pending_[i + kPrefetchDistance])]);
+      if (place(pending_[i])) ++size_;
+    }
+    pending_.clear();
+  }
 
   std::size_t slot_of(std::uint64_t key) const { return static_cast<std::size_t>(FlatIndex::mix(key)) & mask_; }
 
@@ -66,6 +92,8 @@ class AddressSet {
   std::size_t mask_ = 0;
   std::size_t size_ = 0;
   bool has_empty_key_ = false;
+  std::vector<std::uint64_t> pending_;  // inserted, not yet in slots_
+  std::vector<std::uint64_t> recent_ = std::vector<std::uint64_t>(std::size_t{1} << kRecentBits, kEmpty);
 };
 
 }  // namespace heapql

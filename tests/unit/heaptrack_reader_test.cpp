@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <tuple>
+
 #include "engine/error.h"
 #include "engine/query/aggregator.h"
 #include "engine/store/trace_store.h"
@@ -228,6 +230,85 @@ TEST(HeaptrackReader, TheRawTwinGivesExactBlocksAndModuleOffsets) {
   const Read lifo_all = read(dir.file("p.zst"), by_stack(), false);
   EXPECT_EQ(exact_all.result.totals.so, lifo_all.result.totals.so);
   EXPECT_EQ(exact_all.result.totals.st, lifo_all.result.totals.st);
+}
+
+// The twin's lines are decoded on its reading thread when they are spelled
+// canonically (lowercase hex, no leading zeros, single spaces); any other
+// spelling heaptrack's fields allow is read by the checked parser instead,
+// and must mean the same.
+TEST(HeaptrackReader, ARawTwinSpelledOtherwiseMeansTheSame) {
+  std::string spelled = kRaw;
+  const auto respell = [&](std::string_view from, std::string_view to) {
+    const auto at = spelled.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    spelled.replace(at, from.size(), to);
+  };
+  respell("+ 10 1 aaa0\n", "+ 010 1 aaa0\n");     // a leading zero
+  respell("+ 10 1 bbb0\n", "+ 10 001 0bbb0\n");   // more of them
+  respell("- aaa0\n", "- aaa0 ignored\n");        // a free's fields after the address
+  respell("t 401777 1\n", "t 0401777 01\n");     // a `t`'s fields are the interpreted file's
+  TempDir dir;
+  write_zstd(dir.file("p.zst"), kInterpreted);
+  write_zstd(dir.file("p.raw.zst"), kRaw);
+  write_zstd(dir.file("q.zst"), kInterpreted);
+  write_zstd(dir.file("q.raw.zst"), spelled);
+  Query q = by_stack();
+  q.window.begin_ns = 10'000'000;
+  const Read canonical = read(dir.file("p.zst"), q);
+  const Read other = read(dir.file("q.zst"), q);
+  ASSERT_EQ(other.result.rows.size(), canonical.result.rows.size());
+  for (std::size_t i = 0; i < canonical.result.rows.size(); ++i) {
+    EXPECT_EQ(other.result.rows[i].key[0].frames, canonical.result.rows[i].key[0].frames);
+    EXPECT_EQ(other.result.rows[i].measures.soc, canonical.result.rows[i].measures.soc);
+    EXPECT_EQ(other.result.rows[i].measures.so, canonical.result.rows[i].measures.so);
+  }
+  EXPECT_EQ(other.source.anomalies.unmatched_frees, 1u);
+}
+
+TEST(HeaptrackReader, AMalformedRawTwinLineIsNamedWithItsFileAndLine) {
+  for (const auto& [from, to, what] : {std::tuple{"+ 10 1 bbb0\n", "+ 10 1 BBB0\n", "'+' record: address"},
+                                       std::tuple{"- aaa0\n", "- aaa0x\n", "'-' record: address"},
+                                       std::tuple{"+ 10 1 bbb0\n", "+ 10 1 bbb0 7\n", "extra fields"},
+                                       std::tuple{"+ 10 1 bbb0\n", "+ 10 1\n", "missing field"}}) {
+    std::string raw = kRaw;
+    raw.replace(raw.find(from), std::string_view(from).size(), to);
+    TempDir dir;
+    write_zstd(dir.file("p.zst"), kInterpreted);
+    write_zstd(dir.file("p.raw.zst"), raw);
+    try {
+      read(dir.file("p.zst"), by_stack());
+      ADD_FAILURE() << "accepted " << to;
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("p.raw.zst:"), std::string::npos) << message;
+      EXPECT_NE(message.find(what), std::string::npos) << message;
+    }
+  }
+}
+
+// A second free of a freed address is a double free; a free of an address
+// never allocated is not (semantics.md §1): told apart however far back the
+// first free was.
+TEST(HeaptrackReader, ARawTwinTellsADoubleFreeFromAFreeOfAnUnknownAddress) {
+  std::string interpreted = "v 10400 3\nX ./p\nI 1000 100\ns 8 /bin/p.x\ni 401010 1\nt 1 0\na 10 1\n";
+  std::string raw = "v 10400 3\nx 8 /bin/p.x\nX ./p\nI 1000 100\nm 8 /bin/p.x 400000 0 10000\nt 401010 0\n";
+  constexpr int kBlocks = 20'000;  // far more than the set keeps pending or recent
+  for (int i = 0; i < kBlocks; ++i) {
+    interpreted += "+ 0\n- 0\n";
+    raw += fmt::format("+ 10 1 {:x}\n- {:x}\n", 0x10000 + 16 * i, 0x10000 + 16 * i);
+  }
+  raw += "- 10000\n";          // the first block's address, freed long ago: a double free
+  raw += "- 5\n";              // never allocated
+  raw += fmt::format("- {:x}\n", 0x10000 + 16 * (kBlocks - 1));  // freed just now: a double free
+  interpreted += "+ 0\n";
+  raw += "+ 10 1 5\n";
+  TempDir dir;
+  write_zstd(dir.file("p.zst"), interpreted);
+  write_zstd(dir.file("p.raw.zst"), raw);
+  const Read r = read(dir.file("p.zst"), by_stack());
+  EXPECT_EQ(r.source.anomalies.double_frees, 2u);
+  EXPECT_EQ(r.source.anomalies.unmatched_frees, 1u);
+  EXPECT_EQ(r.result.totals.soc, 1u);
 }
 
 TEST(HeaptrackReader, ARawFileNamedDirectlyFindsItsInterpretedTwin) {
