@@ -66,8 +66,7 @@ bool scan_hex(const char*& p, int max_digits, char stop, std::uint64_t& value) {
 // line at `at` (a '\n' ends it, before `end`) decoded into `events`: its
 // code, and `at` moved past the '\n'; kTextBit (and `at` unmoved) for
 // anything else, which the twin's walker reads, or rejects, as text.
-std::uint32_t scan_raw_event(const char*& at, const char* end,
-                             std::vector<HeaptrackLinePipeline::RawEvent>& events) {
+std::uint32_t scan_raw_event(const char*& at, const char* end, std::vector<HeaptrackLinePipeline::RawEvent>& events) {
   const char* p = at;
   HeaptrackLinePipeline::RawEvent event;
   event.type = p[0];
@@ -235,7 +234,9 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
       std::uint64_t lines = 0;
       while (at < end && !full()) {
         std::uint32_t code = kTextBit;
-        if (!command_.open()) code = decode_ == Decode::kRecords ? scan_event(at) : scan_raw_event(at, end, batch.raw_events);
+        if (!command_.open()) {
+          code = decode_ == Decode::kRecords ? scan_event(at) : scan_raw_event(at, end, batch.raw_events);
+        }
         if (code != kTextBit) {
           batch.codes.push_back(code);
         } else {

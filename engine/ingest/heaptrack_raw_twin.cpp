@@ -30,8 +30,8 @@ bool RawTwin::next_line(const RawEvent*& event, std::string_view& line) {
 }
 
 void RawTwin::mismatch(const Asker& here, const std::string& interpreted, const std::string& raw) const {
-  throw Error(here.location(), fmt::format("the raw twin disagrees: this file has an {} where {}:{} has a {}", interpreted,
-                                lines_->path(), line_number_, raw));
+  throw Error(here.location(), fmt::format("the raw twin disagrees: this file has an {} where {}:{} has a {}",
+                                           interpreted, lines_->path(), line_number_, raw));
 }
 
 // A `-` of the twin on the way to a record of `wanted` type: true when it
@@ -63,7 +63,9 @@ RawTwin::Alloc RawTwin::advance(char wanted, BlockMatcher& matcher, const Asker&
         if (free_on_the_way(event->address, wanted, matcher, here)) return Alloc{0, 0, event->address};
         continue;
       }
-      if (event->type != wanted) mismatch(here, fmt::format("'{}' record", wanted), fmt::format("'{}' record", event->type));
+      if (event->type != wanted) {
+        mismatch(here, fmt::format("'{}' record", wanted), fmt::format("'{}' record", event->type));
+      }
       return Alloc{event->size, event->trace, event->address};
     }
     if (command_.continues(line)) continue;
@@ -99,9 +101,7 @@ RawTwin::Alloc RawTwin::advance(char wanted, BlockMatcher& matcher, const Asker&
   }
 }
 
-RawTwin::Alloc RawTwin::next_alloc(BlockMatcher& matcher, const Asker& here) {
-  return advance('+', matcher, here);
-}
+RawTwin::Alloc RawTwin::next_alloc(BlockMatcher& matcher, const Asker& here) { return advance('+', matcher, here); }
 
 std::uint64_t RawTwin::next_live_free(BlockMatcher& matcher, LiveBlock& block, const Asker& here) {
   const std::uint64_t address = advance('-', matcher, here).address;

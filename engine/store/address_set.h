@@ -2,7 +2,10 @@
 // addresses a trace has freed, kept so that a second free of one is told
 // apart from a free of an address never seen (semantics.md §1). A node-based
 // map kept every freed address at about 60 bytes each; this keeps them at
-// 8-16 and keeps the map of live blocks small.
+// 8-16 and keeps the map of live blocks small. A matched free inserts once
+// an event, and tens of megabytes of slots cost a cache miss a probe, so
+// inserts are filtered and batched (insert); a lookup (only an unmatched free
+// makes one) puts the batch in first, so it sees every insert before it.
 #pragma once
 
 #include <cstdint>
@@ -47,7 +50,9 @@ class AddressSet {
     flush();
     return size_ + (has_empty_key_ ? 1 : 0);
   }
-  std::size_t memory_bytes() const { return slots_.capacity() * sizeof(std::uint64_t); }
+  std::size_t memory_bytes() const {
+    return (slots_.capacity() + pending_.capacity() + recent_.capacity()) * sizeof(std::uint64_t);
+  }
 
  private:
   static constexpr std::uint64_t kEmpty = 0;
