@@ -208,24 +208,40 @@ class ColumnBuilder final : public EventConsumer {
   // A checkpoint is kept only while it lists few blocks: at most an eighth of
   // those allocated so far (a trace that frees little gets none) and 16 Mi.
   static constexpr std::uint64_t kMaxCheckpointIds = std::uint64_t{1} << 24;
+  // And all of them together list at most an eighth of the blocks allocated
+  // so far (half a byte a block on disk) and 32 Mi (128 MiB, held until the
+  // store is written): else every other one goes, as when there are 32.
+  static constexpr std::uint64_t kMaxAllCheckpointIds = std::uint64_t{1} << 25;
+
+  bool room_for(std::uint64_t ids) const {
+    if (checkpoints_.size() == kMaxCheckpoints) return false;
+    return checkpoint_rule_.any_size ||
+           checkpoint_ids_.size() + ids <= std::min(block_count_ / 8, kMaxAllCheckpointIds);
+  }
+
+  // Keeps every other checkpoint (the first, the third, ...), ids with them,
+  // and doubles the spacing.
+  void thin_checkpoints() {
+    std::vector<LiveCheckpoint> kept;
+    std::vector<std::uint32_t> ids;
+    for (std::size_t k = 0; k < checkpoints_.size(); k += 2) {
+      LiveCheckpoint c = checkpoints_[k];
+      const auto from = checkpoint_ids_.begin() + static_cast<std::ptrdiff_t>(c.first);
+      c.first = ids.size();
+      ids.insert(ids.end(), from, from + static_cast<std::ptrdiff_t>(c.count));
+      kept.push_back(c);
+    }
+    checkpoints_ = std::move(kept);
+    checkpoint_ids_ = std::move(ids);
+    checkpoint_spacing_ *= 2;
+  }
 
   void take_checkpoint(std::uint64_t seq) {
     next_checkpoint_ = seq + checkpoint_spacing_;
     if (!checkpoint_rule_.any_size && (live_count_ > block_count_ / 8 || live_count_ > kMaxCheckpointIds)) return;
-    if (checkpoints_.size() == kMaxCheckpoints) {
-      // Keep every other one (the first, the third, ...), ids with them.
-      std::vector<LiveCheckpoint> kept;
-      std::vector<std::uint32_t> ids;
-      for (std::size_t k = 0; k < checkpoints_.size(); k += 2) {
-        LiveCheckpoint c = checkpoints_[k];
-        const auto from = checkpoint_ids_.begin() + static_cast<std::ptrdiff_t>(c.first);
-        c.first = ids.size();
-        ids.insert(ids.end(), from, from + static_cast<std::ptrdiff_t>(c.count));
-        kept.push_back(c);
-      }
-      checkpoints_ = std::move(kept);
-      checkpoint_ids_ = std::move(ids);
-      checkpoint_spacing_ *= 2;
+    while (!room_for(live_count_)) {
+      if (checkpoints_.size() < 2) return;  // one alone leaves no room: this one is not taken
+      thin_checkpoints();
       next_checkpoint_ = checkpoints_.back().seq + checkpoint_spacing_;
       if (seq < next_checkpoint_) return;
       next_checkpoint_ = seq + checkpoint_spacing_;

@@ -1,0 +1,84 @@
+// The live checkpoints a store builder lists (docs/store.md, "Live
+// checkpoints"): spread over the trace, and never more ids in all than an
+// eighth of the blocks allocated (half a byte a block), however many blocks
+// stay alive; a windowed answer from them is the answer without them.
+#include <gtest/gtest.h>
+
+#include "engine/query/aggregator.h"
+#include "engine/store/block_matcher.h"
+#include "engine/store/trace_store.h"
+
+namespace heapql {
+namespace {
+
+// `blocks` allocations, one each ms, each freed `lifetime` allocations
+// later, so that `lifetime` blocks stay alive throughout; checkpoints every
+// `spacing` events.
+void build(TraceStore& store, std::uint64_t blocks, std::uint64_t lifetime, std::uint64_t spacing) {
+  TraceTables& tables = store.tables();
+  const StringId module = tables.intern_string("app");
+  const StackId stack = tables.intern_stack(tables.intern_frame(module, tables.intern_string("f"), 0x10), StackId());
+  Bucket bucket;
+  bucket.size = 16;
+  bucket.stack = stack;
+  const BucketId id = tables.intern_bucket(bucket);
+  TraceStore::Builder builder(store, CheckpointRule{spacing, false});
+  BlockMatcher matcher(BlockIdentity::kExact, builder);
+  for (std::uint64_t i = 0; i < blocks; ++i) {
+    matcher.set_time(static_cast<std::int64_t>(i) * 1'000'000);
+    matcher.alloc(id, i);
+    if (i >= lifetime) matcher.free_address(i - lifetime);
+  }
+  matcher.finish();
+}
+
+std::uint64_t listed_ids(const TraceStore& store) {
+  std::uint64_t ids = 0;
+  for (const LiveCheckpoint& c : store.columns().checkpoints) ids += c.count;
+  return ids;
+}
+
+TEST(LiveCheckpoints, AllTogetherListAtMostAnEighthOfTheBlocks) {
+  // 2,000 alive at every checkpoint, one every 1,000 events: each list alone
+  // is allowed (an eighth of the blocks so far from 16,000 blocks on), but
+  // a list at every one would list 2,000 x 200 ids, 2.5 times the blocks.
+  constexpr std::uint64_t kBlocks = 100'000;
+  TraceStore store;
+  build(store, kBlocks, 2'000, 1'000);
+  const auto& checkpoints = store.columns().checkpoints;
+  ASSERT_GE(checkpoints.size(), 4u);
+  EXPECT_LE(checkpoints.size(), 32u);
+  EXPECT_LE(listed_ids(store), kBlocks / 8);
+  EXPECT_EQ(store.columns().checkpoint_ids.size(), listed_ids(store));
+  // Still spread over the trace: the last one in its last quarter.
+  EXPECT_GT(checkpoints.back().seq, store.event_count() * 3 / 4);
+  for (const LiveCheckpoint& c : checkpoints) EXPECT_EQ(c.count, 2'000u);
+}
+
+TEST(LiveCheckpoints, AWindowAnswersTheSameFromThem) {
+  TraceStore with;
+  build(with, 50'000, 3'000, 1'000);
+  TraceStore without;
+  build(without, 50'000, 3'000, std::uint64_t{1} << 40);
+  ASSERT_FALSE(with.columns().checkpoints.empty());
+  ASSERT_TRUE(without.columns().checkpoints.empty());
+  Query q;
+  q.by = {GroupBy::kStack};
+  q.default_cull = false;
+  q.window.begin_ns = 40'000'000'000;  // 40 s: from the 40,000th block
+  q.window.end_ns = 45'000'000'000;
+  Aggregator a(with.tables(), q);
+  a.answer_from(with);
+  Aggregator b(without.tables(), q);
+  b.answer_from(without);
+  const Result ra = a.result(with.source());
+  const Result rb = b.result(without.source());
+  EXPECT_EQ(ra.totals.so, rb.totals.so);
+  EXPECT_EQ(ra.totals.soc, rb.totals.soc);
+  EXPECT_EQ(ra.totals.st, rb.totals.st);
+  EXPECT_EQ(ra.totals.stc, rb.totals.stc);
+  EXPECT_GT(ra.totals.stc, 0u);
+}
+
+}  // namespace
+}  // namespace heapql
