@@ -37,6 +37,7 @@ class AddressSet {
     // inserts repeat a recent one: a small direct-mapped memory of recent
     // keys, which stays in the cache, answers those without a probe of the
     // table, whose slots are a cache miss each.
+    if (recent_.empty()) recent_.assign(std::size_t{1} << kRecentBits, kEmpty);  // a set never used costs nothing
     std::uint64_t& recent = recent_[FlatIndex::mix(key) >> (64 - kRecentBits)];
     if (recent == key) return;
     recent = key;
@@ -98,7 +99,7 @@ class AddressSet {
   std::size_t size_ = 0;
   bool has_empty_key_ = false;
   std::vector<std::uint64_t> pending_;  // inserted, not yet in slots_
-  std::vector<std::uint64_t> recent_ = std::vector<std::uint64_t>(std::size_t{1} << kRecentBits, kEmpty);
+  std::vector<std::uint64_t> recent_;   // kRecentBits-indexed, made on the first insert
 };
 
 }  // namespace heapql
