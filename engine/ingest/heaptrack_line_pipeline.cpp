@@ -103,33 +103,21 @@ std::uint32_t raw_event_code(std::string_view line, std::vector<HeaptrackLinePip
   return scan_raw_event(at, copy + line.size() + 1, events);
 }
 
-// A canonical lowercase hex number (no leading zeros but in "0") of at most
-// `max_digits` digits at the start of `text`, up to the end or a space;
-// advances past it. False for anything else.
-bool canonical_hex(std::string_view& text, std::size_t max_digits, std::uint64_t& value) {
-  std::size_t i = 0;
-  value = 0;
-  for (; i < text.size() && text[i] != ' '; ++i) {
-    const std::uint8_t digit = hex_digit(text[i]);
-    if (digit == kNotHexDigit || i == max_digits) return false;
-    value = value << 4 | digit;
-  }
-  if (i == 0 || (i > 1 && text[0] == '0')) return false;
-  text.remove_prefix(i);
-  return true;
-}
-
 // Decodes a well-formed `t ip parent` / `a size trace` line; false for
-// anything else (the parser then reads, or rejects, it as text).
+// anything else (the parser then reads, or rejects, it as text). Read from a
+// copy ended by a '\n', as scan_hex needs; a canonical one is at most 27
+// bytes long.
 bool decode_record(std::string_view line, HeaptrackLinePipeline::Record& record) {
-  if (line.size() < 5 || line[1] != ' ' || (line[0] != 't' && line[0] != 'a')) return false;
-  std::string_view rest = line.substr(2);
+  char copy[32] = {};
+  if (line.size() >= sizeof copy || line.size() < 2 || line[1] != ' ' || (line[0] != 't' && line[0] != 'a')) {
+    return false;
+  }
+  std::copy(line.begin(), line.end(), copy);
+  copy[line.size()] = '\n';
+  const char* p = copy + 2;
   std::uint64_t first = 0;
   std::uint64_t second = 0;
-  if (!canonical_hex(rest, line[0] == 'a' ? 16 : 8, first)) return false;
-  if (rest.size() < 2 || rest[0] != ' ') return false;
-  rest.remove_prefix(1);
-  if (!canonical_hex(rest, 8, second) || !rest.empty()) return false;
+  if (!scan_hex(p, line[0] == 'a' ? 16 : 8, ' ', first) || !scan_hex(p, 8, '\n', second)) return false;
   record.first = first;
   record.second = static_cast<std::uint32_t>(second);
   record.type = line[0];
