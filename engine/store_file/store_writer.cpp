@@ -7,6 +7,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
+#include <string_view>
 #include <vector>
 
 #include "engine/error.h"
@@ -135,13 +137,22 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
     align();
     return TocEntry{kind, 0, out.size(), 0, 0};
   };
-  auto put_bytes = [&](Section kind, const std::string& bytes, std::uint64_t items) {
+  // A section written from pieces, checksummed as one.
+  auto put_pieces = [&](Section kind, std::initializer_list<std::string_view> pieces, std::uint64_t items) {
     TocEntry entry = begin_section(kind);
-    out.write(bytes);
-    entry.checksum = checksum_of(bytes.data(), bytes.size());
-    entry.bytes = bytes.size();
+    Checksum checksum;
+    entry.bytes = 0;
+    for (std::string_view piece : pieces) {
+      out.write(piece);
+      checksum.add(piece.data(), piece.size());
+      entry.bytes += piece.size();
+    }
+    entry.checksum = checksum.value();
     entry.items = items;
     toc.push_back(entry);
+  };
+  auto put_bytes = [&](Section kind, const std::string& bytes, std::uint64_t items) {
+    put_pieces(kind, {bytes}, items);
   };
   auto put_column = [&](Section kind, const auto& column, std::uint64_t item_bytes) {
     TocEntry entry = begin_section(kind);
@@ -205,11 +216,15 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
   put_column(Section::kFreeOrder, c.free_order, 4);
   put_column(Section::kTimeChanges, c.time_changes, sizeof(TimeChange));
   {
+    // Written from where the builder keeps them (up to 128 MiB of ids), not
+    // copied into one string first.
     const std::vector<LiveCheckpoint>& checkpoints = c.builder.checkpoints();
     const std::vector<std::uint32_t>& ids = c.builder.checkpoint_ids();
-    std::string bytes(reinterpret_cast<const char*>(checkpoints.data()), checkpoints.size() * sizeof(LiveCheckpoint));
-    bytes.append(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(std::uint32_t));
-    put_bytes(Section::kLiveCheckpoints, bytes, checkpoints.size());
+    put_pieces(Section::kLiveCheckpoints,
+               {std::string_view(reinterpret_cast<const char*>(checkpoints.data()),
+                                 checkpoints.size() * sizeof(LiveCheckpoint)),
+                std::string_view(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(std::uint32_t))},
+               checkpoints.size());
   }
   {
     std::vector<BucketSum> sums;
