@@ -564,46 +564,38 @@ void Aggregator::on_finish(std::int64_t end_ns) {
 
 template <class S, class Visit>
 void Aggregator::rows_of(const S& state, Visit&& visit) const {
-  // The rows contributions() adds to, without their measures (nor the bucket's size).
+  // Without the bucket's size or measures: the roll-up finds the rows with
+  // blocks from this alone, and contributions() adds to exactly these.
   const std::size_t per_key = impacting_level_ ? 4 : 1;
   const std::size_t first = std::size_t(state.key) * per_key;
   if constexpr (S::kPeak) {
     const std::uint64_t alive = state.saved_epoch == peak_epoch_ ? state.live_at_peak : state.live();
-    if (alive != 0) visit(first + (impacting_level_ ? static_cast<std::size_t>(Impacting::kAifo) : 0));
+    const std::size_t aifo = impacting_level_ ? static_cast<std::size_t>(Impacting::kAifo) : 0;
+    if (alive != 0) visit(first + aifo, Impacting::kAifo, alive);
   } else {
     constexpr std::size_t kTypes = sizeof(S::blocks_by_type) / sizeof(std::uint32_t);
     for (std::size_t t = 0; t < kTypes; ++t) {
-      if (state.blocks_by_type[t] != 0) visit(first + (impacting_level_ ? t : 0));
+      const std::uint32_t n = state.blocks_by_type[t];
+      if (n != 0) visit(first + (impacting_level_ ? t : 0), static_cast<Impacting>(t), std::uint64_t{n});
     }
   }
 }
 
 template <class S, class Add>
 void Aggregator::contributions(const S& state, std::size_t b, Add&& add) const {
-  const std::size_t per_key = impacting_level_ ? 4 : 1;
-  const auto row_of = [&](Impacting type) {
-    return std::size_t(state.key) * per_key + (impacting_level_ ? static_cast<std::size_t>(type) : 0);
-  };
   const Bucket& bucket = tables_.bucket(BucketId(static_cast<std::uint32_t>(b)));
   const bool is_realloc = bucket.is_realloc;
   const std::uint64_t size = bucket.size;
-  if constexpr (S::kPeak) {
-    const std::uint64_t alive = state.saved_epoch == peak_epoch_ ? state.live_at_peak : state.live();
-    if (alive == 0) return;
+  rows_of(state, [&](std::size_t row, Impacting type, std::uint64_t n) {
     Measures m;
-    m.blocks = m.soc = m.stc = alive;
-    m.so = m.st = alive * size;
-    m.src = is_realloc ? alive : 0;
-    add(row_of(Impacting::kAifo), m);
-  } else {
-    constexpr std::size_t kTypes = sizeof(S::blocks_by_type) / sizeof(std::uint32_t);
-    for (std::size_t t = 0; t < kTypes; ++t) {
-      const std::uint32_t n = state.blocks_by_type[t];
-      if (n == 0) continue;
-      const auto type = static_cast<Impacting>(t);
+    m.blocks = n;
+    if constexpr (S::kPeak) {
+      // The blocks alive at the peak.
+      m.soc = m.stc = n;
+      m.so = m.st = n * size;
+      m.src = is_realloc ? n : 0;
+    } else {
       const bool inside = type == Impacting::kAifi || type == Impacting::kAifo;
-      Measures m;
-      m.blocks = n;
       if (inside) {
         m.stc = n;
         m.st = n * size;
@@ -619,9 +611,9 @@ void Aggregator::contributions(const S& state, std::size_t b, Add&& add) const {
         const auto signed_size = static_cast<std::int64_t>(m.size);
         m.impacting = type == Impacting::kAifo ? signed_size : type == Impacting::kAofi ? -signed_size : 0;
       }
-      add(row_of(type), m);
     }
-  }
+    add(row, m);
+  });
 }
 
 template <class S>
@@ -644,7 +636,9 @@ void Aggregator::roll_up(Result& r) {
     for (std::size_t b = 0; b < all.size(); ++b) {
       const S& state = all[b];
       if (state.key < 0) continue;
-      rows_of(state, [&](std::size_t row) { present[row / 64] |= std::uint64_t{1} << (row % 64); });
+      rows_of(state, [&](std::size_t row, Impacting, std::uint64_t) {
+        present[row / 64] |= std::uint64_t{1} << (row % 64);
+      });
     }
   }
   std::vector<std::uint32_t> rank(present.size());

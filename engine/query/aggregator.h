@@ -174,7 +174,7 @@ class Aggregator final : public EventConsumer {
   void series_grow(std::int64_t now_ns);
   // Calls add(row, measures) for each row a bucket adds to.
   template <class S, class Add> void contributions(const S& state, std::size_t bucket, Add&& add) const;
-  // Calls visit(row) for each row a bucket adds to.
+  // Calls visit(row, impacting type, blocks) for each row a bucket adds to.
   template <class S, class Visit> void rows_of(const S& state, Visit&& visit) const;
   template <class S> void roll_up(Result& r);
   // Chooses, orders and renders the rows shown among the rows with blocks
