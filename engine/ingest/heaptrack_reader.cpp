@@ -36,8 +36,16 @@ class HeaptrackBatchDriver {
       std::size_t run_start = 0;  // the code of the first event in run_
       for (std::size_t i = 0; i < count; ++i) {
         const std::uint32_t code = codes[i];
-        if (i + kPrefetchDistance < count && !(codes[i + kPrefetchDistance] & kNotEventBits)) {
-          parser_.prefetch_event(codes[i + kPrefetchDistance] >> 1);
+        if (i + kPrefetchDistance < count) {
+          const std::uint32_t ahead = codes[i + kPrefetchDistance];
+          if (!(ahead & kNotEventBits)) {
+            parser_.prefetch_event(ahead >> 1);
+          } else if (ahead & HeaptrackLinePipeline::kRecordBit) {
+            parser_.prefetch_trace_parent(batch->records[ahead & ~HeaptrackLinePipeline::kRecordBit]);
+          }
+          if (const std::uint32_t near = codes[i + kPrefetchDistance / 2]; near & HeaptrackLinePipeline::kRecordBit) {
+            parser_.prefetch_trace_lookup(batch->records[near & ~HeaptrackLinePipeline::kRecordBit]);
+          }
         }
         parser_.next_line();
         if (!(code & kNotEventBits)) [[likely]] {
@@ -53,7 +61,6 @@ class HeaptrackBatchDriver {
         } else if (code & HeaptrackLinePipeline::kRecordBit) {
           // A `t` or `a` record only grows the tables: the run goes on.
           const HeaptrackLinePipeline::Record& record = batch->records[code & ~HeaptrackLinePipeline::kRecordBit];
-          if (record.type == 't') parser_.prefetch_chain(*batch, i);
           if (!parser_.apply_record(record)) {
             flush_run(*batch, run_start);
             parser_.handle(record.text());

@@ -95,32 +95,18 @@ class RecordParser {
     if (index < alloc_infos_.size()) __builtin_prefetch(&alloc_infos_[index]);
   }
 
-  // Nearly every `t` record adds new stack nodes, and most continue the chain
-  // the record before started (their parent is the trace it defined). New
-  // nodes get consecutive ids, so the nodes the next few records will add are
-  // known before they are interned: fetch their index slots now, so that
-  // their cache misses overlap instead of following one another. Only a
-  // hint: if the record at `at` finds its nodes, the guesses are wrong.
-  void prefetch_chain(const HeaptrackLinePipeline::Batch& batch, std::size_t at) {
-    constexpr std::size_t kLookahead = 4;
-    const auto& first = batch.records[batch.codes[at] & ~HeaptrackLinePipeline::kRecordBit];
-    if (first.first == 0 || first.first >= ips_.size() || !ips_[first.first].frames_built) return;
-    std::uint64_t trace = traces_.size();  // the trace the record at `at` defines
-    std::uint64_t node = tables_.stack_count() + frame_count(ips_[first.first]) - 1;  // its top node, if new
-    for (std::size_t j = at + 1; j < batch.codes.size() && j <= at + kLookahead; ++j) {
-      const std::uint32_t code = batch.codes[j];
-      if (!(code & HeaptrackLinePipeline::kRecordBit)) return;
-      const auto& record = batch.records[code & ~HeaptrackLinePipeline::kRecordBit];
-      if (record.type != 't' || record.second != trace || record.first == 0 || record.first >= ips_.size()) return;
-      const InstructionPointer& ip = ips_[record.first];
-      if (!ip.frames_built || node >= StackId::kInvalidValue) return;
-      const std::size_t count = frame_count(ip);
-      for (std::size_t k = count; k-- > 0;) {
-        tables_.prefetch_stack(frames_[ip.first_frame + k], StackId(static_cast<std::uint32_t>(node)));
-        ++node;
-      }
-      ++trace;
-    }
+  // Most `t` records continue the chain the record before started: their
+  // nodes are new without a lookup (TraceTables knows their parent has no
+  // child yet). The rest branch off an older trace, and their first node's
+  // lookup misses the cache: the driver fetches, a few lines ahead, first the
+  // parent trace's entry, then that lookup's slot, so the misses overlap.
+  void prefetch_trace_parent(const HeaptrackLinePipeline::Record& record) const {
+    if (record.type == 't' && record.second < traces_.size()) __builtin_prefetch(&traces_[record.second]);
+  }
+  void prefetch_trace_lookup(const HeaptrackLinePipeline::Record& record) const {
+    if (record.type != 't' || record.first == 0 || record.first >= ips_.size() || record.second >= traces_.size()) return;
+    const InstructionPointer& ip = ips_[record.first];
+    if (ip.frames_built) tables_.prefetch_stack(frames_[ip.first_frame + frame_count(ip) - 1], traces_[record.second]);
   }
 
   // After the last line: the checks of a whole file, and what was learned.

@@ -7,8 +7,16 @@
 // fewer than 2^k ids, so the bits of a slot above the k an id needs carry a
 // tag from the hash: a probe compares keys only when the tag matches, instead
 // of reading a random key for every occupied slot it passes.
+//
+// Inserts wait in a short queue and go into the table a batch at a time,
+// their slots fetched together, so that their cache misses overlap instead of
+// following one another (an interning read inserts millions of ids into tens
+// of megabytes of slots); a lookup looks in the queue first. Growing the table
+// places the stored ids the same way.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -25,6 +33,9 @@ class FlatIndex {
   // with `hash`; kAbsent if none.
   template <class IsKey>
   std::uint32_t find(std::uint64_t hash, IsKey&& is_key) const {
+    for (std::size_t q = 0; q < queued_; ++q) {
+      if (queue_[q].hash == hash && is_key(queue_[q].id)) return queue_[q].id;
+    }
     if (slots_.empty()) return kAbsent;
     const std::uint32_t tag = tag_of(hash);
     for (std::size_t i = slot_of(hash);; i = (i + 1) & mask_) {
@@ -40,12 +51,9 @@ class FlatIndex {
   template <class HashOf>
   void insert(std::uint64_t hash, std::uint32_t id, HashOf&& hash_of) {
     if (id != size_) throw std::logic_error("FlatIndex: ids must be inserted densely, in order");
-    if ((size_ + 1) * 4 > slots_.size() * 3) {
-      resize(slots_.empty() ? 1024 : slots_.size() * 2);
-      for (std::uint32_t stored = 0; stored < size_; ++stored) place(hash_of(stored), stored);
-    }
-    place(hash, id);
+    queue_[queued_++] = Queued{hash, id};
     ++size_;
+    if (queued_ == kQueueLength) place_queue(hash_of);
   }
 
   // A hint: the slot where a lookup of `hash` starts will be read soon.
@@ -53,7 +61,7 @@ class FlatIndex {
     if (!slots_.empty()) __builtin_prefetch(&slots_[slot_of(hash)]);
   }
 
-  std::size_t size() const { return size_; }
+  std::size_t size() const { return size_; }  // the queued ids too
   std::size_t memory_bytes() const { return slots_.capacity() * sizeof(std::uint32_t); }
 
   static std::uint64_t mix(std::uint64_t key) {
@@ -70,7 +78,10 @@ class FlatIndex {
   // The slot position takes the hash's low bits; the tag its high ones.
   std::uint32_t tag_of(std::uint64_t hash) const { return static_cast<std::uint32_t>(hash >> 32) & ~id_mask_; }
 
+  // Stored ids are placed again from their hashes, not from the old slots:
+  // those go first, so the table never needs twice its memory.
   void resize(std::size_t slot_count) {
+    slots_ = {};
     slots_.assign(slot_count, kAbsent);
     mask_ = slot_count - 1;
     std::uint32_t id_bits = 0;
@@ -78,6 +89,34 @@ class FlatIndex {
     // Fewer ids than slots, at most 3/4: an id never sets all its bits, so a
     // slot is never kAbsent by accident.
     id_mask_ = id_bits >= 32 ? 0xFFFFFFFFu : (1u << id_bits) - 1;
+  }
+
+  static constexpr std::size_t kQueueLength = 32;
+  struct Queued {
+    std::uint64_t hash;
+    std::uint32_t id;
+  };
+
+  template <class HashOf>
+  void place_queue(HashOf&& hash_of) {
+    const std::size_t placed = size_ - queued_;
+    if (size_ * 4 > slots_.size() * 3) {
+      std::size_t slot_count = slots_.empty() ? 1024 : slots_.size() * 2;
+      while (size_ * 4 > slot_count * 3) slot_count *= 2;
+      resize(slot_count);
+      std::array<std::uint64_t, kQueueLength> hashes;
+      for (std::size_t first = 0; first < placed; first += kQueueLength) {
+        const std::size_t count = std::min(kQueueLength, placed - first);
+        for (std::size_t k = 0; k < count; ++k) {
+          hashes[k] = hash_of(static_cast<std::uint32_t>(first + k));
+          prefetch(hashes[k]);
+        }
+        for (std::size_t k = 0; k < count; ++k) place(hashes[k], static_cast<std::uint32_t>(first + k));
+      }
+    }
+    for (std::size_t q = 0; q < queued_; ++q) prefetch(queue_[q].hash);
+    for (std::size_t q = 0; q < queued_; ++q) place(queue_[q].hash, queue_[q].id);
+    queued_ = 0;
   }
 
   void place(std::uint64_t hash, std::uint32_t id) {
@@ -89,7 +128,9 @@ class FlatIndex {
   std::vector<std::uint32_t, HugePageAllocator<std::uint32_t>> slots_;
   std::size_t mask_ = 0;
   std::uint32_t id_mask_ = 0xFFFFFFFFu;
-  std::size_t size_ = 0;
+  std::size_t size_ = 0;  // ids placed and queued
+  std::array<Queued, kQueueLength> queue_;
+  std::size_t queued_ = 0;
 };
 
 }  // namespace heapql

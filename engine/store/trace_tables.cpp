@@ -44,6 +44,7 @@ TraceTables::TraceTables(const TraceTables& other)
       heaps_(other.heaps_),
       buckets_(other.buckets_),
       bucket_ids_(other.bucket_ids_),
+      stacks_with_buckets_(other.stacks_with_buckets_),
       unknown_module_(other.unknown_module_) {
   // Every string keeps its id (a crafted store may repeat one); the index is
   // built on the next intern_string.
@@ -112,20 +113,12 @@ void TraceTables::view_buckets(std::span<const Bucket> buckets) {
 
 StackId TraceTables::intern_stack(FrameId frame, StackId parent) {
   for (; stacks_indexed_ < stacks_.size(); ++stacks_indexed_) {
-    const StackNode& node = stacks_[stacks_indexed_];
-    stack_ids_.insert(stack_hash(node.frame, node.parent), static_cast<std::uint32_t>(stacks_indexed_),
-                      [&](std::uint32_t stored) { return stack_hash(stacks_[stored].frame, stacks_[stored].parent); });
+    stack_ids_.add(stacks_, static_cast<std::uint32_t>(stacks_indexed_));
   }
-  const std::uint64_t hash = stack_hash(frame, parent);
-  const std::uint32_t found = stack_ids_.find(hash, [&](std::uint32_t id) {
-    return stacks_[id].frame == frame && stacks_[id].parent == parent;
-  });
-  if (found != FlatIndex::kAbsent) return StackId(found);
+  if (const StackId found = stack_ids_.find(stacks_, frame, parent); found.valid()) return found;
   const StackId id = next_id<StackId>(stacks_, "stack nodes");
   stacks_.push_back(StackNode{frame, parent});
-  stack_ids_.insert(hash, id.value, [&](std::uint32_t stored) {
-    return stack_hash(stacks_[stored].frame, stacks_[stored].parent);
-  });
+  stack_ids_.add(stacks_, id.value);
   ++stacks_indexed_;
   return id;
 }
@@ -135,9 +128,10 @@ void TraceTables::release_indexes() {
   strings_indexed_ = 0;
   frame_ids_ = {};
   frames_indexed_ = 0;
-  stack_ids_ = FlatIndex();
+  stack_ids_ = StackNodeIndex();
   stacks_indexed_ = 0;
   bucket_ids_ = FlatIndex();
+  stacks_with_buckets_ = IdBits();
   buckets_indexed_ = 0;
 }
 
@@ -177,16 +171,21 @@ std::uint64_t TraceTables::bucket_hash(const Bucket& b) {
 }
 
 BucketId TraceTables::intern_bucket(const Bucket& bucket) {
+  const auto hash_of = [&](std::uint32_t stored) { return bucket_hash(buckets_[stored]); };
   for (; buckets_indexed_ < buckets_.size(); ++buckets_indexed_) {
-    bucket_ids_.insert(bucket_hash(buckets_[buckets_indexed_]), static_cast<std::uint32_t>(buckets_indexed_),
-                       [&](std::uint32_t stored) { return bucket_hash(buckets_[stored]); });
+    const Bucket& indexed = buckets_[buckets_indexed_];
+    bucket_ids_.insert(bucket_hash(indexed), static_cast<std::uint32_t>(buckets_indexed_), hash_of);
+    if (indexed.stack.valid()) stacks_with_buckets_.set(indexed.stack.value);
   }
   const std::uint64_t hash = bucket_hash(bucket);
-  const std::uint32_t found = bucket_ids_.find(hash, [&](std::uint32_t id) { return buckets_[id] == bucket; });
-  if (found != FlatIndex::kAbsent) return BucketId(found);
+  if (!bucket.stack.valid() || stacks_with_buckets_.test(bucket.stack.value)) {
+    const std::uint32_t found = bucket_ids_.find(hash, [&](std::uint32_t id) { return buckets_[id] == bucket; });
+    if (found != FlatIndex::kAbsent) return BucketId(found);
+  }
   const BucketId id = next_id<BucketId>(buckets_, "buckets");
   buckets_.push_back(bucket);
-  bucket_ids_.insert(hash, id.value, [&](std::uint32_t stored) { return bucket_hash(buckets_[stored]); });
+  bucket_ids_.insert(hash, id.value, hash_of);
+  if (bucket.stack.valid()) stacks_with_buckets_.set(bucket.stack.value);
   ++buckets_indexed_;
   return id;
 }
@@ -206,7 +205,7 @@ std::size_t TraceTables::memory_bytes() const {
   bytes += strings_.capacity() * sizeof(std::string_view) + string_ids_.size() * (kHashEntry + 16);
   bytes += frames_.capacity() * sizeof(Frame) + frame_ids_.size() * (kHashEntry + sizeof(FrameKey));
   bytes += stacks_.memory_bytes() + stack_ids_.memory_bytes();
-  bytes += buckets_.memory_bytes() + bucket_ids_.memory_bytes();
+  bytes += buckets_.memory_bytes() + bucket_ids_.memory_bytes() + stacks_with_buckets_.memory_bytes();
   bytes += processes_.capacity() * sizeof(Process) + heaps_.capacity() * sizeof(Heap);
   return bytes;
 }

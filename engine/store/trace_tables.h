@@ -16,6 +16,8 @@
 #include "engine/store/chunked_vector.h"
 #include "engine/store/viewed_prefix_vector.h"
 #include "engine/store/flat_index.h"
+#include "engine/store/id_bits.h"
+#include "engine/store/stack_node_index.h"
 
 namespace heapql {
 
@@ -29,13 +31,10 @@ struct Frame {
   std::uint64_t address = 0;  // offset from the module base, or absolute when no base is known
 };
 
-// A node of the stack tree: `frame` called from the stack `parent` (its caller
-// side). A StackId therefore stands for a whole stack: the node's frame is the
-// top, the root's frame the thread's entry point.
-struct StackNode {
-  FrameId frame;
-  StackId parent;  // invalid = this frame is the outermost
-};
+// A node of the stack tree (StackNode, stack_node_index.h): `frame` called
+// from the stack `parent` (its caller side). A StackId therefore stands for a
+// whole stack: the node's frame is the top, the root's frame the thread's
+// entry point.
 
 struct Process {
   std::uint64_t pid = 0;
@@ -105,7 +104,7 @@ class TraceTables {
   StringId load_string(std::string_view text);
   FrameId load_frame(const Frame& frame);
   // A hint: intern_stack(frame, parent) comes soon.
-  void prefetch_stack(FrameId frame, StackId parent) const { stack_ids_.prefetch(stack_hash(frame, parent)); }
+  void prefetch_stack(FrameId frame, StackId parent) const { stack_ids_.prefetch(frame, parent); }
   const StackNode& stack(StackId id) const { return stacks_[id.index()]; }
   std::size_t stack_count() const { return stacks_.size(); }
   // Frames of a stack, top first, appended to `out` after clearing it.
@@ -147,9 +146,6 @@ class TraceTables {
     std::size_t operator()(const FrameKey& k) const noexcept;
   };
   static std::uint64_t bucket_hash(const Bucket& b);
-  static std::uint64_t stack_hash(FrameId frame, StackId parent) {
-    return FlatIndex::mix((std::uint64_t{frame.value} << 32) | parent.value);
-  }
 
   std::deque<std::string> string_storage_;
   std::vector<std::string_view> strings_;
@@ -159,13 +155,16 @@ class TraceTables {
   std::unordered_map<FrameKey, FrameId, FrameKeyHash> frame_ids_;
   std::size_t frames_indexed_ = 0;
   ViewedPrefixVector<StackNode> stacks_;
-  FlatIndex stack_ids_;   // stack nodes by (frame, parent)
+  StackNodeIndex stack_ids_;
   std::size_t stacks_indexed_ = 0;   // stacks_[0, this) are in stack_ids_
   std::size_t buckets_indexed_ = 0;  // buckets_[0, this) are in bucket_ids_
   std::vector<Process> processes_;
   std::vector<Heap> heaps_;
   ViewedPrefixVector<Bucket> buckets_;
   FlatIndex bucket_ids_;  // buckets by content
+  // The indexed buckets' stacks: a bucket of a stack that has none yet (the
+  // usual case) is new without a lookup.
+  IdBits stacks_with_buckets_;
   StringId unknown_module_;
 };
 

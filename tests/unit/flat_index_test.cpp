@@ -74,6 +74,20 @@ TEST(FlatIndex, RandomHashesWithManyCollisionsStillRoundTrip) {
   for (int i = 0; i < 50'000; ++i) EXPECT_EQ(t.find(static_cast<std::uint64_t>(i), hashes[i]), static_cast<std::uint32_t>(i));
 }
 
+TEST(FlatIndex, FindsIdsStillWaitingToBePlacedAndPlacesThemAllOnGrowth) {
+  // Inserts wait in a queue of 32 before they go into the table; 1,000 ids
+  // also grow the table while some wait. Each is found at every moment.
+  Table t;
+  for (std::uint64_t k = 0; k < 1'000; ++k) {
+    t.intern(k, FlatIndex::mix(k));
+    for (std::uint64_t seen = k >= 40 ? k - 40 : 0; seen <= k; ++seen) {
+      ASSERT_EQ(t.find(seen, FlatIndex::mix(seen)), seen) << "after inserting " << k;
+    }
+    ASSERT_EQ(t.find(k + 1, FlatIndex::mix(k + 1)), FlatIndex::kAbsent);
+  }
+  EXPECT_EQ(t.index.size(), 1'000u);
+}
+
 TEST(FlatIndex, IdsMustBeInsertedDenselyInOrder) {
   FlatIndex index;
   const auto hash_of = [](std::uint32_t id) { return FlatIndex::mix(id); };
