@@ -41,7 +41,7 @@ RecordParser::RecordParser(const HeaptrackFiles& files, const std::string& user_
   info_.format = files.raw ? "raw+interpreted" : "interpreted";
   info_.time_resolution_ns = kNsPerMs;
   strings_.push_back(StringId());  // index 0: no string
-  traces_.push_back(StackId());    // index 0: the empty stack
+  traces_.push_back(StackId().value);  // index 0: the empty stack
   ips_.emplace_back();             // index 0: no instruction pointer
 }
 
@@ -250,11 +250,11 @@ void RecordParser::on_trace(Fields& f) {
 
 void RecordParser::add_trace(std::uint32_t ip_index, std::uint32_t parent) {
   auto [frames, count] = frames_of(ips_[ip_index]);
-  StackId node = traces_[parent];
+  StackId node = trace_stack(parent);
   // The IP's outermost (real) function is called from the parent; its
   // inlined callees stack on top of it.
   for (std::size_t i = count; i-- > 0;) node = tables_.intern_stack(frames[i], node);
-  traces_.push_back(node);
+  traces_.push_back(node.value);
 }
 
 void RecordParser::ensure_process() {
@@ -282,7 +282,7 @@ void RecordParser::ensure_process() {
 
 BucketId RecordParser::bucket_for(std::uint64_t size, std::uint32_t trace) {
   ensure_process();
-  return tables_.intern_bucket(Bucket{size, traces_[trace], heap_, 0, BlockKind::kHeap, false});
+  return tables_.intern_bucket(Bucket{size, trace_stack(trace), heap_, 0, BlockKind::kHeap, false});
 }
 
 std::uint32_t RecordParser::trace_index(Fields& f, std::string_view what) {
@@ -301,7 +301,7 @@ void RecordParser::on_alloc_info(Fields& f) {
 }
 
 void RecordParser::add_alloc_info(std::uint64_t size, std::uint32_t trace) {
-  alloc_infos_.push_back(AllocInfo{bucket_for(size, trace)});
+  alloc_infos_.push_back(bucket_for(size, trace).value);
   if (raw_) alloc_info_traces_.push_back(trace);
 }
 
@@ -325,12 +325,12 @@ void RecordParser::on_alloc(Fields& f) {
   const std::uint32_t index = alloc_info_index(f);
   f.expect_end();
   if (raw_) return alloc_with_twin(index);
-  matcher_->alloc(alloc_infos_[index].bucket, 0);
+  matcher_->alloc(alloc_info_bucket(index), 0);
 }
 
 // An allocation of a known allocation info, its address from the raw twin.
 void RecordParser::alloc_with_twin(std::uint32_t index) {
-  const BucketId bucket = alloc_infos_[index].bucket;
+  const BucketId bucket = alloc_info_bucket(index);
   const heaptrack::RawTwin::Alloc raw = raw_->next_alloc(*matcher_, asker());
   const std::uint64_t size = tables_.bucket(bucket).size;
   const std::uint32_t trace = alloc_info_traces_[index];
@@ -351,7 +351,7 @@ void RecordParser::on_free(Fields& f) {
   const std::uint32_t index = alloc_info_index(f);
   f.expect_end();
   if (raw_) return free_with_twin(index);
-  const BucketId bucket = alloc_infos_[index].bucket;
+  const BucketId bucket = alloc_info_bucket(index);
   if (!matcher_->free_bucket(bucket)) {
     f.fail(fmt::format("frees a block of allocation-info {:x} ({} bytes), which has no live block", index,
                        tables_.bucket(bucket).size));
@@ -363,7 +363,7 @@ void RecordParser::on_free(Fields& f) {
 void RecordParser::free_with_twin(std::uint32_t index) {
   LiveBlock block;
   const std::uint64_t address = raw_->next_live_free(*matcher_, block, asker());
-  if (block.bucket != alloc_infos_[index].bucket) {
+  if (block.bucket != alloc_info_bucket(index)) {
     raw_->mismatch(asker(), fmt::format("free of a block of allocation-info {:x}", index),
                    fmt::format("'-' of address 0x{:x}, a block of another bucket", address));
   }

@@ -19,6 +19,7 @@
 #include "engine/ingest/heaptrack_reader.h"
 #include "engine/store/block_matcher.h"
 #include "engine/store/chunked_vector.h"
+#include "engine/store/id_run_column.h"
 
 namespace heapql::heaptrack {
 
@@ -46,7 +47,7 @@ class RecordParser {
   void apply_event(std::uint32_t index, bool is_free) {
     if (matcher_ && format_version_ >= 1 && index < alloc_infos_.size() && !command_.open()) {
       if (raw_) return is_free ? free_with_twin(index) : alloc_with_twin(index);
-      const BucketId bucket = alloc_infos_[index].bucket;
+      const BucketId bucket = alloc_info_bucket(index);
       if (!is_free) return matcher_->alloc(bucket, 0);
       if (matcher_->free_bucket(bucket)) return;
     }
@@ -80,8 +81,10 @@ class RecordParser {
   // The run word of an event of allocation info `index` (bucket << 1 |
   // free), or false when the event cannot join a run.
   bool run_word(std::uint32_t index, bool is_free, std::uint32_t& word) const {
-    if (index >= alloc_infos_.size() || alloc_infos_[index].bucket.value > kMaxRunBucket) return false;
-    word = alloc_infos_[index].bucket.value << 1 | (is_free ? 1u : 0u);
+    if (index >= alloc_infos_.size()) return false;
+    const std::uint32_t bucket = alloc_infos_[index];
+    if (bucket > kMaxRunBucket) return false;
+    word = bucket << 1 | (is_free ? 1u : 0u);
     return true;
   }
 
@@ -89,10 +92,10 @@ class RecordParser {
   // before a free that found no live block.
   std::size_t apply_run(const std::vector<std::uint32_t>& run) { return matcher_->bucket_run(run); }
 
-  // The allocation-info table is too big for the caches and events pick its
-  // entries at random: the driver fetches an event's entry ahead of it.
+  // Events pick allocation infos at random, from a table that can outgrow
+  // the nearer caches: the driver fetches an event's entry ahead of it.
   void prefetch_event(std::uint32_t index) const {
-    if (index < alloc_infos_.size()) __builtin_prefetch(&alloc_infos_[index]);
+    alloc_infos_.prefetch(index);
   }
 
   // Most `t` records continue the chain the record before started: their
@@ -101,12 +104,12 @@ class RecordParser {
   // lookup misses the cache: the driver fetches, a few lines ahead, first the
   // parent trace's entry, then that lookup's slot, so the misses overlap.
   void prefetch_trace_parent(const HeaptrackLinePipeline::Record& record) const {
-    if (record.type == 't' && record.second < traces_.size()) __builtin_prefetch(&traces_[record.second]);
+    if (record.type == 't') traces_.prefetch(record.second);
   }
   void prefetch_trace_lookup(const HeaptrackLinePipeline::Record& record) const {
     if (record.type != 't' || record.first == 0 || record.first >= ips_.size() || record.second >= traces_.size()) return;
     const InstructionPointer& ip = ips_[record.first];
-    if (ip.frames_built) tables_.prefetch_stack(frames_[ip.first_frame + frame_count(ip) - 1], traces_[record.second]);
+    if (ip.frames_built) tables_.prefetch_stack(frames_[ip.first_frame + frame_count(ip) - 1], trace_stack(record.second));
   }
 
   // After the last line: the checks of a whole file, and what was learned.
@@ -155,9 +158,6 @@ class RecordParser {
   void free_with_twin(std::uint32_t index);
   void on_clock(Fields& f);
 
-  struct AllocInfo {
-    BucketId bucket;
-  };
 
   TraceTables& tables_;
   const HeaptrackReadOptions& options_;
@@ -183,8 +183,10 @@ class RecordParser {
   std::vector<std::uint32_t> symbols_;
   std::vector<InstructionPointer> ips_;
   std::vector<FrameId> frames_;
-  ChunkedVector<StackId> traces_;
-  ChunkedVector<AllocInfo> alloc_infos_;
+  StackId trace_stack(std::uint32_t trace) const { return StackId(traces_[trace]); }
+  IdRunColumn traces_;  // each trace's stack
+  BucketId alloc_info_bucket(std::uint32_t index) const { return BucketId(alloc_infos_[index]); }
+  IdRunColumn alloc_infos_;  // each allocation info's bucket
   std::vector<std::uint32_t> alloc_info_traces_;  // with a raw twin: each bucket's trace index, to cross-check
 };
 

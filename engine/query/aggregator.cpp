@@ -114,7 +114,7 @@ Aggregator::Aggregator(const TraceTables& tables, Query query, StackFilters filt
       layout_(query_.block_set == BlockSet::kAtPeak ? Layout::kPeak
               : (impacting_mode_ || t2_ != kNeverNs) ? Layout::kFull
                                                       : Layout::kCompact),
-      direct_key_level_(only_varying_level(query_.by)) {
+      single_varying_level_(only_varying_level(query_.by)) {
   validate(query_);
   for (const std::string& note : stack_plan_.filters().suppressions.notes) emit_warning(nullptr, note + "\n");
   for (Impacting t : query_.impacting) impacting_mask_ |= 1u << static_cast<unsigned>(t);
@@ -173,33 +173,30 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
     }
     key_scratch_.push_back(v);
   }
-  // One level that varies (the impacting level's value is always 0): its
-  // value is the key, looked up in place (most queries), until a value too
-  // large for that comes; then every key so far moves to the hash index.
   const auto stored_value = [&](std::size_t id, std::size_t level) { return key_values_[id * width + level]; };
   const auto hash_of_stored = [&](std::uint32_t id) {
     std::uint64_t h = 0;
     for (std::size_t level = 0; level < width; ++level) h = FlatIndex::mix(h ^ stored_value(id, level));
     return h;
   };
-  if (direct_key_level_ >= 0) {
-    const std::uint32_t v = key_scratch_[static_cast<std::size_t>(direct_key_level_)];
-    if (v < kDirectKeyLimit) {
-      // Grown in chunks, never copied, to the largest value seen.
-      if (direct_key_ids_.size() <= v) direct_key_ids_.grow_to(std::size_t{v} + 1, -1);
-      std::int32_t& id = direct_key_ids_[v];
-      if (id < 0) {
-        id = static_cast<std::int32_t>(key_count_++);
-        for (std::uint32_t value : key_scratch_) key_values_.push_back(value);
-      }
-      return id;
-    }
-    for (std::uint32_t id = 0; id < key_count_; ++id) key_ids_.insert(hash_of_stored(id), id, hash_of_stored);
-    direct_key_ids_ = ChunkedVector<std::int32_t>();
-    direct_key_level_ = -1;
-  }
   std::uint64_t hash = 0;
   for (std::uint32_t v : key_scratch_) hash = FlatIndex::mix(hash ^ v);
+  const auto add_key = [&] {
+    const auto id = static_cast<std::uint32_t>(key_count_++);
+    for (std::uint32_t v : key_scratch_) key_values_.push_back(v);
+    key_ids_.insert(hash, id, hash_of_stored);
+    return static_cast<std::int32_t>(id);
+  };
+  // One level that varies (the impacting level's value is always 0): a
+  // value not seen before is a new key without a lookup (most buckets of a
+  // --by stack query bring a stack of their own).
+  if (single_varying_level_ >= 0) {
+    const std::uint32_t v = key_scratch_[static_cast<std::size_t>(single_varying_level_)];
+    if (v < kSeenValueLimit && !seen_values_.test(v)) {
+      seen_values_.set(v);
+      return add_key();
+    }
+  }
   const std::uint32_t found = key_ids_.find(hash, [&](std::uint32_t id) {
     for (std::size_t level = 0; level < width; ++level) {
       if (stored_value(id, level) != key_scratch_[level]) return false;
@@ -207,10 +204,7 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
     return true;
   });
   if (found != FlatIndex::kAbsent) return static_cast<std::int32_t>(found);
-  const auto id = static_cast<std::uint32_t>(key_count_++);
-  for (std::uint32_t v : key_scratch_) key_values_.push_back(v);
-  key_ids_.insert(hash, id, hash_of_stored);
-  return static_cast<std::int32_t>(id);
+  return add_key();
 }
 
 template <class S>
