@@ -7,6 +7,8 @@
 //   node says which have children (a megabyte that stays in cache);
 // - a node whose id is its parent's plus one (its parent's first child,
 //   then) is found by looking at that id, and is not put in the hash index;
+// - the children of a parent made a moment ago are among the few nodes made
+//   since, which are looked at instead of the index;
 // - only the others are: the index holds the ids of a quarter of the nodes,
 //   not all of them, which is a quarter of the memory and of the inserts.
 #pragma once
@@ -38,7 +40,15 @@ class StackNodeIndex {
     if (parent.valid()) {
       if (!with_children_.test(parent.value)) return StackId();
       const std::size_t first_child = std::size_t{parent.value} + 1;
-      if (first_child < nodes.size() && nodes[first_child].parent == parent && nodes[first_child].frame == frame) {
+      if (nodes.size() - first_child <= kRecentNodes) {
+        // Every child of a parent made a moment ago is among the nodes made
+        // since, still in the cache: a look at them beats the index's miss.
+        for (std::size_t id = first_child; id < nodes.size(); ++id) {
+          if (nodes[id].parent == parent && nodes[id].frame == frame) return StackId(static_cast<std::uint32_t>(id));
+        }
+        return StackId();
+      }
+      if (nodes[first_child].parent == parent && nodes[first_child].frame == frame) {
         return StackId(static_cast<std::uint32_t>(first_child));
       }
     }
@@ -65,9 +75,15 @@ class StackNodeIndex {
     });
   }
 
-  // A hint: find(frame, parent) comes soon.
-  void prefetch(FrameId frame, StackId parent) const {
-    if (!parent.valid() || with_children_.test(parent.value)) ids_.prefetch(hash(frame, parent));
+  // A hint: find(nodes, frame, parent) comes soon: its index slot and the
+  // parent's first child.
+  template <class Nodes>
+  void prefetch(const Nodes& nodes, FrameId frame, StackId parent) const {
+    if (parent.valid()) {
+      if (!with_children_.test(parent.value) || nodes.size() - parent.value <= kRecentNodes + 1) return;
+      __builtin_prefetch(&nodes[parent.value + 1]);
+    }
+    ids_.prefetch(hash(frame, parent));
   }
 
   std::size_t memory_bytes() const {
@@ -75,6 +91,8 @@ class StackNodeIndex {
   }
 
  private:
+  static constexpr std::size_t kRecentNodes = 64;
+
   FlatIndex ids_;                       // entries by hash
   ChunkedVector<std::uint32_t> entries_;  // the node id of each entry
   IdBits with_children_;                // nodes that are some added node's parent

@@ -1,13 +1,16 @@
 // Interning the stack tree and the buckets through their indexes' shortcuts
 // (stack_node_index.h, id_bits.h): a node whose parent has no child is new
 // without a lookup, a parent's first child is found by its id and never
-// indexed, a bucket of a stack without buckets is new without a lookup. Each
+// indexed, the children of a parent made a moment ago are found among the
+// nodes made since, a bucket of a stack without buckets is new without a
+// lookup. Each
 // shortcut must give exactly the ids a plain map gives, for chains, branches,
 // repeats long after, roots, and after the indexes are released.
 #include "engine/store/trace_tables.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <tuple>
@@ -39,9 +42,13 @@ TEST(StackNodeIndex, GivesTheIdsOfAPlainMapForChainsBranchesAndRepeats) {
   std::vector<StackId> known;  // every node made so far
   for (int step = 0; step < 60'000; ++step) {
     if (step == 20'000 || step == 45'000) t.release_indexes();
-    // A chain from a root or from a node made earlier (a branch), or a
-    // repeat of a node made long ago, as tracers' stack trees come.
-    StackId node = known.empty() || rng() % 8 == 0 ? StackId() : known[rng() % known.size()];
+    // A chain from a root, from a node made a moment ago or long ago (a
+    // branch), or a repeat of a node, as tracers' stack trees come.
+    StackId node;
+    if (!known.empty() && rng() % 8 != 0) {
+      const std::size_t back = rng() % 2 == 0 ? rng() % std::min<std::size_t>(known.size(), 100) : rng() % known.size();
+      node = known[known.size() - 1 - back];
+    }
     const int depth = 1 + static_cast<int>(rng() % 6);
     for (int d = 0; d < depth; ++d) {
       const FrameId frame = frames[rng() % (d == 0 ? frames.size() : 4)];
