@@ -49,5 +49,35 @@ TEST(AddressSet, ALookupRightAfterAnInsertFindsIt) {
   EXPECT_EQ(set.size(), 9'999u);
 }
 
+TEST(AddressSet, AlignedAndOddKeysAreKeptApartAndBothFound) {
+  // Multiples of 16 go into pages, the others into slots: a key of one kind
+  // must never be taken for a key of the other.
+  AddressSet set;
+  std::unordered_set<std::uint64_t> model;
+  std::mt19937_64 random(3);
+  for (int i = 0; i < 100'000; ++i) {
+    const std::uint64_t base = 0x5500'0000 + random() % (1u << 20) * 16;
+    const std::uint64_t key = random() % 3 == 0 ? base + 1 + random() % 15 : base;
+    set.insert(key);
+    model.insert(key);
+  }
+  EXPECT_EQ(set.size(), model.size());
+  for (int i = 0; i < 200'000; ++i) {
+    const std::uint64_t key = 0x5500'0000 + random() % (1u << 24);
+    ASSERT_EQ(set.contains(key), model.count(key) == 1) << key;
+  }
+}
+
+TEST(AddressSet, DenseHeapAddressesCostBitsNotSlots) {
+  // Two million freed addresses 48 bytes apart, as a heap hands them out:
+  // pages of a bit per 16 bytes, where 8-byte slots would take over 16 MB.
+  AddressSet set;
+  for (std::uint64_t i = 0; i < 2'000'000; ++i) set.insert(0x7f00'0000'0000 + i * 48);
+  EXPECT_EQ(set.size(), 2'000'000u);
+  EXPECT_TRUE(set.contains(0x7f00'0000'0000 + 1'999'999 * 48));
+  EXPECT_FALSE(set.contains(0x7f00'0000'0000 + 16));
+  EXPECT_LT(set.memory_bytes(), std::size_t{6} << 20);
+}
+
 }  // namespace
 }  // namespace heapql
