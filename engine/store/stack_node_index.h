@@ -40,7 +40,9 @@ class StackNodeIndex {
     if (parent.valid()) {
       if (!with_children_.test(parent.value)) return StackId();
       const std::size_t first_child = std::size_t{parent.value} + 1;
-      if (nodes.size() - first_child <= kRecentNodes) {
+      // (A parent id past the table, which no reader passes, is left to the
+      // index.)
+      if (first_child < nodes.size() && nodes.size() - first_child <= kRecentNodes) {
         // Every child of a parent made a moment ago is among the nodes made
         // since, still in the cache: a look at them beats the index's miss.
         for (std::size_t id = first_child; id < nodes.size(); ++id) {
@@ -48,7 +50,7 @@ class StackNodeIndex {
         }
         return StackId();
       }
-      if (nodes[first_child].parent == parent && nodes[first_child].frame == frame) {
+      if (first_child < nodes.size() && nodes[first_child].parent == parent && nodes[first_child].frame == frame) {
         return StackId(static_cast<std::uint32_t>(first_child));
       }
     }
@@ -80,8 +82,11 @@ class StackNodeIndex {
   template <class Nodes>
   void prefetch(const Nodes& nodes, FrameId frame, StackId parent) const {
     if (parent.valid()) {
-      if (!with_children_.test(parent.value) || nodes.size() - parent.value <= kRecentNodes + 1) return;
-      __builtin_prefetch(&nodes[parent.value + 1]);
+      const std::size_t first_child = std::size_t{parent.value} + 1;
+      if (!with_children_.test(parent.value) || first_child >= nodes.size() || nodes.size() - first_child <= kRecentNodes) {
+        return;
+      }
+      __builtin_prefetch(&nodes[first_child]);
     }
     ids_.prefetch(hash(frame, parent));
   }
