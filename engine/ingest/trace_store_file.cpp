@@ -137,6 +137,10 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
     FileIdentity id = store_file::identify_file(file);
     if (id.path != record.files.front().path) record.files.push_back(std::move(id));
   }
+  // The read is over: the tables' interning indexes (tens of megabytes on a
+  // trace with millions of stack nodes) go before commit's stack view
+  // allocates its roll-up, which is when ingest peaks.
+  tables.release_indexes();
   IngestResult result;
   result.file_bytes = writer->commit(record, &Aggregator::build_stack_view);
   result.store_path = target;
