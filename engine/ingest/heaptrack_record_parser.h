@@ -157,7 +157,8 @@ class RecordParser {
   void on_free(Fields& f);
   void free_with_twin(std::uint32_t index);
   void on_clock(Fields& f);
-
+  StackId trace_stack(std::uint32_t trace) const { return StackId(traces_[trace]); }
+  BucketId alloc_info_bucket(std::uint32_t index) const { return BucketId(alloc_infos_[index]); }
 
   TraceTables& tables_;
   const HeaptrackReadOptions& options_;
@@ -183,9 +184,7 @@ class RecordParser {
   std::vector<std::uint32_t> symbols_;
   std::vector<InstructionPointer> ips_;
   std::vector<FrameId> frames_;
-  StackId trace_stack(std::uint32_t trace) const { return StackId(traces_[trace]); }
-  IdRunColumn traces_;  // each trace's stack
-  BucketId alloc_info_bucket(std::uint32_t index) const { return BucketId(alloc_infos_[index]); }
+  IdRunColumn traces_;       // each trace's stack
   IdRunColumn alloc_infos_;  // each allocation info's bucket
   std::vector<std::uint32_t> alloc_info_traces_;  // with a raw twin: each bucket's trace index, to cross-check
 };

@@ -6,12 +6,12 @@
 //
 // Heap addresses are multiples of 16 and packed close together (the compile
 // recording's 2.34 M freed addresses lie in 34,319 stretches of 4 KiB): those
-// keys are a bit each, per 16 bytes, in a page of 32 bytes per 4 KiB of
-// addresses that has any (1.8 MB there, where 8-byte slots took 33.5 MB).
-// Other keys (tokens, odd addresses) go into an open-addressing table of
-// 8-byte slots. Scattered addresses, one per 4 KiB, cost about 64 bytes each
-// in pages against about 12 in slots: a process would need gigabytes of
-// heap for that to matter.
+// keys are a bit each, per 16 bytes, in a page of 40 bytes (its stretch and
+// 256 bits) per 4 KiB of addresses that has any, found through a FlatIndex
+// (1.6 MB there, where 8-byte slots took 33.5 MB). Other keys (tokens, odd
+// addresses) go into an open-addressing table of 8-byte slots. Scattered
+// addresses, one per 4 KiB, cost about 48 bytes each in pages against about
+// 12 in slots: a process would need gigabytes of heap for that to matter.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +30,7 @@ class AddressSet {
     flush();
     if (in_pages(key)) {
       const std::uint32_t page = find_page(key >> kPageBits);
-      return page != kNoPage && (pages_[page].bits[granule_word(key)] >> granule_bit(key) & 1u) != 0;
+      return page != FlatIndex::kAbsent && (pages_[page].bits[granule_word(key)] >> granule_bit(key) & 1u) != 0;
     }
     if (slots_.empty()) return false;
     for (std::size_t i = slot_of(key);; i = (i + 1) & mask_) {
@@ -64,7 +64,7 @@ class AddressSet {
   }
   std::size_t memory_bytes() const {
     return (slots_.capacity() + pending_.capacity() + recent_.capacity()) * sizeof(std::uint64_t) +
-           page_slots_.capacity() * sizeof(PageSlot) + pages_.memory_bytes();
+           page_ids_.memory_bytes() + pages_.memory_bytes();
   }
 
  private:
@@ -80,7 +80,7 @@ class AddressSet {
     std::size_t for_slots = 0;
     for (std::size_t i = 0; i < n; ++i) {
       if (i + kPrefetchDistance < n && in_pages(pending_[i + kPrefetchDistance])) {
-        prefetch_page_slot(pending_[i + kPrefetchDistance] >> kPageBits);
+        page_ids_.prefetch(FlatIndex::mix(pending_[i + kPrefetchDistance] >> kPageBits));
       }
       const std::uint64_t key = pending_[i];
       if (!in_pages(key)) {
@@ -102,59 +102,30 @@ class AddressSet {
     pending_.clear();
   }
 
-  // Pages: a bit per 16-byte granule of 4 KiB of addresses, found by that
-  // stretch's number (key >> kPageBits) in a table of PageSlots.
+  // Pages: a bit per 16-byte granule of 4 KiB of addresses (a stretch),
+  // found by the stretch's number (key >> kPageBits) through page_ids_.
   static constexpr int kGranuleBits = 4;
   static constexpr int kPageBits = 12;
-  static constexpr std::uint32_t kNoPage = 0xFFFFFFFFu;
   struct Page {
+    std::uint64_t stretch;
     std::uint64_t bits[(1u << (kPageBits - kGranuleBits)) / 64];
-  };
-  struct PageSlot {
-    std::uint64_t stretch_plus_one = 0;  // 0: empty
-    std::uint32_t page = 0;
   };
 
   static bool in_pages(std::uint64_t key) { return (key & ((1u << kGranuleBits) - 1)) == 0; }
   static std::size_t granule_word(std::uint64_t key) { return (key >> kGranuleBits) % (1u << (kPageBits - kGranuleBits)) / 64; }
   static unsigned granule_bit(std::uint64_t key) { return static_cast<unsigned>(key >> kGranuleBits) % 64; }
-  std::size_t page_slot_of(std::uint64_t stretch) const { return static_cast<std::size_t>(FlatIndex::mix(stretch)) & page_mask_; }
-  void prefetch_page_slot(std::uint64_t stretch) const {
-    if (!page_slots_.empty()) __builtin_prefetch(&page_slots_[page_slot_of(stretch)]);
-  }
 
   std::uint32_t find_page(std::uint64_t stretch) const {
-    if (page_slots_.empty()) return kNoPage;
-    for (std::size_t i = page_slot_of(stretch);; i = (i + 1) & page_mask_) {
-      if (page_slots_[i].stretch_plus_one == stretch + 1) return page_slots_[i].page;
-      if (page_slots_[i].stretch_plus_one == 0) return kNoPage;
-    }
+    return page_ids_.find(FlatIndex::mix(stretch), [&](std::uint32_t page) { return pages_[page].stretch == stretch; });
   }
 
   std::uint32_t page_for(std::uint64_t stretch) {
-    if ((pages_.size() + 1) * 2 > page_slots_.size()) grow_pages();
-    for (std::size_t i = page_slot_of(stretch);; i = (i + 1) & page_mask_) {
-      PageSlot& slot = page_slots_[i];
-      if (slot.stretch_plus_one == stretch + 1) return slot.page;
-      if (slot.stretch_plus_one == 0) {
-        slot = PageSlot{stretch + 1, static_cast<std::uint32_t>(pages_.size())};
-        pages_.push_back(Page{});
-        return slot.page;
-      }
-    }
-  }
-
-  void grow_pages() {
-    decltype(page_slots_) old;
-    old.swap(page_slots_);
-    page_slots_.assign(old.empty() ? 1024 : old.size() * 2, PageSlot{});
-    page_mask_ = page_slots_.size() - 1;
-    for (const PageSlot& slot : old) {
-      if (slot.stretch_plus_one == 0) continue;
-      std::size_t i = page_slot_of(slot.stretch_plus_one - 1);
-      while (page_slots_[i].stretch_plus_one != 0) i = (i + 1) & page_mask_;
-      page_slots_[i] = slot;
-    }
+    if (const std::uint32_t found = find_page(stretch); found != FlatIndex::kAbsent) return found;
+    const auto page = static_cast<std::uint32_t>(pages_.size());
+    pages_.push_back(Page{stretch, {}});
+    page_ids_.insert(FlatIndex::mix(stretch), page,
+                     [&](std::uint32_t stored) { return FlatIndex::mix(pages_[stored].stretch); });
+    return page;
   }
 
   std::size_t slot_of(std::uint64_t key) const { return static_cast<std::size_t>(FlatIndex::mix(key)) & mask_; }
@@ -186,9 +157,8 @@ class AddressSet {
   bool has_empty_key_ = false;
   std::vector<std::uint64_t> pending_;  // inserted, not yet in slots_
   std::vector<std::uint64_t> recent_;   // kRecentBits-indexed, made on the first insert
-  std::vector<PageSlot> page_slots_;
-  std::size_t page_mask_ = 0;
   ChunkedVector<Page> pages_;
+  FlatIndex page_ids_;  // pages_ by stretch
   std::size_t granules_ = 0;  // keys in pages
 };
 

@@ -129,7 +129,7 @@ class FlatIndex {
   std::size_t mask_ = 0;
   std::uint32_t id_mask_ = 0xFFFFFFFFu;
   std::size_t size_ = 0;  // ids placed and queued
-  std::array<Queued, kQueueLength> queue_;
+  std::array<Queued, kQueueLength> queue_{};
   std::size_t queued_ = 0;
 };
 

@@ -22,6 +22,9 @@
 
 namespace heapql {
 
+// A node of the stack tree: `frame` called from the stack `parent` (its
+// caller side). A StackId therefore stands for a whole stack: the node's frame
+// is the top, the root's frame the thread's entry point.
 struct StackNode {
   FrameId frame;
   StackId parent;  // invalid = this frame is the outermost
@@ -42,16 +45,18 @@ class StackNodeIndex {
       const std::size_t first_child = std::size_t{parent.value} + 1;
       // (A parent id past the table, which no reader passes, is left to the
       // index.)
-      if (first_child < nodes.size() && nodes.size() - first_child <= kRecentNodes) {
-        // Every child of a parent made a moment ago is among the nodes made
-        // since, still in the cache: a look at them beats the index's miss.
-        for (std::size_t id = first_child; id < nodes.size(); ++id) {
-          if (nodes[id].parent == parent && nodes[id].frame == frame) return StackId(static_cast<std::uint32_t>(id));
+      if (first_child < nodes.size()) {
+        if (made_recently(nodes, first_child)) {
+          // Every child of a parent made a moment ago is among the nodes made
+          // since, still in the cache: a look at them beats the index's miss.
+          for (std::size_t id = first_child; id < nodes.size(); ++id) {
+            if (nodes[id].parent == parent && nodes[id].frame == frame) return StackId(static_cast<std::uint32_t>(id));
+          }
+          return StackId();
         }
-        return StackId();
-      }
-      if (first_child < nodes.size() && nodes[first_child].parent == parent && nodes[first_child].frame == frame) {
-        return StackId(static_cast<std::uint32_t>(first_child));
+        if (nodes[first_child].parent == parent && nodes[first_child].frame == frame) {
+          return StackId(static_cast<std::uint32_t>(first_child));
+        }
       }
     }
     const std::uint32_t found = ids_.find(hash(frame, parent), [&](std::uint32_t entry) {
@@ -83,9 +88,7 @@ class StackNodeIndex {
   void prefetch(const Nodes& nodes, FrameId frame, StackId parent) const {
     if (parent.valid()) {
       const std::size_t first_child = std::size_t{parent.value} + 1;
-      if (!with_children_.test(parent.value) || first_child >= nodes.size() || nodes.size() - first_child <= kRecentNodes) {
-        return;
-      }
+      if (!with_children_.test(parent.value) || first_child >= nodes.size() || made_recently(nodes, first_child)) return;
       __builtin_prefetch(&nodes[first_child]);
     }
     ids_.prefetch(hash(frame, parent));
@@ -97,6 +100,11 @@ class StackNodeIndex {
 
  private:
   static constexpr std::size_t kRecentNodes = 64;
+  // Whether the node `id` (in the table) is among the last kRecentNodes.
+  template <class Nodes>
+  static bool made_recently(const Nodes& nodes, std::size_t id) {
+    return nodes.size() - id <= kRecentNodes;
+  }
 
   FlatIndex ids_;                       // entries by hash
   ChunkedVector<std::uint32_t> entries_;  // the node id of each entry

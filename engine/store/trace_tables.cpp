@@ -170,12 +170,14 @@ std::uint64_t TraceTables::bucket_hash(const Bucket& b) {
   return FlatIndex::mix(h);
 }
 
+void TraceTables::index_bucket(std::uint32_t id, std::uint64_t hash) {
+  bucket_ids_.insert(hash, id, [&](std::uint32_t stored) { return bucket_hash(buckets_[stored]); });
+  if (const StackId stack = buckets_[id].stack; stack.valid()) stacks_with_buckets_.set(stack.value);
+}
+
 BucketId TraceTables::intern_bucket(const Bucket& bucket) {
-  const auto hash_of = [&](std::uint32_t stored) { return bucket_hash(buckets_[stored]); };
   for (; buckets_indexed_ < buckets_.size(); ++buckets_indexed_) {
-    const Bucket& indexed = buckets_[buckets_indexed_];
-    bucket_ids_.insert(bucket_hash(indexed), static_cast<std::uint32_t>(buckets_indexed_), hash_of);
-    if (indexed.stack.valid()) stacks_with_buckets_.set(indexed.stack.value);
+    index_bucket(static_cast<std::uint32_t>(buckets_indexed_), bucket_hash(buckets_[buckets_indexed_]));
   }
   const std::uint64_t hash = bucket_hash(bucket);
   if (!bucket.stack.valid() || stacks_with_buckets_.test(bucket.stack.value)) {
@@ -184,8 +186,7 @@ BucketId TraceTables::intern_bucket(const Bucket& bucket) {
   }
   const BucketId id = next_id<BucketId>(buckets_, "buckets");
   buckets_.push_back(bucket);
-  bucket_ids_.insert(hash, id.value, hash_of);
-  if (bucket.stack.valid()) stacks_with_buckets_.set(bucket.stack.value);
+  index_bucket(id.value, hash);
   ++buckets_indexed_;
   return id;
 }

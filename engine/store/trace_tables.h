@@ -31,11 +31,6 @@ struct Frame {
   std::uint64_t address = 0;  // offset from the module base, or absolute when no base is known
 };
 
-// A node of the stack tree (StackNode, stack_node_index.h): `frame` called
-// from the stack `parent` (its caller side). A StackId therefore stands for a
-// whole stack: the node's frame is the top, the root's frame the thread's
-// entry point.
-
 struct Process {
   std::uint64_t pid = 0;
   StringId name;
@@ -146,6 +141,8 @@ class TraceTables {
     std::size_t operator()(const FrameKey& k) const noexcept;
   };
   static std::uint64_t bucket_hash(const Bucket& b);
+  // Puts bucket `id` (whose hash is `hash`) in the index and its stack's bit.
+  void index_bucket(std::uint32_t id, std::uint64_t hash);
 
   std::deque<std::string> string_storage_;
   std::vector<std::string_view> strings_;
