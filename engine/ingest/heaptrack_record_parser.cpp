@@ -302,7 +302,6 @@ void RecordParser::on_alloc_info(Fields& f) {
 
 void RecordParser::add_alloc_info(std::uint64_t size, std::uint32_t trace) {
   alloc_infos_.push_back(bucket_for(size, trace).value);
-  if (raw_) alloc_info_traces_.push_back(trace);
 }
 
 std::uint32_t RecordParser::alloc_info_index(Fields& f) {
@@ -332,10 +331,11 @@ void RecordParser::on_alloc(Fields& f) {
 void RecordParser::alloc_with_twin(std::uint32_t index) {
   const BucketId bucket = alloc_info_bucket(index);
   const heaptrack::RawTwin::Alloc raw = raw_->next_alloc(*matcher_, asker());
-  const std::uint64_t size = tables_.bucket(bucket).size;
-  const std::uint32_t trace = alloc_info_traces_[index];
-  if (raw.size != size || raw.trace != trace) {
-    raw_->mismatch(asker(), fmt::format("allocation of {} bytes from trace {:x}", size, trace),
+  // The twin's trace must be the allocation info's stack: what a bucket is
+  // made of (two trace indices are one stack only when their frames are).
+  const Bucket& expected = tables_.bucket(bucket);
+  if (raw.size != expected.size || raw.trace >= traces_.size() || trace_stack(raw.trace) != expected.stack) {
+    raw_->mismatch(asker(), fmt::format("allocation of {} bytes of allocation-info {:x}", expected.size, index),
                    fmt::format("'+' of {} bytes from trace {:x}", raw.size, raw.trace));
   }
   matcher_->alloc(bucket, raw.address);

@@ -186,7 +186,6 @@ class RecordParser {
   std::vector<FrameId> frames_;
   IdRunColumn traces_;       // each trace's stack
   IdRunColumn alloc_infos_;  // each allocation info's bucket
-  std::vector<std::uint32_t> alloc_info_traces_;  // with a raw twin: each bucket's trace index, to cross-check
 };
 
 }  // namespace heapql::heaptrack

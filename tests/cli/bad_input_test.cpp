@@ -388,6 +388,22 @@ TEST(BadInput, RawTwinThatDisagrees) {
   EXPECT_EQ(alone.exit_code, 0) << alone.err;
 }
 
+TEST(BadInput, RawTwinAllocatingFromAnotherStack) {
+  TempDir dir;
+  const std::string interpreted = dir.file("heaptrack.prog.123.zst");
+  const std::string raw = dir.file("heaptrack.prog.123.raw.zst");
+  write_zstd(interpreted, kInterpreted);
+  // Trace 0 is the empty stack, not trace 1's; trace 7 is none at all.
+  for (const std::string trace : {"0", "7"}) {
+    std::string wrong = kRaw;
+    wrong.replace(wrong.find("+ 10 1"), 6, "+ 10 " + trace);
+    write_zstd(raw, wrong);
+    expect_trace_error(heapql_on("info", interpreted),
+                       {"heaptrack.prog.123.zst:8: ", "raw twin disagrees", "allocation-info 0",
+                        "heaptrack.prog.123.raw.zst:7", "from trace " + trace});
+  }
+}
+
 // ---- options, patterns, cull lists: exit 3 ----
 
 TEST(BadInputOptions, WindowEndBeforeStart) {
