@@ -88,7 +88,7 @@ class HeaptrackLinePipeline {
   const std::optional<TraceCut>& cut() const { return reader_->cut(); }
 
  private:
-  static constexpr std::size_t kSlots = 4;
+  static constexpr std::size_t kSlots = 3;
   void produce();
   bool fill(Batch& batch);  // false once the input is exhausted or failed
   void add_line(Batch& batch, std::string_view line);
