@@ -816,19 +816,26 @@ bool Aggregator::answer_from_sums(const StoreColumns& columns, const std::functi
   if (columns.bucket_sums.empty() && columns.event_count != 0) return false;  // a store without sums
   if (check_sums) check_sums();
   // The stored peak is over every bucket: each one with blocks must pass.
-  const bool all_pass = with_layout([&]<class S>() {
-    for (const BucketSum& sum : columns.bucket_sums) {
-      if (plan<S>(BucketId(sum.bucket)).key < 0) return false;
-    }
-    return true;
-  });
-  if (!all_pass) return false;
-  with_layout([&]<class S>() { apply_sums<S>(columns.bucket_sums); });
+  if (!sums_all_pass(columns.bucket_sums)) return false;
+  add_sums(columns.bucket_sums);
   in_window_ = true;
   peak_seen_ = true;
   peak_ = Peak{columns.peak.bytes, columns.peak.blocks, columns.peak.time_ns};
   end_ns_ = columns.end_ns;
   return true;
+}
+
+bool Aggregator::sums_all_pass(std::span<const BucketSum> sums) {
+  return with_layout([&]<class S>() {
+    for (const BucketSum& sum : sums) {
+      if (plan<S>(BucketId(sum.bucket)).key < 0) return false;
+    }
+    return true;
+  });
+}
+
+void Aggregator::add_sums(std::span<const BucketSum> sums) {
+  with_layout([&]<class S>() { apply_sums<S>(sums); });
 }
 
 template <class S>

@@ -25,6 +25,7 @@
 #include "engine/store/id_bits.h"
 #include "engine/store/source_info.h"
 #include "engine/store/stack_view.h"
+#include "engine/store/stack_view_sink.h"
 #include "engine/store/store_columns.h"
 #include "engine/store/trace_store.h"
 #include "engine/store/trace_tables.h"
@@ -70,8 +71,11 @@ class Aggregator final : public EventConsumer {
 
   // The store's stack view (stack_view.h) of a trace whose bucket sums these
   // are: every row of the query `--by stack` of the whole trace under the
-  // built-in cull list, as this aggregator would roll it up.
-  static OwnedStackView build_stack_view(const TraceTables& tables, std::span<const BucketSum> sums);
+  // built-in cull list, as this aggregator would roll it up, handed to
+  // `sink` (stack_view_sink.h). `sums_read` is called once the sums have
+  // been read, before the rows are made (their owner may free them).
+  static void build_stack_view(const TraceTables& tables, const BucketSumChunks& sums,
+                               const std::function<void()>& sums_read, StackViewSink& sink);
 
   // After on_finish. `source` says whether reallocs are marked (src).
   Result result(const SourceInfo& source);
@@ -198,6 +202,10 @@ class Aggregator final : public EventConsumer {
   // reads its rows: roll_up_from_view). In aggregator_stack_view.cpp.
   bool answer_from_view(const TraceStore& store);
   void roll_up_from_view(Result& r);
+  // answer_from_sums in parts: whether every bucket of these sums passes
+  // the filters (planning them), then adding them to the states.
+  bool sums_all_pass(std::span<const BucketSum> sums);
+  void add_sums(std::span<const BucketSum> sums);
   template <class S> void apply_sums(std::span<const BucketSum> sums);
 
   const TraceTables& tables_;

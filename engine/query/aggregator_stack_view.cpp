@@ -35,35 +35,49 @@ Measures measures_of_row(const StackView& view, std::size_t row) {
 
 }  // namespace
 
-OwnedStackView Aggregator::build_stack_view(const TraceTables& tables, std::span<const BucketSum> sums) {
+void Aggregator::build_stack_view(const TraceTables& tables, const BucketSumChunks& sums,
+                                  const std::function<void()>& sums_read, StackViewSink& sink) {
   Query query;  // the whole trace, the built-in cull list, no filter
   query.by = {GroupBy::kStack};
   Aggregator aggregator(tables, query);
-  StoreColumns columns;
-  columns.bucket_sums = sums;
-  columns.event_count = sums.size();
-  if (!aggregator.answer_from_sums(columns) || aggregator.layout_ != Layout::kCompact) {
-    throw Error("internal error: the stack view's query is not answered from the bucket sums");
-  }
-  OwnedStackView view;
-  view.cull_fingerprint = default_cull_fingerprint();
-  view.temporary_blocks = aggregator.temporary_blocks_;
-  // Every key is a row: each came from a bucket with blocks, and none is
-  // filtered out.
-  const std::size_t rows = aggregator.key_count_;
-  view.stacks.resize(rows);
-  for (std::size_t row = 0; row < rows; ++row) view.stacks[row] = aggregator.key_values_[row];
-  for (std::vector<std::uint64_t>& column : view.measures) column.assign(rows, 0);
-  aggregator.each_compact_contribution([&](std::size_t row, const Measures& m) {
-    for (std::size_t k = 0; k < kViewMeasures; ++k) view.measures[k][row] += m.value(static_cast<Measure>(k));
+  const auto not_from_sums = [] { return Error("internal error: the stack view's query is not answered from the bucket sums"); };
+  if (!aggregator.of_whole_trace_without_times() || aggregator.layout_ != Layout::kCompact) throw not_from_sums();
+  // Planned and added a chunk at a time: rows are numbered in the order
+  // buckets are planned, as when every bucket is planned before any is added.
+  sums([&](std::span<const BucketSum> chunk) {
+    if (!aggregator.sums_all_pass(chunk)) throw not_from_sums();
+    aggregator.add_sums(chunk);
   });
-  for (std::size_t row = 0; row < rows; ++row) {
-    if (view.measures[static_cast<std::size_t>(Measure::kStc)][row] == 0) {
+  if (sums_read) sums_read();  // the aggregator's states hold what they said
+
+  // Every key is a row: each came from a bucket with blocks, and none is
+  // filtered out. The totals go in the head, before the columns; then one
+  // column at a time is made and handed over.
+  StackViewHead head;
+  head.cull_fingerprint = default_cull_fingerprint();
+  head.temporary_blocks = aggregator.temporary_blocks_;
+  head.rows = aggregator.key_count_;
+  const std::size_t rows = aggregator.key_count_;
+  aggregator.each_compact_contribution([&](std::size_t, const Measures& m) {
+    for (std::size_t k = 0; k < kViewMeasures; ++k) head.totals[k] += m.value(static_cast<Measure>(k));
+  });
+  sink.head(head);
+  {
+    std::vector<std::uint32_t> stacks(rows);
+    for (std::size_t row = 0; row < rows; ++row) stacks[row] = aggregator.key_values_[row];
+    sink.stacks(stacks);
+  }
+  std::vector<std::uint64_t> column;
+  for (std::size_t k = 0; k < kViewMeasures; ++k) {
+    column.assign(rows, 0);
+    aggregator.each_compact_contribution([&](std::size_t row, const Measures& m) {
+      column[row] += m.value(static_cast<Measure>(k));
+    });
+    if (k == static_cast<std::size_t>(Measure::kStc) && std::find(column.begin(), column.end(), 0) != column.end()) {
       throw Error("internal error: a stack view row without blocks");
     }
-    for (std::size_t k = 0; k < kViewMeasures; ++k) view.totals[k] += view.measures[k][row];
+    sink.measure(column);
   }
-  return view;
 }
 
 bool Aggregator::answer_from_view(const TraceStore& store) {

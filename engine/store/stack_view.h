@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <vector>
 
 namespace heapql {
 
@@ -25,15 +24,6 @@ struct StackView {
   std::span<const std::uint32_t> stacks;                             // a StackId value per row
   std::array<std::span<const std::uint64_t>, kViewMeasures> measures;  // a value per row each
   std::size_t rows() const { return stacks.size(); }
-};
-
-// A view built in memory (ingest), for the store writer.
-struct OwnedStackView {
-  std::uint64_t cull_fingerprint = 0;
-  std::uint64_t temporary_blocks = 0;
-  std::array<std::uint64_t, kViewMeasures> totals{};
-  std::vector<std::uint32_t> stacks;
-  std::array<std::vector<std::uint64_t>, kViewMeasures> measures;
 };
 
 }  // namespace heapql

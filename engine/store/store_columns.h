@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -117,10 +118,10 @@ class ColumnBuilder final : public EventConsumer {
     bucket_.push_back(block.bucket.value);
     alloc_seq_.push_back(static_cast<std::uint32_t>(block.alloc_seq));
     ++block_count_;
-    BucketSum& sum = sum_of(block.bucket);
-    if (sum.allocs == 0) first_allocated_.push_back(block.bucket.value);
-    level_change(block.bucket, sum, tables_.bucket(block.bucket).size, true, block.alloc_ns);
-    ++sum.allocs;
+    BucketCounts& counts = counts_of(block.bucket);
+    if (counts.allocs == 0) note_first_allocation(block.bucket.value);
+    level_change(counts, tables_.bucket(block.bucket).size, true, block.alloc_ns);
+    ++counts.allocs;
   }
   void on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) override {
     note_time(free_seq, free_ns);
@@ -129,10 +130,10 @@ class ColumnBuilder final : public EventConsumer {
       live_bits_[block.id.value / 64] &= ~(std::uint64_t{1} << (block.id.value % 64));
       --live_count_;
     }
-    BucketSum& sum = sum_of(block.bucket);
-    level_change(block.bucket, sum, tables_.bucket(block.bucket).size, false, free_ns);
-    ++sum.frees;
-    if (temporary) ++sum.temporary_frees;
+    BucketCounts& counts = counts_of(block.bucket);
+    level_change(counts, tables_.bucket(block.bucket).size, false, free_ns);
+    ++counts.frees;
+    if (temporary) ++counts.temporary_frees;
   }
   void on_still_alive(const LiveBlock&) override {}
   void on_finish(std::int64_t end_ns) override {
@@ -144,50 +145,83 @@ class ColumnBuilder final : public EventConsumer {
   std::uint64_t event_count() const { return event_count_; }
   std::int64_t end_ns() const { return end_ns_; }
   const TracePeak& peak() const { return peak_; }
-  // The bucket sums in order of first allocation.
-  template <class Out>
-  void bucket_sums(Out& out) const {
-    for (std::uint32_t bucket : first_allocated_) {
-      BucketSum sum = sums_[bucket];
-      sum.bucket = bucket;
-      const PeakMark& mark = peak_marks_[bucket];
-      const std::uint64_t alive = mark.epoch == epoch_ ? mark.live : sum.allocs - sum.frees;
-      sum.live_at_peak = static_cast<std::uint32_t>(std::min<std::uint64_t>(alive, 0xFFFFFFFFu));
-      out.push_back(sum);
+  // Once the trace is read: the bucket sums in order of first allocation,
+  // made a chunk at a time from the builder's own counts.
+  template <class F>
+  void each_bucket_sum_chunk(F&& chunk) const {
+    constexpr std::size_t kChunk = std::size_t{1} << 16;
+    std::vector<BucketSum> sums;
+    const std::size_t count = in_id_order_ + first_allocated_.size();
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint32_t bucket = i < in_id_order_ ? static_cast<std::uint32_t>(i) : first_allocated_[i - in_id_order_];
+      const BucketCounts& counts = counts_[bucket];
+      const std::uint32_t alive = counts.peak_epoch == epoch_ ? counts.live_at_peak : counts.allocs - counts.frees;
+      sums.push_back(BucketSum{bucket, alive, counts.allocs, counts.frees, counts.temporary_frees});
+      if (sums.size() == kChunk) {
+        chunk(std::span<const BucketSum>(sums));
+        sums.clear();
+      }
     }
+    if (!sums.empty()) chunk(std::span<const BucketSum>(sums));
   }
-  std::size_t bucket_sum_count() const { return first_allocated_.size(); }
+  std::size_t bucket_sum_count() const { return in_id_order_ + first_allocated_.size(); }
+  // Frees the per-bucket and per-block state (the sums go with it), so that
+  // what comes next (the store's stack view) has that memory.
+  void release_bucket_state() {
+    counts_ = {};
+    in_id_order_ = 0;
+    first_allocated_ = {};
+    live_bits_ = {};
+  }
+  std::vector<BucketSum> take_bucket_sums() {
+    std::vector<BucketSum> sums;
+    sums.reserve(bucket_sum_count());
+    each_bucket_sum_chunk([&](std::span<const BucketSum> chunk) { sums.insert(sums.end(), chunk.begin(), chunk.end()); });
+    release_bucket_state();
+    return sums;
+  }
   const std::vector<LiveCheckpoint>& checkpoints() const { return checkpoints_; }
   const std::vector<std::uint32_t>& checkpoint_ids() const { return checkpoint_ids_; }
 
  private:
-  // A bucket's live blocks as they were at the latest peak, saved lazily
-  // (before its first change after that peak) as the aggregator saves them.
-  struct PeakMark {
-    std::uint32_t epoch = 0;
-    std::uint32_t live = 0;
+  // A bucket's blocks while the trace is read, 20 bytes (BucketSum's 32 are
+  // its layout on disk): counts fit 32 bits, as a store holds fewer than
+  // 2^31 blocks. Beside them, its live blocks as they were at the latest
+  // peak, saved lazily (before its first change after that peak) as the
+  // aggregator saves them.
+  struct BucketCounts {
+    std::uint32_t allocs = 0;
+    std::uint32_t frees = 0;
+    std::uint32_t temporary_frees = 0;
+    std::uint32_t peak_epoch = 0;
+    std::uint32_t live_at_peak = 0;
   };
-  BucketSum& sum_of(BucketId bucket) {
-    if (sums_.size() <= bucket.index()) {
-      sums_.grow_to(std::size_t{bucket.index()} + 1);
-      peak_marks_.grow_to(std::size_t{bucket.index()} + 1);
+  // Buckets are mostly first allocated in the order of their ids (a
+  // heaptrack file's always are): while they are, they are counted, not listed.
+  void note_first_allocation(std::uint32_t bucket) {
+    if (first_allocated_.empty() && bucket == in_id_order_) {
+      ++in_id_order_;
+      return;
     }
-    return sums_[bucket.index()];
+    first_allocated_.push_back(bucket);
+  }
+  BucketCounts& counts_of(BucketId bucket) {
+    if (counts_.size() <= bucket.index()) counts_.grow_to(std::size_t{bucket.index()} + 1);
+    return counts_[bucket.index()];
   }
   // The aggregator's peak rule for a query of the whole trace: the level
   // before the first event is a peak candidate at 0, then every change
   // that rises above the peak so far is the new peak. Called before the
   // bucket's sums change.
-  void level_change(BucketId bucket, const BucketSum& sum, std::uint64_t size, bool up, std::int64_t ns) {
+  void level_change(BucketCounts& counts, std::uint64_t size, bool up, std::int64_t ns) {
     if (!peak_seen_) {
       peak_ = TracePeak{level_bytes_, level_blocks_, 0};
       peak_seen_ = true;
       ++epoch_;
     }
-    PeakMark& mark = peak_marks_[bucket.index()];
-    if (mark.epoch != epoch_) {
-      mark.epoch = epoch_;
-      mark.live = static_cast<std::uint32_t>(std::min<std::uint64_t>(sum.allocs - sum.frees, 0xFFFFFFFFu));
+    if (counts.peak_epoch != epoch_) {
+      counts.peak_epoch = epoch_;
+      counts.live_at_peak = counts.allocs - counts.frees;
     }
     if (up) {
       level_bytes_ += size;
@@ -220,19 +254,20 @@ class ColumnBuilder final : public EventConsumer {
   }
 
   // Keeps every other checkpoint (the first, the third, ...), ids with them,
-  // and doubles the spacing.
+  // and doubles the spacing. In place: the kept ids only move towards the
+  // front, and no second list sits beside the first while it is done.
   void thin_checkpoints() {
-    std::vector<LiveCheckpoint> kept;
-    std::vector<std::uint32_t> ids;
+    std::size_t kept = 0;
+    std::uint64_t ids = 0;
     for (std::size_t k = 0; k < checkpoints_.size(); k += 2) {
       LiveCheckpoint c = checkpoints_[k];
-      const auto from = checkpoint_ids_.begin() + static_cast<std::ptrdiff_t>(c.first);
-      c.first = ids.size();
-      ids.insert(ids.end(), from, from + static_cast<std::ptrdiff_t>(c.count));
-      kept.push_back(c);
+      std::memmove(checkpoint_ids_.data() + ids, checkpoint_ids_.data() + c.first, c.count * sizeof(std::uint32_t));
+      c.first = ids;
+      ids += c.count;
+      checkpoints_[kept++] = c;
     }
-    checkpoints_ = std::move(kept);
-    checkpoint_ids_ = std::move(ids);
+    checkpoints_.resize(kept);
+    checkpoint_ids_.resize(ids);
     checkpoint_spacing_ *= 2;
   }
 
@@ -247,6 +282,9 @@ class ColumnBuilder final : public EventConsumer {
       next_checkpoint_ = seq + checkpoint_spacing_;
     }
     const LiveCheckpoint c{seq, checkpoint_ids_.size(), live_count_};
+    // Grown by a quarter, not doubled: the list is held until the store is written.
+    const std::size_t needed = checkpoint_ids_.size() + live_count_;
+    if (checkpoint_ids_.capacity() < needed) checkpoint_ids_.reserve(needed + checkpoint_ids_.size() / 4);
     for (std::size_t w = 0; w < live_bits_.size(); ++w) {
       for (std::uint64_t bits = live_bits_[w]; bits != 0; bits &= bits - 1) {
         checkpoint_ids_.push_back(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
@@ -278,10 +316,10 @@ class ColumnBuilder final : public EventConsumer {
   std::int64_t end_ns_ = 0;
   std::int64_t last_ns_ = 0;
   bool time_changes_empty_ = true;
-  ChunkedVector<BucketSum> sums_;  // by bucket id
-  ChunkedVector<PeakMark> peak_marks_;
+  ChunkedVector<BucketCounts> counts_;  // by bucket id
   std::uint32_t epoch_ = 0;
-  std::vector<std::uint32_t> first_allocated_;
+  std::uint32_t in_id_order_ = 0;                 // buckets 0 .. in_id_order_-1 were first allocated in that order,
+  ChunkedVector<std::uint32_t> first_allocated_;  // and these after them
   std::uint64_t level_bytes_ = 0, level_blocks_ = 0;
   TracePeak peak_;
   bool peak_seen_ = false;

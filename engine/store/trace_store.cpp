@@ -39,8 +39,7 @@ void TraceStore::Builder::on_finish(std::int64_t end_ns) {
   owned.alloc_seq.shrink_to_fit();
   owned.free_order.shrink_to_fit();
   owned.time_changes.shrink_to_fit();
-  owned.bucket_sums.reserve(columns_.bucket_sum_count());
-  columns_.bucket_sums(owned.bucket_sums);
+  owned.bucket_sums = columns_.take_bucket_sums();
   owned.checkpoints = columns_.checkpoints();
   owned.checkpoint_ids = columns_.checkpoint_ids();
   store_.columns_ = StoreColumns{owned.bucket,      owned.alloc_seq,   owned.free_order,      owned.time_changes,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/store/stack_view_sink.h"
 #include "engine/store/store_columns.h"
 #include "engine/store_file/checksum.h"
 #include "engine/store_file/output_file.h"
@@ -88,6 +89,54 @@ CheckpointRule checkpoint_rule() {
   return rule;
 }
 
+// Writes the stack view's section as its parts come (stack_view_sink.h):
+// the head, the stacks padded to 8 bytes, then each measure's column.
+class ViewSectionWriter final : public StackViewSink {
+ public:
+  ViewSectionWriter(OutputFile& out, Checksum& checksum) : out_(out), checksum_(checksum) {}
+
+  void head(const StackViewHead& head) override {
+    ByteWriter w;
+    w.u64(head.cull_fingerprint), w.u64(head.rows), w.u64(head.temporary_blocks);
+    for (std::uint64_t total : head.totals) w.u64(total);
+    put(w.bytes().data(), w.bytes().size());
+    rows_ = head.rows;
+  }
+  void stacks(std::span<const std::uint32_t> stacks) override {
+    expect_rows(stacks.size());
+    put(stacks.data(), stacks.size_bytes());
+    const std::array<char, 4> zeros{};
+    put(zeros.data(), stacks.size() % 2 * 4);
+  }
+  void measure(std::span<const std::uint64_t> column) override {
+    expect_rows(column.size());
+    put(column.data(), column.size_bytes());
+    ++measures_;
+  }
+  // A view with no rows, which no query answers from.
+  void write_empty() {
+    head(StackViewHead{});
+    stacks({});
+    for (std::size_t k = 0; k < kViewMeasures; ++k) measure({});
+  }
+  std::uint64_t rows() const { return rows_; }
+  bool complete() const { return measures_ == kViewMeasures; }
+
+ private:
+  void put(const void* data, std::size_t n) {
+    out_.write(std::string_view(static_cast<const char*>(data), n));
+    checksum_.add(data, n);
+  }
+  void expect_rows(std::size_t n) const {
+    if (n != rows_) throw Error("internal error: the stack view's columns differ in length");
+  }
+
+  OutputFile& out_;
+  Checksum& checksum_;
+  std::uint64_t rows_ = 0;
+  std::size_t measures_ = 0;
+};
+
 }  // namespace
 
 struct StoreWriter::Columns {
@@ -154,6 +203,29 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
   auto put_bytes = [&](Section kind, const std::string& bytes, std::uint64_t items) {
     put_pieces(kind, {bytes}, items);
   };
+  // A table's section, encoded a row at a time and written a MiB at a time:
+  // its bytes never sit in memory beside the table (tens of MB for the
+  // stacks and buckets of a large trace, when ingest is near its peak).
+  auto put_rows = [&](Section kind, std::size_t rows, const auto& encode_row) {
+    constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+    TocEntry entry = begin_section(kind);
+    Checksum checksum;
+    ByteWriter w;
+    const auto flush = [&] {
+      out.write(w.bytes());
+      checksum.add(w.bytes().data(), w.bytes().size());
+      w.bytes().clear();
+    };
+    for (std::size_t i = 0; i < rows; ++i) {
+      encode_row(w, i);
+      if (w.bytes().size() >= kFlushBytes) flush();
+    }
+    flush();
+    entry.checksum = checksum.value();
+    entry.bytes = out.size() - entry.offset;
+    entry.items = rows;
+    toc.push_back(entry);
+  };
   auto put_column = [&](Section kind, const auto& column, std::uint64_t item_bytes) {
     TocEntry entry = begin_section(kind);
     out.append_from(column.fd(), column.count() * item_bytes);
@@ -170,47 +242,27 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
     for (std::size_t i = 0; i < tables.string_count(); ++i) w.text(tables.string(StringId(static_cast<std::uint32_t>(i))));
     put_bytes(Section::kStrings, w.bytes(), tables.string_count());
   }
-  {
-    ByteWriter w;
-    for (std::size_t i = 0; i < tables.frame_count(); ++i) {
-      const Frame& f = tables.frame(FrameId(static_cast<std::uint32_t>(i)));
-      w.u32(f.module.value), w.u32(f.symbol.value), w.u64(f.address);
-    }
-    put_bytes(Section::kFrames, w.bytes(), tables.frame_count());
-  }
-  {
-    ByteWriter w;
-    for (std::size_t i = 0; i < tables.stack_count(); ++i) {
-      const StackNode& s = tables.stack(StackId(static_cast<std::uint32_t>(i)));
-      w.u32(s.frame.value), w.u32(s.parent.value);
-    }
-    put_bytes(Section::kStacks, w.bytes(), tables.stack_count());
-  }
-  {
-    ByteWriter w;
-    for (std::size_t i = 0; i < tables.process_count(); ++i) {
-      const Process& p = tables.process(ProcessId(static_cast<std::uint32_t>(i)));
-      w.u64(p.pid), w.u32(p.name.value), w.u32(0);
-    }
-    put_bytes(Section::kProcesses, w.bytes(), tables.process_count());
-  }
-  {
-    ByteWriter w;
-    for (std::size_t i = 0; i < tables.heap_count(); ++i) {
-      const Heap& h = tables.heap(HeapId(static_cast<std::uint32_t>(i)));
-      w.u32(h.process.value), w.u32(h.name.value), w.u64(h.handle);
-    }
-    put_bytes(Section::kHeaps, w.bytes(), tables.heap_count());
-  }
-  {
-    ByteWriter w;
-    for (std::size_t i = 0; i < tables.bucket_count(); ++i) {
-      const Bucket& b = tables.bucket(BucketId(static_cast<std::uint32_t>(i)));
-      w.u64(b.size), w.u32(b.stack.value), w.u32(b.heap.value), w.u32(b.thread);
-      w.u8(static_cast<std::uint8_t>(b.kind)), w.u8(b.is_realloc ? 1 : 0), w.u16(0);
-    }
-    put_bytes(Section::kBuckets, w.bytes(), tables.bucket_count());
-  }
+  put_rows(Section::kFrames, tables.frame_count(), [&](ByteWriter& w, std::size_t i) {
+    const Frame& f = tables.frame(FrameId(static_cast<std::uint32_t>(i)));
+    w.u32(f.module.value), w.u32(f.symbol.value), w.u64(f.address);
+  });
+  put_rows(Section::kStacks, tables.stack_count(), [&](ByteWriter& w, std::size_t i) {
+    const StackNode& s = tables.stack(StackId(static_cast<std::uint32_t>(i)));
+    w.u32(s.frame.value), w.u32(s.parent.value);
+  });
+  put_rows(Section::kProcesses, tables.process_count(), [&](ByteWriter& w, std::size_t i) {
+    const Process& p = tables.process(ProcessId(static_cast<std::uint32_t>(i)));
+    w.u64(p.pid), w.u32(p.name.value), w.u32(0);
+  });
+  put_rows(Section::kHeaps, tables.heap_count(), [&](ByteWriter& w, std::size_t i) {
+    const Heap& h = tables.heap(HeapId(static_cast<std::uint32_t>(i)));
+    w.u32(h.process.value), w.u32(h.name.value), w.u64(h.handle);
+  });
+  put_rows(Section::kBuckets, tables.bucket_count(), [&](ByteWriter& w, std::size_t i) {
+    const Bucket& b = tables.bucket(BucketId(static_cast<std::uint32_t>(i)));
+    w.u64(b.size), w.u32(b.stack.value), w.u32(b.heap.value), w.u32(b.thread);
+    w.u8(static_cast<std::uint8_t>(b.kind)), w.u8(b.is_realloc ? 1 : 0), w.u16(0);
+  });
   put_column(Section::kBlockBucket, c.bucket, 4);
   put_column(Section::kBlockAllocSeq, c.alloc_seq, 4);
   put_column(Section::kFreeOrder, c.free_order, 4);
@@ -227,31 +279,38 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
                checkpoints.size());
   }
   {
-    std::vector<BucketSum> sums;
-    sums.reserve(c.builder.bucket_sum_count());
-    c.builder.bucket_sums(sums);
-    put_bytes(Section::kBucketSums,
-              std::string(reinterpret_cast<const char*>(sums.data()), sums.size() * sizeof(BucketSum)), sums.size());
-    const OwnedStackView view = make_view ? make_view(tables, sums) : OwnedStackView{};
-    sums = std::vector<BucketSum>();
-    TocEntry entry = begin_section(Section::kStackView);
-    Checksum checksum;
-    const auto put = [&](const void* data, std::size_t n) {
-      out.write(std::string_view(static_cast<const char*>(data), n));
-      checksum.add(data, n);
+    // Made a chunk at a time from the builder's counts, here and for the view.
+    const BucketSumChunks sums = [&](const std::function<void(std::span<const BucketSum>)>& chunk) {
+      c.builder.each_bucket_sum_chunk(chunk);
     };
-    ByteWriter head;
-    head.u64(view.cull_fingerprint), head.u64(view.stacks.size()), head.u64(view.temporary_blocks);
-    for (std::uint64_t total : view.totals) head.u64(total);
-    put(head.bytes().data(), head.bytes().size());
-    put(view.stacks.data(), view.stacks.size() * 4);
-    const std::array<char, 4> zeros{};
-    put(zeros.data(), view.stacks.size() % 2 * 4);
-    for (const std::vector<std::uint64_t>& column : view.measures) put(column.data(), column.size() * 8);
+    TocEntry entry = begin_section(Section::kBucketSums);
+    Checksum checksum;
+    sums([&](std::span<const BucketSum> chunk) {
+      const std::string_view bytes(reinterpret_cast<const char*>(chunk.data()), chunk.size_bytes());
+      out.write(bytes);
+      checksum.add(bytes.data(), bytes.size());
+      entry.items += chunk.size();
+    });
     entry.checksum = checksum.value();
     entry.bytes = out.size() - entry.offset;
-    entry.items = view.stacks.size();
-    if (entry.bytes != stack_view_bytes(entry.items)) throw Error("internal error: the stack view's columns differ in length");
+    toc.push_back(entry);
+
+    entry = begin_section(Section::kStackView);
+    checksum = Checksum();
+    ViewSectionWriter view(out, checksum);
+    const auto release_sums = [&] { c.builder.release_bucket_state(); };
+    if (make_view) {
+      make_view(tables, sums, release_sums, view);
+    } else {
+      view.write_empty();
+    }
+    release_sums();
+    entry.checksum = checksum.value();
+    entry.bytes = out.size() - entry.offset;
+    entry.items = view.rows();
+    if (!view.complete() || entry.bytes != stack_view_bytes(entry.items)) {
+      throw Error("internal error: the stack view's columns differ in length");
+    }
     toc.push_back(entry);
   }
 

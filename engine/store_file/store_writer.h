@@ -13,7 +13,7 @@
 #include <string>
 
 #include "engine/store/events.h"
-#include "engine/store/stack_view.h"
+#include "engine/store/stack_view_sink.h"
 #include "engine/store/store_columns.h"
 #include "engine/store/trace_tables.h"
 #include "engine/store_file/source_record.h"
@@ -32,9 +32,12 @@ class StoreWriter {
   // Where the reader sends its events.
   EventConsumer& consumer();
 
-  // Makes the stack view from the tables and the bucket sums. The store
-  // layer cannot cull stacks; the query layer can (build_stack_view).
-  using StackViewMaker = std::function<OwnedStackView(const TraceTables&, std::span<const BucketSum>)>;
+  // Makes the stack view from the tables and the bucket sums, calls the
+  // third argument once it has read the sums (their memory is freed), and
+  // hands the view to the sink. The store layer cannot cull stacks; the
+  // query layer can (Aggregator::build_stack_view).
+  using StackViewMaker = std::function<void(const TraceTables&, const BucketSumChunks&, const std::function<void()>&,
+                                            StackViewSink&)>;
 
   // Writes the file with the tables; returns its size. The record's event
   // count, end and peak are filled in from the columns. Without a maker the

@@ -55,6 +55,40 @@ TEST(LiveCheckpoints, AllTogetherListAtMostAnEighthOfTheBlocks) {
   for (const LiveCheckpoint& c : checkpoints) EXPECT_EQ(c.count, 2'000u);
 }
 
+// The blocks alive before event `seq`, from the columns alone: allocated
+// before it, and not freed before it (a sequence number that is no
+// allocation's is the next free's).
+std::vector<std::uint32_t> alive_before(const StoreColumns& c, std::uint64_t seq) {
+  std::vector<bool> alive(c.block_count(), false);
+  std::size_t next_block = 0, next_free = 0;
+  for (std::uint64_t s = 0; s < seq; ++s) {
+    if (next_block < c.alloc_seq.size() && c.alloc_seq[next_block] == s) {
+      alive[next_block++] = true;
+    } else {
+      alive[c.free_order[next_free++] & StoreColumns::kBlockMask] = false;
+    }
+  }
+  std::vector<std::uint32_t> ids;
+  for (std::size_t b = 0; b < alive.size(); ++b) {
+    if (alive[b]) ids.push_back(static_cast<std::uint32_t>(b));
+  }
+  return ids;
+}
+
+TEST(LiveCheckpoints, EachListsExactlyTheBlocksAliveThereAfterThinning) {
+  // Thinned several times (a checkpoint every 500 events, at most 32 kept).
+  TraceStore store;
+  build(store, 60'000, 700, 500);
+  const StoreColumns& c = store.columns();
+  ASSERT_GE(c.checkpoints.size(), 4u);
+  for (const LiveCheckpoint& checkpoint : c.checkpoints) {
+    const std::vector<std::uint32_t> listed(c.checkpoint_ids.begin() + static_cast<std::ptrdiff_t>(checkpoint.first),
+                                            c.checkpoint_ids.begin() +
+                                                static_cast<std::ptrdiff_t>(checkpoint.first + checkpoint.count));
+    EXPECT_EQ(listed, alive_before(c, checkpoint.seq)) << "checkpoint at event " << checkpoint.seq;
+  }
+}
+
 TEST(LiveCheckpoints, AWindowAnswersTheSameFromThem) {
   TraceStore with;
   build(with, 50'000, 3'000, 1'000);
