@@ -48,7 +48,9 @@ std::uint32_t event_code(std::string_view line) {
 // A canonical lowercase hex number (no leading zeros but in "0") of at most
 // `max_digits` digits at `p`, then `stop`; `p` moved past `stop`. False for
 // anything else.
-bool scan_hex(const char*& p, int max_digits, char stop, std::uint64_t& value) {
+// Inlined: its number then stays in a register, not in memory that the
+// caller reads back at once (a raw twin has a hundred million of them).
+[[gnu::always_inline]] inline bool scan_hex(const char*& p, int max_digits, char stop, std::uint64_t& value) {
   const char* q = p;
   std::uint8_t digit = hex_digit(*q);
   if (digit == kNotHexDigit || (digit == 0 && hex_digit(q[1]) != kNotHexDigit)) return false;
@@ -68,27 +70,25 @@ bool scan_hex(const char*& p, int max_digits, char stop, std::uint64_t& value) {
 // anything else, which the twin's walker reads, or rejects, as text.
 std::uint32_t scan_raw_event(const char*& at, const char* end, std::vector<HeaptrackLinePipeline::RawEvent>& events) {
   const char* p = at;
-  HeaptrackLinePipeline::RawEvent event;
-  event.type = p[0];
-  if (event.type == '\n' || p[1] != ' ') return HeaptrackLinePipeline::kTextBit;
+  const char type = p[0];
+  if (type == '\n' || p[1] != ' ') return HeaptrackLinePipeline::kTextBit;
   p += 2;
-  std::uint64_t trace = 0;
-  switch (event.type) {
+  std::uint64_t size = 0, trace = 0, address = 0;
+  switch (type) {
     case '+':
-      if (!scan_hex(p, 16, ' ', event.size) || !scan_hex(p, 8, ' ', trace) || !scan_hex(p, 16, '\n', event.address)) {
+      if (!scan_hex(p, 16, ' ', size) || !scan_hex(p, 8, ' ', trace) || !scan_hex(p, 16, '\n', address)) {
         return HeaptrackLinePipeline::kTextBit;
       }
-      event.trace = static_cast<std::uint32_t>(trace);
       break;
     case '-':
-      if (!scan_hex(p, 16, '\n', event.address)) return HeaptrackLinePipeline::kTextBit;
+      if (!scan_hex(p, 16, '\n', address)) return HeaptrackLinePipeline::kTextBit;
       break;
     case 't': p = find_newline(p, end) + 1; break;
     default: return HeaptrackLinePipeline::kTextBit;
   }
   at = p;
   const auto code = HeaptrackLinePipeline::kRecordBit | static_cast<std::uint32_t>(events.size());
-  events.push_back(event);
+  events.push_back(HeaptrackLinePipeline::RawEvent{size, address, static_cast<std::uint32_t>(trace), type});
   return code;
 }
 
