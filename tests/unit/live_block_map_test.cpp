@@ -70,6 +70,39 @@ TEST(LiveBlockMap, MatchesAMapUnderRandomAllocationsAndFrees) {
   }
 }
 
+// Keys as heaps lay them out, which neighbouring slots (a stretch per KiB of
+// addresses) must keep apart: dense small blocks, page-aligned blocks, and
+// both in one table, with the probe runs they make broken by frees.
+TEST(LiveBlockMap, MatchesAMapOnDenseAndAlignedAddresses) {
+  std::vector<std::uint64_t> keys;
+  for (std::uint64_t i = 0; i < 4000; ++i) keys.push_back(0x5555'0000 + i * 48);             // dense
+  for (std::uint64_t i = 0; i < 4000; ++i) keys.push_back(0x7f00'0000'0010 + i * 4096);      // one offset of many pages
+  for (std::uint64_t i = 0; i < 2000; ++i) keys.push_back(0x7f10'0000'0000 + i * 4096 * 33);  // spread
+  std::mt19937_64 random(7);
+  LiveBlockMap map;
+  std::unordered_map<std::uint64_t, LiveBlock> model;
+  std::uint32_t next_id = 0;
+  for (int step = 0; step < 100'000; ++step) {
+    // Mostly allocating at first, mostly freeing later: the table grows, then empties.
+    const std::uint64_t key = keys[random() % keys.size()];
+    if (random() % 100 < (step < 50'000 ? 70u : 30u)) {
+      auto [slot, added] = map.find_or_add(key);
+      ASSERT_EQ(added, !model.contains(key));
+      *slot = block(next_id);
+      model[key] = block(next_id++);
+    } else {
+      LiveBlock taken;
+      ASSERT_EQ(map.take(key, taken), model.contains(key));
+      if (model.contains(key)) {
+        EXPECT_EQ(taken.id, model.at(key).id);
+        model.erase(key);
+      }
+    }
+    if (step % 10'000 == 0) expect_same(map, model, keys);
+  }
+  expect_same(map, model, keys);
+}
+
 TEST(LiveBlockMap, EmptyMapFindsAndTakesNothing) {
   LiveBlockMap map;
   LiveBlock out;
