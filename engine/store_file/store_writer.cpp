@@ -89,28 +89,50 @@ CheckpointRule checkpoint_rule() {
   return rule;
 }
 
+// One section as it is written: its bytes go to the file, and into its
+// checksum, as they come.
+class SectionWriter {
+ public:
+  SectionWriter(OutputFile& out, TocEntry entry) : out_(out), entry_(entry) {}
+  void put(const void* data, std::size_t n) {
+    out_.write(std::string_view(static_cast<const char*>(data), n));
+    checksum_.add(data, n);
+  }
+  TocEntry finish(std::uint64_t items) {
+    entry_.checksum = checksum_.value();
+    entry_.bytes = out_.size() - entry_.offset;
+    entry_.items = items;
+    return entry_;
+  }
+
+ private:
+  OutputFile& out_;
+  TocEntry entry_;
+  Checksum checksum_;
+};
+
 // Writes the stack view's section as its parts come (stack_view_sink.h):
 // the head, the stacks padded to 8 bytes, then each measure's column.
 class ViewSectionWriter final : public StackViewSink {
  public:
-  ViewSectionWriter(OutputFile& out, Checksum& checksum) : out_(out), checksum_(checksum) {}
+  explicit ViewSectionWriter(SectionWriter& section) : section_(section) {}
 
   void head(const StackViewHead& head) override {
     ByteWriter w;
     w.u64(head.cull_fingerprint), w.u64(head.rows), w.u64(head.temporary_blocks);
     for (std::uint64_t total : head.totals) w.u64(total);
-    put(w.bytes().data(), w.bytes().size());
+    section_.put(w.bytes().data(), w.bytes().size());
     rows_ = head.rows;
   }
   void stacks(std::span<const std::uint32_t> stacks) override {
     expect_rows(stacks.size());
-    put(stacks.data(), stacks.size_bytes());
+    section_.put(stacks.data(), stacks.size_bytes());
     const std::array<char, 4> zeros{};
-    put(zeros.data(), stacks.size() % 2 * 4);
+    section_.put(zeros.data(), stacks.size() % 2 * 4);
   }
   void measure(std::span<const std::uint64_t> column) override {
     expect_rows(column.size());
-    put(column.data(), column.size_bytes());
+    section_.put(column.data(), column.size_bytes());
     ++measures_;
   }
   // A view with no rows, which no query answers from.
@@ -123,16 +145,11 @@ class ViewSectionWriter final : public StackViewSink {
   bool complete() const { return measures_ == kViewMeasures; }
 
  private:
-  void put(const void* data, std::size_t n) {
-    out_.write(std::string_view(static_cast<const char*>(data), n));
-    checksum_.add(data, n);
-  }
   void expect_rows(std::size_t n) const {
     if (n != rows_) throw Error("internal error: the stack view's columns differ in length");
   }
 
-  OutputFile& out_;
-  Checksum& checksum_;
+  SectionWriter& section_;
   std::uint64_t rows_ = 0;
   std::size_t measures_ = 0;
 };
@@ -181,24 +198,17 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
   std::vector<TocEntry> toc;
   out.write_zeros(kHeaderBytes);  // the header comes last
   auto align = [&] { out.write_zeros((kSectionAlignment - out.size() % kSectionAlignment) % kSectionAlignment); };
-  auto begin_section = [&](Section kind) {
+  auto begin_entry = [&](Section kind) {
     maybe_killed_before(section_name(kind));
     align();
     return TocEntry{kind, 0, out.size(), 0, 0};
   };
+  auto begin_section = [&](Section kind) { return SectionWriter(out, begin_entry(kind)); };
   // A section written from pieces, checksummed as one.
   auto put_pieces = [&](Section kind, std::initializer_list<std::string_view> pieces, std::uint64_t items) {
-    TocEntry entry = begin_section(kind);
-    Checksum checksum;
-    entry.bytes = 0;
-    for (std::string_view piece : pieces) {
-      out.write(piece);
-      checksum.add(piece.data(), piece.size());
-      entry.bytes += piece.size();
-    }
-    entry.checksum = checksum.value();
-    entry.items = items;
-    toc.push_back(entry);
+    SectionWriter section = begin_section(kind);
+    for (std::string_view piece : pieces) section.put(piece.data(), piece.size());
+    toc.push_back(section.finish(items));
   };
   auto put_bytes = [&](Section kind, const std::string& bytes, std::uint64_t items) {
     put_pieces(kind, {bytes}, items);
@@ -208,12 +218,10 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
   // stacks and buckets of a large trace, when ingest is near its peak).
   auto put_rows = [&](Section kind, std::size_t rows, const auto& encode_row) {
     constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
-    TocEntry entry = begin_section(kind);
-    Checksum checksum;
+    SectionWriter section = begin_section(kind);
     ByteWriter w;
     const auto flush = [&] {
-      out.write(w.bytes());
-      checksum.add(w.bytes().data(), w.bytes().size());
+      section.put(w.bytes().data(), w.bytes().size());
       w.bytes().clear();
     };
     for (std::size_t i = 0; i < rows; ++i) {
@@ -221,13 +229,11 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
       if (w.bytes().size() >= kFlushBytes) flush();
     }
     flush();
-    entry.checksum = checksum.value();
-    entry.bytes = out.size() - entry.offset;
-    entry.items = rows;
-    toc.push_back(entry);
+    toc.push_back(section.finish(rows));
   };
   auto put_column = [&](Section kind, const auto& column, std::uint64_t item_bytes) {
-    TocEntry entry = begin_section(kind);
+    // Copied from its scratch file, whose checksum was computed as it grew.
+    TocEntry entry = begin_entry(kind);
     out.append_from(column.fd(), column.count() * item_bytes);
     entry.checksum = column.checksum();
     entry.bytes = column.count() * item_bytes;
@@ -283,31 +289,24 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
     const BucketSumChunks sums = [&](const std::function<void(std::span<const BucketSum>)>& chunk) {
       c.builder.each_bucket_sum_chunk(chunk);
     };
-    TocEntry entry = begin_section(Section::kBucketSums);
-    Checksum checksum;
+    SectionWriter sum_section = begin_section(Section::kBucketSums);
+    std::uint64_t sum_count = 0;
     sums([&](std::span<const BucketSum> chunk) {
-      const std::string_view bytes(reinterpret_cast<const char*>(chunk.data()), chunk.size_bytes());
-      out.write(bytes);
-      checksum.add(bytes.data(), bytes.size());
-      entry.items += chunk.size();
+      sum_section.put(chunk.data(), chunk.size_bytes());
+      sum_count += chunk.size();
     });
-    entry.checksum = checksum.value();
-    entry.bytes = out.size() - entry.offset;
-    toc.push_back(entry);
+    toc.push_back(sum_section.finish(sum_count));
 
-    entry = begin_section(Section::kStackView);
-    checksum = Checksum();
-    ViewSectionWriter view(out, checksum);
+    SectionWriter view_section = begin_section(Section::kStackView);
+    ViewSectionWriter view(view_section);
     const auto release_sums = [&] { c.builder.release_bucket_state(); };
     if (make_view) {
       make_view(tables, sums, release_sums, view);
     } else {
       view.write_empty();
     }
-    release_sums();
-    entry.checksum = checksum.value();
-    entry.bytes = out.size() - entry.offset;
-    entry.items = view.rows();
+    release_sums();  // (again, when the maker has: it is idempotent)
+    const TocEntry entry = view_section.finish(view.rows());
     if (!view.complete() || entry.bytes != stack_view_bytes(entry.items)) {
       throw Error("internal error: the stack view's columns differ in length");
     }
