@@ -50,18 +50,6 @@ bool matches_id_or_name(const std::vector<std::string>& wanted, std::uint64_t id
   return false;
 }
 
-// The one level of a group key whose value varies (the impacting level's is
-// always 0), or -1 when there are none or several.
-std::int32_t only_varying_level(const std::vector<GroupBy>& by) {
-  const auto varies = [](GroupBy level) { return level != GroupBy::kImpacting; };
-  if (std::count_if(by.begin(), by.end(), varies) != 1) return -1;
-  return static_cast<std::int32_t>(std::find_if(by.begin(), by.end(), varies) - by.begin());
-}
-
-}  // namespace
-
-namespace {
-
 void append(SuppressionList& into, SuppressionList list) {
   for (SuppressionPattern& p : list.patterns) into.patterns.push_back(std::move(p));
   for (std::string& note : list.notes) into.notes.push_back(std::move(note));
@@ -114,7 +102,7 @@ Aggregator::Aggregator(const TraceTables& tables, Query query, StackFilters filt
       layout_(query_.block_set == BlockSet::kAtPeak ? Layout::kPeak
               : (impacting_mode_ || t2_ != kNeverNs) ? Layout::kFull
                                                       : Layout::kCompact),
-      single_varying_level_(only_varying_level(query_.by)) {
+      keys_(query_.by) {
   validate(query_);
   for (const std::string& note : stack_plan_.filters().suppressions.notes) emit_warning(nullptr, note + "\n");
   for (Impacting t : query_.impacting) impacting_mask_ |= 1u << static_cast<unsigned>(t);
@@ -150,11 +138,6 @@ bool Aggregator::bucket_passes(const Bucket& bucket, StackId full_stack) {
 }
 
 std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
-  const std::size_t width = query_.by.size();
-  if (width == 0) {
-    if (key_count_ == 0) key_count_ = 1;
-    return 0;
-  }
   key_scratch_.clear();
   for (GroupBy level : query_.by) {
     std::uint32_t v = 0;
@@ -173,38 +156,17 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
     }
     key_scratch_.push_back(v);
   }
-  const auto stored_value = [&](std::size_t id, std::size_t level) { return key_values_[id * width + level]; };
-  const auto hash_of_stored = [&](std::uint32_t id) {
-    std::uint64_t h = 0;
-    for (std::size_t level = 0; level < width; ++level) h = FlatIndex::mix(h ^ stored_value(id, level));
-    return h;
-  };
-  std::uint64_t hash = 0;
-  for (std::uint32_t v : key_scratch_) hash = FlatIndex::mix(hash ^ v);
-  const auto add_key = [&] {
-    const auto id = static_cast<std::uint32_t>(key_count_++);
-    for (std::uint32_t v : key_scratch_) key_values_.push_back(v);
-    key_ids_.insert(hash, id, hash_of_stored);
-    return static_cast<std::int32_t>(id);
-  };
-  // One level that varies (the impacting level's value is always 0): a
-  // value not seen before is a new key without a lookup (most buckets of a
-  // --by stack query bring a stack of their own).
-  if (single_varying_level_ >= 0) {
-    const std::uint32_t v = key_scratch_[static_cast<std::size_t>(single_varying_level_)];
-    if (v < kSeenValueLimit && !seen_values_.test(v)) {
-      seen_values_.set(v);
-      return add_key();
+  return keys_.intern(key_scratch_);
+}
+
+void Aggregator::rank_keys() {
+  if (!keys_.rank()) return;
+  with_layout([&]<class S>() {
+    ChunkedVector<S>& all = states<S>();
+    for (std::size_t b = 0; b < all.size(); ++b) {
+      if (all[b].key >= 0) all[b].key = keys_.ranked(all[b].key);
     }
-  }
-  const std::uint32_t found = key_ids_.find(hash, [&](std::uint32_t id) {
-    for (std::size_t level = 0; level < width; ++level) {
-      if (stored_value(id, level) != key_scratch_[level]) return false;
-    }
-    return true;
   });
-  if (found != FlatIndex::kAbsent) return static_cast<std::int32_t>(found);
-  return add_key();
 }
 
 template <class S>
@@ -618,7 +580,7 @@ void Aggregator::roll_up(Result& r) {
   const ChunkedVector<S>& all = states<S>();
   const std::size_t per_key = impacting_level_ ? 4 : 1;
   const bool keyed = !query_.totals_only && !query_.by.empty();
-  const std::size_t row_count = keyed ? key_count_ * per_key : 0;
+  const std::size_t row_count = keyed ? keys_.count() * per_key : 0;
   const Measure sort = query_.sort;
 
   // The rows with blocks, numbered densely: a row's number is how many rows
@@ -671,7 +633,7 @@ void Aggregator::roll_up(Result& r) {
     const std::size_t row = rows[dense_row];
     const std::size_t key = row / per_key;
     for (std::size_t level = 0; level < width; ++level) {
-      values[level] = query_.by[level] == GroupBy::kImpacting ? row % per_key : key_values_[key * width + level];
+      values[level] = query_.by[level] == GroupBy::kImpacting ? row % per_key : keys_.value(key, level);
     }
   };
   // The measures of the rows shown: a second pass over the buckets.
@@ -681,7 +643,7 @@ void Aggregator::roll_up(Result& r) {
     std::vector<std::uint32_t> shown_index(rows.size(), kNotShown);
     // A bit per key with a row shown: the other buckets are passed over
     // without reading their size.
-    std::vector<std::uint64_t> key_shown((key_count_ + 63) / 64, 0);
+    std::vector<std::uint64_t> key_shown((keys_.count() + 63) / 64, 0);
     for (std::size_t i = 0; i < shown_rows.size(); ++i) {
       shown_index[shown_rows[i]] = static_cast<std::uint32_t>(i);
       const std::size_t key = rows[shown_rows[i]] / per_key;
@@ -767,8 +729,12 @@ void Aggregator::show_rows(Result& r, std::span<const std::uint64_t> sort_values
     const std::uint64_t va = sort_values[order[a]], vb = sort_values[order[b]];
     if (va != vb) return va > vb;
     if (key_order.less(values_of(a), values_of(b))) return true;
-    // Keys that render alike (rare): by row, so the order is deterministic.
-    return !key_order.less(values_of(b), values_of(a)) && order[a] < order[b];
+    if (key_order.less(values_of(b), values_of(a))) return false;
+    // Keys that render alike (rare): by their ids, which do not depend on how
+    // rows were numbered (a store's stack view and a one-shot query agree).
+    const auto ids_a = values_of(a), ids_b = values_of(b);
+    return std::lexicographical_compare(ids_a.begin(), ids_a.end(), ids_b.begin(), ids_b.end()) ||
+           (std::equal(ids_a.begin(), ids_a.end(), ids_b.begin(), ids_b.end()) && order[a] < order[b]);
   };
   std::partial_sort(positions.begin(), positions.begin() + static_cast<std::ptrdiff_t>(shown), positions.end(), before);
   positions.resize(shown);
@@ -888,8 +854,12 @@ Result Aggregator::result(const SourceInfo& source) {
   r.peak = peak_;
   r.trace_end_ns = end_ns_;
   if (series_bucket_ns_ != 0) r.series = Series{t1_, series_bucket_ns_, series_};
-  if (view_store_ != nullptr) roll_up_from_view(r);
-  else with_layout([&]<class S>() { roll_up<S>(r); });
+  if (view_store_ != nullptr) {
+    roll_up_from_view(r);
+  } else {
+    rank_keys();
+    with_layout([&]<class S>() { roll_up<S>(r); });
+  }
   return r;
 }
 

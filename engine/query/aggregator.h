@@ -16,13 +16,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/query/group_key_table.h"
 #include "engine/query/query.h"
 #include "engine/query/result.h"
 #include "engine/query/stack_plan.h"
 #include "engine/store/chunked_vector.h"
 #include "engine/store/events.h"
-#include "engine/store/flat_index.h"
-#include "engine/store/id_bits.h"
 #include "engine/store/source_info.h"
 #include "engine/store/stack_view.h"
 #include "engine/store/stack_view_sink.h"
@@ -152,6 +151,9 @@ class Aggregator final : public EventConsumer {
   template <class S> S& plan_bucket(BucketId bucket);  // plan's first visit to a bucket
   bool bucket_passes(const Bucket& bucket, StackId culled);
   std::int32_t intern_key(const Bucket& bucket, StackId culled);
+  // Numbers the group keys densely (GroupKeyTable::rank), in every state
+  // too; once every bucket is planned, before the keys number rows.
+  void rank_keys();
   template <class S> void block_alloc(const LiveBlock& block);
   template <class S> void block_free(const LiveBlock& block, std::int64_t free_ns, bool temporary);
   // Inlined into the event loops (the per-event path).
@@ -224,20 +226,10 @@ class Aggregator final : public EventConsumer {
   ChunkedVector<CompactState> compact_states_;
   ChunkedVector<FullState> full_states_;
   ChunkedVector<PeakState> peak_states_;
-  // Partial group keys: one value per level (the impacting level's is 0; every
-  // level's value fits 32 bits), key after key, and their index.
-  ChunkedVector<std::uint32_t> key_values_;
+  // Partial group keys (one value per level; the impacting level's is 0):
+  // numbered densely by rank_keys(), before the roll-up.
+  GroupKeyTable keys_;
   std::vector<std::uint32_t> key_scratch_;
-  std::size_t key_count_ = 0;
-  FlatIndex key_ids_;
-  // The one level that varies, if only one does (-1 otherwise), and the
-  // values of it seen so far, below a limit (a bitmap of 32 MiB at most):
-  // a bucket with a value not seen is a new key without a lookup. (A table
-  // by value instead took 4 bytes for every stack node of a --by stack
-  // query: 28 MB on the walk bench trace.)
-  static constexpr std::uint32_t kSeenValueLimit = 1u << 28;
-  std::int32_t single_varying_level_;
-  IdBits seen_values_;
   std::uint64_t excluded_blocks_ = 0, excluded_bytes_ = 0;
   std::uint64_t temporary_blocks_ = 0;  // among the counted blocks
 

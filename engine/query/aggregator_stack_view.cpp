@@ -42,8 +42,8 @@ void Aggregator::build_stack_view(const TraceTables& tables, const BucketSumChun
   Aggregator aggregator(tables, query);
   const auto not_from_sums = [] { return Error("internal error: the stack view's query is not answered from the bucket sums"); };
   if (!aggregator.of_whole_trace_without_times() || aggregator.layout_ != Layout::kCompact) throw not_from_sums();
-  // Planned and added a chunk at a time: rows are numbered in the order
-  // buckets are planned, as when every bucket is planned before any is added.
+  // Planned and added a chunk at a time; the rows are then numbered by
+  // stack id (GroupKeyTable), whatever order the buckets came in.
   sums([&](std::span<const BucketSum> chunk) {
     if (!aggregator.sums_all_pass(chunk)) throw not_from_sums();
     aggregator.add_sums(chunk);
@@ -53,18 +53,19 @@ void Aggregator::build_stack_view(const TraceTables& tables, const BucketSumChun
   // Every key is a row: each came from a bucket with blocks, and none is
   // filtered out. The totals go in the head, before the columns; then one
   // column at a time is made and handed over.
+  aggregator.rank_keys();
   StackViewHead head;
   head.cull_fingerprint = default_cull_fingerprint();
   head.temporary_blocks = aggregator.temporary_blocks_;
-  head.rows = aggregator.key_count_;
-  const std::size_t rows = aggregator.key_count_;
+  head.rows = aggregator.keys_.count();
+  const std::size_t rows = aggregator.keys_.count();
   aggregator.each_compact_contribution([&](std::size_t, const Measures& m) {
     for (std::size_t k = 0; k < kViewMeasures; ++k) head.totals[k] += m.value(static_cast<Measure>(k));
   });
   sink.head(head);
   {
     std::vector<std::uint32_t> stacks(rows);
-    for (std::size_t row = 0; row < rows; ++row) stacks[row] = aggregator.key_values_[row];
+    for (std::size_t row = 0; row < rows; ++row) stacks[row] = aggregator.keys_.value(row, 0);
     sink.stacks(stacks);
   }
   std::vector<std::uint64_t> column;

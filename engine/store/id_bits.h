@@ -20,6 +20,8 @@ class IdBits {
     words_[word] |= std::uint64_t{1} << (id % 64);
   }
   std::size_t memory_bytes() const { return words_.capacity() * sizeof(std::uint64_t); }
+  // Bit `id % 64` of word `id / 64` is id's; words past the last set bit may be missing.
+  const std::vector<std::uint64_t>& words() const { return words_; }
 
  private:
   std::vector<std::uint64_t> words_;

@@ -1,0 +1,124 @@
+#include "engine/query/group_key_table.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "engine/error.h"
+
+namespace heapql {
+
+namespace {
+
+// Levels whose values are dense ids into the trace's tables, so that a
+// bit per value stays within the memory of the tables themselves (a thread
+// id, say, is not: it may be any 32-bit number).
+bool values_are_table_ids(GroupBy level) {
+  switch (level) {
+    case GroupBy::kStack:
+    case GroupBy::kFrame:
+    case GroupBy::kImage:
+    case GroupBy::kProcess:
+    case GroupBy::kHeap:
+    case GroupBy::kKind: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+GroupKeyTable::GroupKeyTable(std::span<const GroupBy> levels) : width_(levels.size()) {
+  // The impacting level's value is always 0: one other level makes the key.
+  const auto varies = [](GroupBy level) { return level != GroupBy::kImpacting; };
+  if (std::count_if(levels.begin(), levels.end(), varies) == 1) {
+    const auto level = std::find_if(levels.begin(), levels.end(), varies);
+    if (values_are_table_ids(*level)) by_value_level_ = static_cast<std::int32_t>(level - levels.begin());
+  }
+}
+
+std::int32_t GroupKeyTable::intern(std::span<const std::uint32_t> values) {
+  if (ranked_) throw Error("internal error: a group key interned after the keys were numbered");
+  if (width_ == 0) {
+    count_ = 1;
+    return 0;
+  }
+  if (by_value_level_ >= 0) {
+    bool others_zero = true;
+    for (std::size_t level = 0; level < width_; ++level) {
+      if (level != static_cast<std::size_t>(by_value_level_) && values[level] != 0) others_zero = false;
+    }
+    const std::uint32_t key = values[static_cast<std::size_t>(by_value_level_)] + 1;  // wraps for an invalid id
+    if (others_zero && key < kValueKeyLimit) {
+      if (!value_keys_.test(key)) {
+        value_keys_.set(key);
+        ++value_key_count_;
+      }
+      return static_cast<std::int32_t>(key);
+    }
+  }
+  return intern_by_hash(values);
+}
+
+std::int32_t GroupKeyTable::intern_by_hash(std::span<const std::uint32_t> values) {
+  const auto hash_of = [&](std::span<const std::uint32_t> v) {
+    std::uint64_t h = 0;
+    for (const std::uint32_t x : v) h = FlatIndex::mix(h ^ x);
+    return h;
+  };
+  const std::uint64_t hash = hash_of(values);
+  const std::uint32_t found = interned_ids_.find(hash, [&](std::uint32_t id) {
+    for (std::size_t level = 0; level < width_; ++level) {
+      if (values_[id * width_ + level] != values[level]) return false;
+    }
+    return true;
+  });
+  std::uint32_t id = found;
+  if (found == FlatIndex::kAbsent) {
+    if (interned_count_ >= kMaxInterned) throw Error("more than 2^31 - 2^30 group keys: the query's rows do not fit");
+    id = static_cast<std::uint32_t>(interned_count_++);
+    for (const std::uint32_t v : values) values_.push_back(v);
+    interned_ids_.insert(hash, id, [&](std::uint32_t stored) {
+      std::uint64_t h = 0;
+      for (std::size_t level = 0; level < width_; ++level) h = FlatIndex::mix(h ^ values_[stored * width_ + level]);
+      return h;
+    });
+  }
+  return static_cast<std::int32_t>(by_value_level_ >= 0 ? kValueKeyLimit + id : id);
+}
+
+bool GroupKeyTable::rank() {
+  if (ranked_) return false;
+  ranked_ = true;
+  if (width_ == 0) return false;
+  count_ = value_key_count_ + interned_count_;
+  interned_ids_ = FlatIndex();
+  if (by_value_level_ < 0) return false;
+  // The keys by value, in value order, then the interned ones: their values
+  // key after key, as interned keys already have theirs.
+  ChunkedVector<std::uint32_t> values;
+  const std::vector<std::uint64_t>& words = value_keys_.words();
+  rank_below_.resize(words.size());
+  std::uint32_t below = 0;
+  for (std::size_t word = 0; word < words.size(); ++word) {
+    rank_below_[word] = below;
+    for (std::uint64_t bits = words[word]; bits != 0; bits &= bits - 1) {
+      const auto key = static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+      for (std::size_t level = 0; level < width_; ++level) {
+        values.push_back(level == static_cast<std::size_t>(by_value_level_) ? key - 1 : 0);
+      }
+      ++below;
+    }
+  }
+  for (std::size_t i = 0; i < interned_count_ * width_; ++i) values.push_back(values_[i]);
+  values_ = std::move(values);
+  return true;
+}
+
+std::int32_t GroupKeyTable::ranked(std::int32_t key) const {
+  if (by_value_level_ < 0 || key < 0) return key;
+  const auto k = static_cast<std::uint32_t>(key);
+  if (k >= kValueKeyLimit) return static_cast<std::int32_t>(value_key_count_ + (k - kValueKeyLimit));
+  const std::uint64_t earlier = value_keys_.words()[k / 64] & ((std::uint64_t{1} << (k % 64)) - 1);
+  return static_cast<std::int32_t>(rank_below_[k / 64] + static_cast<std::uint32_t>(std::popcount(earlier)));
+}
+
+}  // namespace heapql
