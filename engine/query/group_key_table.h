@@ -5,11 +5,11 @@
 // tables (`--by stack`, `--by frame`, ..., with or without the impacting
 // level, whose value is always 0). Their key is then the value itself while
 // the trace streams in: no hash index, no lookup, a bit per value to
-// remember which exist. A `--by stack` query of a trace with 1.7 M stacks
-// saved the index's 16 MiB and a tenth of its reading thread's time (docs/
-// architecture.md). Every other key is interned through a hash index. Once
-// every key is known, rank() numbers them densely, by value; until then a
-// key is only good for telling keys apart.
+// remember which exist (on a trace with 1.7 M stacks, a `--by stack` query
+// so saves the index's 16 MiB and a tenth of the parser thread's work).
+// Every other key is interned through a hash index. Once every key is
+// known, rank() numbers them densely, by value; until then a key is only
+// good for telling keys apart.
 #pragma once
 
 #include <cstdint>
