@@ -57,8 +57,8 @@ void Aggregator::build_stack_view(const TraceTables& tables, const BucketSumChun
   StackViewHead head;
   head.cull_fingerprint = default_cull_fingerprint();
   head.temporary_blocks = aggregator.temporary_blocks_;
-  head.rows = aggregator.keys_.count();
   const std::size_t rows = aggregator.keys_.count();
+  head.rows = rows;
   aggregator.each_compact_contribution([&](std::size_t, const Measures& m) {
     for (std::size_t k = 0; k < kViewMeasures; ++k) head.totals[k] += m.value(static_cast<Measure>(k));
   });

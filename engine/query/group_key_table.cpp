@@ -24,6 +24,14 @@ bool values_are_table_ids(GroupBy level) {
   }
 }
 
+// A key's hash from its values, value_at(level) for each level.
+template <class ValueAt>
+std::uint64_t key_hash(std::size_t width, ValueAt&& value_at) {
+  std::uint64_t h = 0;
+  for (std::size_t level = 0; level < width; ++level) h = FlatIndex::mix(h ^ value_at(level));
+  return h;
+}
+
 }  // namespace
 
 GroupKeyTable::GroupKeyTable(std::span<const GroupBy> levels) : width_(levels.size()) {
@@ -59,12 +67,7 @@ std::int32_t GroupKeyTable::intern(std::span<const std::uint32_t> values) {
 }
 
 std::int32_t GroupKeyTable::intern_by_hash(std::span<const std::uint32_t> values) {
-  const auto hash_of = [&](std::span<const std::uint32_t> v) {
-    std::uint64_t h = 0;
-    for (const std::uint32_t x : v) h = FlatIndex::mix(h ^ x);
-    return h;
-  };
-  const std::uint64_t hash = hash_of(values);
+  const std::uint64_t hash = key_hash(width_, [&](std::size_t level) { return values[level]; });
   const std::uint32_t found = interned_ids_.find(hash, [&](std::uint32_t id) {
     for (std::size_t level = 0; level < width_; ++level) {
       if (values_[id * width_ + level] != values[level]) return false;
@@ -77,9 +80,7 @@ std::int32_t GroupKeyTable::intern_by_hash(std::span<const std::uint32_t> values
     id = static_cast<std::uint32_t>(interned_count_++);
     for (const std::uint32_t v : values) values_.push_back(v);
     interned_ids_.insert(hash, id, [&](std::uint32_t stored) {
-      std::uint64_t h = 0;
-      for (std::size_t level = 0; level < width_; ++level) h = FlatIndex::mix(h ^ values_[stored * width_ + level]);
-      return h;
+      return key_hash(width_, [&](std::size_t level) { return values_[stored * width_ + level]; });
     });
   }
   return static_cast<std::int32_t>(by_value_level_ >= 0 ? kValueKeyLimit + id : id);
