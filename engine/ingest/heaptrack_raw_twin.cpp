@@ -4,8 +4,8 @@
 
 namespace heapql::heaptrack {
 
-RawTwin::RawTwin(const std::string& path)
-    : lines_(std::make_unique<HeaptrackLinePipeline>(path, false, HeaptrackLinePipeline::Decode::kRawEvents)) {}
+RawTwin::RawTwin(const std::string& path, bool show_progress)
+    : lines_(std::make_unique<HeaptrackLinePipeline>(path, show_progress, HeaptrackLinePipeline::Decode::kRawEvents)) {}
 
 RawTwin::RawTwin(const std::string& name, std::string_view bytes)
     : lines_(std::make_unique<HeaptrackLinePipeline>(name, bytes, HeaptrackLinePipeline::Decode::kRawEvents)) {}

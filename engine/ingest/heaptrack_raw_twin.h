@@ -24,7 +24,9 @@ namespace heapql::heaptrack {
 class RawTwin {
  public:
   // From the file, or (tests, fuzzing) from its bytes under that name.
-  explicit RawTwin(const std::string& path);
+  // `show_progress`: the twin draws the read's progress bar (it is the larger
+  // file, read in step with the interpreted one, so its bar moves evenly).
+  RawTwin(const std::string& path, bool show_progress);
   RawTwin(const std::string& name, std::string_view bytes);
 
   // The interpreted file's line that wants the twin's next record: where a

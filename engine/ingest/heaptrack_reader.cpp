@@ -24,7 +24,7 @@ class HeaptrackBatchDriver {
                        EventConsumer& consumer, const HeaptrackReadOptions& options)
       : pipeline_(files.interpreted_bytes
                       ? std::make_unique<HeaptrackLinePipeline>(files.interpreted, *files.interpreted_bytes)
-                      : std::make_unique<HeaptrackLinePipeline>(files.interpreted, options.show_progress)),
+                      : std::make_unique<HeaptrackLinePipeline>(files.interpreted, options.show_progress && !files.raw)),
         parser_(files, user_path, compression_name(pipeline_->compression()), tables, consumer, options) {}
 
   SourceInfo run() {

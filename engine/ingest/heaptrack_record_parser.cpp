@@ -32,7 +32,7 @@ RecordParser::RecordParser(const HeaptrackFiles& files, const std::string& user_
     if (files.raw_bytes) {
       raw_.emplace(*files.raw, *files.raw_bytes);
     } else {
-      raw_.emplace(*files.raw);
+      raw_.emplace(*files.raw, options.show_progress);
     }
   }
   info_.path = user_path;
