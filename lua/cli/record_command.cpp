@@ -5,6 +5,7 @@
 // heaptrack_print as usual. Last, it ingests the pair into NAME.zst.hqdb, the
 // store later commands answer from.
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,8 +14,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string_view>
+#include <system_error>
+#include <vector>
 
 #include "engine/error.h"
+#include "engine/ingest/progress_bar.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
 
@@ -59,57 +63,103 @@ class HeaptrackChatter {
   int advice_lines_left_ = 0;
 };
 
-void write_all(int fd, std::string_view text) {
+// False when the reader went away (or another error).
+bool write_all(int fd, std::string_view text) {
   while (!text.empty()) {
     const ssize_t w = ::write(fd, text.data(), text.size());
-    if (w <= 0) return;
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
     text.remove_prefix(static_cast<std::size_t>(w));
   }
+  return true;
 }
 
-// Runs argv, waits; returns the exit status (128+signal when killed), -1 when
-// it could not start. With `filter`, the program's stdout passes through it
-// line by line.
-int run_program(const std::vector<std::string>& argv, HeaptrackChatter* filter = nullptr) {
+// Starts argv with `in` as its stdin (-1: this process's) and `out` as its
+// stdout (-1: this process's); -1 when it could not start.
+pid_t start_program(const std::vector<std::string>& argv, int in, int out, std::initializer_list<int> close_in_child) {
   std::vector<char*> raw;
   for (const std::string& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
   raw.push_back(nullptr);
-  int out[2] = {-1, -1};
-  if (filter != nullptr && ::pipe(out) != 0) return -1;
   const pid_t pid = fork();
-  if (pid < 0) return -1;
   if (pid == 0) {
-    if (filter != nullptr) {
-      ::dup2(out[1], STDOUT_FILENO);
-      ::close(out[0]);
-      ::close(out[1]);
-    }
+    if (in >= 0) ::dup2(in, STDIN_FILENO);
+    if (out >= 0) ::dup2(out, STDOUT_FILENO);
+    for (int fd : close_in_child) ::close(fd);
     execvp(raw[0], raw.data());
     _exit(127);
   }
-  if (filter != nullptr) {
-    ::close(out[1]);
-    std::string pending;
-    char chunk[4096];
-    for (;;) {
-      const ssize_t got = ::read(out[0], chunk, sizeof chunk);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) break;
-      pending.append(chunk, static_cast<std::size_t>(got));
-      std::size_t start = 0;
-      for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
-        const std::string_view line(pending.data() + start, nl - start);
-        if (!filter->drop(line)) write_all(STDOUT_FILENO, std::string_view(pending.data() + start, nl - start + 1));
-      }
-      pending.erase(0, start);
-    }
-    if (!pending.empty() && !filter->drop(pending)) write_all(STDOUT_FILENO, pending);
-    ::close(out[0]);
-  }
+  return pid;
+}
+
+// The exit status of a started program (128+signal when killed), -1 when
+// it could not start.
+int wait_program(pid_t pid) {
   int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return -1;
+  if (pid < 0 || waitpid(pid, &status, 0) < 0) return -1;
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WEXITSTATUS(status);
+}
+
+// Runs argv, waits; returns its exit status. With `filter`, the program's
+// stdout passes through it line by line.
+int run_program(const std::vector<std::string>& argv, HeaptrackChatter* filter = nullptr) {
+  if (filter == nullptr) return wait_program(start_program(argv, -1, -1, {}));
+  int out[2] = {-1, -1};
+  if (::pipe(out) != 0) return -1;
+  const pid_t pid = start_program(argv, -1, out[1], {out[0], out[1]});
+  ::close(out[1]);
+  std::string pending;
+  char chunk[4096];
+  for (;;) {
+    const ssize_t got = ::read(out[0], chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    pending.append(chunk, static_cast<std::size_t>(got));
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+      const std::string_view line(pending.data() + start, nl - start);
+      if (!filter->drop(line)) write_all(STDOUT_FILENO, std::string_view(pending.data() + start, nl - start + 1));
+    }
+    pending.erase(0, start);
+  }
+  if (!pending.empty() && !filter->drop(pending)) write_all(STDOUT_FILENO, pending);
+  ::close(out[0]);
+  return wait_program(pid);
+}
+
+// Runs argv with the file `input` fed to its stdin, drawing a progress bar of
+// the bytes fed: heaptrack_interpret takes about a second a million
+// allocations and says nothing while it works. Returns its exit status.
+int run_program_fed(const std::vector<std::string>& argv, const std::string& input) {
+  std::FILE* file = std::fopen(input.c_str(), "rbe");
+  if (file == nullptr) return -1;
+  int in[2] = {-1, -1};
+  if (::pipe(in) != 0) {
+    std::fclose(file);
+    return -1;
+  }
+  const pid_t pid = start_program(argv, in[0], -1, {in[0], in[1]});
+  ::close(in[0]);
+  // A program that stops reading must fail this write, not kill heapql.
+  struct sigaction ignore {}, previous {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &previous);
+  std::error_code size_error;
+  const std::uint64_t total = fs::file_size(input, size_error);
+  {
+    ProgressBar progress(input, size_error ? 0 : total, true);
+    std::vector<char> chunk(1 << 20);
+    std::uint64_t fed = 0;
+    for (std::size_t got; pid > 0 && (got = std::fread(chunk.data(), 1, chunk.size(), file)) > 0;) {
+      if (!write_all(in[1], std::string_view(chunk.data(), got))) break;
+      fed += got;
+      progress.update(fed);
+    }
+  }
+  ::close(in[1]);
+  ::sigaction(SIGPIPE, &previous, nullptr);
+  std::fclose(file);
+  return wait_program(pid);
 }
 
 std::string find_interpreter() {
@@ -170,10 +220,16 @@ int run_record(Arguments& args) {
   if (status != 0) fmt::print(stderr, "heapql record: note: the program exited with status {}\n", status);
 
   const std::string interpreted = name + suffix;
-  const std::string pipeline = fmt::format("set -o pipefail; {} < {} | {} | {} > {}", uncompressor, shell_quote(raw),
+  const std::string pipeline = fmt::format("set -o pipefail; {} | {} | {} > {}", uncompressor,
                                            shell_quote(interpreter), compressor, shell_quote(interpreted));
-  if (run_program({"bash", "-c", pipeline}) != 0) {
-    fmt::print(stderr, "heapql record: heaptrack_interpret failed on {}\n", raw);
+  fmt::print(stderr, "heapql record: symbolizing {}\n", raw);
+  if (const int interpreted_status = run_program_fed({"bash", "-c", pipeline}, raw); interpreted_status != 0) {
+    // What it wrote is cut short: heapql would read it with a warning, and
+    // heaptrack_print not at all. The raw recording stays, to interpret again.
+    std::error_code ignored;
+    fs::remove(interpreted, ignored);
+    fmt::print(stderr, "heapql record: heaptrack_interpret failed on {} (exit status {}); the raw recording stays\n",
+               raw, interpreted_status);
     return kExitRecordFailed;
   }
   fmt::print(stderr, "heapql record: wrote {} (symbols) and {} (block addresses)\n", interpreted, raw);

@@ -274,6 +274,24 @@ std::string record_example(const TempDir& dir) {
   return name + ".zst";
 }
 
+// heaptrack_interpret failing (here a stand-in that reads nothing, so the
+// raw stream fed to it meets a closed pipe): exit 4, the reason, the raw
+// recording kept and no half-written interpreted file or store left.
+TEST(RealProgram, RecordSaysWhenSymbolizingFails) {
+  SKIP_WITHOUT_HEAPTRACK();
+  TempDir dir;
+  const std::string name = dir.file("mta");
+  const CommandResult r = run_command("HEAPQL_HEAPTRACK_INTERPRET=false " + shell_quote(heapql_binary()) + " record -o " +
+                                      shell_quote(name) + " -- " + shell_quote(example_binary()));
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("heapql record: heaptrack_interpret failed on " + name + ".raw.zst (exit status 1)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(std::filesystem::exists(name + ".raw.zst"));
+  EXPECT_FALSE(std::filesystem::exists(name + ".zst"));
+  EXPECT_FALSE(std::filesystem::exists(name + ".zst.hqdb"));
+}
+
 TEST(RealProgram, ExampleRecordedByHeapqlMatchesHeaptrackPrint) {
   SKIP_WITHOUT_HEAPTRACK();
   TempDir dir;
