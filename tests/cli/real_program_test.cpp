@@ -274,9 +274,9 @@ std::string record_example(const TempDir& dir) {
   return name + ".zst";
 }
 
-// heaptrack_interpret failing (here a stand-in that reads nothing, so the
-// raw stream fed to it meets a closed pipe): exit 4, the reason, the raw
-// recording kept and no half-written interpreted file or store left.
+// heaptrack_interpret failing (here `false`, which reads nothing and exits
+// 1): exit 4, the reason with its status, the raw recording kept and no
+// half-written interpreted file or store left.
 TEST(RealProgram, RecordSaysWhenSymbolizingFails) {
   SKIP_WITHOUT_HEAPTRACK();
   TempDir dir;
