@@ -275,4 +275,8 @@ std::string format_duration(std::int64_t ns) {
 
 std::string format_hex_address(std::uint64_t address) { return fmt::format("{:#x}", address); }
 
+std::string format_count(std::uint64_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
 }  // namespace heapql

@@ -78,4 +78,8 @@ std::string format_duration(std::int64_t ns);
 // render addresses (semantics.md §1).
 std::string format_hex_address(std::uint64_t address);
 
+// A count and its noun, singular for exactly one: `1 block`, `0 blocks`,
+// `2 processes`.
+std::string format_count(std::uint64_t n, std::string_view one, std::string_view many);
+
 }  // namespace heapql

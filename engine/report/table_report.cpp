@@ -160,10 +160,10 @@ std::string result_table(const Result& r, const SourceInfo& source, const Displa
   out += no_derived;
   out += " [total]\n";
   if (r.excluded_blocks > 0) {
-    out += fmt::format("\nfilters removed {} blocks ({}) allocated in the window\n", r.excluded_blocks,
+    out += fmt::format("\nfilters removed {} ({}) allocated in the window\n", format_count(r.excluded_blocks, "block", "blocks"),
                        format_bytes_human(r.excluded_bytes));
   }
-  out += fmt::format("peak     {} in {} blocks at {}\n", format_bytes_human(r.peak.bytes), r.peak.blocks,
+  out += fmt::format("peak     {} in {} at {}\n", format_bytes_human(r.peak.bytes), format_count(r.peak.blocks, "block", "blocks"),
                      format_duration(r.peak.time_ns));
   return out;
 }
@@ -181,7 +181,8 @@ std::string store_file_table(const StoreFileInfo& f, std::uint64_t blocks) {
   out += fmt::format("  read with                {}\n", f.reading);
   std::uint64_t block_bytes = 0;
   for (const StoreSectionInfo& section : f.sections) {
-    out += fmt::format("  {:<24} {:>12} bytes  {:>12} items\n", section.name, section.bytes, section.items);
+    out += fmt::format("  {:<24} {:>12} bytes  {:>12} {}\n", section.name, section.bytes, section.items,
+                       section.items == 1 ? "item" : "items");
     if (section.name == "block buckets" || section.name == "block allocation times" || section.name == "frees") {
       block_bytes += section.bytes;
     }
@@ -218,16 +219,23 @@ std::string summary_table(const TraceSummary& s) {
   out += fmt::format("allocations        {} ({} allocated)\n", s.blocks, format_bytes_human(s.total_allocated_bytes));
   out += fmt::format("frees              {}\n", s.frees);
   out += fmt::format("temporary          {}\n", s.temporary);
-  out += fmt::format("leaked             {} in {} blocks\n", format_bytes_human(s.leaked_bytes), s.leaked_blocks);
-  out += fmt::format("peak               {} in {} blocks at {}\n", format_bytes_human(s.peak.bytes), s.peak.blocks,
+  out += fmt::format("leaked             {} in {}\n", format_bytes_human(s.leaked_bytes),
+                     format_count(s.leaked_blocks, "block", "blocks"));
+  out += fmt::format("peak               {} in {} at {}\n", format_bytes_human(s.peak.bytes),
+                     format_count(s.peak.blocks, "block", "blocks"),
                      format_duration(s.peak.time_ns));
   if (src.peak_rss_bytes) out += fmt::format("peak RSS           {}\n", format_bytes_human(src.peak_rss_bytes));
-  out += fmt::format("unique             {} stacks, {} frames, {} modules, {} processes with blocks, {} heaps\n", s.unique_stacks,
-                     s.unique_frames, s.unique_modules, s.processes, s.heaps);
+  out += fmt::format("unique             {}, {}, {}, {} with blocks, {}\n",
+                     format_count(s.unique_stacks, "stack", "stacks"), format_count(s.unique_frames, "frame", "frames"),
+                     format_count(s.unique_modules, "module", "modules"),
+                     format_count(s.processes, "process", "processes"), format_count(s.heaps, "heap", "heaps"));
   const Anomalies& a = src.anomalies;
-  out += fmt::format("anomalies          {} double frees, {} unmatched frees, {} allocations over a live block, {} "
-                     "decreasing timestamps, {} skipped records\n",
-                     a.double_frees, a.unmatched_frees, a.alloc_over_live, a.decreasing_timestamps, a.skipped_records);
+  out += fmt::format("anomalies          {}, {}, {} over a live block, {}, {}\n",
+                     format_count(a.double_frees, "double free", "double frees"),
+                     format_count(a.unmatched_frees, "unmatched free", "unmatched frees"),
+                     format_count(a.alloc_over_live, "allocation", "allocations"),
+                     format_count(a.decreasing_timestamps, "decreasing timestamp", "decreasing timestamps"),
+                     format_count(a.skipped_records, "skipped record", "skipped records"));
   out += fmt::format("capabilities       block identity {}, realloc {}, threads {}, time resolution {}\n",
                      block_identity_name(src.block_identity), src.realloc_marked ? "marked" : "not marked",
                      src.threads ? "recorded" : "not recorded", format_duration(src.time_resolution_ns));

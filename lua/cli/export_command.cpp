@@ -10,6 +10,7 @@
 #include "engine/export/jsonl_sink.h"
 #include "engine/export/sqlite_sink.h"
 #include "engine/ingest/open_trace.h"
+#include "engine/units.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
 #include "lua/cli/query_options.h"
@@ -57,7 +58,8 @@ int run_export(Arguments& args) {
     sink = std::make_unique<JsonlSink>(out);
   }
   export_tables(*store, *sink);
-  fmt::print(stderr, "heapql: exported {} blocks of {} to {} ({})\n", store->block_count(), path, out, to);
+  fmt::print(stderr, "heapql: exported {} of {} to {} ({})\n", format_count(store->block_count(), "block", "blocks"), path,
+             out, to);
   return kExitOk;
 }
 

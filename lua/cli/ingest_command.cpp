@@ -13,8 +13,8 @@
 namespace heapql::cli {
 
 void print_ingested(const IngestResult& r, const std::string& trace_path) {
-  fmt::print(stderr, "heapql: wrote {} ({}: {} blocks, {} frees, {:.2f} bytes a block) from {}\n", r.store_path,
-             format_bytes_human(r.file_bytes), r.blocks, r.frees,
+  fmt::print(stderr, "heapql: wrote {} ({}: {}, {}, {:.2f} bytes a block) from {}\n", r.store_path,
+             format_bytes_human(r.file_bytes), format_count(r.blocks, "block", "blocks"), format_count(r.frees, "free", "frees"),
              r.blocks ? double(r.column_bytes) / double(r.blocks) : 0.0, trace_path);
 }
 

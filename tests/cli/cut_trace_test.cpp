@@ -149,7 +149,7 @@ TEST(BadInputAnomalies, DoubleFreesAreCountedApartFromUnknownAddresses) {
              "5,free,p,,,0x10,,,\n");  // allocated again in between: a normal free
   const CommandResult text = heapql_on("info", csv);
   EXPECT_EQ(text.exit_code, 0) << text.err;
-  expect_contains(text.out, "anomalies          1 double frees, 1 unmatched frees, 0 allocations over a live block");
+  expect_contains(text.out, "anomalies          1 double free, 1 unmatched free, 0 allocations over a live block");
   const CommandResult json = heapql_on("info", csv, "--format json");
   expect_contains(json.out, "\"anomalies\":{\"double_frees\":1,\"unmatched_frees\":1,\"alloc_over_live\":0");
 }
