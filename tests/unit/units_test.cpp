@@ -270,5 +270,12 @@ TEST(FormatHexAddress, LowercaseWithoutLeadingZeros) {
   EXPECT_EQ(format_hex_address(std::numeric_limits<std::uint64_t>::max()), "0xffffffffffffffff");
 }
 
+TEST(FormatCount, SingularForExactlyOne) {
+  EXPECT_EQ(format_count(0, "block", "blocks"), "0 blocks");
+  EXPECT_EQ(format_count(1, "block", "blocks"), "1 block");
+  EXPECT_EQ(format_count(2, "process", "processes"), "2 processes");
+  EXPECT_EQ(format_count(11, "heap", "heaps"), "11 heaps");
+}
+
 }  // namespace
 }  // namespace heapql
