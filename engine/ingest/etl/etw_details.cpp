@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "engine/units.h"
+
 namespace heapql {
 
 namespace {
@@ -93,26 +95,34 @@ SourceDetails etw_details(const EtwInfo& e) {
   details.json.emplace_back("heaps", std::move(heaps));
 
   auto& table = details.table;
-  table.emplace_back("etl", fmt::format("{} buffers ({} compressed), {}-byte pointers, clock type {} at {} Hz, "
-                                        "{} processors, Windows {}",
-                                        e.buffers, e.compressed_buffers, e.pointer_size, e.clock_type, e.perf_freq,
-                                        e.processors, e.os_version));
+  table.emplace_back("etl", fmt::format("{} ({} compressed), {}-byte pointers, clock type {} at {} Hz, "
+                                        "{}, Windows {}",
+                                        format_count(e.buffers, "buffer", "buffers"), e.compressed_buffers,
+                                        e.pointer_size, e.clock_type, e.perf_freq,
+                                        format_count(e.processors, "processor", "processors"), e.os_version));
   if (e.logfile_headers > 1) table.emplace_back("sessions", fmt::format("{} (merged)", e.logfile_headers));
   table.emplace_back("events", counts_text(e.events_by_header_kind));
-  table.emplace_back("heap events", fmt::format("{} heap, {} VirtualAlloc; {} moving reallocs ({} companion events "
-                                                "dropped)",
-                                                e.heap_events, e.virtual_events, e.moving_reallocs,
-                                                e.realloc_companions_dropped));
+  table.emplace_back("heap events", fmt::format("{} heap, {} VirtualAlloc; {} ({} dropped)", e.heap_events,
+                                                e.virtual_events,
+                                                format_count(e.moving_reallocs, "moving realloc", "moving reallocs"),
+                                                format_count(e.realloc_companions_dropped, "companion event",
+                                                             "companion events")));
   table.emplace_back("skipped", counts_text(e.skipped));
-  table.emplace_back("stacks", fmt::format("{} walks and {} key uses ({} of them for other events, {} keys "
-                                           "unresolved); {} blocks with a stack, {} without",
-                                           e.stack_walks, e.stack_key_uses, e.stack_walks_unattached,
-                                           e.stack_keys_unresolved, e.events_with_stack, e.events_without_stack));
+  table.emplace_back("stacks", fmt::format("{} and {} ({} of them for other events, {} unresolved); {} with a "
+                                           "stack, {} without",
+                                           format_count(e.stack_walks, "walk", "walks"),
+                                           format_count(e.stack_key_uses, "key use", "key uses"),
+                                           e.stack_walks_unattached,
+                                           format_count(e.stack_keys_unresolved, "key", "keys"),
+                                           format_count(e.events_with_stack, "block", "blocks"),
+                                           e.events_without_stack));
   if (e.symbols_requested) {
-    table.emplace_back("symbols", fmt::format("{} PDBs loaded, {} missing, {} mismatched, {} unreadable; {} "
-                                              "addresses named, {} left as offsets",
-                                              e.pdbs_loaded, e.pdbs_missing, e.pdbs_mismatched, e.pdbs_unreadable,
-                                              e.frames_symbolized, e.frames_unsymbolized_with_pdb));
+    table.emplace_back("symbols", fmt::format("{} loaded, {} missing, {} mismatched, {} unreadable; {} named, "
+                                              "{} left as offsets",
+                                              format_count(e.pdbs_loaded, "PDB", "PDBs"), e.pdbs_missing,
+                                              e.pdbs_mismatched, e.pdbs_unreadable,
+                                              format_count(e.frames_symbolized, "address", "addresses"),
+                                              e.frames_unsymbolized_with_pdb));
   }
   // A system-wide trace names hundreds of processes: the table shows the first
   // few, `--format json` has them all.
