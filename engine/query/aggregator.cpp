@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <cctype>
 #include <charconv>
 #include <numeric>
@@ -14,6 +13,7 @@
 #include "engine/query/cull_list.h"
 #include "engine/query/group_key.h"
 #include "engine/query/suppressions.h"
+#include "engine/store/dense_rank.h"
 
 namespace heapql {
 
@@ -597,18 +597,10 @@ void Aggregator::roll_up(Result& r) {
       });
     }
   }
-  std::vector<std::uint32_t> rank(present.size());
+  const DenseRank dense(std::move(present));
   std::vector<std::uint32_t> rows;  // the present rows, ascending; index = dense number
-  for (std::size_t word = 0; word < present.size(); ++word) {
-    rank[word] = static_cast<std::uint32_t>(rows.size());
-    for (std::uint64_t bits = present[word]; bits != 0; bits &= bits - 1) {
-      rows.push_back(static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
-    }
-  }
-  const auto dense = [&](std::size_t row) {
-    const std::uint64_t below = present[row / 64] & ((std::uint64_t{1} << (row % 64)) - 1);
-    return rank[row / 64] + static_cast<std::uint32_t>(std::popcount(below));
-  };
+  rows.reserve(dense.count());
+  dense.each([&](std::size_t row) { rows.push_back(static_cast<std::uint32_t>(row)); });
 
   std::vector<std::uint64_t> sort_values(rows.size(), 0);
   for (std::size_t b = 0; b < all.size(); ++b) {

@@ -1,7 +1,6 @@
 #include "engine/query/group_key_table.h"
 
 #include <algorithm>
-#include <bit>
 
 #include "engine/error.h"
 
@@ -56,10 +55,7 @@ std::int32_t GroupKeyTable::intern(std::span<const std::uint32_t> values) {
     }
     const std::uint32_t key = values[static_cast<std::size_t>(by_value_level_)] + 1;  // wraps for an invalid id
     if (others_zero && key < kValueKeyLimit) {
-      if (!value_keys_.test(key)) {
-        value_keys_.set(key);
-        ++value_key_count_;
-      }
+      value_keys_.set(key);
       return static_cast<std::int32_t>(key);
     }
   }
@@ -90,25 +86,22 @@ bool GroupKeyTable::rank() {
   if (ranked_) return false;
   ranked_ = true;
   if (width_ == 0) return false;
-  count_ = value_key_count_ + interned_count_;
   interned_ids_ = FlatIndex();
-  if (by_value_level_ < 0) return false;
+  if (by_value_level_ < 0) {
+    count_ = interned_count_;
+    return false;
+  }
+  value_ranks_ = DenseRank(value_keys_.words());
+  value_keys_ = IdBits();
+  count_ = value_ranks_.count() + interned_count_;
   // The keys by value, in value order, then the interned ones: their values
   // key after key, as interned keys already have theirs.
   ChunkedVector<std::uint32_t> values;
-  const std::vector<std::uint64_t>& words = value_keys_.words();
-  rank_below_.resize(words.size());
-  std::uint32_t below = 0;
-  for (std::size_t word = 0; word < words.size(); ++word) {
-    rank_below_[word] = below;
-    for (std::uint64_t bits = words[word]; bits != 0; bits &= bits - 1) {
-      const auto key = static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
-      for (std::size_t level = 0; level < width_; ++level) {
-        values.push_back(level == static_cast<std::size_t>(by_value_level_) ? key - 1 : 0);
-      }
-      ++below;
+  value_ranks_.each([&](std::size_t key) {
+    for (std::size_t level = 0; level < width_; ++level) {
+      values.push_back(level == static_cast<std::size_t>(by_value_level_) ? static_cast<std::uint32_t>(key - 1) : 0);
     }
-  }
+  });
   for (std::size_t i = 0; i < interned_count_ * width_; ++i) values.push_back(values_[i]);
   values_ = std::move(values);
   return true;
@@ -117,9 +110,8 @@ bool GroupKeyTable::rank() {
 std::int32_t GroupKeyTable::ranked(std::int32_t key) const {
   if (by_value_level_ < 0 || key < 0) return key;
   const auto k = static_cast<std::uint32_t>(key);
-  if (k >= kValueKeyLimit) return static_cast<std::int32_t>(value_key_count_ + (k - kValueKeyLimit));
-  const std::uint64_t earlier = value_keys_.words()[k / 64] & ((std::uint64_t{1} << (k % 64)) - 1);
-  return static_cast<std::int32_t>(rank_below_[k / 64] + static_cast<std::uint32_t>(std::popcount(earlier)));
+  if (k >= kValueKeyLimit) return static_cast<std::int32_t>(value_ranks_.count() + (k - kValueKeyLimit));
+  return static_cast<std::int32_t>(value_ranks_(k));
 }
 
 }  // namespace heapql

@@ -18,6 +18,7 @@
 
 #include "engine/query/query.h"
 #include "engine/store/chunked_vector.h"
+#include "engine/store/dense_rank.h"
 #include "engine/store/flat_index.h"
 #include "engine/store/id_bits.h"
 
@@ -51,12 +52,11 @@ class GroupKeyTable {
 
   std::size_t width_;
   std::int32_t by_value_level_ = -1;  // the level whose values are keys, if any
-  IdBits value_keys_;                 // the keys by value that exist
-  std::size_t value_key_count_ = 0;
+  IdBits value_keys_;                 // the keys by value that exist (until ranked)
+  DenseRank value_ranks_;             // once ranked: their dense numbers
   ChunkedVector<std::uint32_t> values_;  // interned keys' values, key after key (all keys' once ranked)
   std::size_t interned_count_ = 0;
   FlatIndex interned_ids_;
-  std::vector<std::uint32_t> rank_below_;  // once ranked: keys by value in the words of value_keys_ before each
   bool ranked_ = false;
   std::size_t count_ = 0;
 };

@@ -1,0 +1,47 @@
+// Numbers the set bits of a bit set densely, in bit order: the first set bit
+// is 0, the next 1, and so on. For rows or keys of which only some exist, so
+// that arrays hold the existing ones only: a count of the set bits before
+// each word of 64, and a bit count within the word.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+namespace heapql {
+
+class DenseRank {
+ public:
+  DenseRank() = default;
+  // Bit `i % 64` of word `i / 64` is bit i.
+  explicit DenseRank(std::vector<std::uint64_t> words) : words_(std::move(words)), below_(words_.size()) {
+    for (std::size_t word = 0; word < words_.size(); ++word) {
+      below_[word] = static_cast<std::uint32_t>(count_);
+      count_ += static_cast<std::size_t>(std::popcount(words_[word]));
+    }
+  }
+
+  // The dense number of bit i, which is set.
+  std::uint32_t operator()(std::size_t i) const {
+    const std::uint64_t earlier = words_[i / 64] & ((std::uint64_t{1} << (i % 64)) - 1);
+    return below_[i / 64] + static_cast<std::uint32_t>(std::popcount(earlier));
+  }
+  // How many bits are set.
+  std::size_t count() const { return count_; }
+  // f(i) for every set bit i, ascending (in dense order, then).
+  template <class F>
+  void each(F&& f) const {
+    for (std::size_t word = 0; word < words_.size(); ++word) {
+      for (std::uint64_t bits = words_[word]; bits != 0; bits &= bits - 1) {
+        f(word * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+      }
+    }
+  }
+
+ private:
+  std::vector<std::uint64_t> words_;
+  std::vector<std::uint32_t> below_;  // set bits in the words before each
+  std::size_t count_ = 0;
+};
+
+}  // namespace heapql
