@@ -2,8 +2,8 @@
 // ever moved, and growth never holds an old and a new copy at once. For the
 // tables and per-bucket arrays that grow while a trace streams in, where
 // std::vector's doubling made peak memory up to three times the data.
-// Elements are constructed as they are added, so the unused end of the last
-// chunk is never written and costs address space, not resident memory.
+// A chunk is about 256 KiB, its pages faulted in ahead on another thread
+// (chunk_warmer.h), so the unused end of the last chunk costs at most that.
 #pragma once
 
 #include <cstddef>
@@ -12,17 +12,29 @@
 #include <type_traits>
 #include <vector>
 
+#include "engine/store/chunk_warmer.h"
+
 namespace heapql {
 
-// Fuzz builds use 256-element chunks (CMakeLists.txt): their inputs are
-// small, and a 64 Ki-element chunk per table cost most of each run under
-// ASan (mmap, page faults, quarantine); small chunks also cross a chunk
-// boundary far more often, which is worth fuzzing.
-#ifndef HEAPQL_CHUNK_BITS
-#define HEAPQL_CHUNK_BITS 16
+// Chunks of about 256 KiB (at most 64 Ki elements): big enough that a table
+// of millions of entries has few, small enough that the warmer's ready chunk
+// and each table's last one cost little memory. Fuzz builds use 256-element
+// chunks (CMakeLists.txt): their inputs are small, and a 64 Ki-element chunk
+// per table cost most of each run under ASan (mmap, page faults,
+// quarantine); small chunks also cross a chunk boundary far more often,
+// which is worth fuzzing.
+template <class T>
+constexpr std::size_t default_chunk_bits() {
+#ifdef HEAPQL_CHUNK_BITS
+  return HEAPQL_CHUNK_BITS;
+#else
+  std::size_t bits = 8;
+  while (bits < 16 && (std::size_t{2} << bits) * sizeof(T) <= (std::size_t{256} << 10)) ++bits;
+  return bits;
 #endif
+}
 
-template <class T, std::size_t kChunkBits = HEAPQL_CHUNK_BITS>
+template <class T, std::size_t kChunkBits = default_chunk_bits<T>()>
 class ChunkedVector {
   static_assert(std::is_trivially_destructible_v<T>, "elements are never destroyed one by one");
   static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
@@ -49,7 +61,7 @@ class ChunkedVector {
 
   void push_back(const T& value) {
     if ((size_ >> kChunkBits) == chunks_.size()) {
-      chunks_.emplace_back(static_cast<T*>(::operator new(kChunkSize * sizeof(T))));
+      chunks_.emplace_back(static_cast<T*>(take_warm_chunk(kChunkSize * sizeof(T))));
     }
     ::new (static_cast<void*>(&(*this)[size_])) T(value);
     ++size_;
