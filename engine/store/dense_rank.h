@@ -19,10 +19,12 @@ class DenseRank {
       below_[word] = static_cast<std::uint32_t>(count_);
       count_ += static_cast<std::size_t>(std::popcount(words_[word]));
     }
+    identity_ = first_bits_set();
   }
 
   // The dense number of bit i, which is set.
   std::uint32_t operator()(std::size_t i) const {
+    if (identity_) return static_cast<std::uint32_t>(i);
     const std::uint64_t earlier = words_[i / 64] & ((std::uint64_t{1} << (i % 64)) - 1);
     return below_[i / 64] + static_cast<std::uint32_t>(std::popcount(earlier));
   }
@@ -39,9 +41,19 @@ class DenseRank {
   }
 
  private:
+  // Whether the set bits are 0 .. count_ - 1: every row present, say.
+  bool first_bits_set() const {
+    const std::size_t full = count_ / 64;
+    for (std::size_t word = 0; word < full; ++word) {
+      if (words_[word] != ~std::uint64_t{0}) return false;
+    }
+    return count_ % 64 == 0 || words_[full] == (std::uint64_t{1} << (count_ % 64)) - 1;
+  }
+
   std::vector<std::uint64_t> words_;
   std::vector<std::uint32_t> below_;  // set bits in the words before each
   std::size_t count_ = 0;
+  bool identity_ = true;  // the dense number of bit i is i: no counting
 };
 
 }  // namespace heapql

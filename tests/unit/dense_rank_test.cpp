@@ -31,6 +31,26 @@ TEST(DenseRank, NumbersTheSetBitsInOrderAcrossWords) {
   EXPECT_EQ(rank.count(), expected);
 }
 
+// Every bit from 0 on set is numbered by itself, without counting; a set
+// that only nearly is (a gap, or a bit past a gap) is counted.
+TEST(DenseRank, FirstBitsSetAndNearlySo) {
+  const std::uint64_t all = ~std::uint64_t{0};
+  const std::vector<std::vector<std::uint64_t>> cases = {
+      {all, all},       {all, 0x7},      {all, 0x7, 0},   {0x1},         {all, 0xB},
+      {all, 0x7, 0x1},  {all ^ 1, all},  {0x7FFF, 0},     {all, all, 0}, {0, 0x1},
+  };
+  for (const std::vector<std::uint64_t>& words : cases) {
+    const DenseRank rank(words);
+    std::uint32_t expected = 0;
+    for (std::size_t i = 0; i < words.size() * 64; ++i) {
+      if ((words[i / 64] >> (i % 64) & 1) == 0) continue;
+      EXPECT_EQ(rank(i), expected) << "bit " << i << " of words " << words[0] << ", " << words[1];
+      ++expected;
+    }
+    EXPECT_EQ(rank.count(), expected);
+  }
+}
+
 TEST(DenseRank, NoWordsIsNoBits) {
   const DenseRank rank;
   EXPECT_EQ(rank.count(), 0u);
