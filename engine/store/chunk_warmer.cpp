@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <array>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -40,16 +41,17 @@ class ChunkWarmer {
       thread_.request_stop();
       thread_.join();
     }
-    for (Size& size : sizes_) ::operator delete(size.ready);
+    for (Size& size : sizes_) {
+      for (std::size_t i = 0; i < size.ready_count; ++i) ::operator delete(size.ready[i]);
+    }
   }
 
   void* take(std::size_t bytes) {
     std::unique_lock lock(mutex_);
     Size* size = find(bytes);
-    if (size == nullptr) size = &sizes_.emplace_back(Size{bytes, nullptr, false});
-    void* chunk = size->ready;
-    size->ready = nullptr;
-    size->wanted = true;
+    if (size == nullptr) size = &sizes_.emplace_back(Size{bytes, {}});
+    void* chunk = nullptr;
+    if (size->ready_count > 0) chunk = size->ready[--size->ready_count];
     if (!thread_.joinable()) thread_ = std::jthread([this](std::stop_token stop) { warm(stop); });
     lock.unlock();
     wanted_.notify_one();
@@ -57,10 +59,13 @@ class ChunkWarmer {
   }
 
  private:
+  // Several tables' chunks may have one size (256 KiB, most of them): a
+  // few are kept ready.
+  static constexpr std::size_t kReadyPerSize = 3;
   struct Size {
     std::size_t bytes;
-    void* ready;  // a chunk whose pages are in place, or null
-    bool wanted;  // the next chunk of this size is to be made ready
+    std::array<void*, kReadyPerSize> ready{};  // chunks whose pages are in place
+    std::size_t ready_count = 0;
   };
 
   Size* find(std::size_t bytes) {
@@ -72,7 +77,7 @@ class ChunkWarmer {
 
   Size* next_wanted() {
     for (Size& size : sizes_) {
-      if (size.wanted) return &size;
+      if (size.ready_count < kReadyPerSize) return &size;
     }
     return nullptr;
   }
@@ -80,19 +85,14 @@ class ChunkWarmer {
   void warm(std::stop_token stop) {
     std::unique_lock lock(mutex_);
     while (wanted_.wait(lock, stop, [&] { return next_wanted() != nullptr; })) {
-      Size* size = next_wanted();
-      size->wanted = false;
-      const std::size_t bytes = size->bytes;
+      const std::size_t bytes = next_wanted()->bytes;
       lock.unlock();
       void* chunk = ::operator new(bytes, std::nothrow);
-      if (chunk != nullptr) populate(chunk, bytes);
+      if (chunk == nullptr) return;  // no memory to spare: the tables fault their own pages
+      populate(chunk, bytes);
       lock.lock();
-      size = find(bytes);  // sizes_ may have grown meanwhile
-      if (size->ready == nullptr) {
-        size->ready = chunk;
-      } else {
-        ::operator delete(chunk);
-      }
+      Size* size = find(bytes);
+      size->ready[size->ready_count++] = chunk;  // below kReadyPerSize: only this thread adds
     }
   }
 
