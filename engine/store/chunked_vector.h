@@ -17,8 +17,8 @@
 namespace heapql {
 
 // Chunks of about 256 KiB (at most 64 Ki elements): big enough that a table
-// of millions of entries has few, small enough that the warmer's ready chunk
-// and each table's last one cost little memory. Fuzz builds use 256-element
+// of millions of entries has few, small enough that the warmer's ready
+// chunks and each table's last one cost little memory. Fuzz builds use 256-element
 // chunks (CMakeLists.txt): their inputs are small, and a 64 Ki-element chunk
 // per table cost most of each run under ASan (mmap, page faults,
 // quarantine); small chunks also cross a chunk boundary far more often,
