@@ -99,9 +99,10 @@ Aggregator::Aggregator(const TraceTables& tables, Query query, StackFilters filt
                          query_.lifetime_end_ns),
       needs_blocks_(query_.lifetime_min_ns || query_.lifetime_end_ns),
       stack_plan_(tables, std::move(filters)),
-      layout_(query_.block_set == BlockSet::kAtPeak ? Layout::kPeak
-              : (impacting_mode_ || t2_ != kNeverNs) ? Layout::kFull
-                                                      : Layout::kCompact),
+      layout_(query_.block_set == BlockSet::kAtPeak           ? Layout::kPeak
+              : (impacting_mode_ || t2_ != kNeverNs)             ? Layout::kFull
+              : (t1_ <= 0 && !has_block_filters_)                ? Layout::kWholeTrace
+                                                                 : Layout::kOpenWindow),
       keys_(query_.by) {
   validate(query_);
   for (const std::string& note : stack_plan_.filters().suppressions.notes) emit_warning(nullptr, note + "\n");
@@ -369,10 +370,14 @@ HEAPQL_HOT_INLINE void Aggregator::bucket_alloc(BucketId bucket, std::int64_t ns
     return;
   }
   before_live_change(state, ns);
-  if (ns < t1_) {
-    increment(state.live_before);
-  } else if (alloc_in) {
+  if (alloc_in) {
     increment(state.live_inside);
+  } else if (ns < t1_) {
+    if constexpr (S::kBefore) {
+      increment(state.live_before);
+    } else {
+      throw Error("internal error: a block allocated before the whole trace");  // times are never negative
+    }
   } else if constexpr (S::kAfter) {
     increment(state.live_after);
   } else {
@@ -403,7 +408,7 @@ HEAPQL_HOT_INLINE bool Aggregator::bucket_free(BucketId bucket, std::int64_t ns,
     if (state.live_inside > 0) {
       --state.live_inside;
       if constexpr (!S::kPeak) record(state, bucket.index(), true, ns, temporary, std::nullopt, 1);
-    } else {
+    } else if constexpr (S::kBefore) {
       --state.live_before;
       if constexpr (!S::kPeak) record(state, bucket.index(), false, ns, temporary, std::nullopt, 1);
     }
@@ -453,6 +458,21 @@ template <class S>
 HEAPQL_HOT_INLINE void Aggregator::record(S& state, std::size_t bucket, bool alloc_in, std::int64_t free_ns, bool temporary,
                         std::optional<std::int64_t> alloc_ns, std::uint32_t n) {
   const bool freed_in = free_ns < t2_;
+  if constexpr (S::kLiveAreAifo) {
+    // The whole trace with no block filter: a bucket that passes counts its
+    // freed blocks (AIFI) here and its live ones as they stand; one filtered
+    // out counts all its blocks, to report them as excluded.
+    if (state.key == kFilteredOut || freed_in) increment(state.blocks_by_type[0], n);
+    if (temporary && freed_in && state.key >= 0) temporary_blocks_ += n;
+  } else {
+    record_by_type(state, bucket, alloc_in, freed_in, free_ns, temporary, alloc_ns, n);
+  }
+}
+
+template <class S>
+HEAPQL_HOT_INLINE void Aggregator::record_by_type(S& state, std::size_t bucket, bool alloc_in, bool freed_in,
+                                                  std::int64_t free_ns, bool temporary,
+                                                  std::optional<std::int64_t> alloc_ns, std::uint32_t n) {
   Impacting type;
   if (alloc_in) {
     type = freed_in ? Impacting::kAifi : Impacting::kAifo;
@@ -490,7 +510,8 @@ HEAPQL_HOT_INLINE void Aggregator::record(S& state, std::size_t bucket, bool all
 
 template <class S>
 void Aggregator::finish_buckets() {
-  if constexpr (!S::kPeak) {
+  // The whole-trace layout's live blocks are its AIFO blocks as they stand.
+  if constexpr (!S::kPeak && !S::kLiveAreAifo) {
     ChunkedVector<S>& all = states<S>();
     for (std::size_t b = 0; b < all.size(); ++b) {
       S& state = all[b];
@@ -533,6 +554,10 @@ void Aggregator::rows_of(const S& state, Visit&& visit) const {
     for (std::size_t t = 0; t < kTypes; ++t) {
       const std::uint32_t n = state.blocks_by_type[t];
       if (n != 0) visit(first + (impacting_level_ ? t : 0), static_cast<Impacting>(t), std::uint64_t{n});
+    }
+    if constexpr (S::kLiveAreAifo) {
+      constexpr auto aifo = static_cast<std::size_t>(Impacting::kAifo);
+      if (state.live_inside != 0) visit(first + (impacting_level_ ? aifo : 0), Impacting::kAifo, std::uint64_t{state.live_inside});
     }
   }
 }
@@ -608,7 +633,7 @@ void Aggregator::roll_up(Result& r) {
     if (state.key == kUnplanned) continue;
     if (state.key == kFilteredOut) {
       std::uint64_t inside = state.blocks_by_type[0];
-      if constexpr (!S::kPeak) inside += state.blocks_by_type[1];
+      if constexpr (!S::kPeak && !S::kLiveAreAifo) inside += state.blocks_by_type[1];
       r.excluded_blocks += inside;
       r.excluded_bytes += inside * size_of(state, b);
       continue;
@@ -657,9 +682,9 @@ void Aggregator::roll_up(Result& r) {
   show_rows(r, sort_values, key_values_of, measures_of);
 }
 
-void Aggregator::each_compact_contribution(const std::function<void(std::size_t row, const Measures&)>& add) const {
-  for (std::size_t b = 0; b < compact_states_.size(); ++b) {
-    const CompactState& state = compact_states_[b];
+void Aggregator::each_whole_trace_contribution(const std::function<void(std::size_t row, const Measures&)>& add) const {
+  for (std::size_t b = 0; b < whole_trace_states_.size(); ++b) {
+    const WholeTraceState& state = whole_trace_states_[b];
     if (state.key == kFilteredOut) throw Error("internal error: a bucket filtered out of the stack view");
     if (state.key >= 0) contributions(state, b, add);
   }
@@ -827,7 +852,12 @@ void Aggregator::apply_sums(std::span<const BucketSum> sums) {
           excluded_bytes_ += group.blocks * size;
           continue;
         }
-        increment(state.blocks_by_type[static_cast<std::size_t>(group.type)], static_cast<std::uint32_t>(group.blocks));
+        const auto blocks = static_cast<std::uint32_t>(group.blocks);
+        if constexpr (S::kLiveAreAifo) {
+          increment(group.type == Impacting::kAifo ? state.live_inside : state.blocks_by_type[0], blocks);
+        } else {
+          increment(state.blocks_by_type[static_cast<std::size_t>(group.type)], blocks);
+        }
         if (group.temporary) temporary_blocks_ += group.blocks;
       }
     }

@@ -93,24 +93,36 @@ class Aggregator final : public EventConsumer {
   // right one (LIFO: after, inside, before).
   //
   // The layout depends on the query, so that a bucket carries only what the
-  // query needs (hundreds of thousands of buckets): the compact one for a
-  // window with no end, no impacting types and not at the peak (only AIFI and
-  // AIFO blocks, none allocated after the window), the full one for the other
-  // window queries, and the peak one for --at-peak (no per-type counts; the
-  // live count as it was at the latest peak, saved lazily on the bucket's
-  // first change after it).
+  // query needs (millions of buckets, one picked at random by each event, so
+  // the smaller the state the more of them the caches hold): the whole-trace
+  // one for a query of the whole trace with no impacting types, block
+  // filters or peak (every block allocated inside; the live blocks are the
+  // AIFO ones once the trace ends, so they are not counted twice), the
+  // open-window one for a window with no end (only AIFI and AIFO blocks,
+  // none allocated after the window), the full one for the other window
+  // queries, and the peak one for --at-peak (no per-type counts; the live
+  // count as it was at the latest peak, saved lazily on the bucket's first
+  // change after it).
   // A size that does not fit 32 bits is read from the bucket table instead.
   static constexpr std::uint32_t kLargeSize = 0xFFFFFFFFu;
-  struct CompactState {
-    static constexpr bool kAfter = false, kOutside = false, kPeak = false;
+  struct WholeTraceState {
+    static constexpr bool kBefore = false, kAfter = false, kOutside = false, kPeak = false, kLiveAreAifo = true;
     std::int32_t key = kUnplanned;  // partial group key, or kFilteredOut
     std::uint32_t size = 0;         // or kLargeSize
+    std::uint32_t live_inside = 0;  // at the end: the AIFO blocks
+    std::uint32_t blocks_by_type[1] = {0};  // AIFI
+    std::uint32_t live() const { return live_inside; }
+  };
+  struct OpenWindowState {
+    static constexpr bool kBefore = true, kAfter = false, kOutside = false, kPeak = false, kLiveAreAifo = false;
+    std::int32_t key = kUnplanned;
+    std::uint32_t size = 0;
     std::uint32_t live_before = 0, live_inside = 0;
     std::uint32_t blocks_by_type[2] = {0, 0};  // AIFI, AIFO
     std::uint32_t live() const { return live_before + live_inside; }
   };
   struct FullState {
-    static constexpr bool kAfter = true, kOutside = true, kPeak = false;
+    static constexpr bool kBefore = true, kAfter = true, kOutside = true, kPeak = false, kLiveAreAifo = false;
     std::int32_t key = kUnplanned;
     std::uint32_t size = 0;
     std::uint32_t live_before = 0, live_inside = 0, live_after = 0;
@@ -118,7 +130,7 @@ class Aggregator final : public EventConsumer {
     std::uint32_t live() const { return live_before + live_inside + live_after; }
   };
   struct PeakState {
-    static constexpr bool kAfter = true, kOutside = false, kPeak = true;
+    static constexpr bool kBefore = true, kAfter = true, kOutside = false, kPeak = true, kLiveAreAifo = false;
     std::int32_t key = kUnplanned;
     std::uint32_t size = 0;
     std::uint32_t live_before = 0, live_inside = 0, live_after = 0;
@@ -126,12 +138,14 @@ class Aggregator final : public EventConsumer {
     std::uint32_t blocks_by_type[1] = {0};  // filtered out: blocks allocated in the window
     std::uint32_t live() const { return live_before + live_inside + live_after; }
   };
-  static_assert(sizeof(CompactState) == 24 && sizeof(FullState) == 36 && sizeof(PeakState) == 32);
-  enum class Layout : std::uint8_t { kCompact, kFull, kPeak };
+  static_assert(sizeof(WholeTraceState) == 16 && sizeof(OpenWindowState) == 24 && sizeof(FullState) == 36 &&
+                sizeof(PeakState) == 32);
+  enum class Layout : std::uint8_t { kWholeTrace, kOpenWindow, kFull, kPeak };
 
   template <class S>
   ChunkedVector<S>& states() {
-    if constexpr (std::is_same_v<S, CompactState>) return compact_states_;
+    if constexpr (std::is_same_v<S, WholeTraceState>) return whole_trace_states_;
+    else if constexpr (std::is_same_v<S, OpenWindowState>) return open_window_states_;
     else if constexpr (std::is_same_v<S, FullState>) return full_states_;
     else return peak_states_;
   }
@@ -139,7 +153,8 @@ class Aggregator final : public EventConsumer {
   template <class F>
   decltype(auto) with_layout(F&& f) {
     switch (layout_) {
-      case Layout::kCompact: return f.template operator()<CompactState>();
+      case Layout::kWholeTrace: return f.template operator()<WholeTraceState>();
+      case Layout::kOpenWindow: return f.template operator()<OpenWindowState>();
       case Layout::kFull: return f.template operator()<FullState>();
       case Layout::kPeak: break;
     }
@@ -171,6 +186,10 @@ class Aggregator final : public EventConsumer {
   template <class S>
   inline void record(S& state, std::size_t bucket, bool alloc_in, std::int64_t free_ns, bool temporary,
               std::optional<std::int64_t> alloc_ns, std::uint32_t n);
+  // record() for the layouts that count every type apart.
+  template <class S>
+  inline void record_by_type(S& state, std::size_t bucket, bool alloc_in, bool freed_in, std::int64_t free_ns,
+                             bool temporary, std::optional<std::int64_t> alloc_ns, std::uint32_t n);
   template <class S> inline void before_live_change(S& state, std::int64_t now_ns);
   inline void after_live_change(std::uint64_t size, bool up, std::int64_t now_ns);
   template <class S> void finish_buckets();
@@ -197,9 +216,9 @@ class Aggregator final : public EventConsumer {
   bool of_whole_trace_without_times() const;
   // `check_sums` runs before the sums are read, when they will be.
   bool answer_from_sums(const StoreColumns& columns, const std::function<void()>& check_sums = {});
-  // Calls add(row, measures) for each row a bucket adds to (the compact
+  // Calls add(row, measures) for each row a bucket adds to (the whole-trace
   // layout's buckets: the stack view's roll-up).
-  void each_compact_contribution(const std::function<void(std::size_t row, const Measures&)>& add) const;
+  void each_whole_trace_contribution(const std::function<void(std::size_t row, const Measures&)>& add) const;
   // From the store's stack view, when the query is the view's (then result()
   // reads its rows: roll_up_from_view). In aggregator_stack_view.cpp.
   bool answer_from_view(const TraceStore& store);
@@ -223,7 +242,8 @@ class Aggregator final : public EventConsumer {
   StackPlan stack_plan_;
 
   Layout layout_;
-  ChunkedVector<CompactState> compact_states_;
+  ChunkedVector<WholeTraceState> whole_trace_states_;
+  ChunkedVector<OpenWindowState> open_window_states_;
   ChunkedVector<FullState> full_states_;
   ChunkedVector<PeakState> peak_states_;
   // Partial group keys (one value per level; the impacting level's is 0):

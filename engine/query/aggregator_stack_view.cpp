@@ -41,7 +41,7 @@ void Aggregator::build_stack_view(const TraceTables& tables, const BucketSumChun
   query.by = {GroupBy::kStack};
   Aggregator aggregator(tables, query);
   const auto not_from_sums = [] { return Error("internal error: the stack view's query is not answered from the bucket sums"); };
-  if (!aggregator.of_whole_trace_without_times() || aggregator.layout_ != Layout::kCompact) throw not_from_sums();
+  if (!aggregator.of_whole_trace_without_times() || aggregator.layout_ != Layout::kWholeTrace) throw not_from_sums();
   // Planned and added a chunk at a time; the rows are then numbered by
   // stack id (GroupKeyTable), whatever order the buckets came in.
   sums([&](std::span<const BucketSum> chunk) {
@@ -59,7 +59,7 @@ void Aggregator::build_stack_view(const TraceTables& tables, const BucketSumChun
   head.temporary_blocks = aggregator.temporary_blocks_;
   const std::size_t rows = aggregator.keys_.count();
   head.rows = rows;
-  aggregator.each_compact_contribution([&](std::size_t, const Measures& m) {
+  aggregator.each_whole_trace_contribution([&](std::size_t, const Measures& m) {
     for (std::size_t k = 0; k < kViewMeasures; ++k) head.totals[k] += m.value(static_cast<Measure>(k));
   });
   sink.head(head);
@@ -71,7 +71,7 @@ void Aggregator::build_stack_view(const TraceTables& tables, const BucketSumChun
   std::vector<std::uint64_t> column;
   for (std::size_t k = 0; k < kViewMeasures; ++k) {
     column.assign(rows, 0);
-    aggregator.each_compact_contribution([&](std::size_t row, const Measures& m) {
+    aggregator.each_whole_trace_contribution([&](std::size_t row, const Measures& m) {
       column[row] += m.value(static_cast<Measure>(k));
     });
     if (k == static_cast<std::size_t>(Measure::kStc) && std::find(column.begin(), column.end(), 0) != column.end()) {
@@ -89,7 +89,7 @@ bool Aggregator::answer_from_view(const TraceStore& store) {
   const Query& q = query_;
   const bool keyed = !q.totals_only && !q.by.empty();
   if (keyed && (q.by.size() != 1 || q.by[0] != GroupBy::kStack)) return false;
-  if (!of_whole_trace_without_times() || layout_ != Layout::kCompact || has_block_filters_) return false;
+  if (!of_whole_trace_without_times() || layout_ != Layout::kWholeTrace || has_block_filters_) return false;
   if (q.size_min != 0 || q.size_end || !q.kinds.empty() || !q.threads.empty() || !q.processes.empty() ||
       !q.heaps.empty()) {
     return false;
