@@ -98,8 +98,9 @@ class Aggregator final : public EventConsumer {
   // one for a query of the whole trace with no impacting types, block
   // filters or peak (every block allocated inside; the live blocks are the
   // AIFO ones once the trace ends, so they are not counted twice), the
-  // open-window one for a window with no end (only AIFI and AIFO blocks,
-  // none allocated after the window), the full one for the other window
+  // open-window one for a window with no end, or the whole trace with a
+  // block filter (only AIFI and AIFO blocks, none allocated after the
+  // window, each block decided as it ends), the full one for the other window
   // queries, and the peak one for --at-peak (no per-type counts; the live
   // count as it was at the latest peak, saved lazily on the bucket's first
   // change after it).
