@@ -129,10 +129,13 @@ std::vector<std::pair<std::string, Query>> queries() {
   Query by_stack;
   by_stack.by = {GroupBy::kStack, GroupBy::kThread};
   by_stack.default_cull = false;
-  all.emplace_back("by stack, thread (compact layout)", by_stack);
+  all.emplace_back("by stack, thread (whole-trace layout)", by_stack);
   Query temporary = by_stack;
   temporary.temporary_only = true;
-  all.emplace_back("temporary only", temporary);
+  all.emplace_back("temporary only (open-window layout)", temporary);
+  Query open_window = by_stack;
+  open_window.window.begin_ns = 5'000'000;
+  all.emplace_back("a window with no end (open-window layout)", open_window);
   Query window = by_stack;
   window.window.begin_ns = 5'000'000;
   window.window.end_ns = 20'000'000;
