@@ -1,7 +1,6 @@
 #include "engine/store_file/store_reader.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include "engine/store/on_both_cores.h"
 #include "engine/store_file/byte_codec.h"
 #include "engine/store_file/checksum.h"
+#include "engine/store_file/mapped_file.h"
 #include "engine/store_file/source_record.h"
 #include "engine/store_file/store_format.h"
 
@@ -589,14 +589,6 @@ class Opener {
   std::array<Entry, kSectionKinds> entries_{};
 };
 
-struct Mapping {
-  void* address = nullptr;
-  std::size_t length = 0;
-  ~Mapping() {
-    if (address != nullptr) ::munmap(address, length);
-  }
-};
-
 }  // namespace
 
 bool is_store_file(const std::string& path) {
@@ -612,42 +604,13 @@ OpenedStore read_store_bytes(std::shared_ptr<const void> owner, std::string_view
   return Opener(bytes, name).open(std::move(owner));
 }
 
-namespace {
-
-std::shared_ptr<Mapping> map_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(SourceLocation::of_file(path), std::string("cannot open: ") + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw Error(SourceLocation::of_file(path), S_ISDIR(st.st_mode) ? "a directory, not a heapql store"
-                                                                    : "not a regular file, so not a heapql store");
-  }
-  auto mapping = std::make_shared<Mapping>();
-  if (st.st_size > 0) {
-    mapping->length = static_cast<std::size_t>(st.st_size);
-    mapping->address = ::mmap(nullptr, mapping->length, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (mapping->address == MAP_FAILED) {
-      mapping->address = nullptr;
-      ::close(fd);
-      throw Error(SourceLocation::of_file(path), std::string("cannot map: ") + std::strerror(errno));
-    }
-  }
-  ::close(fd);
-  return mapping;
-}
-
-}  // namespace
-
 OpenedStore read_store_file(const std::string& path) {
-  std::shared_ptr<Mapping> mapping = map_file(path);
-  const std::string_view bytes(static_cast<const char*>(mapping->address), mapping->length);
-  return read_store_bytes(std::move(mapping), bytes, path);
+  MappedFile mapped = map_file(path, "a heapql store");
+  return read_store_bytes(std::move(mapped.owner), mapped.bytes, path);
 }
 
 StoreFileInfo peek_store_file(const std::string& path) {
-  std::shared_ptr<Mapping> mapping = map_file(path);
-  return Opener(std::string_view(static_cast<const char*>(mapping->address), mapping->length), path).peek();
+  return Opener(map_file(path, "a heapql store").bytes, path).peek();
 }
 
 }  // namespace heapql::store_file
