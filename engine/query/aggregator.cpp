@@ -308,6 +308,10 @@ bool Aggregator::on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary
   return with_layout([&]<class S>() { return bucket_free<S>(bucket, ns, temporary); });
 }
 
+bool Aggregator::on_bucket_free_allocated_at(BucketId bucket, std::int64_t ns, std::int64_t alloc_ns, bool temporary) {
+  return with_layout([&]<class S>() { return bucket_free_allocated_at<S>(bucket, ns, alloc_ns, temporary); });
+}
+
 std::size_t Aggregator::on_bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc) {
   return with_layout([&]<class S>() { return bucket_run<S>(events, ns, last_alloc); });
 }
@@ -412,6 +416,35 @@ HEAPQL_HOT_INLINE bool Aggregator::bucket_free(BucketId bucket, std::int64_t ns,
       --state.live_before;
       if constexpr (!S::kPeak) record(state, bucket.index(), false, ns, temporary, std::nullopt, 1);
     }
+  }
+  after_live_change(size_of(state, bucket.index()), false, ns);
+  return true;
+}
+
+// bucket_free for a block that is not the bucket's most recent: its own
+// allocation time says which of the bucket's live counts it leaves.
+template <class S>
+bool Aggregator::bucket_free_allocated_at(BucketId bucket, std::int64_t ns, std::int64_t alloc_ns, bool temporary) {
+  S& state = plan<S>(bucket);
+  if (state.live() == 0) return false;
+  if (state.key < 0) {
+    --state.live_inside;
+    return true;
+  }
+  const bool alloc_in = alloc_ns >= t1_ && alloc_ns < t2_;
+  std::uint32_t* live = &state.live_inside;
+  if (alloc_ns < t1_) {
+    if constexpr (!S::kBefore) return false;
+    else live = &state.live_before;
+  } else if (!alloc_in) {
+    if constexpr (!S::kAfter) return false;
+    else live = &state.live_after;
+  }
+  if (*live == 0) return false;
+  before_live_change(state, ns);
+  --*live;
+  if constexpr (!S::kPeak) {
+    if (alloc_ns < t2_) record(state, bucket.index(), alloc_in, ns, temporary, std::nullopt, 1);
   }
   after_live_change(size_of(state, bucket.index()), false, ns);
   return true;

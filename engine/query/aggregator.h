@@ -57,6 +57,8 @@ class Aggregator final : public EventConsumer {
   bool needs_blocks() const override { return needs_blocks_; }
   void on_bucket_alloc(BucketId bucket, std::int64_t ns) override;
   bool on_bucket_free(BucketId bucket, std::int64_t ns, bool temporary) override;
+  bool on_bucket_free_allocated_at(BucketId bucket, std::int64_t ns, std::int64_t alloc_ns, bool temporary) override;
+  bool frees_ignore_allocation_time() const override { return layout_ == Layout::kWholeTrace; }
   std::size_t on_bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc) override;
   // Before T1 events only move live counts and the outstanding level.
   std::int64_t skippable_before_ns() const override { return t1_; }
@@ -175,6 +177,7 @@ class Aggregator final : public EventConsumer {
   // Inlined into the event loops (the per-event path).
   template <class S> [[gnu::always_inline]] inline void bucket_alloc(BucketId bucket, std::int64_t ns);
   template <class S> [[gnu::always_inline]] inline bool bucket_free(BucketId bucket, std::int64_t ns, bool temporary);
+  template <class S> bool bucket_free_allocated_at(BucketId bucket, std::int64_t ns, std::int64_t alloc_ns, bool temporary);
   template <class S>
   std::size_t bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc);
   template <class S> void skip_events(const SkippedEvents& skipped);

@@ -1,5 +1,7 @@
 #include "engine/store/block_matcher.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "engine/error.h"
@@ -7,9 +9,20 @@
 namespace heapql {
 
 BlockMatcher::BlockMatcher(BlockIdentity identity, EventConsumer& consumer)
-    : identity_(identity),
+    : BlockMatcher(identity == BlockIdentity::kExact ? FreePairing::kByAddress : FreePairing::kBucketLifo, consumer) {}
+
+BlockMatcher::BlockMatcher(FreePairing pairing, EventConsumer& consumer)
+    : identity_(pairing == FreePairing::kBucketLifo ? BlockIdentity::kBucketLifo : BlockIdentity::kExact),
+      pairing_(pairing),
       consumer_(consumer),
-      counting_(identity == BlockIdentity::kBucketLifo && !consumer.needs_blocks()) {}
+      counting_(pairing != FreePairing::kByAddress && !consumer.needs_blocks()) {
+  if (pairing == FreePairing::kBucketLifoWithExceptions) lists_.track_out_of_order_ends();
+}
+
+void BlockMatcher::report_out_of_order_ends(OutOfOrderEnds& ends) {
+  out_of_order_ends_ = &ends;
+  order_.track_out_of_order_ends();
+}
 
 LiveBlock BlockMatcher::start_block(BucketId bucket, std::uint32_t thread) {
   if (next_block_ == BlockId::kInvalidValue) throw Error("trace has more than 2^32-1 blocks");
@@ -30,28 +43,70 @@ void BlockMatcher::end_block(const LiveBlock& block, std::uint32_t thread) {
 }
 
 void BlockMatcher::alloc_block(BucketId bucket, std::uint64_t address_key, std::uint32_t thread) {
-  if (identity_ == BlockIdentity::kBucketLifo) {
-    if (bucket_top_.size() <= bucket.index()) bucket_top_.resize(std::max<std::size_t>(bucket.index() + 1, bucket_top_.size() * 2), kNone);
-    std::uint32_t slot = free_slot_;
-    if (slot == kNone) {
-      if (pool_.size() >= kNone) throw Error("more than 2^32-1 blocks alive at once");
-      slot = static_cast<std::uint32_t>(pool_.size());
-      pool_.emplace_back();
-    } else {
-      free_slot_ = pool_[slot].next;
-    }
-    std::uint32_t& top = bucket_top_[bucket.index()];
-    pool_[slot] = PooledBlock{start_block(bucket, thread), top};
-    top = slot;
+  if (pairing_ != FreePairing::kByAddress) {
+    const LiveBlock block = start_block(bucket, thread);
+    lists_.push(bucket, block);
     return;
   }
   auto [slot, added] = live_by_address_.find_or_add(address_key);
   if (!added) {
     // The earlier block's free was lost: it ends here (semantics.md §1).
     ++anomalies_.alloc_over_live;
+    note_end(*slot, false, thread);
     end_block(*slot, thread);
   }
   *slot = start_block(bucket, thread);
+  if (out_of_order_ends_ != nullptr) order_.push(bucket, BlockOnly{slot->id});
+}
+
+void BlockMatcher::note_end(const LiveBlock& block, bool is_free, std::uint32_t thread) {
+  if (out_of_order_ends_ == nullptr) return;
+  // An end by allocation is no free of the interpreted file: it is always
+  // told, whichever block of its bucket it is.
+  const BlockOnly* top = order_.top(block.bucket);
+  if (top != nullptr && top->id == block.id) {
+    order_.pop(block.bucket);
+    if (is_free) return;
+  } else {
+    order_.end_out_of_order(block.id, block.bucket, [](const BlockOnly&) {});
+  }
+  out_of_order_ends_->on_out_of_order_end(block, next_seq_, now_ns_, is_free, last_seq_[thread] == block.alloc_seq);
+}
+
+bool BlockMatcher::end_out_of_order(const LiveBlock& block, bool temporary, std::uint32_t thread) {
+  if (counting_) {
+    if (!consumer_.on_bucket_free_allocated_at(block.bucket, now_ns_, block.alloc_ns, temporary)) return false;
+    last_alloc_bucket_[thread] = kNoAllocation;
+    ++next_seq_;
+    --live_count_;
+    return true;
+  }
+  if (block.id.value >= next_block_ || block.alloc_seq >= next_seq_ || block.alloc_ns > now_ns_ ||
+      !lists_.alive_block(block.id)) {
+    return false;
+  }
+  claims_balance_ += claim_hash(block);
+  ++claims_open_;
+  lists_.end_out_of_order(block.id, block.bucket, [&](const LiveBlock& ended) { check_claimed(ended); });
+  end_block(block, thread);
+  return true;
+}
+
+std::uint64_t BlockMatcher::claim_hash(const LiveBlock& block) {
+  // splitmix64 of the fields, so that no two plausible blocks cancel out.
+  auto mix = [](std::uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+  };
+  return mix(mix(mix(std::uint64_t{block.id.value} << 32 | block.bucket.value) ^ block.alloc_seq) ^
+             static_cast<std::uint64_t>(block.alloc_ns));
+}
+
+void BlockMatcher::check_claimed(const LiveBlock& block) {
+  claims_balance_ -= claim_hash(block);
+  --claims_open_;
 }
 
 bool BlockMatcher::free_address(std::uint64_t address_key, std::uint32_t thread) {
@@ -66,6 +121,7 @@ bool BlockMatcher::free_address(std::uint64_t address_key, std::uint32_t thread)
 
 void BlockMatcher::end_taken(std::uint64_t address_key, const LiveBlock& block, std::uint32_t thread) {
   freed_addresses_.insert(address_key);
+  note_end(block, true, thread);
   end_block(block, thread);
 }
 
@@ -78,13 +134,10 @@ void BlockMatcher::count_unmatched_free(std::uint64_t address_key) {
 }
 
 bool BlockMatcher::free_bucket_block(BucketId bucket, std::uint32_t thread) {
-  if (bucket.index() >= bucket_top_.size() || bucket_top_[bucket.index()] == kNone) return false;
-  std::uint32_t& top = bucket_top_[bucket.index()];
-  const std::uint32_t slot = top;
-  const LiveBlock block = pool_[slot].block;
-  top = pool_[slot].next;
-  pool_[slot].next = free_slot_;
-  free_slot_ = slot;
+  const LiveBlock* top = lists_.top(bucket, [&](const LiveBlock& ended) { check_claimed(ended); });
+  if (top == nullptr) return false;
+  const LiveBlock block = *top;
+  lists_.pop(bucket);
   end_block(block, thread);
   return true;
 }
@@ -100,9 +153,16 @@ void BlockMatcher::finish() {
   }
   std::vector<LiveBlock> alive;
   alive.reserve(live_count_);
-  live_by_address_.for_each([&](const LiveBlock& block) { alive.push_back(block); });
-  for (std::uint32_t top : bucket_top_) {
-    for (std::uint32_t slot = top; slot != kNone; slot = pool_[slot].next) alive.push_back(pool_[slot].block);
+  if (pairing_ == FreePairing::kByAddress) {
+    live_by_address_.for_each([&](const LiveBlock& block) { alive.push_back(block); });
+  } else {
+    lists_.for_each([&](const LiveBlock& block) { alive.push_back(block); },
+                    [&](const LiveBlock& ended) { check_claimed(ended); });
+    if (claims_open_ != 0 || claims_balance_ != 0) {
+      throw Error(SourceLocation::of_file(exceptions_file_),
+                  "disagrees with the trace: a block it ends out of order is not alive in that bucket, or not "
+                  "allocated as it says");
+    }
   }
   std::sort(alive.begin(), alive.end(), [](const LiveBlock& a, const LiveBlock& b) { return a.id < b.id; });
   for (const LiveBlock& block : alive) consumer_.on_still_alive(block);

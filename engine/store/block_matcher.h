@@ -7,16 +7,37 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/ids.h"
 #include "engine/store/address_set.h"
+#include "engine/store/bucket_lifo_lists.h"
 #include "engine/store/events.h"
 #include "engine/store/live_block_map.h"
 
 namespace heapql {
 
 enum class BlockIdentity { kExact, kBucketLifo };
+
+// How a free finds its block: by address (exact); by bucket LIFO, the most
+// recent live block of the free's bucket; or by bucket LIFO except where a
+// block-identity file says a block ends out of that order (exact as well:
+// the file was written from an exact reading, docs/heaptrack.md).
+enum class FreePairing { kByAddress, kBucketLifo, kBucketLifoWithExceptions };
+
+// Told, during an exact reading by address, of every block freed while it
+// is not the most recent live block of its bucket, and of every block ended
+// by an allocation over its address (semantics.md §1; `is_free` false): what
+// a block-identity file keeps. `seq` is the end's own event number.
+class OutOfOrderEnds {
+ public:
+  virtual ~OutOfOrderEnds() = default;
+  // `temporary`: the thread's previous event allocated the block (only an
+  // end by allocation can be, a free out of order never is).
+  virtual void on_out_of_order_end(const LiveBlock& block, std::uint64_t seq, std::int64_t ns, bool is_free,
+                                   bool temporary) = 0;
+};
 
 // One value per thread. Threads are few and one dominates, so a flat list
 // with the first entry checked first beats a map.
@@ -44,8 +65,25 @@ class PerThread {
 class BlockMatcher {
  public:
   BlockMatcher(BlockIdentity identity, EventConsumer& consumer);
+  BlockMatcher(FreePairing pairing, EventConsumer& consumer);
 
   BlockIdentity identity() const { return identity_; }
+  FreePairing pairing() const { return pairing_; }
+
+  // kByAddress: tells `ends` of the blocks that end out of their bucket's
+  // LIFO order (before the first event).
+  void report_out_of_order_ends(OutOfOrderEnds& ends);
+  // kBucketLifoWithExceptions: ends `block` (its id, bucket and allocation
+  // as the identity file says) out of its bucket's order, as the event
+  // numbered event_count(). False when that cannot be: no such block is
+  // alive (counting: none allocated at that time is alive in its bucket).
+  // Whether the file told each block's allocation truly is checked as the
+  // block leaves its bucket's list (blocks kept; an Error naming
+  // `exceptions_file` otherwise).
+  // `temporary` as OutOfOrderEnds was told (counting needs it; blocks kept
+  // tell it themselves).
+  bool end_out_of_order(const LiveBlock& block, bool temporary, std::uint32_t thread = 0);
+  void set_exceptions_file(std::string name) { exceptions_file_ = std::move(name); }
 
   // The time of the events that follow, in ns since the trace start.
   void set_time(std::int64_t ns) { now_ns_ = ns; }
@@ -82,6 +120,9 @@ class BlockMatcher {
   // bucket << 1, | 1 for a free). Returns how many were applied; the event
   // after them is a free whose bucket had no live block.
   bool counting() const { return counting_; }
+  // Counting: the bucket the thread's latest event allocated in, or
+  // EventConsumer::kNoAllocation when that event was no allocation.
+  std::uint32_t last_alloc_bucket(std::uint32_t thread = 0) { return last_alloc_bucket_[thread]; }
   std::size_t bucket_run(std::span<const std::uint32_t> events, std::uint32_t thread = 0) {
     const std::size_t applied = consumer_.on_bucket_run(events, now_ns_, last_alloc_bucket_[thread]);
     std::uint64_t frees = 0;
@@ -109,6 +150,12 @@ class BlockMatcher {
 
   void alloc_block(BucketId bucket, std::uint64_t address_key, std::uint32_t thread);
   bool free_bucket_block(BucketId bucket, std::uint32_t thread);
+  // kByAddress, reporting out-of-order ends: `block` is about to end.
+  void note_end(const LiveBlock& block, bool is_free, std::uint32_t thread);
+  // A block that ended out of order leaves its bucket's list: it must be
+  // the one the identity file claimed (checked at finish()).
+  void check_claimed(const LiveBlock& block);
+  static std::uint64_t claim_hash(const LiveBlock& block);
 
   // The LIFO block of a bucket is its most recent allocation, so its free is
   // "temporary" exactly when the thread's previous event allocated in that
@@ -132,6 +179,7 @@ class BlockMatcher {
   }
 
   BlockIdentity identity_;
+  FreePairing pairing_;
   EventConsumer& consumer_;
   bool counting_;
   // Counting (the consumer keeps the live counts): per thread, the bucket of
@@ -147,16 +195,19 @@ class BlockMatcher {
   // second free of it is told apart (semantics.md §1).
   LiveBlockMap live_by_address_;
   AddressSet freed_addresses_;
-  // Bucket-LIFO: live blocks in one pooled array, each bucket's a linked list
-  // from its most recent block; freed slots are reused.
-  struct PooledBlock {
-    LiveBlock block;
-    std::uint32_t next;  // next older live block of the bucket, or kNone
-  };
-  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
-  std::vector<PooledBlock> pool_;
-  std::uint32_t free_slot_ = kNone;       // chained through PooledBlock::next
-  std::vector<std::uint32_t> bucket_top_;  // per bucket: its most recent live block's slot
+  // Bucket-LIFO pairing, or a reading by address that reports
+  // out-of-order ends: each bucket's live blocks, most recent first.
+  BucketLifoLists<LiveBlock> lists_;
+  // Reporting out-of-order ends: the same order, of ids alone.
+  BucketLifoLists<BlockOnly> order_;
+  OutOfOrderEnds* out_of_order_ends_ = nullptr;
+  // With exceptions, blocks kept: the blocks that ended out of order as the
+  // identity file told them, against the same blocks as they leave their
+  // buckets' lists: a sum of each one's hash, added for a claim and taken
+  // for the block itself, which is 0 at the end when every claim held.
+  std::uint64_t claims_balance_ = 0;
+  std::uint64_t claims_open_ = 0;
+  std::string exceptions_file_;
   // seq of the latest event per thread, to decide "temporary"; threads are
   // few, so a flat list beats a map.
   PerThread<std::uint64_t> last_seq_{~std::uint64_t{0}};

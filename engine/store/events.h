@@ -60,6 +60,19 @@ class EventConsumer {
   virtual bool needs_blocks() const { return true; }
   virtual void on_bucket_alloc(BucketId /*bucket*/, std::int64_t /*ns*/) {}
   virtual bool on_bucket_free(BucketId /*bucket*/, std::int64_t /*ns*/, bool /*temporary*/) { return false; }
+  // The end of a block that may not be its bucket's most recent one, told
+  // by its allocation time (exact identity told as bucket LIFO plus
+  // exceptions): false when the bucket has no live block allocated then.
+  virtual bool on_bucket_free_allocated_at(BucketId /*bucket*/, std::int64_t /*ns*/, std::int64_t /*alloc_ns*/,
+                                           bool /*temporary*/) {
+    return false;
+  }
+
+  // Whether this consumer's bucket counts never look at a freed block's
+  // allocation time (every block counts alike, as in a whole-trace query):
+  // a free out of its bucket's LIFO order then differs only in not being
+  // temporary.
+  virtual bool frees_ignore_allocation_time() const { return false; }
 
   // Bucket events of one thread that share a timestamp, in order: each word
   // is a bucket id << 1, | 1 for a free. A free is temporary when the

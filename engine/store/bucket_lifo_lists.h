@@ -1,0 +1,158 @@
+// Each bucket's live blocks, most recent first: one pooled array, each
+// bucket's blocks a linked list from its most recent one, freed slots
+// reused. A block may also end out of its bucket's order (exact identity
+// told as bucket LIFO plus exceptions, docs/heaptrack.md): it is marked
+// ended by its id and dropped when it reaches its bucket's top.
+// `Entry` is what is kept of a block: a LiveBlock, or (where only the order
+// matters) its id alone; it has an `id` member.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "engine/error.h"
+#include "engine/store/events.h"
+
+namespace heapql {
+
+struct BlockOnly {
+  BlockId id;
+};
+
+template <class Entry>
+class BucketLifoLists {
+ public:
+  void push(BucketId bucket, const Entry& block) {
+    const std::size_t b = bucket.index();
+    if (top_.size() <= b) {
+      top_.resize(std::max<std::size_t>(b + 1, top_.size() * 2), kNone);
+      if (track_ended_) counts_.resize(top_.size());
+    }
+    std::uint32_t slot = free_slot_;
+    if (slot == kNone) {
+      if (pool_.size() >= kNone) throw Error("more than 2^32-1 blocks alive at once");
+      slot = static_cast<std::uint32_t>(pool_.size());
+      pool_.emplace_back();
+    } else {
+      free_slot_ = pool_[slot].next;
+    }
+    pool_[slot] = Pooled{block, top_[b]};
+    top_[b] = slot;
+    if (track_ended_) {
+      set_alive(block.id, true);
+      ++counts_[b].live;
+    }
+  }
+
+  // The bucket's most recent block still alive, or nullptr. Blocks that
+  // ended out of order are dropped on the way, each handed to `dropped`.
+  template <class Dropped>
+  const Entry* top(BucketId bucket, Dropped&& dropped) {
+    if (bucket.index() >= top_.size()) return nullptr;
+    std::uint32_t& top = top_[bucket.index()];
+    while (top != kNone && track_ended_ && !alive(pool_[top].block.id)) {
+      dropped(pool_[top].block);
+      --counts_[bucket.index()].ended;
+      release(top);
+    }
+    return top == kNone ? nullptr : &pool_[top].block;
+  }
+  const Entry* top(BucketId bucket) {
+    return top(bucket, [](const Entry&) {});
+  }
+
+  // Removes the block top() returned.
+  void pop(BucketId bucket) {
+    std::uint32_t& top = top_[bucket.index()];
+    if (track_ended_) {
+      set_alive(pool_[top].block.id, false);
+      --counts_[bucket.index()].live;
+    }
+    release(top);
+  }
+
+  // Out-of-order ends: only once track_out_of_order_ends() was called, before
+  // the first push. `id` must be alive (alive_block says); `bucket` is the
+  // list it is in. A bucket whose list holds more ended blocks than live
+  // ones is compacted (its ended ones handed to `dropped`), so that the
+  // lists stay within twice the live blocks even when a long-lived block
+  // sits on top of many that end out of order.
+  void track_out_of_order_ends() {
+    track_ended_ = true;
+    counts_.resize(top_.size());
+  }
+  bool alive_block(BlockId id) const { return track_ended_ && id.value / 64 < alive_.size() && alive(id); }
+  template <class Dropped>
+  void end_out_of_order(BlockId id, BucketId bucket, Dropped&& dropped) {
+    set_alive(id, false);
+    if (bucket.index() >= counts_.size()) return;  // not in any list: for_each's caller finds it missing
+    Counts& c = counts_[bucket.index()];
+    --c.live;
+    if (++c.ended > c.live + kCompactSlack) compact(bucket, dropped);
+  }
+
+  // Every block still alive, in no order; the ones that ended out of order
+  // go to `dropped` instead.
+  template <class Alive, class Dropped>
+  void for_each(Alive&& alive_block_fn, Dropped&& dropped) const {
+    for (std::uint32_t top : top_) {
+      for (std::uint32_t slot = top; slot != kNone; slot = pool_[slot].next) {
+        const Entry& block = pool_[slot].block;
+        if (!track_ended_ || alive(block.id)) {
+          alive_block_fn(block);
+        } else {
+          dropped(block);
+        }
+      }
+    }
+  }
+
+ private:
+  struct Pooled {
+    Entry block;
+    std::uint32_t next;  // next older block of the bucket, or kNone
+  };
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+
+  static constexpr std::uint32_t kCompactSlack = 8;
+
+  template <class Dropped>
+  void compact(BucketId bucket, Dropped& dropped) {
+    for (std::uint32_t* link = &top_[bucket.index()]; *link != kNone;) {
+      if (alive(pool_[*link].block.id)) {
+        link = &pool_[*link].next;
+      } else {
+        dropped(pool_[*link].block);
+        release(*link);
+      }
+    }
+    counts_[bucket.index()].ended = 0;
+  }
+
+  void release(std::uint32_t& top) {
+    const std::uint32_t slot = top;
+    top = pool_[slot].next;
+    pool_[slot].next = free_slot_;
+    free_slot_ = slot;
+  }
+  bool alive(BlockId id) const { return (alive_[id.value / 64] >> (id.value % 64)) & 1; }
+  void set_alive(BlockId id, bool on) {
+    const std::size_t word = id.value / 64;
+    if (word >= alive_.size()) alive_.resize(std::max<std::size_t>(word + 1, alive_.size() * 2), 0);
+    const std::uint64_t bit = std::uint64_t{1} << (id.value % 64);
+    alive_[word] = on ? alive_[word] | bit : alive_[word] & ~bit;
+  }
+
+  std::vector<Pooled> pool_;
+  std::uint32_t free_slot_ = kNone;  // chained through Pooled::next
+  std::vector<std::uint32_t> top_;   // per bucket: its most recent block's slot
+  bool track_ended_ = false;
+  std::vector<std::uint64_t> alive_;  // a bit per block id, with out-of-order ends tracked
+  struct Counts {
+    std::uint32_t live = 0, ended = 0;  // of the bucket's list
+  };
+  std::vector<Counts> counts_;  // per bucket, with out-of-order ends tracked
+};
+
+}  // namespace heapql
