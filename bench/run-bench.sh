@@ -171,10 +171,19 @@ if [[ $with_raw -eq 1 ]]; then
   # The store `heapql record` wrote beside it answers "its store" below; a
   # recording kept from an older heapql may hold a store this one refuses
   # (another format version): write it again, as a user would.
-  if ! "$heapql" info "$raw_trace.hqdb" >/dev/null 2>&1; then
-    echo "writing the recording's store again with this heapql: heapql ingest $raw_trace"
+  # Its block-identity file too (NAME.zst.hqid), which `heapql record`
+  # writes and an older heapql did not.
+  if ! "$heapql" info "$raw_trace.hqdb" >/dev/null 2>&1 || [[ ! -s "$raw_trace.hqid" ]]; then
+    echo "writing the recording's store and block-identity file with this heapql: heapql ingest $raw_trace"
+    rm -f "$raw_trace.hqid"
     "$heapql" ingest "$raw_trace" --no-progress 2>/dev/null || die "heapql ingest $raw_trace failed"
   fi
+  # The same two files, linked into a folder of their own without the
+  # block-identity file: the recording read with its raw twin alone.
+  twin_only="$workdir/twin-only"
+  mkdir -p "$twin_only"
+  ln -f "$raw_trace" "$workdir/$raw_name.raw.zst" "$twin_only/"
+  rm -f "$twin_only/$raw_name.zst.hqid" "$twin_only/$raw_name.zst.hqdb"
 fi
 
 # ---------------------------------------------------------------- facts
@@ -228,11 +237,16 @@ add "heapql query STORE --window $window --impacting AIFO,AOFI --by impacting,st
 add "the $(echo "$recipes" | wc -l) shipped recipes on STORE, in a row" \
   "for r in $(echo $recipes); do $(q "$heapql") run \$r $(q "$store") >/dev/null; done"
 if [[ -n "$raw_trace" ]]; then
-  # Read with its raw twin; then as a user meets it after `heapql record`,
-  # from the store the recording wrote; then that store written again.
+  # Read with its block-identity file; then as a user meets it after
+  # `heapql record`, from the store the recording wrote; then that store
+  # written again; then both read with the raw twin alone (the ingest
+  # writes the block-identity file there, removed after it).
+  twin_copy="$twin_only/$raw_name.zst"
   add "heapql query RAWFILE --by stack --top 10 --no-store" "$(q "$heapql" query "$raw_trace" --by stack --top 10 --no-store --no-progress) >/dev/null"
   add "heapql query RAWFILE --by stack --top 10 (its store)" "$(q "$heapql" query "$raw_trace" --by stack --top 10 --no-progress) >/dev/null"
   add "heapql ingest RAWFILE -o RAWSTORE"         "$(q "$heapql" ingest "$raw_trace" -o "$workdir/$name-raw.ingested.hqdb" --no-progress) 2>/dev/null"
+  add "heapql query RAWFILE --no-store, raw twin alone" "$(q "$heapql" query "$twin_copy" --by stack --top 10 --no-store --no-progress) >/dev/null"
+  add "heapql ingest RAWFILE, raw twin alone"  "$(q "$heapql" ingest "$twin_copy" -o "$workdir/$name-raw.twin.hqdb" --no-progress) 2>/dev/null; rm -f $(q "$twin_copy.hqid")"
 fi
 n=${#labels[@]}
 
@@ -356,8 +370,9 @@ printf '  %-56s %8s   %s\n' "wall  shipped recipes on STORE / heaptrack_print" \
   "target <= 1x: $(verdict "$(ratio "${wall_of[recipes_store]}" "${wall_of[hp]}")" "<=" 1)"
 printf '  %-56s %8s\n' "wall  heaptrack_print / heapql ingest" "$(ratio "${wall_of[hp]}" "${wall_of[ingest]}")x"
 if [[ -n "$raw_trace" ]]; then
-  raw_query=9 raw_from_store=10 raw_ingest=11
-  for pair in "raw_query:heapql query RAWFILE --no-store (raw twin)" "raw_ingest:heapql ingest RAWFILE"; do
+  raw_query=9 raw_from_store=10 raw_ingest=11 twin_query=12 twin_ingest=13
+  for pair in "raw_query:heapql query RAWFILE --no-store (identity file)" "raw_ingest:heapql ingest RAWFILE (identity file)" \
+    "twin_query:heapql query RAWFILE --no-store (raw twin alone)" "twin_ingest:heapql ingest RAWFILE (raw twin alone)"; do
     index_name=${pair%%:*}
     i=${!index_name}
     printf '  %-56s %8s   %s\n' "wall  heaptrack_print / ${pair#*:}" "$(ratio "${wall_of[hp]}" "${wall_of[i]}")x" \

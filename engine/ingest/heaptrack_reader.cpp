@@ -7,8 +7,11 @@
 #include <filesystem>
 
 #include "engine/error.h"
+#include "engine/ingest/block_identity_file.h"
 #include "engine/ingest/heaptrack_line_pipeline.h"
 #include "engine/ingest/heaptrack_record_parser.h"
+#include "engine/store_file/source_identity.h"
+#include "engine/warnings.h"
 
 namespace heapql {
 
@@ -53,7 +56,8 @@ class HeaptrackBatchDriver {
         if (!(code & kNotEventBits)) [[likely]] {
           const std::uint32_t index = code >> 1;
           std::uint32_t word = 0;
-          if (runs && parser_.run_word(index, (code & 1) != 0, word)) [[likely]] {
+          if (runs && parser_.run_word(index, (code & 1) != 0, word) &&
+              (!parser_.out_of_order_end_at(run_.size()) || parser_.end_joins_run(word, run_))) [[likely]] {
             if (run_.empty()) run_start = i;
             run_.push_back(word);
             continue;
@@ -146,14 +150,30 @@ HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin) 
   }
   HeaptrackFiles files;
   files.interpreted = path;
-  if (use_raw_twin) {
-    for (std::string_view s : kSuffixes) {
-      const std::string candidate = stem + ".raw" + std::string(s);
-      if (fs::is_regular_file(candidate)) {
-        files.raw = candidate;
-        break;
-      }
+  if (!use_raw_twin) return files;
+  for (std::string_view s : kSuffixes) {
+    const std::string candidate = stem + ".raw" + std::string(s);
+    if (fs::is_regular_file(candidate)) {
+      files.raw = candidate;
+      break;
     }
+  }
+  const std::string identity = heaptrack::block_identity_beside(path);
+  std::error_code ec;
+  if (!fs::exists(identity, ec)) return files;
+  const FileIdentity written_for = heaptrack::peek_block_identity_file(identity);
+  std::string why;
+  if (written_for.path != store_file::identify_file(path).path) {
+    why = fmt::format("it was written for {}", written_for.path);
+  } else if (const std::string change = store_file::identity_mismatch(written_for); !change.empty()) {
+    why = fmt::format("{} has changed since it was written ({})", path, change);
+  }
+  if (why.empty()) {
+    files.raw.reset();
+    files.identity = identity;
+  } else {
+    files.identity_passed_over = fmt::format("{}: not used, {}; {}", identity, why,
+                                             files.raw ? "reading the raw twin" : "blocks are paired bucket-lifo");
   }
   return files;
 }
@@ -161,6 +181,7 @@ HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin) 
 SourceInfo read_heaptrack(const std::string& path, TraceTables& tables, EventConsumer& consumer,
                           const HeaptrackReadOptions& options) {
   const HeaptrackFiles files = find_heaptrack_files(path, options.use_raw_twin);
+  if (!files.identity_passed_over.empty()) emit_warning(options.warnings, files.identity_passed_over + "\n");
   HeaptrackBatchDriver parser(files, path, tables, consumer, options);
   return parser.run();
 }

@@ -24,6 +24,10 @@ struct HeaptrackReadOptions {
   // Look for the raw twin beside the file (NAME.raw.zst / .raw.gz / .raw for
   // NAME.zst / NAME.gz / NAME) and use it when present.
   bool use_raw_twin = true;
+  // A reading with the raw twin also writes the block-identity file beside
+  // the interpreted file (block_identity_file.h), for later exact readings
+  // without the twin (heapql ingest, heapql record).
+  bool write_block_identity = false;
   // Warnings (skipped records) go here; null = stderr.
   std::string* warnings = nullptr;
 };
@@ -38,14 +42,24 @@ struct HeaptrackFiles {
   // opening them; the names above stay the names in messages.
   std::optional<std::string_view> interpreted_bytes;
   std::optional<std::string_view> raw_bytes;
+  // Instead of the raw twin: its block-identity file (NAME.hqid), written
+  // for this very interpreted file. `identity_passed_over`: why one beside
+  // it was not used (a warning), if one was not.
+  std::optional<std::string> identity;
+  std::optional<std::string_view> identity_bytes;
+  std::string identity_passed_over;
 
-  // The files read: the interpreted one, then the raw twin if there is one.
+  // The files read: the interpreted one, then the raw twin or the
+  // block-identity file if there is one.
   std::vector<std::string> paths() const {
     std::vector<std::string> all{interpreted};
     if (raw) all.push_back(*raw);
+    if (identity) all.push_back(*identity);
     return all;
   }
 };
+// With the twin in use, a fresh block-identity file beside the interpreted
+// file is read instead of it; a damaged one is an Error.
 HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin);
 
 // Reads the trace into `tables`, feeding `consumer`; returns what was learned.

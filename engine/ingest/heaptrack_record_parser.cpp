@@ -7,6 +7,7 @@
 
 #include "engine/ingest/heaptrack_fields.h"
 #include "engine/ingest/trace_cut.h"
+#include "engine/store_file/source_identity.h"
 #include "engine/warnings.h"
 
 namespace heapql::heaptrack {
@@ -34,11 +35,25 @@ RecordParser::RecordParser(const HeaptrackFiles& files, const std::string& user_
     } else {
       raw_.emplace(*files.raw, options.show_progress);
     }
+    if (options.write_block_identity && !files.interpreted_bytes) {
+      try {
+        identity_writer_ = std::make_unique<BlockIdentityWriter>(block_identity_beside(files.interpreted),
+                                                                 store_file::identify_file(files.interpreted));
+      } catch (const Error& e) {
+        emit_warning(options.warnings, fmt::format("{}; the trace is read without writing it\n", e.what()));
+      }
+    }
+  } else if (files.identity) {
+    if (files.identity_bytes) {
+      identity_.emplace(*files.identity, *files.identity_bytes);
+    } else {
+      identity_.emplace(*files.identity);
+    }
   }
   info_.path = user_path;
   info_.files = files.paths();
   info_.source = "heaptrack";
-  info_.format = files.raw ? "raw+interpreted" : "interpreted";
+  info_.format = files.raw || files.identity ? "raw+interpreted" : "interpreted";
   info_.time_resolution_ns = kNsPerMs;
   strings_.push_back(StringId());  // index 0: no string
   traces_.push_back(StackId().value);  // index 0: the empty stack
@@ -56,6 +71,13 @@ SourceInfo RecordParser::finish(std::optional<TraceCut> cut) {
   info_.block_identity = matcher_->identity();
   info_.end_ns = matcher_->time();
   info_.anomalies = matcher_->anomalies();
+  if (identity_) {
+    if (next_end_seq_ != kNoEnd && !info_.cut) {
+      identity_disagrees(fmt::format("it ends a block as event {}, after the trace's last event", next_end_seq_));
+    }
+    info_.anomalies.unmatched_frees = identity_->unmatched_frees();
+    info_.anomalies.double_frees = identity_->double_frees();
+  }
   info_.anomalies.decreasing_timestamps = decreasing_timestamps_;
   info_.anomalies.skipped_records = skipped_records_;
   info_.peak_rss_bytes = peak_rss_pages_ * page_size_;
@@ -65,7 +87,42 @@ SourceInfo RecordParser::finish(std::optional<TraceCut> cut) {
   if (info_.cut) report_cut(*info_.cut, info_.end_ns, options_.strict, options_.warnings);
   ensure_process();
   matcher_->finish();
+  if (identity_writer_ && !info_.cut) {
+    identity_writer_->commit(info_.anomalies.unmatched_frees, info_.anomalies.double_frees);
+  }
   return info_;
+}
+
+void RecordParser::read_next_end() {
+  next_end_seq_ = identity_->next(next_end_) ? next_end_.seq : kNoEnd;
+}
+
+void RecordParser::identity_disagrees(const std::string& what) const {
+  throw Error(location(), fmt::format("the block-identity file {} disagrees with this file: {} (delete it to read the "
+                                      "raw twin, or read with --no-raw)",
+                                      identity_->path(), what));
+}
+
+bool RecordParser::take_out_of_order_ends(BucketId bucket, bool is_free) {
+  while (next_end_seq_ == matcher_->event_count()) {
+    const OutOfOrderEndRecord end = next_end_;
+    read_next_end();
+    if (end.id_back >= matcher_->block_count() || end.seq_back >= end.seq ||
+        end.ns_back > matcher_->time() || (!end.is_free && end.bucket >= tables_.bucket_count())) {
+      identity_disagrees(fmt::format("it ends, as event {}, a block the trace has not allocated", end.seq));
+    }
+    if (end.is_free && !is_free) identity_disagrees(fmt::format("it frees a block as event {}, an allocation", end.seq));
+    const LiveBlock block{BlockId(static_cast<std::uint32_t>(matcher_->block_count() - 1 - end.id_back)),
+                          end.is_free ? bucket : BucketId(end.bucket), end.seq - 1 - end.seq_back,
+                          matcher_->time() - end.ns_back};
+    if (!matcher_->end_out_of_order(block, end.temporary)) {
+      identity_disagrees(fmt::format("it ends block {} as event {}, which is not alive then as it says",
+                                     block.id.value, end.seq));
+    }
+    if (end.is_free) return true;
+    ++matcher_->anomalies().alloc_over_live;
+  }
+  return false;
 }
 
 SourceDetails RecordParser::details() const {
@@ -159,8 +216,29 @@ void RecordParser::on_version(Fields& f) {
     format_version_ = version == 0x10200 ? 1 : 0;
   }
   f.expect_end();
-  // Version 0 files carry addresses, and so does a raw twin: exact identity.
-  matcher_.emplace(raw_ || format_version_ == 0 ? BlockIdentity::kExact : BlockIdentity::kBucketLifo, consumer_);
+  // Version 0 files carry addresses, and so does a raw twin: exact identity;
+  // and so is a block-identity file's bucket LIFO with its exceptions.
+  if (identity_ && format_version_ == 0) {
+    f.fail(fmt::format("a format-version-0 file carries its addresses: its block-identity file {} is not for it",
+                       identity_->path()));
+  }
+  matcher_.emplace(raw_ || format_version_ == 0 ? FreePairing::kByAddress
+                   : identity_                  ? FreePairing::kBucketLifoWithExceptions
+                                                : FreePairing::kBucketLifo,
+                   consumer_);
+  if (identity_) {
+    matcher_->set_exceptions_file(identity_->path());
+    // Counting needs no block's own numbers, and the whole trace's counts
+    // not even the allocation times: those columns are never read then.
+    const bool counting = matcher_->counting();
+    ends_join_runs_ = counting && consumer_.frees_ignore_allocation_time();
+    identity_->decode(!ends_join_runs_, !counting);
+    read_next_end();
+  }
+  if (identity_writer_) {
+    matcher_->report_out_of_order_ends(*identity_writer_);
+    identity_writer_->follow(*matcher_);
+  }
 }
 
 void RecordParser::on_command(Fields& f) {
@@ -219,7 +297,15 @@ std::pair<const FrameId*, std::size_t> RecordParser::frames_of(InstructionPointe
     if (ip.module_path != 0) {
       const std::string_view path = tables_.string(strings_[ip.module_path]);
       module = tables_.intern_string(base_name(path));
-      if (const auto base = raw_ ? raw_->module_base(path) : std::nullopt; base && address >= *base) address -= *base;
+      const auto ip_index = static_cast<std::uint32_t>(&ip - ips_.data());
+      if (raw_) {
+        if (const auto base = raw_->module_base(path); base && address >= *base) {
+          address -= *base;
+          if (identity_writer_) identity_writer_->add_module_base(ip_index, *base);
+        }
+      } else if (identity_) {
+        if (const auto base = identity_->module_base(ip_index); base && address >= *base) address -= *base;
+      }
     }
     if (ip.symbol_count == 0) {
       frames_.push_back(tables_.intern_frame(module, StringId(), address));
@@ -324,6 +410,7 @@ void RecordParser::on_alloc(Fields& f) {
   const std::uint32_t index = alloc_info_index(f);
   f.expect_end();
   if (raw_) return alloc_with_twin(index);
+  if (next_end_seq_ == matcher_->event_count()) take_out_of_order_ends(alloc_info_bucket(index), false);
   matcher_->alloc(alloc_info_bucket(index), 0);
 }
 
@@ -352,6 +439,7 @@ void RecordParser::on_free(Fields& f) {
   f.expect_end();
   if (raw_) return free_with_twin(index);
   const BucketId bucket = alloc_info_bucket(index);
+  if (next_end_seq_ == matcher_->event_count() && take_out_of_order_ends(bucket, true)) return;
   if (!matcher_->free_bucket(bucket)) {
     f.fail(fmt::format("frees a block of allocation-info {:x} ({} bytes), which has no live block", index,
                        tables_.bucket(bucket).size));

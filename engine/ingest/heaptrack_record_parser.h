@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/ingest/block_identity_file.h"
 #include "engine/ingest/heaptrack_command_line.h"
 #include "engine/ingest/heaptrack_line_pipeline.h"
 #include "engine/ingest/heaptrack_raw_twin.h"
@@ -48,6 +49,7 @@ class RecordParser {
     if (matcher_ && format_version_ >= 1 && index < alloc_infos_.size() && !command_.open()) {
       if (raw_) return is_free ? free_with_twin(index) : alloc_with_twin(index);
       const BucketId bucket = alloc_info_bucket(index);
+      if (next_end_seq_ == matcher_->event_count() && take_out_of_order_ends(bucket, is_free)) return;
       if (!is_free) return matcher_->alloc(bucket, 0);
       if (matcher_->free_bucket(bucket)) return;
     }
@@ -85,6 +87,26 @@ class RecordParser {
     const std::uint32_t bucket = alloc_infos_[index];
     if (bucket > kMaxRunBucket) return false;
     word = bucket << 1 | (is_free ? 1u : 0u);
+    return true;
+  }
+
+  // Whether the block-identity file ends a block out of order as the event
+  // `pending` events after the matcher's next one (`run` holds them).
+  // Unless the event may join the run anyway (end_joins_run), it must not:
+  // apply_event applies it.
+  bool out_of_order_end_at(std::size_t pending) const {
+    return next_end_seq_ == matcher_->event_count() + pending;
+  }
+  // A free out of order joins a run as a plain free when the consumer's
+  // counts ignore allocation times (the whole trace): it differs from the
+  // bucket's LIFO free only in never being temporary, and a run's free is
+  // not when the event before it allocated in another bucket. Takes the end.
+  bool end_joins_run(std::uint32_t word, const std::vector<std::uint32_t>& run) {
+    if (!ends_join_runs_ || !next_end_.is_free || !(word & 1)) return false;
+    const bool allocated_here_before =
+        run.empty() ? matcher_->last_alloc_bucket() == (word >> 1) : run.back() == (word & ~1u);
+    if (allocated_here_before) return false;
+    read_next_end();
     return true;
   }
 
@@ -157,6 +179,11 @@ class RecordParser {
   void on_free(Fields& f);
   void free_with_twin(std::uint32_t index);
   void on_clock(Fields& f);
+  // The block-identity file's ends due before the event of `bucket` about
+  // to be applied; true when one of them is that event (a free out of order).
+  bool take_out_of_order_ends(BucketId bucket, bool is_free);
+  void read_next_end();
+  [[noreturn]] void identity_disagrees(const std::string& what) const;
   StackId trace_stack(std::uint32_t trace) const { return StackId(traces_[trace]); }
   BucketId alloc_info_bucket(std::uint32_t index) const { return BucketId(alloc_infos_[index]); }
 
@@ -165,6 +192,14 @@ class RecordParser {
   std::string path_;        // the interpreted file
   std::uint64_t line_ = 0;  // the line being handled
   std::optional<RawTwin> raw_;
+  // Exact without the twin: its block-identity file, and its next end.
+  static constexpr std::uint64_t kNoEnd = ~std::uint64_t{0};
+  std::optional<BlockIdentityReader> identity_;
+  OutOfOrderEndRecord next_end_;
+  std::uint64_t next_end_seq_ = kNoEnd;
+  bool ends_join_runs_ = false;  // see end_joins_run
+  // With the twin, when asked: the block-identity file being written.
+  std::unique_ptr<BlockIdentityWriter> identity_writer_;
   EventConsumer& consumer_;
   std::optional<BlockMatcher> matcher_;  // made at the 'v' record, which decides identity
   SourceInfo info_;

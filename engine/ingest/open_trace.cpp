@@ -47,6 +47,7 @@ SourceInfo read_trace(const std::string& path, TraceTables& tables, EventConsume
   heaptrack.use_raw_twin = options.use_raw_twin;
   heaptrack.warnings = options.warnings;
   heaptrack.strict = options.strict;
+  heaptrack.write_block_identity = options.write_block_identity;
   return read_heaptrack(path, tables, consumer, heaptrack);
 }
 

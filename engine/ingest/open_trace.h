@@ -30,6 +30,9 @@ struct OpenOptions {
   // Answer from a fresh store file of the trace where there is one
   // (trace_store_file.h); false (--no-store) reads the trace itself.
   bool use_store = true;
+  // A heaptrack trace read with its raw twin also writes its block-identity
+  // file (heapql ingest, heapql record).
+  bool write_block_identity = false;
 };
 
 TraceFormat detect_trace_format(const std::string& path);

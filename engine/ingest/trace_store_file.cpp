@@ -129,6 +129,7 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
   }
   OpenOptions reading = options;
   reading.use_store = false;
+  reading.write_block_identity = true;
   store_file::SourceRecord record;
   record.files.push_back(store_file::identify_file(trace_path));  // before the read: a change during it shows
   record.info = read_trace(trace_path, tables, writer->consumer(), reading);

@@ -1,0 +1,434 @@
+#include "engine/ingest/block_identity_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include "engine/error.h"
+#include "engine/store_file/byte_codec.h"
+#include "engine/store_file/checksum.h"
+#include "engine/store_file/output_file.h"
+
+namespace heapql::heaptrack {
+
+namespace {
+
+// Header (64 bytes): magic[8], u32 version, u32 zero, u64 file bytes, u64
+// offset of the tail, u64 checksum of every byte after the header, zeros,
+// u64 checksum of the header's first 56 bytes. Then three zstd frames, one
+// per column of the ends (kinds, times, ids), then the tail: the
+// interpreted file's identity, the counts of frees that found no block, the
+// module bases, the ends' count and the three frames' sizes.
+constexpr std::array<char, 8> kMagic = {'H', 'E', 'A', 'P', 'Q', 'L', 'B', 'I'};
+constexpr std::uint32_t kVersion = 1;
+constexpr std::size_t kHeaderBytes = 64;
+constexpr std::size_t kVersionAt = 8, kFileBytesAt = 16, kTailAt = 24, kBodyChecksumAt = 32, kHeaderChecksumAt = 56;
+constexpr std::size_t kMaxVarintBytes = 10;
+constexpr std::size_t kPiece = 256 << 10;
+
+template <class T>
+T load(const char* at) {
+  T v;
+  std::memcpy(&v, at, sizeof(T));
+  return v;
+}
+
+template <class T>
+void put(std::string& bytes, std::size_t at, T v) {
+  std::memcpy(bytes.data() + at, &v, sizeof(T));
+}
+
+void put_varint(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+[[noreturn]] void fail(const std::string& path, std::uint64_t byte, const std::string& what) {
+  SourceLocation where = SourceLocation::of_file(path);
+  where.byte_offset = byte;
+  throw Error(where, what);
+}
+
+std::string system_reason() { return std::strerror(errno); }
+
+}  // namespace
+
+// The file's bytes, read at offsets: pieces of a file (pread), or bytes in memory.
+class BlockIdentityReader::Source {
+ public:
+  Source(const std::string& path, std::string_view bytes) : path_(path), bytes_(bytes), size_(bytes.size()) {}
+  explicit Source(const std::string& path) : path_(path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) fail(path, 0, "cannot open: " + system_reason());
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+      fail(path, 0, S_ISDIR(st.st_mode) ? "a directory, not a block-identity file"
+                                        : "not a regular file, so not a block-identity file");
+    }
+    size_ = static_cast<std::uint64_t>(st.st_size);
+  }
+  ~Source() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  std::uint64_t size() const { return size_; }
+  void read(std::uint64_t at, char* to, std::size_t n) const {
+    if (at > size_ || n > size_ - at) fail(path_, size_, "reads past the file's end");
+    if (fd_ < 0) {
+      std::memcpy(to, bytes_.data() + at, n);
+      return;
+    }
+    while (n > 0) {
+      const ssize_t got = ::pread(fd_, to, n, static_cast<off_t>(at));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) fail(path_, at, got < 0 ? "cannot read: " + system_reason() : "the file shrank while read");
+      to += got, at += static_cast<std::uint64_t>(got), n -= static_cast<std::size_t>(got);
+    }
+  }
+
+ private:
+  std::string path_;
+  std::string_view bytes_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+};
+
+// One column's zstd frame, decompressed a piece at a time, as varints.
+class BlockIdentityReader::Column {
+ public:
+  Column(const Source& source, const std::string& path, std::string_view name, std::uint64_t at, std::uint64_t bytes)
+      : source_(source), path_(path), name_(name), at_(at), end_(at + bytes), context_(ZSTD_createDCtx()) {
+    if (context_ == nullptr) throw std::bad_alloc();
+  }
+  ~Column() { ZSTD_freeDCtx(context_); }
+
+  std::uint64_t varint() {
+    std::uint64_t v = 0;
+    for (std::size_t i = 0;; ++i) {
+      if (out_at_ == out_.size() && !refill()) fail(path_, end_, fmt::format("the {} column ends inside an end", name_));
+      const auto byte = static_cast<std::uint8_t>(out_[out_at_++]);
+      if (i == kMaxVarintBytes - 1 && byte > 1) fail(path_, read_at_, fmt::format("a number of the {} column does not fit 64 bits", name_));
+      v |= std::uint64_t{byte & 0x7Fu} << (7 * i);
+      if (!(byte & 0x80)) return v;
+    }
+  }
+  // After the last end: nothing may be left.
+  void expect_end() {
+    if (out_at_ < out_.size() || refill()) fail(path_, read_at_, fmt::format("the {} column holds more than the ends the tail counts", name_));
+  }
+  std::uint64_t offset() const { return read_at_; }
+
+ private:
+  // More decompressed bytes; false at the frame's end.
+  bool refill() {
+    out_.resize(kPiece);
+    out_at_ = 0;
+    ZSTD_outBuffer output{out_.data(), out_.size(), 0};
+    while (output.pos == 0) {
+      if (in_.pos == in_.size) {
+        if (at_ == end_) break;
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kPiece, end_ - at_));
+        in_bytes_.resize(n);
+        source_.read(at_, in_bytes_.data(), n);
+        read_at_ = at_;
+        at_ += n;
+        in_ = ZSTD_inBuffer{in_bytes_.data(), n, 0};
+      }
+      const std::size_t r = ZSTD_decompressStream(context_, &output, &in_);
+      if (ZSTD_isError(r)) fail(path_, read_at_ + in_.pos, fmt::format("the {} column: zstd: {}", name_, ZSTD_getErrorName(r)));
+      frame_done_ = r == 0;
+    }
+    if (output.pos == 0 && !frame_done_ && at_ == end_ && in_.pos == in_.size && started_) {
+      fail(path_, end_, fmt::format("the {} column's zstd frame is cut short", name_));
+    }
+    started_ = true;
+    out_.resize(output.pos);
+    return output.pos > 0;
+  }
+
+  const Source& source_;
+  const std::string& path_;
+  std::string_view name_;
+  std::uint64_t at_, end_, read_at_ = 0;
+  ZSTD_DCtx* context_;
+  std::string in_bytes_;
+  ZSTD_inBuffer in_{nullptr, 0, 0};
+  std::string out_;
+  std::size_t out_at_ = 0;
+  bool frame_done_ = false, started_ = false;
+};
+
+BlockIdentityReader::BlockIdentityReader(const std::string& path)
+    : BlockIdentityReader(path, std::make_unique<Source>(path)) {}
+
+BlockIdentityReader::BlockIdentityReader(const std::string& name, std::string_view bytes)
+    : BlockIdentityReader(name, std::make_unique<Source>(name, bytes)) {}
+
+BlockIdentityReader::BlockIdentityReader(const std::string& name, std::unique_ptr<Source> source)
+    : path_(name), source_(std::move(source)) {
+  const Source& in = *source_;
+  if (in.size() == 0) fail(path_, 0, "an empty file, not a block-identity file");
+  std::array<char, kHeaderBytes> header{};
+  if (in.size() < kHeaderBytes) fail(path_, 0, "not a heapql block-identity file (shorter than its header)");
+  in.read(0, header.data(), header.size());
+  if (std::memcmp(header.data(), kMagic.data(), kMagic.size()) != 0) {
+    fail(path_, 0, "not a heapql block-identity file (no HEAPQLBI magic)");
+  }
+  if (load<std::uint64_t>(header.data() + kHeaderChecksumAt) != store_file::checksum_of(header.data(), kHeaderChecksumAt)) {
+    fail(path_, 0, "damaged: the header's checksum does not match");
+  }
+  if (const auto version = load<std::uint32_t>(header.data() + kVersionAt); version != kVersion) {
+    fail(path_, kVersionAt,
+         fmt::format("block-identity format version {}; this heapql reads version {} (delete it to read the raw "
+                     "twin; heapql ingest writes it again)",
+                     version, kVersion));
+  }
+  if (const auto file_bytes = load<std::uint64_t>(header.data() + kFileBytesAt); file_bytes != in.size()) {
+    fail(path_, in.size(), fmt::format("truncated or extended: {} bytes where its header says {}", in.size(), file_bytes));
+  }
+  store_file::Checksum body;
+  std::string piece;
+  for (std::uint64_t at = kHeaderBytes; at < in.size();) {
+    piece.resize(static_cast<std::size_t>(std::min<std::uint64_t>(1 << 20, in.size() - at)));
+    in.read(at, piece.data(), piece.size());
+    body.add(piece.data(), piece.size());
+    at += piece.size();
+  }
+  if (load<std::uint64_t>(header.data() + kBodyChecksumAt) != body.value()) {
+    fail(path_, kHeaderBytes, "damaged: the contents' checksum does not match");
+  }
+  const auto tail_at = load<std::uint64_t>(header.data() + kTailAt);
+  if (tail_at < kHeaderBytes || tail_at > in.size()) fail(path_, kTailAt, "the tail's offset points outside the file");
+  std::string tail_bytes(static_cast<std::size_t>(in.size() - tail_at), '\0');
+  in.read(tail_at, tail_bytes.data(), tail_bytes.size());
+  store_file::ByteReader tail(tail_bytes, path_, "tail", tail_at);
+  interpreted_.path = std::string(tail.text());
+  interpreted_.size = tail.u64();
+  interpreted_.mtime_ns = tail.i64();
+  interpreted_.head_tail_hash = tail.u64();
+  unmatched_frees_ = tail.u64();
+  double_frees_ = tail.u64();
+  const std::uint64_t bases = tail.count(16);
+  for (std::uint64_t i = 0; i < bases; ++i) {
+    const std::uint64_t ip = tail.u64();
+    if (ip == 0 || ip > 0xFFFFFFFFu) tail.fail("an instruction pointer index out of range");
+    if (!module_bases_.emplace(static_cast<std::uint32_t>(ip), tail.u64()).second) {
+      tail.fail(fmt::format("instruction pointer {:x} has two module bases", ip));
+    }
+  }
+  left_ = tail.u64();
+  std::array<std::uint64_t, 3> frame_bytes{};
+  for (std::uint64_t& bytes : frame_bytes) bytes = tail.u64();
+  if (!tail.done()) tail.fail("bytes after the tail's end");
+  std::uint64_t at = kHeaderBytes;
+  for (const std::uint64_t bytes : frame_bytes) {
+    if (bytes > tail_at - at) tail.fail("the columns' sizes do not fit between the header and the tail");
+    at += bytes;
+  }
+  if (at != tail_at) tail.fail("the columns' sizes do not fill the space between the header and the tail");
+  kinds_ = std::make_unique<Column>(in, path_, "kinds", kHeaderBytes, frame_bytes[0]);
+  times_column_ = std::make_unique<Column>(in, path_, "times", kHeaderBytes + frame_bytes[0], frame_bytes[1]);
+  ids_column_ = std::make_unique<Column>(in, path_, "ids", kHeaderBytes + frame_bytes[0] + frame_bytes[1], frame_bytes[2]);
+}
+
+BlockIdentityReader::~BlockIdentityReader() = default;
+
+void BlockIdentityReader::decode(bool times, bool ids) {
+  times_ = times;
+  ids_ = ids;
+}
+
+bool BlockIdentityReader::next(OutOfOrderEndRecord& out) {
+  if (left_ == 0) {
+    kinds_->expect_end();
+    if (times_) times_column_->expect_end();
+    if (ids_) ids_column_->expect_end();
+    return false;
+  }
+  --left_;
+  const std::uint64_t head = kinds_->varint();
+  const std::uint64_t step = head >> 2;
+  if (seq_ + step < seq_) fail(path_, kinds_->offset(), "an end's event number overflows");
+  seq_ += step;
+  out.seq = seq_;
+  out.is_free = (head & 2) != 0;
+  out.temporary = (head & 1) != 0;
+  if (out.is_free && out.temporary) fail(path_, kinds_->offset(), "a free out of order marked temporary");
+  out.bucket = 0;
+  if (!out.is_free) {
+    const std::uint64_t bucket = kinds_->varint();
+    if (bucket >= 0xFFFFFFFFu) fail(path_, kinds_->offset(), "an end's bucket out of range");
+    out.bucket = static_cast<std::uint32_t>(bucket);
+  }
+  out.ns_back = 0;
+  if (times_) {
+    const std::uint64_t ns_back = times_column_->varint();
+    if (ns_back > static_cast<std::uint64_t>(kNeverNs)) fail(path_, times_column_->offset(), "an end's time out of range");
+    out.ns_back = static_cast<std::int64_t>(ns_back);
+  }
+  out.id_back = out.seq_back = 0;
+  if (ids_) {
+    out.id_back = ids_column_->varint();
+    out.seq_back = ids_column_->varint();
+  }
+  return true;
+}
+
+FileIdentity peek_block_identity_file(const std::string& path) { return BlockIdentityReader(path).interpreted(); }
+
+// One column's varints into a zstd stream: the first into the file itself,
+// the others into scratch files beside it, appended at commit.
+class BlockIdentityWriter::Column {
+ public:
+  Column(store_file::OutputFile* file, const std::string& folder)
+      : file_(file), scratch_(file ? -1 : store_file::OutputFile::scratch_file(folder)), context_(ZSTD_createCCtx()) {
+    if (context_ == nullptr) throw std::bad_alloc();
+    // A small window: three of these live beside an ingest, whose memory
+    // is counted; the columns' numbers repeat little beyond it anyway.
+    ZSTD_CCtx_setParameter(context_, ZSTD_c_compressionLevel, 3);
+    ZSTD_CCtx_setParameter(context_, ZSTD_c_windowLog, 18);
+  }
+  ~Column() {
+    ZSTD_freeCCtx(context_);
+    if (scratch_ >= 0) ::close(scratch_);
+  }
+  std::string& pending() { return pending_; }
+  void maybe_flush() {
+    if (pending_.size() >= (256 << 10)) flush(ZSTD_e_continue);
+  }
+  void finish() { flush(ZSTD_e_end); }
+  std::uint64_t bytes() const { return bytes_; }
+  // A scratch column into the file, adding to `checksum`.
+  void append_to(store_file::OutputFile& file, store_file::Checksum& checksum) const {
+    std::string piece;
+    for (std::uint64_t at = 0; at < bytes_;) {
+      piece.resize(static_cast<std::size_t>(std::min<std::uint64_t>(1 << 20, bytes_ - at)));
+      const ssize_t got = ::pread(scratch_, piece.data(), piece.size(), static_cast<off_t>(at));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) throw Error("block-identity file: cannot read a scratch column back: " + system_reason());
+      piece.resize(static_cast<std::size_t>(got));
+      file.write(piece);
+      checksum.add(piece.data(), piece.size());
+      at += piece.size();
+    }
+  }
+  store_file::Checksum* checksum = nullptr;  // the file's, for the column written into it
+
+ private:
+  void flush(ZSTD_EndDirective mode) {
+    ZSTD_inBuffer input{pending_.data(), pending_.size(), 0};
+    std::array<char, 128 << 10> out{};
+    for (;;) {
+      ZSTD_outBuffer output{out.data(), out.size(), 0};
+      const std::size_t r = ZSTD_compressStream2(context_, &output, &input, mode);
+      if (ZSTD_isError(r)) throw Error(std::string("block-identity file: zstd: ") + ZSTD_getErrorName(r));
+      write(std::string_view(out.data(), output.pos));
+      if (mode == ZSTD_e_continue ? input.pos == input.size : r == 0) break;
+    }
+    pending_.clear();
+  }
+  void write(std::string_view bytes) {
+    bytes_ += bytes.size();
+    if (file_ != nullptr) {
+      file_->write(bytes);
+      checksum->add(bytes.data(), bytes.size());
+      return;
+    }
+    while (!bytes.empty()) {
+      const ssize_t put = ::write(scratch_, bytes.data(), bytes.size());
+      if (put < 0 && errno == EINTR) continue;
+      if (put <= 0) throw Error("block-identity file: cannot write a scratch column: " + system_reason());
+      bytes.remove_prefix(static_cast<std::size_t>(put));
+    }
+  }
+
+  store_file::OutputFile* file_;
+  int scratch_;
+  ZSTD_CCtx* context_;
+  std::string pending_;
+  std::uint64_t bytes_ = 0;
+};
+
+// The file being written and its running checksum, made before the columns.
+struct BlockIdentityWriter::Output {
+  store_file::OutputFile file;
+  store_file::Checksum checksum;
+  explicit Output(const std::string& path) : file(path) { file.write_zeros(kHeaderBytes); }
+};
+
+BlockIdentityWriter::BlockIdentityWriter(std::string path, FileIdentity interpreted)
+    : path_(std::move(path)), interpreted_(std::move(interpreted)) {
+  output_ = std::make_unique<Output>(path_);
+  const std::string folder = store_file::folder_of(path_);
+  kinds_ = std::make_unique<Column>(&output_->file, folder);
+  kinds_->checksum = &output_->checksum;
+  times_ = std::make_unique<Column>(nullptr, folder);
+  ids_ = std::make_unique<Column>(nullptr, folder);
+}
+
+BlockIdentityWriter::~BlockIdentityWriter() = default;
+
+void BlockIdentityWriter::on_out_of_order_end(const LiveBlock& block, std::uint64_t seq, std::int64_t ns, bool is_free,
+                                              bool temporary) {
+  put_varint(kinds_->pending(), (seq - last_seq_) << 2 | (is_free ? 2u : 0u) | (temporary ? 1u : 0u));
+  if (!is_free) put_varint(kinds_->pending(), block.bucket.value);
+  last_seq_ = seq;
+  put_varint(times_->pending(), static_cast<std::uint64_t>(ns - block.alloc_ns));
+  put_varint(ids_->pending(), matcher_->block_count() - 1 - block.id.value);
+  put_varint(ids_->pending(), seq - 1 - block.alloc_seq);
+  ++count_;
+  kinds_->maybe_flush();
+  times_->maybe_flush();
+  ids_->maybe_flush();
+}
+
+void BlockIdentityWriter::commit(std::uint64_t unmatched_frees, std::uint64_t double_frees) {
+  kinds_->finish();
+  times_->finish();
+  ids_->finish();
+  store_file::OutputFile& file = output_->file;
+  store_file::Checksum& checksum = output_->checksum;
+  times_->append_to(file, checksum);
+  ids_->append_to(file, checksum);
+  const std::uint64_t tail_at = file.size();
+  store_file::ByteWriter tail;
+  tail.text(interpreted_.path);
+  tail.u64(interpreted_.size);
+  tail.i64(interpreted_.mtime_ns);
+  tail.u64(interpreted_.head_tail_hash);
+  tail.u64(unmatched_frees);
+  tail.u64(double_frees);
+  tail.u64(module_bases_.size());
+  for (const auto& [ip, base] : module_bases_) {
+    tail.u64(ip);
+    tail.u64(base);
+  }
+  tail.u64(count_);
+  tail.u64(kinds_->bytes());
+  tail.u64(times_->bytes());
+  tail.u64(ids_->bytes());
+  file.write(tail.bytes());
+  checksum.add(tail.bytes().data(), tail.bytes().size());
+  std::string header(kHeaderBytes, '\0');
+  std::memcpy(header.data(), kMagic.data(), kMagic.size());
+  put<std::uint32_t>(header, kVersionAt, kVersion);
+  put<std::uint64_t>(header, kFileBytesAt, file.size());
+  put<std::uint64_t>(header, kTailAt, tail_at);
+  put<std::uint64_t>(header, kBodyChecksumAt, checksum.value());
+  put<std::uint64_t>(header, kHeaderChecksumAt, store_file::checksum_of(header.data(), kHeaderChecksumAt));
+  file.pwrite_at(0, header);
+  file.commit();
+}
+
+std::string block_identity_beside(const std::string& interpreted_path) { return interpreted_path + ".hqid"; }
+
+}  // namespace heapql::heaptrack
