@@ -69,11 +69,12 @@ class BlockIdentityReader::Source {
   Source(const std::string& path, std::string_view bytes) : path_(path), bytes_(bytes), size_(bytes.size()) {}
   explicit Source(const std::string& path) : path_(path) {
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) fail(path, 0, "cannot open: " + system_reason());
+    if (fd_ < 0) throw Error(SourceLocation::of_file(path), "cannot open: " + system_reason());
     struct stat st {};
     if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
-      fail(path, 0, S_ISDIR(st.st_mode) ? "a directory, not a block-identity file"
-                                        : "not a regular file, so not a block-identity file");
+      ::close(fd_);
+      throw Error(SourceLocation::of_file(path), S_ISDIR(st.st_mode) ? "a directory, not a block-identity file"
+                                                                     : "not a regular file, so not a block-identity file");
     }
     size_ = static_cast<std::uint64_t>(st.st_size);
   }
@@ -176,21 +177,22 @@ BlockIdentityReader::BlockIdentityReader(const std::string& name, std::string_vi
 BlockIdentityReader::BlockIdentityReader(const std::string& name, std::unique_ptr<Source> source)
     : path_(name), source_(std::move(source)) {
   const Source& in = *source_;
-  if (in.size() == 0) fail(path_, 0, "an empty file, not a block-identity file");
+  if (in.size() == 0) throw Error(SourceLocation::of_file(path_), "an empty file, not a block-identity file");
   std::array<char, kHeaderBytes> header{};
   if (in.size() < kHeaderBytes) fail(path_, 0, "not a heapql block-identity file (shorter than its header)");
   in.read(0, header.data(), header.size());
   if (std::memcmp(header.data(), kMagic.data(), kMagic.size()) != 0) {
     fail(path_, 0, "not a heapql block-identity file (no HEAPQLBI magic)");
   }
-  if (load<std::uint64_t>(header.data() + kHeaderChecksumAt) != store_file::checksum_of(header.data(), kHeaderChecksumAt)) {
-    fail(path_, 0, "damaged: the header's checksum does not match");
-  }
+  // The version before the header's checksum: another version's header may differ.
   if (const auto version = load<std::uint32_t>(header.data() + kVersionAt); version != kVersion) {
     fail(path_, kVersionAt,
          fmt::format("block-identity format version {}; this heapql reads version {} (delete it to read the raw "
                      "twin; heapql ingest writes it again)",
                      version, kVersion));
+  }
+  if (load<std::uint64_t>(header.data() + kHeaderChecksumAt) != store_file::checksum_of(header.data(), kHeaderChecksumAt)) {
+    fail(path_, 0, "damaged: the header's checksum does not match");
   }
   if (const auto file_bytes = load<std::uint64_t>(header.data() + kFileBytesAt); file_bytes != in.size()) {
     fail(path_, in.size(), fmt::format("truncated or extended: {} bytes where its header says {}", in.size(), file_bytes));

@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "engine/error.h"
+#include "engine/ingest/block_identity_file.h"
 #include "engine/ingest/trace_cut.h"
 #include "engine/query/aggregator.h"
 #include "engine/warnings.h"
@@ -149,6 +150,13 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
   result.frees = writer->free_count();
   result.column_bytes = writer->column_bytes();
   result.source = std::move(record.info);
+  // A heaptrack trace read with its raw twin wrote its block-identity file.
+  const std::vector<std::string>& read = result.source.files;
+  if (read.size() == 2 && read[1].find(".raw") != std::string::npos) {
+    const std::string identity = heaptrack::block_identity_beside(read[0]);
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(identity, ec)) result.block_identity_path = identity;
+  }
   return result;
 }
 

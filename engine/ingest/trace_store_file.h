@@ -43,6 +43,7 @@ struct IngestResult {
   std::uint64_t frees = 0;
   std::uint64_t column_bytes = 0;
   SourceInfo source;
+  std::string block_identity_path;  // written beside a heaptrack trace read with its raw twin
 };
 
 // Reads the trace once and writes its store. `output` empty: beside the trace,

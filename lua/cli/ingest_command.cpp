@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "engine/ingest/trace_store_file.h"
 #include "engine/units.h"
@@ -16,6 +17,11 @@ void print_ingested(const IngestResult& r, const std::string& trace_path) {
   fmt::print(stderr, "heapql: wrote {} ({}: {}, {}, {:.2f} bytes a block) from {}\n", r.store_path,
              format_bytes_human(r.file_bytes), format_count(r.blocks, "block", "blocks"), format_count(r.frees, "free", "frees"),
              r.blocks ? double(r.column_bytes) / double(r.blocks) : 0.0, trace_path);
+  if (!r.block_identity_path.empty()) {
+    std::error_code ec;
+    fmt::print(stderr, "heapql: wrote {} ({}: exact readings without the raw twin)\n", r.block_identity_path,
+               format_bytes_human(std::filesystem::file_size(r.block_identity_path, ec)));
+  }
 }
 
 int run_ingest(Arguments& args) {
