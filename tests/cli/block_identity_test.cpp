@@ -137,7 +137,7 @@ class BlockIdentity : public ::testing::Test {
     expect_contains(info, trace + ".hqid");
     EXPECT_EQ(info.find(".raw"), std::string::npos) << "the twin is not read beside it:\n" << info;
     EXPECT_EQ(field(info, "block_identity"), "\"exact\"");
-    for (const std::string key : {"unmatched_frees", "double_frees", "alloc_over_live", "blocks", "frees"}) {
+    for (const std::string key : {"unmatched_frees", "double_frees", "alloc_over_live", "blocks", "frees", "temporary"}) {
       EXPECT_EQ(field(info, key), field(info_twin, key)) << key;
     }
     EXPECT_EQ(answers(trace), with_twin) << "read with the block-identity file";
