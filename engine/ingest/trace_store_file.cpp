@@ -130,7 +130,8 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
   }
   OpenOptions reading = options;
   reading.use_store = false;
-  reading.write_block_identity = true;
+  // Beside the trace, as the store: not where -o sends the store elsewhere.
+  reading.write_block_identity = target == store_beside(trace_path);
   store_file::SourceRecord record;
   record.files.push_back(store_file::identify_file(trace_path));  // before the read: a change during it shows
   record.info = read_trace(trace_path, tables, writer->consumer(), reading);

@@ -68,7 +68,7 @@ void BlockMatcher::note_end(const LiveBlock& block, bool is_free, std::uint32_t 
     order_.pop(block.bucket);
     if (is_free) return;
   } else {
-    order_.end_out_of_order(block.id, block.bucket, [](const BlockOnly&) {});
+    order_.end_out_of_order(block.id, [](const BlockOnly&) {});
   }
   out_of_order_ends_->on_out_of_order_end(block, next_seq_, now_ns_, is_free, last_seq_[thread] == block.alloc_seq);
 }
@@ -87,7 +87,7 @@ bool BlockMatcher::end_out_of_order(const LiveBlock& block, bool temporary, std:
   }
   claims_balance_ += claim_hash(block);
   ++claims_open_;
-  lists_.end_out_of_order(block.id, block.bucket, [&](const LiveBlock& ended) { check_claimed(ended); });
+  lists_.end_out_of_order(block.id, [&](const LiveBlock& ended) { check_claimed(ended); });
   end_block(block, thread);
   return true;
 }

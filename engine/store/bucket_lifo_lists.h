@@ -25,10 +25,7 @@ class BucketLifoLists {
  public:
   void push(BucketId bucket, const Entry& block) {
     const std::size_t b = bucket.index();
-    if (top_.size() <= b) {
-      top_.resize(std::max<std::size_t>(b + 1, top_.size() * 2), kNone);
-      if (track_ended_) counts_.resize(top_.size());
-    }
+    if (top_.size() <= b) top_.resize(std::max<std::size_t>(b + 1, top_.size() * 2), kNone);
     std::uint32_t slot = free_slot_;
     if (slot == kNone) {
       if (pool_.size() >= kNone) throw Error("more than 2^32-1 blocks alive at once");
@@ -41,7 +38,7 @@ class BucketLifoLists {
     top_[b] = slot;
     if (track_ended_) {
       set_alive(block.id, true);
-      ++counts_[b].live;
+      ++live_;
     }
   }
 
@@ -53,7 +50,7 @@ class BucketLifoLists {
     std::uint32_t& top = top_[bucket.index()];
     while (top != kNone && track_ended_ && !alive(pool_[top].block.id)) {
       dropped(pool_[top].block);
-      --counts_[bucket.index()].ended;
+      --ended_;
       release(top);
     }
     return top == kNone ? nullptr : &pool_[top].block;
@@ -67,29 +64,25 @@ class BucketLifoLists {
     std::uint32_t& top = top_[bucket.index()];
     if (track_ended_) {
       set_alive(pool_[top].block.id, false);
-      --counts_[bucket.index()].live;
+      --live_;
     }
     release(top);
   }
 
   // Out-of-order ends: only once track_out_of_order_ends() was called, before
-  // the first push. `id` must be alive (alive_block says); `bucket` is the
-  // list it is in. A bucket whose list holds more ended blocks than live
-  // ones is compacted (its ended ones handed to `dropped`), so that the
-  // lists stay within twice the live blocks even when a long-lived block
-  // sits on top of many that end out of order.
-  void track_out_of_order_ends() {
-    track_ended_ = true;
-    counts_.resize(top_.size());
-  }
+  // the first push. `id` must be alive (alive_block says). When the lists
+  // hold more than half as many ended blocks as live ones, every list is
+  // compacted (the ended ones handed to `dropped`), so that they stay within
+  // one and a half times the live blocks even where long-lived blocks sit on
+  // top of many that end out of order; each compaction removes a third of
+  // them, so its cost is spread over the ends that made it due.
+  void track_out_of_order_ends() { track_ended_ = true; }
   bool alive_block(BlockId id) const { return track_ended_ && id.value / 64 < alive_.size() && alive(id); }
   template <class Dropped>
-  void end_out_of_order(BlockId id, BucketId bucket, Dropped&& dropped) {
+  void end_out_of_order(BlockId id, Dropped&& dropped) {
     set_alive(id, false);
-    if (bucket.index() >= counts_.size()) return;  // not in any list: for_each's caller finds it missing
-    Counts& c = counts_[bucket.index()];
-    --c.live;
-    if (++c.ended > c.live + kCompactSlack) compact(bucket, dropped);
+    --live_;
+    if (++ended_ * 2 > live_ + kCompactSlack) compact(dropped);
   }
 
   // Every block still alive, in no order; the ones that ended out of order
@@ -115,19 +108,21 @@ class BucketLifoLists {
   };
   static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 
-  static constexpr std::uint32_t kCompactSlack = 8;
+  static constexpr std::uint64_t kCompactSlack = 1024;
 
   template <class Dropped>
-  void compact(BucketId bucket, Dropped& dropped) {
-    for (std::uint32_t* link = &top_[bucket.index()]; *link != kNone;) {
-      if (alive(pool_[*link].block.id)) {
-        link = &pool_[*link].next;
-      } else {
-        dropped(pool_[*link].block);
-        release(*link);
+  void compact(Dropped& dropped) {
+    for (std::uint32_t& top : top_) {
+      for (std::uint32_t* link = &top; *link != kNone;) {
+        if (alive(pool_[*link].block.id)) {
+          link = &pool_[*link].next;
+        } else {
+          dropped(pool_[*link].block);
+          release(*link);
+        }
       }
     }
-    counts_[bucket.index()].ended = 0;
+    ended_ = 0;
   }
 
   void release(std::uint32_t& top) {
@@ -149,10 +144,7 @@ class BucketLifoLists {
   std::vector<std::uint32_t> top_;   // per bucket: its most recent block's slot
   bool track_ended_ = false;
   std::vector<std::uint64_t> alive_;  // a bit per block id, with out-of-order ends tracked
-  struct Counts {
-    std::uint32_t live = 0, ended = 0;  // of the bucket's list
-  };
-  std::vector<Counts> counts_;  // per bucket, with out-of-order ends tracked
+  std::uint64_t live_ = 0, ended_ = 0;  // blocks in the lists, with out-of-order ends tracked
 };
 
 }  // namespace heapql

@@ -170,6 +170,18 @@ TEST_F(BlockIdentity, AnswersAsTheRawTwinOnGeneratedPairs) {
   }
 }
 
+TEST_F(BlockIdentity, OnlyAStoreBesideTheTraceBringsOne) {
+  const std::string trace = generated_pair(5);
+  const CommandResult elsewhere = run_heapql("ingest " + shell_quote(trace) + " -o " + shell_quote(dir_.file("x.hqdb")));
+  ASSERT_EQ(elsewhere.exit_code, 0) << elsewhere.err;
+  EXPECT_FALSE(fs::exists(trace + ".hqid")) << "-o sends the store elsewhere: nothing is written beside the trace";
+  EXPECT_EQ(elsewhere.err.find(".hqid"), std::string::npos) << elsewhere.err;
+  const CommandResult beside = run_heapql("ingest " + shell_quote(trace));
+  ASSERT_EQ(beside.exit_code, 0) << beside.err;
+  EXPECT_TRUE(fs::exists(trace + ".hqid"));
+  expect_contains(beside.err, "heapql: wrote " + trace + ".hqid (");
+}
+
 TEST_F(BlockIdentity, AStaleOneIsPassedOverWithAWarning) {
   const std::string trace = generated_pair(7);
   const std::vector<std::string> with_twin = answers(trace);
