@@ -14,6 +14,7 @@
 #include "engine/report/reports.h"
 #include "engine/store/block_matcher.h"
 #include "engine/store/trace_tables.h"
+#include "tests/support/bucket_grid.h"
 
 namespace heapql {
 namespace {
@@ -51,22 +52,6 @@ struct Outcome {
   std::vector<std::size_t> refused;  // positions of frees with no live block
   std::uint64_t events = 0, blocks = 0, live = 0;
 };
-
-TraceTables make_tables(std::vector<BucketId>& buckets) {
-  TraceTables tables;
-  const StringId app = tables.intern_string("app");
-  const ProcessId process = tables.intern_process(7, "app");
-  const HeapId heap = tables.intern_heap(process, 0, "default");
-  StackId parent;
-  for (int f = 0; f < 6; ++f) {
-    const StackId stack = tables.intern_stack(tables.intern_frame(app, tables.intern_string(fmt::format("f{}", f)), 0), parent);
-    if (f % 2 == 0) parent = stack;
-    for (std::uint32_t thread = 0; thread < 3; ++thread) {
-      buckets.push_back(tables.intern_bucket(Bucket{16u * (1 + f % 3), stack, heap, thread, BlockKind::kHeap, false}));
-    }
-  }
-  return tables;
-}
 
 std::vector<Event> make_events(std::uint32_t seed, const TraceTables& tables, const std::vector<BucketId>& buckets) {
   std::mt19937 rng(seed);
@@ -124,35 +109,12 @@ Outcome deliver(const TraceTables& tables, const std::vector<Event>& events, con
   return out;
 }
 
-std::vector<std::pair<std::string, Query>> queries() {
-  std::vector<std::pair<std::string, Query>> all;
-  Query by_stack;
-  by_stack.by = {GroupBy::kStack, GroupBy::kThread};
-  by_stack.default_cull = false;
-  all.emplace_back("by stack, thread (whole-trace layout)", by_stack);
-  Query temporary = by_stack;
-  temporary.temporary_only = true;
-  all.emplace_back("temporary only (open-window layout)", temporary);
-  Query open_window = by_stack;
-  open_window.window.begin_ns = 5'000'000;
-  all.emplace_back("a window with no end (open-window layout)", open_window);
-  Query window = by_stack;
-  window.window.begin_ns = 5'000'000;
-  window.window.end_ns = 20'000'000;
-  window.by = {GroupBy::kImpacting, GroupBy::kStack};
-  all.emplace_back("window, impacting (full layout)", window);
-  Query peak = by_stack;
-  peak.block_set = BlockSet::kAtPeak;
-  all.emplace_back("at peak (peak layout)", peak);
-  return all;
-}
-
 TEST(BucketRuns, RunsGiveTheSameAnswersAsEventsOneByOne) {
   std::vector<BucketId> buckets;
-  const TraceTables tables = make_tables(buckets);
+  const TraceTables tables = test::make_bucket_grid(6, 3, buckets);
   for (std::uint32_t seed = 1; seed <= 6; ++seed) {
     const std::vector<Event> events = make_events(seed, tables, buckets);
-    for (const auto& [name, query] : queries()) {
+    for (const auto& [name, query] : test::one_query_per_layout(5'000'000, 20'000'000, false)) {
       SCOPED_TRACE(fmt::format("seed {}, {}", seed, name));
       const Outcome one = deliver(tables, events, query, false);
       const Outcome runs = deliver(tables, events, query, true);

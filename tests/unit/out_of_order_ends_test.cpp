@@ -18,6 +18,7 @@
 #include "engine/report/reports.h"
 #include "engine/store/block_matcher.h"
 #include "engine/store/trace_tables.h"
+#include "tests/support/bucket_grid.h"
 
 namespace heapql {
 namespace {
@@ -59,22 +60,6 @@ struct Outcome {
   std::string json;
   std::uint64_t events = 0, blocks = 0, live = 0, alloc_over_live = 0;
 };
-
-TraceTables make_tables(std::vector<BucketId>& buckets) {
-  TraceTables tables;
-  const StringId app = tables.intern_string("app");
-  const ProcessId process = tables.intern_process(7, "app");
-  const HeapId heap = tables.intern_heap(process, 0, "default");
-  StackId parent;
-  for (int f = 0; f < 5; ++f) {
-    const StackId stack = tables.intern_stack(tables.intern_frame(app, tables.intern_string(fmt::format("f{}", f)), 0), parent);
-    if (f % 2 == 0) parent = stack;
-    for (std::uint32_t thread = 0; thread < 2; ++thread) {
-      buckets.push_back(tables.intern_bucket(Bucket{16u * (1 + f % 3), stack, heap, thread, BlockKind::kHeap, false}));
-    }
-  }
-  return tables;
-}
 
 std::vector<AddressEvent> make_events(std::uint32_t seed, const std::vector<BucketId>& buckets) {
   std::mt19937 rng(seed);
@@ -157,38 +142,12 @@ Outcome with_exceptions(const TraceTables& tables, const std::vector<BucketEvent
   return outcome_of(aggregator, matcher);
 }
 
-std::vector<std::pair<std::string, Query>> queries() {
-  std::vector<std::pair<std::string, Query>> all;
-  Query by_stack;
-  by_stack.by = {GroupBy::kStack, GroupBy::kThread};
-  by_stack.default_cull = false;
-  all.emplace_back("whole trace", by_stack);
-  Query temporary = by_stack;
-  temporary.temporary_only = true;
-  all.emplace_back("temporary only", temporary);
-  Query open_window = by_stack;
-  open_window.window.begin_ns = 40'000'000;
-  all.emplace_back("a window with no end", open_window);
-  Query window = by_stack;
-  window.window.begin_ns = 40'000'000;
-  window.window.end_ns = 200'000'000;
-  window.by = {GroupBy::kImpacting, GroupBy::kStack};
-  all.emplace_back("window, impacting", window);
-  Query peak = by_stack;
-  peak.block_set = BlockSet::kAtPeak;
-  all.emplace_back("at peak", peak);
-  Query lifetime = by_stack;
-  lifetime.lifetime_min_ns = 2'000'000;
-  all.emplace_back("lifetime (blocks kept)", lifetime);
-  return all;
-}
-
 TEST(OutOfOrderEnds, LifoPlusExceptionsAnswersAsTheReadingByAddress) {
   std::vector<BucketId> buckets;
-  const TraceTables tables = make_tables(buckets);
+  const TraceTables tables = test::make_bucket_grid(5, 2, buckets);
   for (std::uint32_t seed = 1; seed <= 6; ++seed) {
     const std::vector<AddressEvent> events = make_events(seed, buckets);
-    for (const auto& [name, query] : queries()) {
+    for (const auto& [name, query] : test::one_query_per_layout(40'000'000, 200'000'000, true)) {
       SCOPED_TRACE(fmt::format("seed {}, {}", seed, name));
       Collect ends;
       std::vector<BucketEvent> interpreted;
@@ -208,7 +167,7 @@ TEST(OutOfOrderEnds, LifoPlusExceptionsAnswersAsTheReadingByAddress) {
 
 TEST(OutOfOrderEnds, AClaimThatDoesNotHoldIsRefused) {
   std::vector<BucketId> buckets;
-  const TraceTables tables = make_tables(buckets);
+  const TraceTables tables = test::make_bucket_grid(5, 2, buckets);
   Query lifetime;
   lifetime.lifetime_min_ns = 1;
   Aggregator aggregator(tables, lifetime);
@@ -234,7 +193,7 @@ TEST(OutOfOrderEnds, AClaimThatDoesNotHoldIsRefused) {
 
 TEST(OutOfOrderEnds, CountingRefusesAFreeOfAnAllocationTimeWithNoLiveBlock) {
   std::vector<BucketId> buckets;
-  const TraceTables tables = make_tables(buckets);
+  const TraceTables tables = test::make_bucket_grid(5, 2, buckets);
   Query window;
   window.window.begin_ns = 10;
   Aggregator aggregator(tables, window);
