@@ -13,6 +13,14 @@
 
 namespace heapql::test {
 
+// A bucket event at a time on a thread: an allocation or a free.
+struct BucketEvent {
+  std::int64_t ns;
+  std::uint32_t thread;
+  BucketId bucket;
+  bool free;
+};
+
 // `frames` stacks (every second one the parent of the next), a bucket for
 // each stack and thread (`threads`), sizes 16, 32 and 48 bytes by turns.
 TraceTables make_bucket_grid(int frames, std::uint32_t threads, std::vector<BucketId>& buckets);

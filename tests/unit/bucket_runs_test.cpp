@@ -40,12 +40,7 @@ class OneByOne final : public EventConsumer {
   Aggregator& to_;
 };
 
-struct Event {
-  std::int64_t ns;
-  std::uint32_t thread;
-  BucketId bucket;
-  bool free;
-};
+using Event = test::BucketEvent;
 
 struct Outcome {
   std::string json;

@@ -47,14 +47,9 @@ class Collect final : public OutOfOrderEnds {
   std::vector<OutOfOrderEnd> ends;
 };
 
-// The same events as an interpreted file has them: the frees that found a
-// block, with that block's bucket.
-struct BucketEvent {
-  std::int64_t ns;
-  std::uint32_t thread;
-  BucketId bucket;
-  bool free;
-};
+// The same events as an interpreted file has them (the frees that found a
+// block, with that block's bucket): test::BucketEvent.
+using test::BucketEvent;
 
 struct Outcome {
   std::string json;
