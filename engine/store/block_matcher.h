@@ -77,9 +77,8 @@ class BlockMatcher {
   // as the identity file says) out of its bucket's order, as the event
   // numbered event_count(). False when that cannot be: no such block is
   // alive (counting: none allocated at that time is alive in its bucket).
-  // Whether the file told each block's allocation truly is checked as the
-  // block leaves its bucket's list (blocks kept; an Error naming
-  // `exceptions_file` otherwise).
+  // With blocks kept, whether the file told each block's allocation truly
+  // is settled by finish() (an Error naming `exceptions_file` otherwise).
   // `temporary` as OutOfOrderEnds was told (counting needs it; blocks kept
   // tell it themselves).
   bool end_out_of_order(const LiveBlock& block, bool temporary, std::uint32_t thread = 0);
@@ -195,10 +194,10 @@ class BlockMatcher {
   // second free of it is told apart (semantics.md §1).
   LiveBlockMap live_by_address_;
   AddressSet freed_addresses_;
-  // Bucket-LIFO pairing, or a reading by address that reports
-  // out-of-order ends: each bucket's live blocks, most recent first.
+  // Bucket-LIFO pairings: each bucket's live blocks, most recent first.
   BucketLifoLists<LiveBlock> lists_;
-  // Reporting out-of-order ends: the same order, of ids alone.
+  // A reading by address that reports out-of-order ends: the same order, of
+  // ids alone.
   BucketLifoLists<BlockOnly> order_;
   OutOfOrderEnds* out_of_order_ends_ = nullptr;
   // With exceptions, blocks kept: the blocks that ended out of order as the
