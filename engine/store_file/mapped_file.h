@@ -1,4 +1,5 @@
-// A whole file mapped read-only (the store, a block-identity file): the
+// A whole file mapped read-only (a store file, whose columns are used in
+// place; a block-identity file is read in pieces instead): the
 // mapping lives as long as its owner pointer.
 #pragma once
 
