@@ -15,21 +15,22 @@
 #include "engine/store_file/byte_codec.h"
 #include "engine/store_file/checksum.h"
 #include "engine/store_file/output_file.h"
+#include "engine/store_file/scratch_column.h"
 
 namespace heapql::heaptrack {
 
 namespace {
 
 // Header (64 bytes): magic[8], u32 version, u32 zero, u64 file bytes, u64
-// offset of the tail, u64 checksum of every byte after the header, zeros,
-// u64 checksum of the header's first 56 bytes. Then three zstd frames, one
-// per column of the ends (kinds, times, ids), then the tail: the
-// interpreted file's identity, the counts of frees that found no block, the
-// module bases, the ends' count and the three frames' sizes.
+// offset of the tail, u64 checksum of the tail, zeros, u64 checksum of the
+// header's first 56 bytes. Then three zstd frames, one per column of the
+// ends (kinds, times, ids), then the tail: the interpreted file's identity,
+// the counts of frees that found no block, the module bases, the ends'
+// count, the three frames' sizes and their checksums.
 constexpr std::array<char, 8> kMagic = {'H', 'E', 'A', 'P', 'Q', 'L', 'B', 'I'};
 constexpr std::uint32_t kVersion = 1;
 constexpr std::size_t kHeaderBytes = 64;
-constexpr std::size_t kVersionAt = 8, kFileBytesAt = 16, kTailAt = 24, kBodyChecksumAt = 32, kHeaderChecksumAt = 56;
+constexpr std::size_t kVersionAt = 8, kFileBytesAt = 16, kTailAt = 24, kTailChecksumAt = 32, kHeaderChecksumAt = 56;
 constexpr std::size_t kMaxVarintBytes = 10;
 constexpr std::size_t kPiece = 256 << 10;
 
@@ -60,6 +61,9 @@ void put_varint(std::string& out, std::uint64_t v) {
 }
 
 std::string system_reason() { return std::strerror(errno); }
+
+constexpr std::size_t kColumns = 3;
+constexpr std::array<std::string_view, kColumns> kColumnNames = {"kinds", "times", "ids"};
 
 }  // namespace
 
@@ -197,21 +201,13 @@ BlockIdentityReader::BlockIdentityReader(const std::string& name, std::unique_pt
   if (const auto file_bytes = load<std::uint64_t>(header.data() + kFileBytesAt); file_bytes != in.size()) {
     fail(path_, in.size(), fmt::format("truncated or extended: {} bytes where its header says {}", in.size(), file_bytes));
   }
-  store_file::Checksum body;
-  std::string piece;
-  for (std::uint64_t at = kHeaderBytes; at < in.size();) {
-    piece.resize(static_cast<std::size_t>(std::min<std::uint64_t>(1 << 20, in.size() - at)));
-    in.read(at, piece.data(), piece.size());
-    body.add(piece.data(), piece.size());
-    at += piece.size();
-  }
-  if (load<std::uint64_t>(header.data() + kBodyChecksumAt) != body.value()) {
-    fail(path_, kHeaderBytes, "damaged: the contents' checksum does not match");
-  }
   const auto tail_at = load<std::uint64_t>(header.data() + kTailAt);
   if (tail_at < kHeaderBytes || tail_at > in.size()) fail(path_, kTailAt, "the tail's offset points outside the file");
   std::string tail_bytes(static_cast<std::size_t>(in.size() - tail_at), '\0');
   in.read(tail_at, tail_bytes.data(), tail_bytes.size());
+  if (load<std::uint64_t>(header.data() + kTailChecksumAt) != store_file::checksum_of(tail_bytes.data(), tail_bytes.size())) {
+    fail(path_, tail_at, "damaged: the tail's checksum does not match");
+  }
   store_file::ByteReader tail(tail_bytes, path_, "tail", tail_at);
   interpreted_.path = std::string(tail.text());
   interpreted_.size = tail.u64();
@@ -228,18 +224,31 @@ BlockIdentityReader::BlockIdentityReader(const std::string& name, std::unique_pt
     }
   }
   left_ = tail.u64();
-  std::array<std::uint64_t, 3> frame_bytes{};
+  std::array<std::uint64_t, kColumns> frame_bytes{}, frame_checksums{};
   for (std::uint64_t& bytes : frame_bytes) bytes = tail.u64();
+  for (std::uint64_t& checksum : frame_checksums) checksum = tail.u64();
   if (!tail.done()) tail.fail("bytes after the tail's end");
+  std::array<std::uint64_t, kColumns> frame_at{};
   std::uint64_t at = kHeaderBytes;
-  for (const std::uint64_t bytes : frame_bytes) {
-    if (bytes > tail_at - at) tail.fail("the columns' sizes do not fit between the header and the tail");
-    at += bytes;
+  std::string piece;
+  for (std::size_t c = 0; c < kColumns; ++c) {
+    if (frame_bytes[c] > tail_at - at) tail.fail("the columns' sizes do not fit between the header and the tail");
+    frame_at[c] = at;
+    store_file::Checksum column;
+    for (const std::uint64_t end = at + frame_bytes[c]; at < end;) {
+      piece.resize(static_cast<std::size_t>(std::min<std::uint64_t>(1 << 20, end - at)));
+      in.read(at, piece.data(), piece.size());
+      column.add(piece.data(), piece.size());
+      at += piece.size();
+    }
+    if (column.value() != frame_checksums[c]) {
+      fail(path_, frame_at[c], fmt::format("damaged: the {} column's checksum does not match", kColumnNames[c]));
+    }
   }
   if (at != tail_at) tail.fail("the columns' sizes do not fill the space between the header and the tail");
-  kinds_ = std::make_unique<Column>(in, path_, "kinds", kHeaderBytes, frame_bytes[0]);
-  times_column_ = std::make_unique<Column>(in, path_, "times", kHeaderBytes + frame_bytes[0], frame_bytes[1]);
-  ids_column_ = std::make_unique<Column>(in, path_, "ids", kHeaderBytes + frame_bytes[0] + frame_bytes[1], frame_bytes[2]);
+  kinds_ = std::make_unique<Column>(in, path_, kColumnNames[0], frame_at[0], frame_bytes[0]);
+  times_column_ = std::make_unique<Column>(in, path_, kColumnNames[1], frame_at[1], frame_bytes[1]);
+  ids_column_ = std::make_unique<Column>(in, path_, kColumnNames[2], frame_at[2], frame_bytes[2]);
 }
 
 BlockIdentityReader::~BlockIdentityReader() = default;
@@ -287,43 +296,28 @@ bool BlockIdentityReader::next(OutOfOrderEndRecord& out) {
 
 FileIdentity peek_block_identity_file(const std::string& path) { return BlockIdentityReader(path).interpreted(); }
 
-// One column's varints into a zstd stream: the first into the file itself,
-// the others into scratch files beside it, appended at commit.
+// One column's varints into a zstd stream, kept in a scratch file beside
+// the file until commit() copies it in.
 class BlockIdentityWriter::Column {
  public:
-  Column(store_file::OutputFile* file, const std::string& folder)
-      : file_(file), scratch_(file ? -1 : store_file::OutputFile::scratch_file(folder)), context_(ZSTD_createCCtx()) {
+  explicit Column(const std::string& folder) : compressed_(folder), context_(ZSTD_createCCtx()) {
     if (context_ == nullptr) throw std::bad_alloc();
     // A small window: three of these live beside an ingest, whose memory
     // is counted; the columns' numbers repeat little beyond it anyway.
     ZSTD_CCtx_setParameter(context_, ZSTD_c_compressionLevel, 3);
     ZSTD_CCtx_setParameter(context_, ZSTD_c_windowLog, 18);
   }
-  ~Column() {
-    ZSTD_freeCCtx(context_);
-    if (scratch_ >= 0) ::close(scratch_);
-  }
+  ~Column() { ZSTD_freeCCtx(context_); }
   std::string& pending() { return pending_; }
   void maybe_flush() {
     if (pending_.size() >= (256 << 10)) flush(ZSTD_e_continue);
   }
-  void finish() { flush(ZSTD_e_end); }
-  std::uint64_t bytes() const { return bytes_; }
-  // A scratch column into the file, adding to `checksum`.
-  void append_to(store_file::OutputFile& file, store_file::Checksum& checksum) const {
-    std::string piece;
-    for (std::uint64_t at = 0; at < bytes_;) {
-      piece.resize(static_cast<std::size_t>(std::min<std::uint64_t>(1 << 20, bytes_ - at)));
-      const ssize_t got = ::pread(scratch_, piece.data(), piece.size(), static_cast<off_t>(at));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) throw Error("block-identity file: cannot read a scratch column back: " + system_reason());
-      piece.resize(static_cast<std::size_t>(got));
-      file.write(piece);
-      checksum.add(piece.data(), piece.size());
-      at += piece.size();
-    }
+  // Ends the frame; the column is then whole in its scratch file.
+  const store_file::ScratchColumn<char>& finish() {
+    flush(ZSTD_e_end);
+    compressed_.flush();
+    return compressed_;
   }
-  store_file::Checksum* checksum = nullptr;  // the file's, for the column written into it
 
  private:
   void flush(ZSTD_EndDirective mode) {
@@ -333,48 +327,23 @@ class BlockIdentityWriter::Column {
       ZSTD_outBuffer output{out.data(), out.size(), 0};
       const std::size_t r = ZSTD_compressStream2(context_, &output, &input, mode);
       if (ZSTD_isError(r)) throw Error(std::string("block-identity file: zstd: ") + ZSTD_getErrorName(r));
-      write(std::string_view(out.data(), output.pos));
+      compressed_.append(std::span<const char>(out.data(), output.pos));
       if (mode == ZSTD_e_continue ? input.pos == input.size : r == 0) break;
     }
     pending_.clear();
   }
-  void write(std::string_view bytes) {
-    bytes_ += bytes.size();
-    if (file_ != nullptr) {
-      file_->write(bytes);
-      checksum->add(bytes.data(), bytes.size());
-      return;
-    }
-    while (!bytes.empty()) {
-      const ssize_t put = ::write(scratch_, bytes.data(), bytes.size());
-      if (put < 0 && errno == EINTR) continue;
-      if (put <= 0) throw Error("block-identity file: cannot write a scratch column: " + system_reason());
-      bytes.remove_prefix(static_cast<std::size_t>(put));
-    }
-  }
 
-  store_file::OutputFile* file_;
-  int scratch_;
+  store_file::ScratchColumn<char> compressed_;
   ZSTD_CCtx* context_;
   std::string pending_;
-  std::uint64_t bytes_ = 0;
-};
-
-// The file being written and its running checksum, made before the columns.
-struct BlockIdentityWriter::Output {
-  store_file::OutputFile file;
-  store_file::Checksum checksum;
-  explicit Output(const std::string& path) : file(path) { file.write_zeros(kHeaderBytes); }
 };
 
 BlockIdentityWriter::BlockIdentityWriter(std::string path, FileIdentity interpreted)
     : path_(std::move(path)), interpreted_(std::move(interpreted)) {
-  output_ = std::make_unique<Output>(path_);
   const std::string folder = store_file::folder_of(path_);
-  kinds_ = std::make_unique<Column>(&output_->file, folder);
-  kinds_->checksum = &output_->checksum;
-  times_ = std::make_unique<Column>(nullptr, folder);
-  ids_ = std::make_unique<Column>(nullptr, folder);
+  kinds_ = std::make_unique<Column>(folder);
+  times_ = std::make_unique<Column>(folder);
+  ids_ = std::make_unique<Column>(folder);
 }
 
 BlockIdentityWriter::~BlockIdentityWriter() = default;
@@ -394,13 +363,11 @@ void BlockIdentityWriter::on_out_of_order_end(const LiveBlock& block, std::uint6
 }
 
 void BlockIdentityWriter::commit(std::uint64_t unmatched_frees, std::uint64_t double_frees) {
-  kinds_->finish();
-  times_->finish();
-  ids_->finish();
-  store_file::OutputFile& file = output_->file;
-  store_file::Checksum& checksum = output_->checksum;
-  times_->append_to(file, checksum);
-  ids_->append_to(file, checksum);
+  const std::array<const store_file::ScratchColumn<char>*, kColumns> columns = {&kinds_->finish(), &times_->finish(),
+                                                                                 &ids_->finish()};
+  store_file::OutputFile file(path_);
+  file.write_zeros(kHeaderBytes);
+  for (const auto* column : columns) file.append_from(column->fd(), column->count());
   const std::uint64_t tail_at = file.size();
   store_file::ByteWriter tail;
   tail.text(interpreted_.path);
@@ -415,17 +382,15 @@ void BlockIdentityWriter::commit(std::uint64_t unmatched_frees, std::uint64_t do
     tail.u64(base);
   }
   tail.u64(count_);
-  tail.u64(kinds_->bytes());
-  tail.u64(times_->bytes());
-  tail.u64(ids_->bytes());
+  for (const auto* column : columns) tail.u64(column->count());
+  for (const auto* column : columns) tail.u64(column->checksum());
   file.write(tail.bytes());
-  checksum.add(tail.bytes().data(), tail.bytes().size());
   std::string header(kHeaderBytes, '\0');
   std::memcpy(header.data(), kMagic.data(), kMagic.size());
   put<std::uint32_t>(header, kVersionAt, kVersion);
   put<std::uint64_t>(header, kFileBytesAt, file.size());
   put<std::uint64_t>(header, kTailAt, tail_at);
-  put<std::uint64_t>(header, kBodyChecksumAt, checksum.value());
+  put<std::uint64_t>(header, kTailChecksumAt, store_file::checksum_of(tail.bytes().data(), tail.bytes().size()));
   put<std::uint64_t>(header, kHeaderChecksumAt, store_file::checksum_of(header.data(), kHeaderChecksumAt));
   file.pwrite_at(0, header);
   file.commit();

@@ -98,13 +98,11 @@ class BlockIdentityWriter final : public OutOfOrderEnds {
 
  private:
   class Column;
-  struct Output;
   std::string path_;
   FileIdentity interpreted_;
   const BlockMatcher* matcher_ = nullptr;
   std::vector<std::pair<std::uint32_t, std::uint64_t>> module_bases_;
   std::uint64_t count_ = 0, last_seq_ = 0;
-  std::unique_ptr<Output> output_;  // before the columns, which write into it
   std::unique_ptr<Column> kinds_, times_, ids_;
 };
 

@@ -14,17 +14,32 @@
 
 namespace {
 
-// The header's file size, contents checksum and own checksum (offsets 16,
-// 32, 56; docs/heaptrack.md), as a writer would set them.
+// The header's file size, the columns' checksums (the tail's last 24
+// bytes, after their 24 bytes of sizes), the tail's checksum and the
+// header's own (docs/heaptrack.md), as a writer would set them, where the
+// sizes and the tail's offset leave room for that.
 std::string with_checksums_set(std::string_view file) {
   std::string fixed(file);
-  if (fixed.size() < 64) return fixed;
+  const auto u64_at = [&](std::size_t at) {
+    std::uint64_t v;
+    std::memcpy(&v, fixed.data() + at, 8);
+    return v;
+  };
+  const auto set_u64 = [&](std::size_t at, std::uint64_t v) { std::memcpy(fixed.data() + at, &v, 8); };
   const std::uint64_t size = fixed.size();
-  std::memcpy(fixed.data() + 16, &size, 8);
-  const std::uint64_t body = heapql::store_file::checksum_of(fixed.data() + 64, fixed.size() - 64);
-  std::memcpy(fixed.data() + 32, &body, 8);
-  const std::uint64_t header = heapql::store_file::checksum_of(fixed.data(), 56);
-  std::memcpy(fixed.data() + 56, &header, 8);
+  if (size < 64 + 48) return fixed;
+  set_u64(16, size);
+  std::uint64_t at = 64;
+  for (std::size_t c = 0; c < 3; ++c) {
+    const std::uint64_t bytes = u64_at(size - 48 + 8 * c);
+    if (bytes > size - 48 - at) return fixed;
+    set_u64(size - 24 + 8 * c, heapql::store_file::checksum_of(fixed.data() + at, bytes));
+    at += bytes;
+  }
+  const std::uint64_t tail_at = u64_at(24);
+  if (tail_at < 64 || tail_at > size) return fixed;
+  set_u64(32, heapql::store_file::checksum_of(fixed.data() + tail_at, size - tail_at));
+  set_u64(56, heapql::store_file::checksum_of(fixed.data(), 56));
   return fixed;
 }
 
