@@ -1,6 +1,7 @@
 #include "engine/ingest/trace_store_file.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -37,6 +38,12 @@ std::string why_not_fresh(const StoreFileInfo& info, const std::string& trace_pa
     return fmt::format("it was read with other options ({}, not {})", info.reading, reading_key(options));
   }
   return {};
+}
+
+std::optional<ino_t> inode_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return st.st_ino;
 }
 
 std::string cache_folder() {
@@ -134,6 +141,8 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
   reading.write_block_identity = target == store_beside(trace_path);
   store_file::SourceRecord record;
   record.files.push_back(store_file::identify_file(trace_path));  // before the read: a change during it shows
+  const std::string identity = heaptrack::block_identity_beside(trace_path);
+  const std::optional<ino_t> identity_before = inode_of(identity);
   record.info = read_trace(trace_path, tables, writer->consumer(), reading);
   record.reading = reading_key(options);
   for (const std::string& file : record.info.files) {
@@ -151,12 +160,11 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
   result.frees = writer->free_count();
   result.column_bytes = writer->column_bytes();
   result.source = std::move(record.info);
-  // A heaptrack trace read with its raw twin wrote its block-identity file.
-  const std::vector<std::string>& read = result.source.files;
-  if (read.size() == 2 && read[1].find(".raw") != std::string::npos) {
-    const std::string identity = heaptrack::block_identity_beside(read[0]);
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(identity, ec)) result.block_identity_path = identity;
+  // A heaptrack trace read with its raw twin wrote its block-identity file
+  // during the read: a new file there (an atomic rename makes a new inode),
+  // not one left from before in a folder it could not write.
+  if (const std::optional<ino_t> now = inode_of(identity); reading.write_block_identity && now && now != identity_before) {
+    result.block_identity_path = identity;
   }
   return result;
 }

@@ -12,8 +12,7 @@ BlockMatcher::BlockMatcher(BlockIdentity identity, EventConsumer& consumer)
     : BlockMatcher(identity == BlockIdentity::kExact ? FreePairing::kByAddress : FreePairing::kBucketLifo, consumer) {}
 
 BlockMatcher::BlockMatcher(FreePairing pairing, EventConsumer& consumer)
-    : identity_(pairing == FreePairing::kBucketLifo ? BlockIdentity::kBucketLifo : BlockIdentity::kExact),
-      pairing_(pairing),
+    : pairing_(pairing),
       consumer_(consumer),
       counting_(pairing != FreePairing::kByAddress && !consumer.needs_blocks()) {
   if (pairing == FreePairing::kBucketLifoWithExceptions) lists_.track_out_of_order_ends();

@@ -67,7 +67,9 @@ class BlockMatcher {
   BlockMatcher(BlockIdentity identity, EventConsumer& consumer);
   BlockMatcher(FreePairing pairing, EventConsumer& consumer);
 
-  BlockIdentity identity() const { return identity_; }
+  BlockIdentity identity() const {
+    return pairing_ == FreePairing::kBucketLifo ? BlockIdentity::kBucketLifo : BlockIdentity::kExact;
+  }
   FreePairing pairing() const { return pairing_; }
 
   // kByAddress: tells `ends` of the blocks that end out of their bucket's
@@ -177,7 +179,6 @@ class BlockMatcher {
     return true;
   }
 
-  BlockIdentity identity_;
   FreePairing pairing_;
   EventConsumer& consumer_;
   bool counting_;
