@@ -9,10 +9,10 @@
 // of reading a random key for every occupied slot it passes.
 //
 // Inserts wait in a short queue and go into the table a batch at a time,
-// their slots fetched together, so that their cache misses overlap instead of
-// following one another (an interning read inserts millions of ids into tens
-// of megabytes of slots); a lookup looks in the queue first. Growing the table
-// places the stored ids the same way.
+// each slot fetched as its id is queued, so that their cache misses overlap
+// instead of following one another (an interning read inserts millions of
+// ids into tens of megabytes of slots); a lookup looks in the queue first.
+// Growing the table places the stored ids in batches too.
 #pragma once
 
 #include <algorithm>
@@ -53,6 +53,7 @@ class FlatIndex {
     if (id != size_) throw std::logic_error("FlatIndex: ids must be inserted densely, in order");
     queue_[queued_++] = Queued{hash, id};
     ++size_;
+    prefetch(hash);
     if (queued_ == kQueueLength) place_queue(hash_of);
   }
 
@@ -114,7 +115,6 @@ class FlatIndex {
         for (std::size_t k = 0; k < count; ++k) place(hashes[k], static_cast<std::uint32_t>(first + k));
       }
     }
-    for (std::size_t q = 0; q < queued_; ++q) prefetch(queue_[q].hash);
     for (std::size_t q = 0; q < queued_; ++q) place(queue_[q].hash, queue_[q].id);
     queued_ = 0;
   }
