@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <charconv>
 #include <numeric>
@@ -14,6 +15,7 @@
 #include "engine/query/group_key.h"
 #include "engine/query/suppressions.h"
 #include "engine/store/dense_rank.h"
+#include "engine/store/on_both_cores.h"
 
 namespace heapql {
 
@@ -164,9 +166,11 @@ void Aggregator::rank_keys() {
   if (!keys_.rank()) return;
   with_layout([&]<class S>() {
     ChunkedVector<S>& all = states<S>();
-    for (std::size_t b = 0; b < all.size(); ++b) {
-      if (all[b].key >= 0) all[b].key = keys_.ranked(all[b].key);
-    }
+    in_two_halves(all.size(), kSplitRollUpFrom, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t b = begin; b < end; ++b) {
+        if (all[b].key >= 0) all[b].key = keys_.ranked(all[b].key);
+      }
+    });
   });
 }
 
@@ -645,36 +649,60 @@ void Aggregator::roll_up(Result& r) {
   // with blocks come before it (a bit per row, and a count per 64 rows). The
   // arrays below then hold those rows only, not every key times every
   // impacting type (millions of rows, most of them empty, in a window).
+  // Each half of the buckets marks its own bits; the upper half's are
+  // merged after.
   std::vector<std::uint64_t> present((row_count + 63) / 64, 0);
   if (keyed) {
-    for (std::size_t b = 0; b < all.size(); ++b) {
-      const S& state = all[b];
-      if (state.key < 0) continue;
-      rows_of(state, [&](std::size_t row, Impacting, std::uint64_t) {
-        present[row / 64] |= std::uint64_t{1} << (row % 64);
-      });
-    }
+    std::vector<std::uint64_t> upper_present;
+    in_two_halves(all.size(), kSplitRollUpFrom, [&](std::size_t begin, std::size_t end) {
+      std::vector<std::uint64_t>& bits =
+          begin == 0 ? present : (upper_present = std::vector<std::uint64_t>(present.size(), 0));
+      for (std::size_t b = begin; b < end; ++b) {
+        const S& state = all[b];
+        if (state.key < 0) continue;
+        rows_of(state, [&](std::size_t row, Impacting, std::uint64_t) {
+          bits[row / 64] |= std::uint64_t{1} << (row % 64);
+        });
+      }
+    });
+    for (std::size_t w = 0; w < upper_present.size(); ++w) present[w] |= upper_present[w];
   }
   const DenseRank dense(std::move(present));
   std::vector<std::uint32_t> rows;  // the present rows, ascending; index = dense number
   rows.reserve(dense.count());
   dense.each([&](std::size_t row) { rows.push_back(static_cast<std::uint32_t>(row)); });
 
+  // Each half of the buckets sums its own totals; the rows' sort values,
+  // which buckets of both halves add to, take their additions atomically
+  // (integer sums: the same in any order).
   std::vector<std::uint64_t> sort_values(rows.size(), 0);
-  for (std::size_t b = 0; b < all.size(); ++b) {
-    const S& state = all[b];
-    if (state.key == kUnplanned) continue;
-    if (state.key == kFilteredOut) {
-      std::uint64_t inside = state.blocks_by_type[0];
-      if constexpr (!S::kPeak && !S::kLiveAreAifo) inside += state.blocks_by_type[1];
-      r.excluded_blocks += inside;
-      r.excluded_bytes += inside * size_of(state, b);
-      continue;
+  struct Sums {
+    Measures totals;
+    std::uint64_t excluded_blocks = 0, excluded_bytes = 0;
+  };
+  Sums lower, upper;
+  in_two_halves(all.size(), kSplitRollUpFrom, [&](std::size_t begin, std::size_t end) {
+    Sums& sums = begin == 0 ? lower : upper;
+    for (std::size_t b = begin; b < end; ++b) {
+      const S& state = all[b];
+      if (state.key == kUnplanned) continue;
+      if (state.key == kFilteredOut) {
+        std::uint64_t inside = state.blocks_by_type[0];
+        if constexpr (!S::kPeak && !S::kLiveAreAifo) inside += state.blocks_by_type[1];
+        sums.excluded_blocks += inside;
+        sums.excluded_bytes += inside * size_of(state, b);
+        continue;
+      }
+      contributions(state, b, [&](std::size_t row, const Measures& m) {
+        sums.totals.add(m);
+        if (keyed) std::atomic_ref(sort_values[dense(row)]).fetch_add(m.value(sort), std::memory_order_relaxed);
+      });
     }
-    contributions(state, b, [&](std::size_t row, const Measures& m) {
-      r.totals.add(m);
-      if (keyed) sort_values[dense(row)] += m.value(sort);
-    });
+  });
+  for (const Sums* sums : {&lower, &upper}) {
+    r.totals.add(sums->totals);
+    r.excluded_blocks += sums->excluded_blocks;
+    r.excluded_bytes += sums->excluded_bytes;
   }
   if (!keyed) return;
 
