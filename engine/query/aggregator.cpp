@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <charconv>
 #include <numeric>
@@ -672,37 +671,23 @@ void Aggregator::roll_up(Result& r) {
   rows.reserve(dense.count());
   dense.each([&](std::size_t row) { rows.push_back(static_cast<std::uint32_t>(row)); });
 
-  // Each half of the buckets sums its own totals; the rows' sort values,
-  // which buckets of both halves add to, take their additions atomically
-  // (integer sums: the same in any order).
+  // One thread: split in halves (atomic additions to the sort values, or
+  // each thread adding only its keys' buckets) this pass took longer.
   std::vector<std::uint64_t> sort_values(rows.size(), 0);
-  struct Sums {
-    Measures totals;
-    std::uint64_t excluded_blocks = 0, excluded_bytes = 0;
-  };
-  Sums lower, upper;
-  in_two_halves(all.size(), kSplitRollUpFrom, [&](std::size_t begin, std::size_t end) {
-    Sums& sums = begin == 0 ? lower : upper;
-    for (std::size_t b = begin; b < end; ++b) {
-      const S& state = all[b];
-      if (state.key == kUnplanned) continue;
-      if (state.key == kFilteredOut) {
-        std::uint64_t inside = state.blocks_by_type[0];
-        if constexpr (!S::kPeak && !S::kLiveAreAifo) inside += state.blocks_by_type[1];
-        sums.excluded_blocks += inside;
-        sums.excluded_bytes += inside * size_of(state, b);
-        continue;
-      }
-      contributions(state, b, [&](std::size_t row, const Measures& m) {
-        sums.totals.add(m);
-        if (keyed) std::atomic_ref(sort_values[dense(row)]).fetch_add(m.value(sort), std::memory_order_relaxed);
-      });
+  for (std::size_t b = 0; b < all.size(); ++b) {
+    const S& state = all[b];
+    if (state.key == kUnplanned) continue;
+    if (state.key == kFilteredOut) {
+      std::uint64_t inside = state.blocks_by_type[0];
+      if constexpr (!S::kPeak && !S::kLiveAreAifo) inside += state.blocks_by_type[1];
+      r.excluded_blocks += inside;
+      r.excluded_bytes += inside * size_of(state, b);
+      continue;
     }
-  });
-  for (const Sums* sums : {&lower, &upper}) {
-    r.totals.add(sums->totals);
-    r.excluded_blocks += sums->excluded_blocks;
-    r.excluded_bytes += sums->excluded_bytes;
+    contributions(state, b, [&](std::size_t row, const Measures& m) {
+      r.totals.add(m);
+      if (keyed) sort_values[dense(row)] += m.value(sort);
+    });
   }
   if (!keyed) return;
 

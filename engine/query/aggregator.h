@@ -172,8 +172,9 @@ class Aggregator final : public EventConsumer {
   // Numbers the group keys densely (GroupKeyTable::rank), in every state
   // too; once every bucket is planned, before the keys number rows.
   void rank_keys();
-  // The roll-up's passes over the buckets run on both cores from this many
-  // buckets on (a one-shot query on a big trace ends with them alone).
+  // The group keys' numbering and the roll-up's first pass over the buckets
+  // run on both cores from this many buckets on (a one-shot query on a big
+  // trace ends with them alone).
   static constexpr std::size_t kSplitRollUpFrom = std::size_t{1} << 16;
   template <class S> void block_alloc(const LiveBlock& block);
   template <class S> void block_free(const LiveBlock& block, std::int64_t free_ns, bool temporary);

@@ -1,6 +1,6 @@
-// The roll-up over many buckets runs on both cores, each half of the
-// buckets marking its rows and summing its totals (aggregator.cpp,
-// kSplitRollUpFrom): the rows and totals of both halves must all arrive.
+// The roll-up over many buckets numbers their keys and marks their rows on
+// both cores, a half of the buckets each (aggregator.cpp, kSplitRollUpFrom):
+// the rows of both halves, and their totals, must all arrive.
 // 70,000 stacks, a leak in each and a bigger one in ten spread over both
 // halves, some buckets filtered out by size in each half.
 #include <gtest/gtest.h>
