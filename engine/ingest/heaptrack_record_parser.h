@@ -125,13 +125,11 @@ class RecordParser {
   // child yet). The rest branch off an older trace, and their first node's
   // lookup misses the cache: the driver fetches, a few lines ahead, first the
   // parent trace's entry, then that lookup's slot, so the misses overlap.
-  // An `a` record's bucket lookup misses the same way: first its trace's
-  // entry, then the stack's first bucket.
-  void prefetch_trace_parent(const HeaptrackLinePipeline::Record& record) const { traces_.prefetch(record.second); }
+  void prefetch_trace_parent(const HeaptrackLinePipeline::Record& record) const {
+    if (record.type == 't') traces_.prefetch(record.second);
+  }
   void prefetch_trace_lookup(const HeaptrackLinePipeline::Record& record) const {
-    if (record.second >= traces_.size()) return;
-    if (record.type == 'a') return tables_.prefetch_bucket(trace_stack(record.second));
-    if (record.first == 0 || record.first >= ips_.size()) return;
+    if (record.type != 't' || record.first == 0 || record.first >= ips_.size() || record.second >= traces_.size()) return;
     const InstructionPointer& ip = ips_[record.first];
     if (ip.frames_built) tables_.prefetch_stack(frames_[ip.first_frame + frame_count(ip) - 1], trace_stack(record.second));
   }

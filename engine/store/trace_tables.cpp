@@ -44,6 +44,7 @@ TraceTables::TraceTables(const TraceTables& other)
       heaps_(other.heaps_),
       buckets_(other.buckets_),
       bucket_ids_(other.bucket_ids_),
+      stacks_with_buckets_(other.stacks_with_buckets_),
       unknown_module_(other.unknown_module_) {
   // Every string keeps its id (a crafted store may repeat one); the index is
   // built on the next intern_string.
@@ -129,7 +130,8 @@ void TraceTables::release_indexes() {
   frames_indexed_ = 0;
   stack_ids_ = StackNodeIndex();
   stacks_indexed_ = 0;
-  bucket_ids_ = BucketIndex();
+  bucket_ids_ = FlatIndex();
+  stacks_with_buckets_ = IdBits();
   buckets_indexed_ = 0;
 }
 
@@ -168,14 +170,23 @@ std::uint64_t TraceTables::bucket_hash(const Bucket& b) {
   return FlatIndex::mix(h);
 }
 
+void TraceTables::index_bucket(std::uint32_t id, std::uint64_t hash) {
+  bucket_ids_.insert(hash, id, [&](std::uint32_t stored) { return bucket_hash(buckets_[stored]); });
+  if (const StackId stack = buckets_[id].stack; stack.valid()) stacks_with_buckets_.set(stack.value);
+}
+
 BucketId TraceTables::intern_bucket(const Bucket& bucket) {
   for (; buckets_indexed_ < buckets_.size(); ++buckets_indexed_) {
-    bucket_ids_.add(buckets_, static_cast<std::uint32_t>(buckets_indexed_), bucket_hash);
+    index_bucket(static_cast<std::uint32_t>(buckets_indexed_), bucket_hash(buckets_[buckets_indexed_]));
   }
-  if (const BucketId found = bucket_ids_.find(buckets_, bucket, bucket_hash); found.valid()) return found;
+  const std::uint64_t hash = bucket_hash(bucket);
+  if (!bucket.stack.valid() || stacks_with_buckets_.test(bucket.stack.value)) {
+    const std::uint32_t found = bucket_ids_.find(hash, [&](std::uint32_t id) { return buckets_[id] == bucket; });
+    if (found != FlatIndex::kAbsent) return BucketId(found);
+  }
   const BucketId id = next_id<BucketId>(buckets_, "buckets");
   buckets_.push_back(bucket);
-  bucket_ids_.add(buckets_, id.value, bucket_hash);
+  index_bucket(id.value, hash);
   ++buckets_indexed_;
   return id;
 }
@@ -195,7 +206,7 @@ std::size_t TraceTables::memory_bytes() const {
   bytes += strings_.capacity() * sizeof(std::string_view) + string_ids_.size() * (kHashEntry + 16);
   bytes += frames_.capacity() * sizeof(Frame) + frame_ids_.size() * (kHashEntry + sizeof(FrameKey));
   bytes += stacks_.memory_bytes() + stack_ids_.memory_bytes();
-  bytes += buckets_.memory_bytes() + bucket_ids_.memory_bytes();
+  bytes += buckets_.memory_bytes() + bucket_ids_.memory_bytes() + stacks_with_buckets_.memory_bytes();
   bytes += processes_.capacity() * sizeof(Process) + heaps_.capacity() * sizeof(Heap);
   return bytes;
 }

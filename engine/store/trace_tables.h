@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "engine/ids.h"
-#include "engine/store/bucket_index.h"
 #include "engine/store/chunked_vector.h"
 #include "engine/store/viewed_prefix_vector.h"
 #include "engine/store/flat_index.h"
@@ -119,8 +118,6 @@ class TraceTables {
   std::size_t heap_count() const { return heaps_.size(); }
 
   BucketId intern_bucket(const Bucket& bucket);
-  // A hint: intern_bucket of a bucket of `stack` comes soon.
-  void prefetch_bucket(StackId stack) const { bucket_ids_.prefetch(stack); }
   const Bucket& bucket(BucketId id) const { return buckets_[id.index()]; }
   ProcessId process_of(const Bucket& bucket) const {
     return bucket.heap.valid() ? heaps_[bucket.heap.index()].process : ProcessId();
@@ -144,6 +141,8 @@ class TraceTables {
     std::size_t operator()(const FrameKey& k) const noexcept;
   };
   static std::uint64_t bucket_hash(const Bucket& b);
+  // Puts bucket `id` (whose hash is `hash`) in the index and its stack's bit.
+  void index_bucket(std::uint32_t id, std::uint64_t hash);
 
   std::deque<std::string> string_storage_;
   std::vector<std::string_view> strings_;
@@ -159,7 +158,10 @@ class TraceTables {
   std::vector<Process> processes_;
   std::vector<Heap> heaps_;
   ViewedPrefixVector<Bucket> buckets_;
-  BucketIndex bucket_ids_;  // buckets by content
+  FlatIndex bucket_ids_;  // buckets by content
+  // The indexed buckets' stacks: a bucket of a stack that has none yet (the
+  // usual case) is new without a lookup.
+  IdBits stacks_with_buckets_;
   StringId unknown_module_;
 };
 

@@ -3,8 +3,7 @@
 // without a lookup, a parent's first child is found by its id and never
 // indexed, the children of a parent made a moment ago are found among the
 // nodes made since, a bucket of a stack without buckets is new without a
-// lookup, a stack's first bucket is found by the stack's id and its others
-// through the index (bucket_index.h). Each
+// lookup. Each
 // shortcut must give exactly the ids a plain map gives, for chains, branches,
 // repeats long after, roots, and after the indexes are released.
 #include "engine/store/trace_tables.h"
