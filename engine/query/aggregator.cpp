@@ -654,13 +654,16 @@ void Aggregator::roll_up(Result& r) {
   if (keyed) {
     std::vector<std::uint64_t> upper_present;
     in_two_halves(all.size(), kSplitRollUpFrom, [&](std::size_t begin, std::size_t end) {
-      std::vector<std::uint64_t>& bits =
-          begin == 0 ? present : (upper_present = std::vector<std::uint64_t>(present.size(), 0));
+      std::vector<std::uint64_t>* bits = &present;
+      if (begin != 0) {  // the upper half, beside
+        upper_present.assign(present.size(), 0);
+        bits = &upper_present;
+      }
       for (std::size_t b = begin; b < end; ++b) {
         const S& state = all[b];
         if (state.key < 0) continue;
         rows_of(state, [&](std::size_t row, Impacting, std::uint64_t) {
-          bits[row / 64] |= std::uint64_t{1} << (row % 64);
+          (*bits)[row / 64] |= std::uint64_t{1} << (row % 64);
         });
       }
     });
