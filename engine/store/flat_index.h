@@ -8,6 +8,14 @@
 // tag from the hash: a probe compares keys only when the tag matches, instead
 // of reading a random key for every occupied slot it passes.
 //
+// The table is at most half full. Most lookups while interning are for
+// keys not there yet, and such a lookup (and an insert) walks to the next
+// empty slot: at 3/4 full that is 8.5 slots on average, often into the next
+// cache line, a second miss; at half full, 2.5. Walk's one-shot query took
+// 0.95 s instead of 1.07 s (medians of 10 runs each in turn) in the same
+// memory, its two indexes staying at 4 Mi slots; compile's took 87 MB
+// instead of 83.
+//
 // Inserts wait in a short queue and go into the table a batch at a time,
 // each slot fetched as its id is queued, so that their cache misses overlap
 // instead of following one another (an interning read inserts millions of
@@ -87,7 +95,7 @@ class FlatIndex {
     mask_ = slot_count - 1;
     std::uint32_t id_bits = 0;
     while (id_bits < 32 && (std::size_t{1} << id_bits) < slot_count) ++id_bits;
-    // Fewer ids than slots, at most 3/4: an id never sets all its bits, so a
+    // Fewer ids than slots, at most half: an id never sets all its bits, so a
     // slot is never kAbsent by accident.
     id_mask_ = id_bits >= 32 ? 0xFFFFFFFFu : (1u << id_bits) - 1;
   }
@@ -101,9 +109,9 @@ class FlatIndex {
   template <class HashOf>
   void place_queue(HashOf&& hash_of) {
     const std::size_t placed = size_ - queued_;
-    if (size_ * 4 > slots_.size() * 3) {
+    if (size_ * 2 > slots_.size()) {
       std::size_t slot_count = slots_.empty() ? 1024 : slots_.size() * 2;
-      while (size_ * 4 > slot_count * 3) slot_count *= 2;
+      while (size_ * 2 > slot_count) slot_count *= 2;
       resize(slot_count);
       std::array<std::uint64_t, kQueueLength> hashes;
       for (std::size_t first = 0; first < placed; first += kQueueLength) {

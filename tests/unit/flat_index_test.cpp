@@ -88,6 +88,17 @@ TEST(FlatIndex, FindsIdsStillWaitingToBePlacedAndPlacesThemAllOnGrowth) {
   EXPECT_EQ(t.index.size(), 1'000u);
 }
 
+TEST(FlatIndex, TheTableStaysAtMostHalfFull) {
+  // A lookup of an absent key walks to the next empty slot: at most half
+  // full, that walk stays short (flat_index.h).
+  Table t;
+  for (std::uint64_t k = 0; k < 512; ++k) t.intern(k, FlatIndex::mix(k));
+  EXPECT_EQ(t.index.memory_bytes(), 1024 * sizeof(std::uint32_t));
+  for (std::uint64_t k = 512; k < 600; ++k) t.intern(k, FlatIndex::mix(k));
+  EXPECT_EQ(t.index.memory_bytes(), 2048 * sizeof(std::uint32_t));
+  for (std::uint64_t k = 0; k < 600; ++k) EXPECT_EQ(t.find(k, FlatIndex::mix(k)), k);
+}
+
 TEST(FlatIndex, IdsMustBeInsertedDenselyInOrder) {
   FlatIndex index;
   const auto hash_of = [](std::uint32_t id) { return FlatIndex::mix(id); };
