@@ -103,25 +103,34 @@ std::uint32_t raw_event_code(std::string_view line, std::vector<HeaptrackLinePip
   return scan_raw_event(at, copy + line.size() + 1, events);
 }
 
-// Decodes a well-formed `t ip parent` / `a size trace` line; false for
-// anything else (the parser then reads, or rejects, it as text). Read from a
-// copy ended by a '\n', as scan_hex needs; a canonical one is at most 27
-// bytes long.
-bool decode_record(std::string_view line, HeaptrackLinePipeline::Record& record) {
-  char copy[32] = {};
-  if (line.size() >= sizeof copy || line.size() < 2 || line[1] != ' ' || (line[0] != 't' && line[0] != 'a')) {
-    return false;
-  }
-  std::copy(line.begin(), line.end(), copy);
-  copy[line.size()] = '\n';
-  const char* p = copy + 2;
+// A well-formed `t ip parent` / `a size trace` line at `at` (a '\n' ends
+// it), decoded into `record`, and `at` moved past the '\n'; false (and `at`
+// unmoved) for anything else, which the parser then reads, or rejects, as
+// text. Decoded where it lies in the reader's buffer: copying each of these
+// lines out first cost the reading thread a tenth of its time.
+bool scan_record(const char*& at, HeaptrackLinePipeline::Record& record) {
+  const char type = at[0];
+  if ((type != 't' && type != 'a') || at[1] != ' ') return false;
+  const char* p = at + 2;
   std::uint64_t first = 0;
   std::uint64_t second = 0;
-  if (!scan_hex(p, line[0] == 'a' ? 16 : 8, ' ', first) || !scan_hex(p, 8, '\n', second)) return false;
+  if (!scan_hex(p, type == 'a' ? 16 : 8, ' ', first) || !scan_hex(p, 8, '\n', second)) return false;
   record.first = first;
   record.second = static_cast<std::uint32_t>(second);
-  record.type = line[0];
+  record.type = type;
+  at = p;
   return true;
+}
+
+// The same for a line handed out alone, with no '\n' after it: read from a
+// copy that has one. A canonical record is at most 27 bytes long.
+bool decode_record(std::string_view line, HeaptrackLinePipeline::Record& record) {
+  char copy[32] = {};
+  if (line.size() >= sizeof copy) return false;
+  std::copy(line.begin(), line.end(), copy);
+  copy[line.size()] = '\n';
+  const char* at = copy;
+  return scan_record(at, record);
 }
 
 }  // namespace
@@ -214,9 +223,9 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
         add_line(batch, line);
         continue;
       }
-      // Split the buffered lines here: `+ k` and `- k` lines (nearly all of
-      // them; a raw twin's `+`, `-` and `t`) are decoded as they are found,
-      // in one pass.
+      // Split the buffered lines here: `+ k`, `- k`, `t` and `a` lines
+      // (nearly all of them; a raw twin's `+`, `-` and `t`) are decoded as
+      // they are found, in one pass.
       const char* at = buffered.data();
       const char* const end = at + buffered.size();
       std::uint64_t lines = 0;
@@ -224,6 +233,11 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
         std::uint32_t code = kTextBit;
         if (!command_.open()) {
           code = decode_ == Decode::kRecords ? scan_event(at) : scan_raw_event(at, end, batch.raw_events);
+          if (HeaptrackLinePipeline::Record record; code == kTextBit && decode_ == Decode::kRecords &&
+                                                     scan_record(at, record)) {
+            code = kRecordBit | static_cast<std::uint32_t>(batch.records.size());
+            batch.records.push_back(record);
+          }
         }
         if (code != kTextBit) {
           batch.codes.push_back(code);

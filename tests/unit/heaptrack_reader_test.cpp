@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <tuple>
 
 #include "engine/error.h"
@@ -281,6 +282,55 @@ TEST(HeaptrackReader, AMalformedRawTwinLineIsNamedWithItsFileAndLine) {
     } catch (const Error& e) {
       const std::string message = e.what();
       EXPECT_NE(message.find("p.raw.zst:"), std::string::npos) << message;
+      EXPECT_NE(message.find(what), std::string::npos) << message;
+    }
+  }
+}
+
+// The interpreted file's `t` and `a` records are decoded where they lie in
+// the reading thread's buffer when spelled canonically; any other spelling
+// heaptrack's fields allow goes to the checked parser and means the same,
+// and a malformed one is named with its own line, far into a batch or not.
+TEST(HeaptrackReader, TraceAndAllocationInfoRecordsSpelledOtherwiseMeanTheSame) {
+  std::string spelled = kVersion3;
+  const auto respell = [](std::string& text, std::string_view from, std::string_view to) {
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  respell(spelled, "t 2 1\n", "t 02 1\n");
+  respell(spelled, "a 64 2\n", "a 064 02\n");
+  respell(spelled, "t 3 1\n", "t 3 01\n");
+  TempDir dir;
+  write_zstd(dir.file("canonical.zst"), kVersion3);
+  write_zstd(dir.file("spelled.zst"), spelled);
+  const Read canonical = read(dir.file("canonical.zst"), by_stack());
+  const Read other = read(dir.file("spelled.zst"), by_stack());
+  ASSERT_EQ(canonical.result.rows.size(), 2u);
+  ASSERT_EQ(other.result.rows.size(), canonical.result.rows.size());
+  for (std::size_t i = 0; i < canonical.result.rows.size(); ++i) {
+    EXPECT_EQ(other.result.rows[i].key[0].frames, canonical.result.rows[i].key[0].frames);
+    EXPECT_EQ(other.result.rows[i].measures.so, canonical.result.rows[i].measures.so);
+    EXPECT_EQ(other.result.rows[i].measures.stc, canonical.result.rows[i].measures.stc);
+  }
+
+  // Thousands of events first, so that the bad record lies deep in a batch.
+  std::string events;
+  for (int i = 0; i < 5000; ++i) events += "+ 0\n- 0\n";
+  const std::string deep = std::string(kVersion3).insert(std::string(kVersion3).find("a 20 3\n"), events);
+  for (const auto& [from, to, what] : {std::tuple{"t 3 1\n", "t 3 1x\n", "'t' record"},
+                                       std::tuple{"a 20 3\n", "a 20 3 4\n", "extra fields"},
+                                       std::tuple{"a 20 3\n", "a 20 A\n", "'a' record"}}) {
+    std::string bad = deep;
+    respell(bad, from, to);
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(bad.begin(), bad.begin() + bad.find(to), '\n'));
+    write_zstd(dir.file("bad.zst"), bad);
+    try {
+      read(dir.file("bad.zst"), by_stack());
+      ADD_FAILURE() << "accepted " << to;
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(fmt::format("bad.zst:{}:", line)), std::string::npos) << message;
       EXPECT_NE(message.find(what), std::string::npos) << message;
     }
   }
