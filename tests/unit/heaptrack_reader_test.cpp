@@ -46,6 +46,13 @@ Query by_stack() {
   return q;
 }
 
+// Replaces the first `from` in `text` (it must be there) by `to`.
+void respell(std::string& text, std::string_view from, std::string_view to) {
+  const auto at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+}
+
 // Reading `path` fails with an Error whose message holds each of `parts`.
 void expect_read_error(const std::string& path, std::initializer_list<std::string> parts) {
   try {
@@ -252,15 +259,10 @@ TEST(HeaptrackReader, TheRawTwinGivesExactBlocksAndModuleOffsets) {
 // and must mean the same.
 TEST(HeaptrackReader, ARawTwinSpelledOtherwiseMeansTheSame) {
   std::string spelled = kRaw;
-  const auto respell = [&](std::string_view from, std::string_view to) {
-    const auto at = spelled.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    spelled.replace(at, from.size(), to);
-  };
-  respell("+ 10 1 aaa0\n", "+ 010 1 aaa0\n");     // a leading zero
-  respell("+ 10 1 bbb0\n", "+ 10 001 0bbb0\n");   // more of them
-  respell("- aaa0\n", "- aaa0 ignored\n");        // a free's fields after the address
-  respell("t 401777 1\n", "t 0401777 01\n");     // a `t`'s fields are the interpreted file's
+  respell(spelled, "+ 10 1 aaa0\n", "+ 010 1 aaa0\n");     // a leading zero
+  respell(spelled, "+ 10 1 bbb0\n", "+ 10 001 0bbb0\n");   // more of them
+  respell(spelled, "- aaa0\n", "- aaa0 ignored\n");        // a free's fields after the address
+  respell(spelled, "t 401777 1\n", "t 0401777 01\n");     // a `t`'s fields are the interpreted file's
   TempDir dir;
   write_zstd(dir.file("p.zst"), kInterpreted);
   write_zstd(dir.file("p.raw.zst"), kRaw);
@@ -285,7 +287,7 @@ TEST(HeaptrackReader, AMalformedRawTwinLineIsNamedWithItsFileAndLine) {
                                        std::tuple{"+ 10 1 bbb0\n", "+ 10 1 bbb0 7\n", "extra fields"},
                                        std::tuple{"+ 10 1 bbb0\n", "+ 10 1\n", "missing field"}}) {
     std::string raw = kRaw;
-    raw.replace(raw.find(from), std::string_view(from).size(), to);
+    respell(raw, from, to);
     TempDir dir;
     write_zstd(dir.file("p.zst"), kInterpreted);
     write_zstd(dir.file("p.raw.zst"), raw);
@@ -300,11 +302,6 @@ TEST(HeaptrackReader, AMalformedRawTwinLineIsNamedWithItsFileAndLine) {
 // and a malformed one is named with its own line, far into a batch or not.
 TEST(HeaptrackReader, TraceAndAllocationInfoRecordsSpelledOtherwiseMeanTheSame) {
   std::string spelled = kVersion3;
-  const auto respell = [](std::string& text, std::string_view from, std::string_view to) {
-    const auto at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-  };
   respell(spelled, "t 2 1\n", "t 02 1\n");
   respell(spelled, "a 64 2\n", "a 064 02\n");
   respell(spelled, "t 3 1\n", "t 3 01\n");
