@@ -7,6 +7,7 @@
 #include <charconv>
 #include <numeric>
 #include <span>
+#include <utility>
 
 #include "engine/error.h"
 #include "engine/warnings.h"
@@ -670,13 +671,19 @@ void Aggregator::roll_up(Result& r) {
     for (std::size_t w = 0; w < upper_present.size(); ++w) present[w] |= upper_present[w];
   }
   const DenseRank dense(std::move(present));
-  std::vector<std::uint32_t> rows;  // the present rows, ascending; index = dense number
-  rows.reserve(dense.count());
-  dense.each([&](std::size_t row) { rows.push_back(static_cast<std::uint32_t>(row)); });
+  // The present rows, ascending (index = dense number); not needed, nor its
+  // megabytes of fresh pages, when every row is present (a whole-trace query
+  // grouped by one level: its keys were numbered densely).
+  std::vector<std::uint32_t> rows;
+  if (!dense.identity()) {
+    rows.reserve(dense.count());
+    dense.each([&](std::size_t row) { rows.push_back(static_cast<std::uint32_t>(row)); });
+  }
+  const auto row_of = [&](std::uint32_t dense_row) -> std::size_t { return dense.identity() ? dense_row : rows[dense_row]; };
 
   // One thread: split in halves (atomic additions to the sort values, or
   // each thread adding only its keys' buckets) this pass took longer.
-  std::vector<std::uint64_t> sort_values(rows.size(), 0);
+  std::vector<std::uint64_t> sort_values(dense.count(), 0);
   for (std::size_t b = 0; b < all.size(); ++b) {
     const S& state = all[b];
     if (state.key == kUnplanned) continue;
@@ -696,7 +703,7 @@ void Aggregator::roll_up(Result& r) {
 
   const std::size_t width = query_.by.size();
   const auto key_values_of = [&](std::uint32_t dense_row, std::uint64_t* values) {
-    const std::size_t row = rows[dense_row];
+    const std::size_t row = row_of(dense_row);
     const std::size_t key = row / per_key;
     for (std::size_t level = 0; level < width; ++level) {
       values[level] = query_.by[level] == GroupBy::kImpacting ? row % per_key : keys_.value(key, level);
@@ -705,16 +712,18 @@ void Aggregator::roll_up(Result& r) {
   // The measures of the rows shown: a second pass over the buckets.
   const auto measures_of = [&](std::span<const std::uint32_t> shown_rows) {
     sort_values = std::vector<std::uint64_t>();
-    constexpr std::uint32_t kNotShown = 0xFFFFFFFFu;
-    std::vector<std::uint32_t> shown_index(rows.size(), kNotShown);
+    // Each shown row's place in shown_rows, by dense row: a few rows, looked
+    // up only for the buckets of a shown key.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> shown_index(shown_rows.size());
     // A bit per key with a row shown: the other buckets are passed over
     // without reading their size.
     std::vector<std::uint64_t> key_shown((keys_.count() + 63) / 64, 0);
     for (std::size_t i = 0; i < shown_rows.size(); ++i) {
-      shown_index[shown_rows[i]] = static_cast<std::uint32_t>(i);
-      const std::size_t key = rows[shown_rows[i]] / per_key;
+      shown_index[i] = {shown_rows[i], static_cast<std::uint32_t>(i)};
+      const std::size_t key = row_of(shown_rows[i]) / per_key;
       key_shown[key / 64] |= std::uint64_t{1} << (key % 64);
     }
+    std::sort(shown_index.begin(), shown_index.end());
     std::vector<Measures> measures(shown_rows.size());
     for (std::size_t b = 0; b < all.size(); ++b) {
       const S& state = all[b];
@@ -722,8 +731,9 @@ void Aggregator::roll_up(Result& r) {
       const auto key = static_cast<std::size_t>(state.key);
       if ((key_shown[key / 64] & (std::uint64_t{1} << (key % 64))) == 0) continue;
       contributions(state, b, [&](std::size_t row, const Measures& m) {
-        const std::uint32_t index = shown_index[dense(row)];
-        if (index != kNotShown) measures[index].add(m);
+        const std::uint32_t dense_row = dense(row);
+        const auto at = std::lower_bound(shown_index.begin(), shown_index.end(), std::pair{dense_row, std::uint32_t{0}});
+        if (at != shown_index.end() && at->first == dense_row) measures[at->second].add(m);
       });
     }
     return measures;

@@ -30,6 +30,8 @@ class DenseRank {
   }
   // How many bits are set.
   std::size_t count() const { return count_; }
+  // Whether the set bits are 0 .. count() - 1, each its own dense number.
+  bool identity() const { return identity_; }
   // f(i) for every set bit i, ascending (in dense order, then).
   template <class F>
   void each(F&& f) const {

@@ -67,6 +67,25 @@ TEST(Semantics7Impacting, TheFiveXperfMeasuresStillCountOnlyBlocksAllocatedInsid
   EXPECT_EQ(find_row(r, {"AOFO"})->measures.stc, 0u);
 }
 
+// Rows are a key and a type: when only the AIFO row of a stack is shown, the
+// stack's blocks of the other types go to [other], not to that row (the
+// rows of a key are numbered one after another, below and above it).
+TEST(Semantics7Impacting, ARowShownMeasuresOnlyItsOwnTypeOfItsKey) {
+  ScriptedTrace t = four_types();
+  Query q = impacting_query();
+  q.by = {GroupBy::kImpacting, GroupBy::kStack};
+  q.top = 1;
+  const Result r = t.run(q);
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].key[0].text, "AIFO");
+  EXPECT_EQ(r.rows[0].measures.size, 10000u);
+  EXPECT_EQ(r.rows[0].measures.count, 1u);
+  ASSERT_TRUE(r.other.has_value());
+  EXPECT_EQ(r.other->size, 111u);
+  EXPECT_EQ(r.other->count, 3u);
+  EXPECT_EQ(r.other_rows, 3u);
+}
+
 TEST(Semantics7Impacting, AnImpactingFilterKeepsOnlyThoseTypes) {
   ScriptedTrace t = four_types();
   Query q = impacting_query();
