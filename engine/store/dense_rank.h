@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/store/bit_count.h"
+
 namespace heapql {
 
 class DenseRank {
@@ -17,7 +19,7 @@ class DenseRank {
   explicit DenseRank(std::vector<std::uint64_t> words) : words_(std::move(words)), below_(words_.size()) {
     for (std::size_t word = 0; word < words_.size(); ++word) {
       below_[word] = static_cast<std::uint32_t>(count_);
-      count_ += static_cast<std::size_t>(std::popcount(words_[word]));
+      count_ += count_set_bits(words_[word]);
     }
     identity_ = first_bits_set();
   }
@@ -26,7 +28,7 @@ class DenseRank {
   std::uint32_t operator()(std::size_t i) const {
     if (identity_) return static_cast<std::uint32_t>(i);
     const std::uint64_t earlier = words_[i / 64] & ((std::uint64_t{1} << (i % 64)) - 1);
-    return below_[i / 64] + static_cast<std::uint32_t>(std::popcount(earlier));
+    return below_[i / 64] + count_set_bits(earlier);
   }
   // How many bits are set.
   std::size_t count() const { return count_; }

@@ -11,6 +11,7 @@
 #include <bit>
 #include <cstdint>
 
+#include "engine/store/bit_count.h"
 #include "engine/store/chunked_vector.h"
 
 namespace heapql {
@@ -36,7 +37,7 @@ class IdRunColumn {
     const std::uint64_t up_to = block.breaks & (at == 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << at) - 1);
     if (up_to == 0) return block.first + at;
     const auto latest = static_cast<std::uint32_t>(63 - std::countl_zero(up_to));
-    const auto rank = static_cast<std::size_t>(std::popcount(block.breaks & ((std::uint64_t{1} << latest) - 1)));
+    const auto rank = std::size_t{count_set_bits(block.breaks & ((std::uint64_t{1} << latest) - 1))};
     return breaks_[block.first_break + rank] + (at - latest);
   }
 
