@@ -213,7 +213,9 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
   batch.raw_events.clear();
   batch.error = nullptr;
   batch.first_line = reader_->line_number() + 1;
-  const auto full = [&] { return batch.codes.size() >= kBatchLines || batch.text.size() >= kBatchTextBytes; };
+  const std::size_t batch_lines = batch_lines_;
+  batch_lines_ = std::min(batch_lines_ * 2, kBatchLines);
+  const auto full = [&] { return batch.codes.size() >= batch_lines || batch.text.size() >= kBatchTextBytes; };
   try {
     while (!full()) {
       const std::string_view buffered = reader_->whole_lines();

@@ -89,6 +89,10 @@ class HeaptrackLinePipeline {
 
  private:
   static constexpr std::size_t kSlots = 3;
+  // The first batches are smaller, so that the consumer's thread, which sets
+  // a read's pace, starts a few milliseconds sooner; each next one is twice
+  // as long, up to the batch size.
+  static constexpr std::size_t kFirstBatchLines = 1 << 12;
   void produce();
   bool fill(Batch& batch);  // false once the input is exhausted or failed
   void add_line(Batch& batch, std::string_view line);
@@ -101,6 +105,7 @@ class HeaptrackLinePipeline {
   std::vector<Batch> slots_;
   std::mutex mutex_;
   std::condition_variable changed_;
+  std::size_t batch_lines_ = kFirstBatchLines;  // how many lines the next batch takes
   std::size_t produced_ = 0;
   std::size_t consumed_ = 0;
   bool holding_ = false;  // the consumer holds slots_[consumed_ % kSlots]
