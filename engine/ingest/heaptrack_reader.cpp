@@ -39,19 +39,6 @@ class HeaptrackBatchDriver {
       std::size_t run_start = 0;  // the code of the first event in run_
       for (std::size_t i = 0; i < count; ++i) {
         const std::uint32_t code = codes[i];
-        if (i + kTraceParentDistance < count) {
-          // Event lines cost a few nanoseconds each (they join a run), so a
-          // record's misses are fetched further ahead than an event's.
-          if (const std::uint32_t ahead = codes[i + kTraceParentDistance]; ahead & HeaptrackLinePipeline::kRecordBit) {
-            parser_.prefetch_trace_parent(batch->records[ahead & ~HeaptrackLinePipeline::kRecordBit]);
-          }
-          if (const std::uint32_t ahead = codes[i + kTraceLookupDistance]; ahead & HeaptrackLinePipeline::kRecordBit) {
-            parser_.prefetch_trace_lookup(batch->records[ahead & ~HeaptrackLinePipeline::kRecordBit]);
-          }
-        }
-        if (i + kPrefetchDistance < count && !(codes[i + kPrefetchDistance] & kNotEventBits)) {
-          parser_.prefetch_event(codes[i + kPrefetchDistance] >> 1);
-        }
         parser_.next_line();
         if (!(code & kNotEventBits)) [[likely]] {
           const std::uint32_t index = code >> 1;
@@ -85,9 +72,6 @@ class HeaptrackBatchDriver {
   }
 
  private:
-  static constexpr std::size_t kPrefetchDistance = 16;
-  static constexpr std::size_t kTraceParentDistance = 64;
-  static constexpr std::size_t kTraceLookupDistance = 32;
   static constexpr std::uint32_t kNotEventBits = HeaptrackLinePipeline::kTextBit | HeaptrackLinePipeline::kRecordBit;
 
   // Applies the pending run of events. A free that finds no live block stops

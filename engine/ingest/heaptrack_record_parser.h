@@ -114,26 +114,6 @@ class RecordParser {
   // before a free that found no live block.
   std::size_t apply_run(const std::vector<std::uint32_t>& run) { return matcher_->bucket_run(run); }
 
-  // Events pick allocation infos at random, from a table that can outgrow
-  // the nearer caches: the driver fetches an event's entry ahead of it.
-  void prefetch_event(std::uint32_t index) const {
-    alloc_infos_.prefetch(index);
-  }
-
-  // Most `t` records continue the chain the record before started: their
-  // nodes are new without a lookup (TraceTables knows their parent has no
-  // child yet). The rest branch off an older trace, and their first node's
-  // lookup misses the cache: the driver fetches, a few lines ahead, first the
-  // parent trace's entry, then that lookup's slot, so the misses overlap.
-  void prefetch_trace_parent(const HeaptrackLinePipeline::Record& record) const {
-    if (record.type == 't') traces_.prefetch(record.second);
-  }
-  void prefetch_trace_lookup(const HeaptrackLinePipeline::Record& record) const {
-    if (record.type != 't' || record.first == 0 || record.first >= ips_.size() || record.second >= traces_.size()) return;
-    const InstructionPointer& ip = ips_[record.first];
-    if (ip.frames_built) tables_.prefetch_stack(frames_[ip.first_frame + frame_count(ip) - 1], trace_stack(record.second));
-  }
-
   // After the last line: the checks of a whole file, and what was learned.
   // `cut`: where the interpreted file ends early, if it does.
   SourceInfo finish(std::optional<TraceCut> cut);

@@ -16,6 +16,7 @@
 #include "engine/query/suppressions.h"
 #include "engine/store/dense_rank.h"
 #include "engine/store/on_both_cores.h"
+#include "engine/store/prefetch_hint.h"
 
 namespace heapql {
 
@@ -331,7 +332,7 @@ std::size_t Aggregator::bucket_run(std::span<const std::uint32_t> events, std::i
   for (std::size_t i = 0; i < count; ++i) {
     if (i + kPrefetchDistance < count) {
       const std::uint32_t ahead = events[i + kPrefetchDistance] >> 1;
-      if (ahead < all.size()) __builtin_prefetch(&all[ahead]);
+      if (ahead < all.size()) prefetch_hint(&all[ahead]);
     }
     const BucketId bucket(events[i] >> 1);
     if (events[i] & 1) {

@@ -20,6 +20,7 @@
 #include "engine/store/chunked_vector.h"
 #include "engine/store/flat_index.h"
 #include "engine/store/huge_page_allocator.h"
+#include "engine/store/prefetch_hint.h"
 
 namespace heapql {
 
@@ -96,7 +97,7 @@ class AddressSet {
     while ((size_ + pending_.size()) * 10 > slots_.size() * 7) grow();
     const std::size_t m = pending_.size();
     for (std::size_t i = 0; i < m; ++i) {
-      if (i + kPrefetchDistance < m) __builtin_prefetch(&slots_[slot_of(pending_[i + kPrefetchDistance])]);
+      if (i + kPrefetchDistance < m) prefetch_hint(&slots_[slot_of(pending_[i + kPrefetchDistance])]);
       if (place(pending_[i])) ++size_;
     }
     pending_.clear();

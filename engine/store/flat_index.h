@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "engine/store/huge_page_allocator.h"
+#include "engine/store/prefetch_hint.h"
 
 namespace heapql {
 
@@ -67,7 +68,7 @@ class FlatIndex {
 
   // A hint: the slot where a lookup of `hash` starts will be read soon.
   void prefetch(std::uint64_t hash) const {
-    if (!slots_.empty()) __builtin_prefetch(&slots_[slot_of(hash)]);
+    if (!slots_.empty()) prefetch_hint(&slots_[slot_of(hash)]);
   }
 
   std::size_t size() const { return size_; }  // the queued ids too

@@ -42,10 +42,6 @@ class IdRunColumn {
   }
 
   std::size_t size() const { return size_; }
-  // A hint: entry i is read soon.
-  void prefetch(std::size_t i) const {
-    if (i < size_) __builtin_prefetch(&blocks_[i / kBlock]);
-  }
   std::size_t memory_bytes() const { return blocks_.memory_bytes() + breaks_.memory_bytes(); }
 
  private:

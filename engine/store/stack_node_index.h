@@ -82,18 +82,6 @@ class StackNodeIndex {
     });
   }
 
-  // A hint: find(nodes, frame, parent) comes soon: its index slot and the
-  // parent's first child.
-  template <class Nodes>
-  void prefetch(const Nodes& nodes, FrameId frame, StackId parent) const {
-    if (parent.valid()) {
-      const std::size_t first_child = std::size_t{parent.value} + 1;
-      if (!with_children_.test(parent.value) || first_child >= nodes.size() || made_recently(nodes, first_child)) return;
-      __builtin_prefetch(&nodes[first_child]);
-    }
-    ids_.prefetch(hash(frame, parent));
-  }
-
   std::size_t memory_bytes() const {
     return ids_.memory_bytes() + entries_.memory_bytes() + with_children_.memory_bytes();
   }

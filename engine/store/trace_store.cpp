@@ -5,6 +5,7 @@
 
 #include "engine/error.h"
 #include "engine/store/on_both_cores.h"
+#include "engine/store/prefetch_hint.h"
 
 namespace heapql {
 
@@ -131,7 +132,7 @@ void TraceStore::skip_events(EventConsumer& consumer, std::size_t allocs, std::s
         for (std::size_t f = 0; f < frees; ++f) {
           if (f + kAhead < frees) {
             const std::uint32_t ahead = c.free_order[f + kAhead] & StoreColumns::kBlockMask;
-            if (ahead < allocs) __builtin_prefetch(&c.bucket[ahead]);
+            if (ahead < allocs) prefetch_hint(&c.bucket[ahead]);
           }
           const std::uint32_t i = c.free_order[f] & StoreColumns::kBlockMask;
           if (i >= allocs) inconsistent("a free of a block not yet allocated");

@@ -98,8 +98,6 @@ class TraceTables {
   // keeps; copies of the tables copy the text).
   StringId load_string(std::string_view text);
   FrameId load_frame(const Frame& frame);
-  // A hint: intern_stack(frame, parent) comes soon.
-  void prefetch_stack(FrameId frame, StackId parent) const { stack_ids_.prefetch(stacks_, frame, parent); }
   const StackNode& stack(StackId id) const { return stacks_[id.index()]; }
   std::size_t stack_count() const { return stacks_.size(); }
   // Frames of a stack, top first, appended to `out` after clearing it.
