@@ -53,7 +53,9 @@ class HeaptrackBatchDriver {
           parser_.apply_event(index, (code & 1) != 0);
         } else if (code & HeaptrackLinePipeline::kRecordBit) {
           // A `t` or `a` record only grows the tables: the run goes on.
-          const HeaptrackLinePipeline::Record& record = batch->records[code & ~HeaptrackLinePipeline::kRecordBit];
+          const std::size_t r = code & ~HeaptrackLinePipeline::kRecordBit;
+          if (r + kLookAhead < batch->records.size()) parser_.look_ahead(batch->records[r + kLookAhead]);
+          const HeaptrackLinePipeline::Record& record = batch->records[r];
           if (!parser_.apply_record(record)) {
             flush_run(*batch, run_start);
             parser_.handle(record.text());
@@ -72,6 +74,9 @@ class HeaptrackBatchDriver {
   }
 
  private:
+  // How many records ahead a record's lookups are fetched (look_ahead): at 8
+  // and 16 walk's stack lookups took a third of their time, at 32 half.
+  static constexpr std::size_t kLookAhead = 16;
   static constexpr std::uint32_t kNotEventBits = HeaptrackLinePipeline::kTextBit | HeaptrackLinePipeline::kRecordBit;
 
   // Applies the pending run of events. A free that finds no live block stops

@@ -368,7 +368,7 @@ void RecordParser::ensure_process() {
 
 BucketId RecordParser::bucket_for(std::uint64_t size, std::uint32_t trace) {
   ensure_process();
-  return tables_.intern_bucket(Bucket{size, trace_stack(trace), heap_, 0, BlockKind::kHeap, false});
+  return tables_.intern_bucket(heap_bucket(size, trace_stack(trace)));
 }
 
 std::uint32_t RecordParser::trace_index(Fields& f, std::string_view what) {

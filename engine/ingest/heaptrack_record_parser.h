@@ -114,12 +114,32 @@ class RecordParser {
   // before a free that found no live block.
   std::size_t apply_run(const std::vector<std::uint32_t>& run) { return matcher_->bucket_run(run); }
 
+  // A hint: `record` is applied soon. Most records continue what the record
+  // before began, in tables still in the cache; one that refers to an older
+  // trace looks up a node or bucket the cache has lost, so its lookup's
+  // memory is fetched now.
+  void look_ahead(const HeaptrackLinePipeline::Record& record) const {
+    if (!refers_to_old_trace(record)) return;
+    const StackId stack = trace_stack(record.second);
+    if (record.type == 't') {
+      if (record.first == 0 || record.first >= ips_.size()) return;
+      const InstructionPointer& ip = ips_[record.first];
+      if (ip.frames_built) tables_.prefetch_stack(frames_[ip.first_frame + frame_count(ip) - 1], stack);
+    } else if (heap_.valid()) {
+      tables_.prefetch_bucket(heap_bucket(record.first, stack));
+    }
+  }
+
   // After the last line: the checks of a whole file, and what was learned.
   // `cut`: where the interpreted file ends early, if it does.
   SourceInfo finish(std::optional<TraceCut> cut);
 
  private:
   static constexpr std::uint32_t kMaxRunBucket = 0x7FFFFFFFu;  // a run word is bucket << 1 | free
+  static constexpr std::size_t kRecentTraces = 64;  // traces whose lookups the cache still holds
+  bool refers_to_old_trace(const HeaptrackLinePipeline::Record& record) const {
+    return record.second < traces_.size() && traces_.size() - record.second > kRecentTraces;
+  }
 
 // One `i` record: an instruction pointer and its frames, innermost first.
   struct InstructionPointer {
@@ -165,6 +185,8 @@ class RecordParser {
   void read_next_end();
   [[noreturn]] void identity_disagrees(const std::string& what) const;
   StackId trace_stack(std::uint32_t trace) const { return StackId(traces_[trace]); }
+  // The bucket of an `a` record: heaptrack traces one heap of one process.
+  Bucket heap_bucket(std::uint64_t size, StackId stack) const { return Bucket{size, stack, heap_, 0, BlockKind::kHeap, false}; }
   BucketId alloc_info_bucket(std::uint32_t index) const { return BucketId(alloc_infos_[index]); }
 
   TraceTables& tables_;

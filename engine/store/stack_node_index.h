@@ -19,6 +19,7 @@
 #include "engine/store/chunked_vector.h"
 #include "engine/store/flat_index.h"
 #include "engine/store/id_bits.h"
+#include "engine/store/prefetch_hint.h"
 
 namespace heapql {
 
@@ -80,6 +81,18 @@ class StackNodeIndex {
       const StackNode& s = nodes[entries_[stored]];
       return hash(s.frame, s.parent);
     });
+  }
+
+  // A hint: find(nodes, frame, parent) comes soon. Only a lookup that will
+  // reach past the recent nodes is worth one: its parent's first child and
+  // its index slot.
+  template <class Nodes>
+  void prefetch(const Nodes& nodes, FrameId frame, StackId parent) const {
+    if (!parent.valid() || !with_children_.test(parent.value)) return;
+    const std::size_t first_child = std::size_t{parent.value} + 1;
+    if (first_child >= nodes.size() || made_recently(nodes, first_child)) return;
+    prefetch_hint(&nodes[first_child]);
+    ids_.prefetch(hash(frame, parent));
   }
 
   std::size_t memory_bytes() const {

@@ -98,6 +98,12 @@ class TraceTables {
   // keeps; copies of the tables copy the text).
   StringId load_string(std::string_view text);
   FrameId load_frame(const Frame& frame);
+  // Hints: intern_stack(frame, parent) / intern_bucket(bucket) comes soon.
+  void prefetch_stack(FrameId frame, StackId parent) const { stack_ids_.prefetch(stacks_, frame, parent); }
+  void prefetch_bucket(const Bucket& bucket) const {
+    if (bucket.stack.valid() && !stacks_with_buckets_.test(bucket.stack.value)) return;
+    bucket_ids_.prefetch(bucket_hash(bucket));
+  }
   const StackNode& stack(StackId id) const { return stacks_[id.index()]; }
   std::size_t stack_count() const { return stacks_.size(); }
   // Frames of a stack, top first, appended to `out` after clearing it.
