@@ -60,9 +60,7 @@ class ChunkedVector {
   bool empty() const { return size_ == 0; }
 
   void push_back(const T& value) {
-    if ((size_ >> kChunkBits) == chunks_.size()) {
-      chunks_.emplace_back(static_cast<T*>(take_warm_chunk(kChunkSize * sizeof(T))));
-    }
+    if ((size_ >> kChunkBits) == chunks_.size()) [[unlikely]] add_chunk();
     ::new (static_cast<void*>(&(*this)[size_])) T(value);
     ++size_;
   }
@@ -77,6 +75,10 @@ class ChunkedVector {
   }
 
  private:
+  // Out of line, so that push_back itself is small enough to inline: the
+  // interning loops append millions of elements.
+  [[gnu::noinline]] void add_chunk() { chunks_.emplace_back(static_cast<T*>(take_warm_chunk(kChunkSize * sizeof(T)))); }
+
   struct FreeChunk {
     void operator()(T* chunk) const { ::operator delete(static_cast<void*>(chunk)); }
   };
