@@ -186,7 +186,9 @@ class RecordParser {
   [[noreturn]] void identity_disagrees(const std::string& what) const;
   StackId trace_stack(std::uint32_t trace) const { return StackId(traces_[trace]); }
   // The bucket of an `a` record: heaptrack traces one heap of one process.
-  Bucket heap_bucket(std::uint64_t size, StackId stack) const { return Bucket{size, stack, heap_, 0, BlockKind::kHeap, false}; }
+  Bucket heap_bucket(std::uint64_t size, StackId stack) const {
+    return Bucket{size, stack, heap_, 0, BlockKind::kHeap, false};
+  }
   BucketId alloc_info_bucket(std::uint32_t index) const { return BucketId(alloc_infos_[index]); }
 
   TraceTables& tables_;
