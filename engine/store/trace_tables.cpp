@@ -180,7 +180,7 @@ BucketId TraceTables::intern_bucket(const Bucket& bucket) {
     index_bucket(static_cast<std::uint32_t>(buckets_indexed_), bucket_hash(buckets_[buckets_indexed_]));
   }
   const std::uint64_t hash = bucket_hash(bucket);
-  if (!bucket.stack.valid() || stacks_with_buckets_.test(bucket.stack.value)) {
+  if (may_be_interned(bucket)) {
     const std::uint32_t found = bucket_ids_.find(hash, [&](std::uint32_t id) { return buckets_[id] == bucket; });
     if (found != FlatIndex::kAbsent) return BucketId(found);
   }

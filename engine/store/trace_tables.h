@@ -101,8 +101,7 @@ class TraceTables {
   // Hints: intern_stack(frame, parent) / intern_bucket(bucket) comes soon.
   void prefetch_stack(FrameId frame, StackId parent) const { stack_ids_.prefetch(stacks_, frame, parent); }
   void prefetch_bucket(const Bucket& bucket) const {
-    if (bucket.stack.valid() && !stacks_with_buckets_.test(bucket.stack.value)) return;
-    bucket_ids_.prefetch(bucket_hash(bucket));
+    if (may_be_interned(bucket)) bucket_ids_.prefetch(bucket_hash(bucket));
   }
   const StackNode& stack(StackId id) const { return stacks_[id.index()]; }
   std::size_t stack_count() const { return stacks_.size(); }
@@ -145,6 +144,10 @@ class TraceTables {
     std::size_t operator()(const FrameKey& k) const noexcept;
   };
   static std::uint64_t bucket_hash(const Bucket& b);
+  // False when `bucket` is new without a lookup: its stack has no bucket yet.
+  bool may_be_interned(const Bucket& bucket) const {
+    return !bucket.stack.valid() || stacks_with_buckets_.test(bucket.stack.value);
+  }
   // Puts bucket `id` (whose hash is `hash`) in the index and its stack's bit.
   void index_bucket(std::uint32_t id, std::uint64_t hash);
 
