@@ -85,13 +85,15 @@ class StackNodeIndex {
 
   // A hint: find(nodes, frame, parent) comes soon. Only a lookup that will
   // reach past the recent nodes is worth one: its parent's first child and
-  // its index slot.
+  // its index slot, the memory find reads along the same path.
   template <class Nodes>
   void prefetch(const Nodes& nodes, FrameId frame, StackId parent) const {
-    if (!parent.valid() || !with_children_.test(parent.value)) return;
-    const std::size_t first_child = std::size_t{parent.value} + 1;
-    if (first_child >= nodes.size() || made_recently(nodes, first_child)) return;
-    prefetch_hint(&nodes[first_child]);
+    if (parent.valid()) {
+      const std::size_t first_child = std::size_t{parent.value} + 1;
+      if (!with_children_.test(parent.value)) return;  // new without a lookup
+      if (first_child >= nodes.size() || made_recently(nodes, first_child)) return;
+      prefetch_hint(&nodes[first_child]);
+    }
     ids_.prefetch(hash(frame, parent));
   }
 
