@@ -104,34 +104,37 @@ std::uint32_t raw_event_code(std::string_view line, std::vector<HeaptrackLinePip
 }
 
 // A well-formed `t ip parent` / `a size trace` line at `at` (a '\n' ends
-// it), decoded into `record`, and `at` moved past the '\n'; false (and `at`
-// unmoved) for anything else, which the parser then reads, or rejects, as
-// text. Decoded where it lies in the reader's buffer: copying each of these
-// lines out first (twice) took the reading thread of walk's one-shot query
-// 961 ms of CPU instead of 738 (medians of 5 runs each in turn).
-bool scan_record(const char*& at, HeaptrackLinePipeline::Record& record) {
+// it), decoded into `records`: its code, and `at` moved past the '\n';
+// kTextBit (and `at` unmoved) for anything else, which the parser then
+// reads, or rejects, as text. Decoded where it lies in the reader's buffer:
+// copying each of these lines out first (twice) took the reading thread of
+// walk's one-shot query 961 ms of CPU instead of 738 (medians of 5 runs each
+// in turn). The record is written straight into `records`: one built on the
+// stack field by field and then copied whole stalled the copy's load.
+std::uint32_t scan_record(const char*& at, std::vector<HeaptrackLinePipeline::Record>& records) {
   const char type = at[0];
-  if ((type != 't' && type != 'a') || at[1] != ' ') return false;
+  if ((type != 't' && type != 'a') || at[1] != ' ') return HeaptrackLinePipeline::kTextBit;
   const char* p = at + 2;
   std::uint64_t first = 0;
   std::uint64_t second = 0;
-  if (!scan_hex(p, type == 'a' ? 16 : 8, ' ', first) || !scan_hex(p, 8, '\n', second)) return false;
-  record.first = first;
-  record.second = static_cast<std::uint32_t>(second);
-  record.type = type;
+  if (!scan_hex(p, type == 'a' ? 16 : 8, ' ', first) || !scan_hex(p, 8, '\n', second)) {
+    return HeaptrackLinePipeline::kTextBit;
+  }
   at = p;
-  return true;
+  const auto code = HeaptrackLinePipeline::kRecordBit | static_cast<std::uint32_t>(records.size());
+  records.push_back(HeaptrackLinePipeline::Record{first, static_cast<std::uint32_t>(second), type});
+  return code;
 }
 
 // The same for a line handed out alone, with no '\n' after it: read from a
 // copy that has one. A canonical record is at most 27 bytes long.
-bool decode_record(std::string_view line, HeaptrackLinePipeline::Record& record) {
+std::uint32_t record_code(std::string_view line, std::vector<HeaptrackLinePipeline::Record>& records) {
   char copy[32] = {};
-  if (line.size() >= sizeof copy) return false;
+  if (line.size() >= sizeof copy) return HeaptrackLinePipeline::kTextBit;
   std::copy(line.begin(), line.end(), copy);
   copy[line.size()] = '\n';
   const char* at = copy;
-  return scan_record(at, record);
+  return scan_record(at, records);
 }
 
 }  // namespace
@@ -192,11 +195,8 @@ void HeaptrackLinePipeline::add_line(Batch& batch, std::string_view line) {
   if (!continuation) {
     code = decode_ == Decode::kRawEvents ? raw_event_code(line, batch.raw_events) : event_code(line);
   }
-  Record record;
-  if (code == kTextBit && !continuation && decode_ == Decode::kRecords && decode_record(line, record)) {
-    code = kRecordBit | static_cast<std::uint32_t>(batch.records.size());
-    batch.records.push_back(record);
-  } else if (code == kTextBit) {
+  if (code == kTextBit && !continuation && decode_ == Decode::kRecords) code = record_code(line, batch.records);
+  if (code == kTextBit) {
     if (!continuation && line.starts_with("X ")) command_.start(kAnyFormatVersion);
     code = kTextBit | static_cast<std::uint32_t>(batch.text_ends.size());
     batch.text.append(line);
@@ -236,11 +236,7 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
         std::uint32_t code = kTextBit;
         if (!command_.open()) {
           code = decode_ == Decode::kRecords ? scan_event(at) : scan_raw_event(at, end, batch.raw_events);
-          if (HeaptrackLinePipeline::Record record; code == kTextBit && decode_ == Decode::kRecords &&
-                                                     scan_record(at, record)) {
-            code = kRecordBit | static_cast<std::uint32_t>(batch.records.size());
-            batch.records.push_back(record);
-          }
+          if (code == kTextBit && decode_ == Decode::kRecords) code = scan_record(at, batch.records);
         }
         if (code != kTextBit) {
           batch.codes.push_back(code);
