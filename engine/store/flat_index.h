@@ -8,8 +8,7 @@
 // tag from the hash: a probe compares keys only when the tag matches, instead
 // of reading a random key for every occupied slot it passes.
 //
-// The table is at most half full (but for a while as it grows, below).
-// Most lookups while interning are for
+// The table is at most half full. Most lookups while interning are for
 // keys not there yet, and such a lookup (and an insert) walks to the next
 // empty slot: at 3/4 full that is 8.5 slots on average, often into the next
 // cache line, a second miss; at half full, 2.5. Walk's one-shot query took
@@ -22,24 +21,12 @@
 // instead of following one another (an interning read inserts millions of
 // ids into tens of megabytes of slots); a lookup looks in the queue first.
 // Growing the table places the stored ids in batches too.
-//
-// A big table's next, twice as big, array of empty slots is made on a
-// thread of its own: its pages are new memory, and faulting them in (the
-// kernel clears each) and filling them took walk's parser thread, the wall
-// of its one-shot query, up to a tenth of its time. Meanwhile the table
-// takes ids past half full (lookups walk a little further), and only at
-// 3/4 full waits for the array. It is made once the table needs it, never
-// ahead on speculation: made from 3/8 full, the array a table never grew
-// into cost walk's query 70 MB of RSS.
 #pragma once
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstdint>
-#include <future>
 #include <stdexcept>
-#include <system_error>
 #include <vector>
 
 #include "engine/store/huge_page_allocator.h"
@@ -101,59 +88,16 @@ class FlatIndex {
   // The slot position takes the hash's low bits; the tag its high ones.
   std::uint32_t tag_of(std::uint64_t hash) const { return static_cast<std::uint32_t>(hash >> 32) & ~id_mask_; }
 
-  using Slots = std::vector<std::uint32_t, HugePageAllocator<std::uint32_t>>;
-
-  // Arrays smaller than this are made in place: a thread is not worth it.
-  static constexpr std::size_t kMadeAsideFromSlots = HugePageAllocator<std::uint32_t>::kHugePage / sizeof(std::uint32_t);
-
-  // The next array, while it is made on another thread. A copy of the index
-  // makes its own.
-  struct NextSlots {
-    std::future<Slots> made;
-    std::size_t slot_count = 0;
-    NextSlots() = default;
-    NextSlots(const NextSlots&) {}
-    NextSlots& operator=(const NextSlots&) {
-      made = {};
-      slot_count = 0;
-      return *this;
-    }
-    NextSlots(NextSlots&&) = default;
-    NextSlots& operator=(NextSlots&&) = default;
-  };
-
-  // Whether a big table past half full may take more ids before it grows:
-  // its next array is being made (started here if not yet) and is not
-  // ready, and the table is at most 3/4 full.
-  bool grow_later(std::size_t slot_count) {
-    if (slots_.size() < kMadeAsideFromSlots || size_ * 4 > slots_.size() * 3) return false;
-    if (!next_.made.valid()) {
-      try {
-        next_.made = std::async(std::launch::async, [slot_count] { return Slots(slot_count, kAbsent); });
-        next_.slot_count = slot_count;
-      } catch (const std::system_error&) {
-        return false;  // no thread to spare: made here
-      }
-    }
-    return next_.made.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
-  }
-
   // Stored ids are placed again from their hashes, not from the old slots:
-  // those go first, so that growing needs the new array and no more (but
-  // while a big table's next array is being made: its old one too).
+  // those go first, so the table never needs twice its memory.
   void resize(std::size_t slot_count) {
     slots_ = {};
-    if (next_.made.valid()) {
-      Slots made = next_.made.get();
-      if (next_.slot_count == slot_count) slots_ = std::move(made);
-    }
-    next_.slot_count = 0;
-    if (slots_.empty()) slots_.assign(slot_count, kAbsent);
+    slots_.assign(slot_count, kAbsent);
     mask_ = slot_count - 1;
     std::uint32_t id_bits = 0;
     while (id_bits < 32 && (std::size_t{1} << id_bits) < slot_count) ++id_bits;
-    // Fewer ids than slots, at most 3/4 of them: an id never sets all its
-    // bits, so a slot is never kAbsent by accident.
+    // Fewer ids than slots, at most half: an id never sets all its bits, so a
+    // slot is never kAbsent by accident.
     id_mask_ = id_bits >= 32 ? 0xFFFFFFFFu : (1u << id_bits) - 1;
   }
 
@@ -166,9 +110,9 @@ class FlatIndex {
   template <class HashOf>
   void place_queue(HashOf&& hash_of) {
     const std::size_t placed = size_ - queued_;
-    std::size_t slot_count = slots_.empty() ? 1024 : slots_.size() * 2;
-    while (size_ * 2 > slot_count) slot_count *= 2;
-    if (size_ * 2 > slots_.size() && !grow_later(slot_count)) {
+    if (size_ * 2 > slots_.size()) {
+      std::size_t slot_count = slots_.empty() ? 1024 : slots_.size() * 2;
+      while (size_ * 2 > slot_count) slot_count *= 2;
       resize(slot_count);
       std::array<std::uint64_t, kQueueLength> hashes;
       for (std::size_t first = 0; first < placed; first += kQueueLength) {
@@ -190,8 +134,7 @@ class FlatIndex {
     slots_[i] = id | tag_of(hash);
   }
 
-  Slots slots_;
-  NextSlots next_;
+  std::vector<std::uint32_t, HugePageAllocator<std::uint32_t>> slots_;
   std::size_t mask_ = 0;
   std::uint32_t id_mask_ = 0xFFFFFFFFu;
   std::size_t size_ = 0;  // ids placed and queued

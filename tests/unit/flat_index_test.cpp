@@ -99,26 +99,6 @@ TEST(FlatIndex, TheTableStaysAtMostHalfFull) {
   for (std::uint64_t k = 0; k < 600; ++k) EXPECT_EQ(t.find(k, FlatIndex::mix(k)), k);
 }
 
-TEST(FlatIndex, ABigTableGrowsIntoAnArrayMadeAsideAndACopyMakesItsOwn) {
-  // From 2 MiB of slots (512 Ki), the next array is made on another thread
-  // once the table is half full, and the table takes ids meanwhile, up to
-  // 3/4 full (flat_index.h). At 540,000 ids the table of 1 Mi slots is past
-  // half full: the copy taken then must make its own array. At 800,000 ids
-  // both are past 3/4 of 1 Mi, so both have grown to 2 Mi.
-  Table t;
-  for (std::uint64_t k = 0; k < 540'000; ++k) ASSERT_EQ(t.intern(k * 3, FlatIndex::mix(k * 3)), k);
-  Table copy = t;
-  for (Table* table : {&t, &copy}) {
-    for (std::uint64_t k = 0; k < 540'000; ++k) ASSERT_EQ(table->find(k * 3, FlatIndex::mix(k * 3)), k);
-    for (std::uint64_t k = 540'000; k < 800'000; ++k) ASSERT_EQ(table->intern(k * 3, FlatIndex::mix(k * 3)), k);
-    EXPECT_EQ(table->index.memory_bytes(), (std::size_t{1} << 21) * sizeof(std::uint32_t));
-    for (std::uint64_t k = 0; k < 800'000; ++k) ASSERT_EQ(table->find(k * 3, FlatIndex::mix(k * 3)), k);
-    for (std::uint64_t k = 0; k < 10'000; ++k) {
-      ASSERT_EQ(table->find(k * 3 + 1, FlatIndex::mix(k * 3 + 1)), FlatIndex::kAbsent);
-    }
-  }
-}
-
 TEST(FlatIndex, IdsMustBeInsertedDenselyInOrder) {
   FlatIndex index;
   const auto hash_of = [](std::uint32_t id) { return FlatIndex::mix(id); };
