@@ -252,7 +252,7 @@ HeaptrackLinePipeline::HeaptrackLinePipeline(std::string path, bool show_progres
       decode_(decode),
       reader_(std::make_unique<LineReader>(path_, show_progress)),
       compression_(reader_->compression()),
-      slots_(kSlots) {
+      slots_(decode == Decode::kRecords ? kRecordSlots : kRawEventSlots) {
   thread_ = std::thread([this] { produce(); });
 }
 
@@ -261,7 +261,7 @@ HeaptrackLinePipeline::HeaptrackLinePipeline(std::string name, std::string_view 
       decode_(decode),
       reader_(std::make_unique<LineReader>(path_, bytes)),
       compression_(reader_->compression()),
-      slots_(kSlots) {
+      slots_(decode == Decode::kRecords ? kRecordSlots : kRawEventSlots) {
   thread_ = std::thread([this] { produce(); });
 }
 
@@ -350,9 +350,9 @@ void HeaptrackLinePipeline::produce() {
     std::size_t slot;
     {
       std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] { return stop_ || produced_ - consumed_ < kSlots; });
+      changed_.wait(lock, [&] { return stop_ || produced_ - consumed_ < slots_.size(); });
       if (stop_) return;
-      slot = produced_ % kSlots;
+      slot = produced_ % slots_.size();
     }
     const bool more = fill(slots_[slot]);
     {
@@ -375,7 +375,7 @@ const HeaptrackLinePipeline::Batch* HeaptrackLinePipeline::next() {
   changed_.wait(lock, [&] { return produced_ > consumed_ || finished_; });
   if (produced_ == consumed_) return nullptr;
   holding_ = true;
-  return &slots_[consumed_ % kSlots];
+  return &slots_[consumed_ % slots_.size()];
 }
 
 }  // namespace heapql
