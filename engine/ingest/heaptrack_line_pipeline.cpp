@@ -247,21 +247,22 @@ std::string HeaptrackLinePipeline::Record::text() const {
   return out;
 }
 
-HeaptrackLinePipeline::HeaptrackLinePipeline(std::string path, bool show_progress, Decode decode)
+HeaptrackLinePipeline::HeaptrackLinePipeline(std::string path, bool show_progress, Decode decode, std::size_t slots)
     : path_(std::move(path)),
       decode_(decode),
       reader_(std::make_unique<LineReader>(path_, show_progress)),
       compression_(reader_->compression()),
-      slots_(decode == Decode::kRecords ? kRecordSlots : kRawEventSlots) {
+      slots_(slots) {
   thread_ = std::thread([this] { produce(); });
 }
 
-HeaptrackLinePipeline::HeaptrackLinePipeline(std::string name, std::string_view bytes, Decode decode)
+HeaptrackLinePipeline::HeaptrackLinePipeline(std::string name, std::string_view bytes, Decode decode,
+                                             std::size_t slots)
     : path_(std::move(name)),
       decode_(decode),
       reader_(std::make_unique<LineReader>(path_, bytes)),
       compression_(reader_->compression()),
-      slots_(decode == Decode::kRecords ? kRecordSlots : kRawEventSlots) {
+      slots_(slots) {
   thread_ = std::thread([this] { produce(); });
 }
 

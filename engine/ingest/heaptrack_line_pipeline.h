@@ -71,10 +71,24 @@ class HeaptrackLinePipeline {
   // raw twin's events (`+`, `-`, `t`), whose walker then only checks them.
   enum class Decode { kRecords, kRawEvents };
 
+  // How many batches wait decoded for the consumer. Either thread's pace
+  // moves from batch to batch (the trace's content, the machine), and each
+  // waits when the other falls behind: with 3 slots walk's parser stood idle
+  // 100-210 ms of a 1.1-1.35 s query, with 8 about 60-145 ms, the query
+  // 6-14% faster (medians of 8 runs in turn, four times), for 3.5-7 MB more
+  // memory. A reading with a raw twin runs three threads on two cores, and
+  // its twin's batches are three times larger: there 8 slots cost 3 MB (the
+  // interpreted file's) and 9 MB (the twin's) with no time seen (4 runs each
+  // in turn), and pushed an ingest past heaptrack_print's memory.
+  static constexpr std::size_t kSlotsAlone = 8;
+  static constexpr std::size_t kSlotsBesideTwin = 3;
+
   // Opens the file (errors opening or sniffing it are thrown here) and starts reading.
-  HeaptrackLinePipeline(std::string path, bool show_progress, Decode decode = Decode::kRecords);
+  HeaptrackLinePipeline(std::string path, bool show_progress, Decode decode = Decode::kRecords,
+                        std::size_t slots = kSlotsAlone);
   // Reads `bytes` (which must outlive the pipeline) as the file `name`.
-  HeaptrackLinePipeline(std::string name, std::string_view bytes, Decode decode = Decode::kRecords);
+  HeaptrackLinePipeline(std::string name, std::string_view bytes, Decode decode = Decode::kRecords,
+                        std::size_t slots = kSlotsAlone);
   ~HeaptrackLinePipeline();
   HeaptrackLinePipeline(const HeaptrackLinePipeline&) = delete;
   HeaptrackLinePipeline& operator=(const HeaptrackLinePipeline&) = delete;
@@ -88,16 +102,6 @@ class HeaptrackLinePipeline {
   const std::optional<TraceCut>& cut() const { return reader_->cut(); }
 
  private:
-  // Batches decoded ahead of the consumer. Either thread's pace moves from
-  // batch to batch (the trace's content, the machine), and each waits when
-  // the other falls behind: with 3 slots walk's parser stood idle 100-210 ms
-  // of a 1.1-1.35 s query, with 8 about 60-145 ms, the query 7-14% faster
-  // (medians of 8 runs in turn, three times), for 3.5-7 MB more memory. A
-  // raw twin's batches are larger (24 bytes an event) and its reading runs
-  // three threads on two cores: 8 slots cost it 9 MB, and no time seen (4
-  // runs each in turn).
-  static constexpr std::size_t kRecordSlots = 8;
-  static constexpr std::size_t kRawEventSlots = 3;
   // The first batches are smaller, so that the consumer's thread, which sets
   // a read's pace, starts a few milliseconds sooner; each next one is twice
   // as long, up to the batch size.

@@ -5,10 +5,12 @@
 namespace heapql::heaptrack {
 
 RawTwin::RawTwin(const std::string& path, bool show_progress)
-    : lines_(std::make_unique<HeaptrackLinePipeline>(path, show_progress, HeaptrackLinePipeline::Decode::kRawEvents)) {}
+    : lines_(std::make_unique<HeaptrackLinePipeline>(path, show_progress, HeaptrackLinePipeline::Decode::kRawEvents,
+                                                    HeaptrackLinePipeline::kSlotsBesideTwin)) {}
 
 RawTwin::RawTwin(const std::string& name, std::string_view bytes)
-    : lines_(std::make_unique<HeaptrackLinePipeline>(name, bytes, HeaptrackLinePipeline::Decode::kRawEvents)) {}
+    : lines_(std::make_unique<HeaptrackLinePipeline>(name, bytes, HeaptrackLinePipeline::Decode::kRawEvents,
+                                                    HeaptrackLinePipeline::kSlotsBesideTwin)) {}
 
 bool RawTwin::next_line(const RawEvent*& event, std::string_view& line) {
   while (batch_ == nullptr || next_in_batch_ == batch_->codes.size()) {

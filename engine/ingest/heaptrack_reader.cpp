@@ -26,8 +26,10 @@ class HeaptrackBatchDriver {
   HeaptrackBatchDriver(const HeaptrackFiles& files, const std::string& user_path, TraceTables& tables,
                        EventConsumer& consumer, const HeaptrackReadOptions& options)
       : pipeline_(files.interpreted_bytes
-                      ? std::make_unique<HeaptrackLinePipeline>(files.interpreted, *files.interpreted_bytes)
-                      : std::make_unique<HeaptrackLinePipeline>(files.interpreted, options.show_progress && !files.raw)),
+                      ? std::make_unique<HeaptrackLinePipeline>(files.interpreted, *files.interpreted_bytes,
+                                                                HeaptrackLinePipeline::Decode::kRecords, slots(files))
+                      : std::make_unique<HeaptrackLinePipeline>(files.interpreted, options.show_progress && !files.raw,
+                                                                HeaptrackLinePipeline::Decode::kRecords, slots(files))),
         parser_(files, user_path, compression_name(pipeline_->compression()), tables, consumer, options) {}
 
   SourceInfo run() {
@@ -78,6 +80,10 @@ class HeaptrackBatchDriver {
   // and 16 walk's stack lookups took a third of their time, at 32 half.
   static constexpr std::size_t kLookAhead = 16;
   static constexpr std::uint32_t kNotEventBits = HeaptrackLinePipeline::kTextBit | HeaptrackLinePipeline::kRecordBit;
+
+  static std::size_t slots(const HeaptrackFiles& files) {
+    return files.raw ? HeaptrackLinePipeline::kSlotsBesideTwin : HeaptrackLinePipeline::kSlotsAlone;
+  }
 
   // Applies the pending run of events. A free that finds no live block stops
   // it; the checked parser then reports that free with its line.
