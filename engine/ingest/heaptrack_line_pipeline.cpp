@@ -220,8 +220,9 @@ std::uint32_t scan_short_line(const char*& at, std::vector<HeaptrackLinePipeline
 std::uint32_t scan_line(const char*& at, const char* end, std::vector<HeaptrackLinePipeline::Record>& records) {
 #if defined(__SSE2__)
   if (end - at >= kWholeLineReadBytes) return scan_short_line(at, records);
-#endif
+#else
   (void)end;
+#endif
   const std::uint32_t code = scan_event(at);
   return code != HeaptrackLinePipeline::kTextBit ? code : scan_record(at, records);
 }

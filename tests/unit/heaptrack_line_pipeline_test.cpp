@@ -150,12 +150,7 @@ TEST(HexValue, EveryLengthAndDigit) {
   for (unsigned digits = 1; digits <= 8; ++digits) {
     for (int i = 0; i < 2000; ++i) {
       // Bytes after the number must not matter.
-      std::string text = fmt::format("{}{}", [&] {
-        static constexpr char kDigits[] = "0123456789abcdef";
-        std::string s;
-        for (unsigned d = 0; d < digits; ++d) s.push_back(kDigits[random() % 16]);
-        return s;
-      }(), std::string(8, static_cast<char>(random())));
+      const std::string text = random_hex(random, digits) + std::string(8, static_cast<char>(random()));
       std::uint32_t want = 0;
       std::from_chars(text.data(), text.data() + digits, want, 16);
       EXPECT_EQ(hex_value(text.data(), digits), want) << text.substr(0, digits);
