@@ -328,6 +328,11 @@ std::size_t Aggregator::bucket_run(std::span<const std::uint32_t> events, std::i
   constexpr std::size_t kPrefetchDistance = 8;
   ChunkedVector<S>& all = states<S>();
   if (all.size() < tables_.bucket_count()) all.grow_to(tables_.bucket_count());
+  if constexpr (std::is_same_v<S, WholeTraceState>) {
+    if (in_window_ && peak_seen_ && series_bucket_ns_ == 0 && ns >= t1_ && ns < t2_) {
+      return whole_trace_run(events, ns, last_alloc);
+    }
+  }
   const std::size_t count = events.size();
   for (std::size_t i = 0; i < count; ++i) {
     if (i + kPrefetchDistance < count) {
@@ -343,6 +348,78 @@ std::size_t Aggregator::bucket_run(std::span<const std::uint32_t> events, std::i
       bucket_alloc<S>(bucket, ns);
     }
   }
+  return count;
+}
+
+std::size_t Aggregator::whole_trace_run(std::span<const std::uint32_t> events, std::int64_t ns,
+                                        std::uint32_t& last_alloc) {
+  // What bucket_alloc and bucket_free do for a planned bucket when the time
+  // is inside the window (every block AIFI or live) and the peak is known:
+  // the level kept in registers, written back around anything else (a
+  // bucket not yet planned or filtered out, a new peak, the run's end).
+  constexpr std::size_t kPrefetchDistance = 8;
+  ChunkedVector<WholeTraceState>& all = whole_trace_states_;
+  const std::size_t count = events.size();
+  std::uint64_t level_bytes = level_bytes_;
+  std::uint64_t level_blocks = level_blocks_;
+  std::uint64_t temporaries = 0;
+  std::uint32_t last = last_alloc;
+  bool allocated = false;
+  const auto write_back = [&] {
+    level_bytes_ = level_bytes;
+    level_blocks_ = level_blocks;
+    temporary_blocks_ += temporaries;
+    temporaries = 0;
+    last_alloc = last;
+    if (allocated) counted_by_bucket_events_ = true;
+  };
+  for (std::size_t i = 0; i < count; ++i) {
+    if (i + kPrefetchDistance < count) {
+      const std::uint32_t ahead = events[i + kPrefetchDistance] >> 1;
+      if (ahead < all.size()) prefetch_hint(&all[ahead]);
+    }
+    const std::uint32_t word = events[i];
+    const std::uint32_t b = word >> 1;
+    WholeTraceState* state = b < all.size() ? &all[b] : nullptr;
+    if (state == nullptr || state->key < 0) [[unlikely]] {
+      write_back();
+      const BucketId bucket(b);
+      if (word & 1) {
+        if (!bucket_free<WholeTraceState>(bucket, ns, last == b)) return i;
+        last = kNoAllocation;
+      } else {
+        last = b;
+        bucket_alloc<WholeTraceState>(bucket, ns);
+      }
+      level_bytes = level_bytes_;
+      level_blocks = level_blocks_;
+      continue;
+    }
+    const std::uint64_t size = size_of(*state, b);
+    if (word & 1) {
+      if (state->live_inside == 0) {
+        write_back();
+        return i;
+      }
+      --state->live_inside;
+      increment(state->blocks_by_type[0]);
+      temporaries += last == b ? 1 : 0;
+      --level_blocks;
+      level_bytes -= size;
+      last = kNoAllocation;
+    } else {
+      increment(state->live_inside);
+      ++level_blocks;
+      level_bytes += size;
+      allocated = true;
+      last = b;
+      if (level_bytes > peak_.bytes) {
+        write_back();
+        new_peak(ns);
+      }
+    }
+  }
+  write_back();
   return count;
 }
 

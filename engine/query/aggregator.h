@@ -184,6 +184,10 @@ class Aggregator final : public EventConsumer {
   template <class S> bool bucket_free_allocated_at(BucketId bucket, std::int64_t ns, std::int64_t alloc_ns, bool temporary);
   template <class S>
   std::size_t bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc);
+  // bucket_run for a whole-trace query once its window is open and has a
+  // peak, with no series: bucket_alloc and bucket_free with what cannot
+  // change within a run (the time, the window, the series) decided once.
+  std::size_t whole_trace_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc);
   template <class S> void skip_events(const SkippedEvents& skipped);
   template <class S> void complete(const LiveBlock& block, std::int64_t free_ns, bool temporary);
   // Counts `n` blocks of a bucket that ended at free_ns (kNeverNs: still alive).

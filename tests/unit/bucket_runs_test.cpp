@@ -46,6 +46,7 @@ struct Outcome {
   std::string json;
   std::vector<std::size_t> refused;  // positions of frees with no live block
   std::uint64_t events = 0, blocks = 0, live = 0;
+  std::uint64_t temporary = 0;  // not in the JSON
 };
 
 std::vector<Event> make_events(std::uint32_t seed, const TraceTables& tables, const std::vector<BucketId>& buckets) {
@@ -100,7 +101,9 @@ Outcome deliver(const TraceTables& tables, const std::vector<Event>& events, con
   SourceInfo source;
   source.path = "generated";
   source.block_identity = BlockIdentity::kBucketLifo;
-  out.json = result_json(aggregator.result(source), source);
+  const Result result = aggregator.result(source);
+  out.temporary = result.temporary_blocks;
+  out.json = result_json(result, source);
   return out;
 }
 
@@ -118,6 +121,45 @@ TEST(BucketRuns, RunsGiveTheSameAnswersAsEventsOneByOne) {
       EXPECT_EQ(runs.events, one.events);
       EXPECT_EQ(runs.blocks, one.blocks);
       EXPECT_EQ(runs.live, one.live);
+      EXPECT_EQ(runs.temporary, one.temporary);
+      EXPECT_EQ(runs.json, one.json);
+    }
+  }
+}
+
+// The whole-trace layout's own run loop (Aggregator::whole_trace_run) hands
+// a bucket it cannot count in place to the general path: one filtered out by
+// size, one not yet planned, one whose size does not fit 32 bits; a series
+// takes the general loop. Answers as one by one all the same.
+TEST(BucketRuns, WholeTraceRunsWithFilteredAndLargeBucketsAndSeries) {
+  std::vector<BucketId> buckets;
+  TraceTables tables = test::make_bucket_grid(6, 3, buckets);
+  const StackId stack = tables.bucket(buckets.front()).stack;
+  const HeapId heap = tables.bucket(buckets.front()).heap;
+  for (std::uint32_t thread = 0; thread < 3; ++thread) {
+    buckets.push_back(tables.intern_bucket(Bucket{std::uint64_t{5} << 32, stack, heap, thread, BlockKind::kHeap, false}));
+  }
+  Query by_stack;
+  by_stack.by = {GroupBy::kStack, GroupBy::kThread};
+  by_stack.default_cull = false;
+  Query sized = by_stack;
+  sized.size_min = 20;  // the 16-byte buckets are filtered out
+  Query series = by_stack;
+  series.series_buckets = 16;
+  for (std::uint32_t seed = 1; seed <= 6; ++seed) {
+    const std::vector<Event> events = make_events(seed, tables, buckets);
+    for (const auto& [name, query] : {std::pair{"whole trace", by_stack}, std::pair{"size filter", sized},
+                                      std::pair{"series", series}}) {
+      SCOPED_TRACE(fmt::format("seed {}, {}", seed, name));
+      const Outcome one = deliver(tables, events, query, false);
+      const Outcome runs = deliver(tables, events, query, true);
+      EXPECT_FALSE(one.refused.empty());
+      EXPECT_GT(one.temporary, 0u);  // frees right after their bucket's allocation
+      EXPECT_EQ(runs.refused, one.refused);
+      EXPECT_EQ(runs.events, one.events);
+      EXPECT_EQ(runs.blocks, one.blocks);
+      EXPECT_EQ(runs.live, one.live);
+      EXPECT_EQ(runs.temporary, one.temporary);
       EXPECT_EQ(runs.json, one.json);
     }
   }
