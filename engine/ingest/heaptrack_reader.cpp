@@ -34,42 +34,48 @@ class HeaptrackBatchDriver {
 
   SourceInfo run() {
     while (const HeaptrackLinePipeline::Batch* batch = pipeline_->next()) {
-      parser_.start_batch(batch->first_line);
       const std::uint32_t* const codes = batch->codes.data();
       const std::size_t count = batch->codes.size();
+      // A run never outgrows its batch: written in place, not pushed.
+      if (run_.size() < count) run_.resize(count);
+      run_size_ = 0;
       bool runs = parser_.events_run();
-      std::size_t run_start = 0;  // the code of the first event in run_
+      std::size_t run_start = 0;  // the code of the first event in the run
       for (std::size_t i = 0; i < count; ++i) {
         const std::uint32_t code = codes[i];
-        parser_.next_line();
         if (!(code & kNotEventBits)) [[likely]] {
           const std::uint32_t index = code >> 1;
           std::uint32_t word = 0;
           if (runs && parser_.run_word(index, (code & 1) != 0, word) &&
-              (!parser_.out_of_order_end_at(run_.size()) || parser_.end_joins_run(word, run_))) [[likely]] {
-            if (run_.empty()) run_start = i;
-            run_.push_back(word);
+              (!parser_.out_of_order_end_at(run_size_) || parser_.end_joins_run(word, pending_run()))) [[likely]] {
+            if (run_size_ == 0) run_start = i;
+            run_[run_size_++] = word;
             continue;
           }
           flush_run(*batch, run_start);
+          parser_.set_line(batch->first_line + i);
           parser_.apply_event(index, (code & 1) != 0);
         } else if (code & HeaptrackLinePipeline::kRecordBit) {
           // A `t` or `a` record only grows the tables: the run goes on.
+          parser_.set_line(batch->first_line + i);
           const std::size_t r = code & ~HeaptrackLinePipeline::kRecordBit;
           if (r + kLookAhead < batch->records.size()) parser_.look_ahead(batch->records[r + kLookAhead]);
           const HeaptrackLinePipeline::Record& record = batch->records[r];
           if (!parser_.apply_record(record)) {
             flush_run(*batch, run_start);
+            parser_.set_line(batch->first_line + i);
             parser_.handle(record.text());
             runs = parser_.events_run();
           }
         } else {
           flush_run(*batch, run_start);
+          parser_.set_line(batch->first_line + i);
           parser_.handle(batch->text_line(code));
           runs = parser_.events_run();
         }
       }
       flush_run(*batch, run_start);
+      if (count > 0) parser_.set_line(batch->first_line + count - 1);
       if (batch->error) std::rethrow_exception(batch->error);
     }
     return parser_.finish(pipeline_->cut());
@@ -85,13 +91,15 @@ class HeaptrackBatchDriver {
     return files.raw ? HeaptrackLinePipeline::kSlotsBesideTwin : HeaptrackLinePipeline::kSlotsAlone;
   }
 
+  std::span<const std::uint32_t> pending_run() const { return {run_.data(), run_size_}; }
+
   // Applies the pending run of events. A free that finds no live block stops
   // it; the checked parser then reports that free with its line.
   void flush_run(const HeaptrackLinePipeline::Batch& batch, std::size_t run_start) {
-    if (run_.empty()) return;
-    const std::size_t applied = parser_.apply_run(run_);
-    const std::size_t pending = run_.size();
-    run_.clear();
+    if (run_size_ == 0) return;
+    const std::size_t applied = parser_.apply_run(pending_run());
+    const std::size_t pending = run_size_;
+    run_size_ = 0;
     if (applied == pending) return;
     // The run holds every event code from run_start on: find the failed one.
     std::size_t at = run_start;
@@ -106,7 +114,8 @@ class HeaptrackBatchDriver {
 
   std::unique_ptr<HeaptrackLinePipeline> pipeline_;  // the interpreted file, read on a second thread
   heaptrack::RecordParser parser_;                   // its raw twin, if any, walked in step on this one
-  std::vector<std::uint32_t> run_;                   // events of the current run (see flush_run)
+  std::vector<std::uint32_t> run_;                   // events of the current run (see flush_run): the
+  std::size_t run_size_ = 0;                         // first run_size_ of run_
 };
 
 bool ends_with(std::string_view s, std::string_view suffix) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,7 +102,7 @@ class RecordParser {
   // counts ignore allocation times (the whole trace): it differs from the
   // bucket's LIFO free only in never being temporary, and a run's free is
   // not when the event before it allocated in another bucket. Takes the end.
-  bool end_joins_run(std::uint32_t word, const std::vector<std::uint32_t>& run) {
+  bool end_joins_run(std::uint32_t word, std::span<const std::uint32_t> run) {
     if (!ends_join_runs_ || !next_end_.is_free || !(word & 1)) return false;
     const bool allocated_here_before =
         run.empty() ? matcher_->last_alloc_bucket() == (word >> 1) : run.back() == (word & ~1u);
@@ -112,7 +113,7 @@ class RecordParser {
 
   // Applies a run of events (run words); returns how many were applied
   // before a free that found no live block.
-  std::size_t apply_run(const std::vector<std::uint32_t>& run) { return matcher_->bucket_run(run); }
+  std::size_t apply_run(std::span<const std::uint32_t> run) { return matcher_->bucket_run(run); }
 
   // A hint: `record` is applied soon. Most records continue what the record
   // before began, in tables still in the cache; one that refers to an older
