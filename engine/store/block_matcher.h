@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <vector>
@@ -126,8 +127,7 @@ class BlockMatcher {
   std::uint32_t last_alloc_bucket(std::uint32_t thread = 0) { return last_alloc_bucket_[thread]; }
   std::size_t bucket_run(std::span<const std::uint32_t> events, std::uint32_t thread = 0) {
     const std::size_t applied = consumer_.on_bucket_run(events, now_ns_, last_alloc_bucket_[thread]);
-    std::uint64_t frees = 0;
-    for (std::size_t i = 0; i < applied; ++i) frees += events[i] & 1;
+    const std::uint64_t frees = count_frees(events.first(applied));
     next_seq_ += applied;
     next_block_ += applied - frees;
     live_count_ = live_count_ + (applied - frees) - frees;
@@ -146,6 +146,19 @@ class BlockMatcher {
   std::uint64_t live_count() const { return live_count_; }
 
  private:
+  // The frees among run words (bit 0), two words to an add.
+  static std::uint64_t count_frees(std::span<const std::uint32_t> events) {
+    std::uint64_t pairs = 0;  // low half: even words' frees, high half: odd words'
+    std::size_t i = 0;
+    for (; i + 2 <= events.size(); i += 2) {
+      std::uint64_t two;
+      std::memcpy(&two, &events[i], sizeof two);
+      pairs += two & 0x0000000100000001u;
+    }
+    std::uint64_t frees = (pairs & 0xFFFFFFFFu) + (pairs >> 32);
+    if (i < events.size()) frees += events[i] & 1;
+    return frees;
+  }
   void end_block(const LiveBlock& block, std::uint32_t thread);
   LiveBlock start_block(BucketId bucket, std::uint32_t thread);
 
