@@ -32,11 +32,11 @@ class IdRunColumn {
 
   std::uint32_t operator[](std::size_t i) const {
     const Block& block = blocks_[i / kBlock];
-    const auto at = static_cast<std::uint32_t>(i % kBlock);
-    // The latest break at or before `at`, if any; else the block's start.
-    const std::uint64_t up_to = block.breaks & (at == 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << at) - 1);
+    const auto at = static_cast<unsigned>(i % kBlock);
+    // The block's breaks at or before `at`, shifted so that `at` is the top bit.
+    const std::uint64_t up_to = block.breaks << (kBlock - 1 - at);
     if (up_to == 0) return block.first + at;
-    const auto latest = static_cast<std::uint32_t>(63 - std::countl_zero(up_to));
+    const auto latest = at - static_cast<unsigned>(std::countl_zero(up_to));
     const auto rank = std::size_t{count_set_bits(block.breaks & ((std::uint64_t{1} << latest) - 1))};
     return breaks_[block.first_break + rank] + (at - latest);
   }
