@@ -33,11 +33,13 @@ inline std::uint8_t hex_digit(char c) { return kHexDigitValue[static_cast<unsign
   // Each byte's digit: its low four bits, plus 9 for 'a'-'f' (bit 6 set).
   std::uint64_t v = (word & 0x0F0F0F0F0F0F0F0Full) + ((word >> 6) & 0x0101010101010101ull) * 9;
   // Little-endian: the first digit is the lowest byte. Drop the bytes past
-  // the number, then merge neighbours, the earlier one the higher.
+  // the number, then merge neighbours, the earlier one the higher: each
+  // multiply adds a lane's earlier half, shifted up, to its later half, in
+  // bits where nothing carries (a pair of digits is at most 0xff).
   v <<= 8 * (8 - digits);
-  v = ((v & 0x00FF00FF00FF00FFull) << 4) + ((v >> 8) & 0x00FF00FF00FF00FFull);
-  v = ((v & 0x0000FFFF0000FFFFull) << 8) + ((v >> 16) & 0x0000FFFF0000FFFFull);
-  return static_cast<std::uint32_t>(((v & 0xFFFFFFFFull) << 16) + (v >> 32));
+  v = ((v * 0x1001u) >> 8) & 0x00FF00FF00FF00FFull;
+  v = ((v * 0x01000001u) >> 16) & 0x0000FFFF0000FFFFull;
+  return static_cast<std::uint32_t>((v * 0x0001000000000001ull) >> 32);
 }
 
 }  // namespace heapql
