@@ -323,20 +323,24 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
       const char* at = buffered.data();
       const char* const end = at + buffered.size();
       std::uint64_t lines = 0;
-      while (at < end && !full()) {
+      // Lines the batch still takes: only a text line can fill it otherwise.
+      std::size_t room = batch_lines - batch.codes.size();
+      while (at < end && room > 0) {
         std::uint32_t code = kTextBit;
         if (!command_.open()) {
           code = decode_ == Decode::kRecords ? scan_line(at, end, batch.records)
                                              : scan_raw_event(at, end, batch.raw_events);
         }
+        ++lines;
         if (code != kTextBit) {
           batch.codes.push_back(code);
+          --room;
         } else {
           const char* newline = find_newline(at, end);
           add_line(batch, std::string_view(at, static_cast<std::size_t>(newline - at)));
           at = newline + 1;
+          room = full() ? 0 : batch_lines - batch.codes.size();
         }
-        ++lines;
       }
       reader_->skip(at, lines);
     }
