@@ -114,8 +114,9 @@ class HeaptrackBatchDriver {
 
   std::unique_ptr<HeaptrackLinePipeline> pipeline_;  // the interpreted file, read on a second thread
   heaptrack::RecordParser parser_;                   // its raw twin, if any, walked in step on this one
-  std::vector<std::uint32_t> run_;                   // events of the current run (see flush_run): the
-  std::size_t run_size_ = 0;                         // first run_size_ of run_
+  // The current run's events (see flush_run): the first run_size_ of run_.
+  std::vector<std::uint32_t> run_;
+  std::size_t run_size_ = 0;
 };
 
 bool ends_with(std::string_view s, std::string_view suffix) {

@@ -321,11 +321,21 @@ std::size_t Aggregator::on_bucket_run(std::span<const std::uint32_t> events, std
   return with_layout([&]<class S>() { return bucket_run<S>(events, ns, last_alloc); });
 }
 
+namespace {
+// Bucket states are too many for the caches and events pick them at random:
+// each event's state is fetched a few events ahead of its turn.
+template <class S>
+HEAPQL_HOT_INLINE void prefetch_state_ahead(const ChunkedVector<S>& all, std::span<const std::uint32_t> events,
+                                            std::size_t i) {
+  constexpr std::size_t kPrefetchDistance = 8;
+  if (i + kPrefetchDistance >= events.size()) return;
+  const std::uint32_t ahead = events[i + kPrefetchDistance] >> 1;
+  if (ahead < all.size()) prefetch_hint(&all[ahead]);
+}
+}  // namespace
+
 template <class S>
 std::size_t Aggregator::bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc) {
-  // Bucket states are too many for the caches and events pick them at
-  // random: fetch each event's state a few events ahead of it.
-  constexpr std::size_t kPrefetchDistance = 8;
   ChunkedVector<S>& all = states<S>();
   if (all.size() < tables_.bucket_count()) all.grow_to(tables_.bucket_count());
   if constexpr (std::is_same_v<S, WholeTraceState>) {
@@ -335,10 +345,7 @@ std::size_t Aggregator::bucket_run(std::span<const std::uint32_t> events, std::i
   }
   const std::size_t count = events.size();
   for (std::size_t i = 0; i < count; ++i) {
-    if (i + kPrefetchDistance < count) {
-      const std::uint32_t ahead = events[i + kPrefetchDistance] >> 1;
-      if (ahead < all.size()) prefetch_hint(&all[ahead]);
-    }
+    prefetch_state_ahead(all, events, i);
     const BucketId bucket(events[i] >> 1);
     if (events[i] & 1) {
       if (!bucket_free<S>(bucket, ns, last_alloc == bucket.value)) return i;
@@ -357,7 +364,6 @@ std::size_t Aggregator::whole_trace_run(std::span<const std::uint32_t> events, s
   // is inside the window (every block AIFI or live) and the peak is known:
   // the level kept in registers, written back around anything else (a
   // bucket not yet planned or filtered out, a new peak, the run's end).
-  constexpr std::size_t kPrefetchDistance = 8;
   ChunkedVector<WholeTraceState>& all = whole_trace_states_;
   const std::size_t count = events.size();
   std::uint64_t level_bytes = level_bytes_;
@@ -374,10 +380,7 @@ std::size_t Aggregator::whole_trace_run(std::span<const std::uint32_t> events, s
     if (allocated) counted_by_bucket_events_ = true;
   };
   for (std::size_t i = 0; i < count; ++i) {
-    if (i + kPrefetchDistance < count) {
-      const std::uint32_t ahead = events[i + kPrefetchDistance] >> 1;
-      if (ahead < all.size()) prefetch_hint(&all[ahead]);
-    }
+    prefetch_state_ahead(all, events, i);
     const std::uint32_t word = events[i];
     const std::uint32_t b = word >> 1;
     WholeTraceState* state = b < all.size() ? &all[b] : nullptr;
