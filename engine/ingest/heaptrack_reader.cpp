@@ -62,8 +62,7 @@ class HeaptrackBatchDriver {
           if (r + kLookAhead < batch->records.size()) parser_.look_ahead(batch->records[r + kLookAhead]);
           const HeaptrackLinePipeline::Record& record = batch->records[r];
           if (!parser_.apply_record(record)) {
-            flush_run(*batch, run_start);
-            parser_.set_line(batch->first_line + i);
+            flush_run(*batch, run_start);  // leaves the line as it is, unless it throws
             parser_.handle(record.text());
             runs = parser_.events_run();
           }
