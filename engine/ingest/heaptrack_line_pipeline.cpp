@@ -254,7 +254,7 @@ HeaptrackLinePipeline::HeaptrackLinePipeline(std::string path, bool show_progres
       reader_(std::make_unique<LineReader>(path_, show_progress)),
       compression_(reader_->compression()),
       slots_(slots) {
-  thread_ = std::thread([this] { produce(); });
+  start();
 }
 
 HeaptrackLinePipeline::HeaptrackLinePipeline(std::string name, std::string_view bytes, Decode decode,
@@ -264,6 +264,12 @@ HeaptrackLinePipeline::HeaptrackLinePipeline(std::string name, std::string_view 
       reader_(std::make_unique<LineReader>(path_, bytes)),
       compression_(reader_->compression()),
       slots_(slots) {
+  start();
+}
+
+void HeaptrackLinePipeline::start() {
+  // Popped from the back: slot 0 first.
+  for (std::size_t slot = slots_.size(); slot-- > 0;) free_slots_.push_back(slot);
   thread_ = std::thread([this] { produce(); });
 }
 
@@ -351,19 +357,42 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
   }
 }
 
+bool HeaptrackLinePipeline::may_take_slot() const {
+  if (free_slots_.empty()) return false;
+  // Slots are first taken in order: the top one is new only when every
+  // slot used so far waits for the consumer.
+  const std::size_t slot = free_slots_.back();
+  return slot < std::max({slots_used_, kSlotsAlone, allowed_slots_});
+}
+
+void HeaptrackLinePipeline::allow_slots(std::size_t count) {
+  {
+    std::lock_guard lock(mutex_);
+    allowed_slots_ = count;
+  }
+  changed_.notify_all();
+}
+
+std::size_t HeaptrackLinePipeline::slots_used() const {
+  std::lock_guard lock(mutex_);
+  return slots_used_;
+}
+
 void HeaptrackLinePipeline::produce() {
   for (;;) {
     std::size_t slot;
     {
       std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] { return stop_ || produced_ - consumed_ < slots_.size(); });
+      changed_.wait(lock, [&] { return stop_ || may_take_slot(); });
       if (stop_) return;
-      slot = produced_ % slots_.size();
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+      slots_used_ = std::max(slots_used_, slot + 1);
     }
     const bool more = fill(slots_[slot]);
     {
       std::lock_guard lock(mutex_);
-      ++produced_;
+      filled_slots_.push_back(slot);
       if (!more) finished_ = true;
     }
     changed_.notify_all();
@@ -373,15 +402,16 @@ void HeaptrackLinePipeline::produce() {
 
 const HeaptrackLinePipeline::Batch* HeaptrackLinePipeline::next() {
   std::unique_lock lock(mutex_);
-  if (holding_) {
-    ++consumed_;
-    holding_ = false;
+  if (held_slot_) {
+    free_slots_.push_back(*held_slot_);
+    held_slot_.reset();
     changed_.notify_all();
   }
-  changed_.wait(lock, [&] { return produced_ > consumed_ || finished_; });
-  if (produced_ == consumed_) return nullptr;
-  holding_ = true;
-  return &slots_[consumed_ % slots_.size()];
+  changed_.wait(lock, [&] { return !filled_slots_.empty() || finished_; });
+  if (filled_slots_.empty()) return nullptr;
+  held_slot_ = filled_slots_.front();
+  filled_slots_.pop_front();
+  return &slots_[*held_slot_];
 }
 
 }  // namespace heapql

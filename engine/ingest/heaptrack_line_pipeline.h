@@ -8,9 +8,11 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -75,12 +77,22 @@ class HeaptrackLinePipeline {
   // moves from batch to batch (the trace's content, the machine), and each
   // waits when the other falls behind: with 3 slots walk's parser stood idle
   // 100-210 ms of a 1.1-1.35 s query, with 8 about 60-145 ms, the query
-  // 6-14% faster (medians of 8 runs in turn, four times), for 3.5-7 MB more
-  // memory. A reading with a raw twin runs three threads on two cores, and
-  // its twin's batches are three times larger: there 8 slots cost 3 MB (the
+  // 6-14% faster (medians of 8 runs in turn, four times). On a VM whose
+  // cores are shared, one thread may also stop for tens of milliseconds
+  // while the other runs on: 8 slots hold about 17 ms of walk's parsing, 32
+  // about 70 ms. On slow stretches walk's one-shot query took 1.365 s and
+  // 1.56 s with 32 slots against 1.5 s and 1.65 s with 8 (medians of 12 runs
+  // in turn, twice), but 32 slots took 22 MB more, and 17 MB more of
+  // compile's query, whose tables are small, for no time seen: past the first
+  // kSlotsAlone, slots are taken only as the reader allows (allow_slots), by
+  // the size of its tables; so walk's query took 1.48 s and 1.52 s against
+  // 1.515 s and 1.56 s, for 15 MB, and compile's 0.5 MB more.
+  // A reading with a raw twin runs three threads on two cores, and its
+  // twin's batches are three times larger: there 8 slots cost 3 MB (the
   // interpreted file's) and 9 MB (the twin's) with no time seen (4 runs each
   // in turn), and pushed an ingest past heaptrack_print's memory.
   static constexpr std::size_t kSlotsAlone = 8;
+  static constexpr std::size_t kMostSlotsAlone = 32;
   static constexpr std::size_t kSlotsBesideTwin = 3;
 
   // Opens the file (errors opening or sniffing it are thrown here) and starts reading.
@@ -96,6 +108,13 @@ class HeaptrackLinePipeline {
   // The next batch, valid until the next call; null at the end.
   const Batch* next();
 
+  // How many slots batches may wait in: past the first kSlotsAlone, only as
+  // many as the caller allows (none before the first call), at most the
+  // number the pipeline was made with. Thread-safe.
+  void allow_slots(std::size_t count);
+  // How many slots have been filled so far. Thread-safe.
+  std::size_t slots_used() const;
+
   Compression compression() const { return compression_; }
   const std::string& path() const { return path_; }
   // Once next() has returned null: where the file ends early, if it does.
@@ -106,6 +125,8 @@ class HeaptrackLinePipeline {
   // a read's pace, starts a few milliseconds sooner; each next one is twice
   // as long, up to the batch size.
   static constexpr std::size_t kFirstBatchLines = 1 << 12;
+  void start();
+  bool may_take_slot() const;  // with mutex_ held
   void produce();
   bool fill(Batch& batch);  // false once the input is exhausted or failed
   void add_line(Batch& batch, std::string_view line);
@@ -116,12 +137,17 @@ class HeaptrackLinePipeline {
   Compression compression_;
   HeaptrackCommandLine command_;  // between 'X' and 'I': the command's continuation lines
   std::vector<Batch> slots_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::size_t batch_lines_ = kFirstBatchLines;  // how many lines the next batch takes
-  std::size_t produced_ = 0;
-  std::size_t consumed_ = 0;
-  bool holding_ = false;  // the consumer holds slots_[consumed_ % slots_.size()]
+  // Slots waiting to be filled, the one freed last on top: a read whose
+  // parser keeps up takes the same few slots again and again, and touches
+  // no other slot's memory.
+  std::vector<std::size_t> free_slots_;
+  std::deque<std::size_t> filled_slots_;  // in the file's order
+  std::optional<std::size_t> held_slot_;  // the batch the consumer holds
+  std::size_t slots_used_ = 0;            // slots [0, slots_used_) have been filled
+  std::size_t allowed_slots_ = 0;         // see allow_slots
   bool finished_ = false;
   bool stop_ = false;
   std::thread thread_;

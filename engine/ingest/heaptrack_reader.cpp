@@ -30,10 +30,13 @@ class HeaptrackBatchDriver {
                                                                 HeaptrackLinePipeline::Decode::kRecords, slots(files))
                       : std::make_unique<HeaptrackLinePipeline>(files.interpreted, options.show_progress && !files.raw,
                                                                 HeaptrackLinePipeline::Decode::kRecords, slots(files))),
-        parser_(files, user_path, compression_name(pipeline_->compression()), tables, consumer, options) {}
+        parser_(files, user_path, compression_name(pipeline_->compression()), tables, consumer, options),
+        tables_(tables) {}
 
   SourceInfo run() {
+    std::size_t batches = 0;
     while (const HeaptrackLinePipeline::Batch* batch = pipeline_->next()) {
+      if (batches++ % kBatchesPerSlotCheck == 0) pipeline_->allow_slots(tables_.memory_bytes() / kTableBytesPerSlot);
       const std::uint32_t* const codes = batch->codes.data();
       const std::size_t count = batch->codes.size();
       // A run never outgrows its batch: written in place, not pushed.
@@ -84,10 +87,15 @@ class HeaptrackBatchDriver {
   // How many records ahead a record's lookups are fetched (look_ahead): at 8
   // and 16 walk's stack lookups took a third of their time, at 32 half.
   static constexpr std::size_t kLookAhead = 16;
+  // A slot for each 4 MiB the tables take (HeaptrackLinePipeline::
+  // kSlotsAlone): walk's 127 MB of tables allow 31 slots, compile's 54 MB
+  // 13, each about 0.7 MB.
+  static constexpr std::size_t kTableBytesPerSlot = std::size_t{4} << 20;
+  static constexpr std::size_t kBatchesPerSlotCheck = 16;
   static constexpr std::uint32_t kNotEventBits = HeaptrackLinePipeline::kTextBit | HeaptrackLinePipeline::kRecordBit;
 
   static std::size_t slots(const HeaptrackFiles& files) {
-    return files.raw ? HeaptrackLinePipeline::kSlotsBesideTwin : HeaptrackLinePipeline::kSlotsAlone;
+    return files.raw ? HeaptrackLinePipeline::kSlotsBesideTwin : HeaptrackLinePipeline::kMostSlotsAlone;
   }
 
   std::span<const std::uint32_t> pending_run() const { return {run_.data(), run_size_}; }
@@ -113,6 +121,7 @@ class HeaptrackBatchDriver {
 
   std::unique_ptr<HeaptrackLinePipeline> pipeline_;  // the interpreted file, read on a second thread
   heaptrack::RecordParser parser_;                   // its raw twin, if any, walked in step on this one
+  const TraceTables& tables_;
   // The current run's events (see flush_run): the first run_size_ of run_.
   std::vector<std::uint32_t> run_;
   std::size_t run_size_ = 0;

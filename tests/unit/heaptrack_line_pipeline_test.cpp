@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <charconv>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -143,6 +145,36 @@ TEST(HeaptrackLinePipeline, EdgeLinesInsideAndAtTheEndOfTheBuffer) {
   }
   for (const auto& edge : edges) lines.push_back(edge);
   expect_decoded(lines);
+}
+
+// Waits up to 10 s for the reading thread to have filled `count` slots.
+bool slots_used_reach(const Pipeline& pipeline, std::size_t count) {
+  for (int i = 0; i < 1000 && pipeline.slots_used() < count; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return pipeline.slots_used() == count;
+}
+
+TEST(HeaptrackLinePipeline, FillsSlotsPastTheFirstOnlyAsAllowed) {
+  // Enough lines for more batches than slots, none of them consumed yet.
+  std::string text;
+  constexpr std::size_t kLines = 3'000'000;
+  for (std::size_t i = 0; i < kLines; ++i) text += i % 2 ? "- 1\n" : "+ 1\n";
+  Pipeline pipeline("lines.txt", text, Pipeline::Decode::kRecords, Pipeline::kMostSlotsAlone);
+  ASSERT_TRUE(slots_used_reach(pipeline, Pipeline::kSlotsAlone));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(pipeline.slots_used(), Pipeline::kSlotsAlone);
+  pipeline.allow_slots(Pipeline::kSlotsAlone + 3);
+  ASSERT_TRUE(slots_used_reach(pipeline, Pipeline::kSlotsAlone + 3));
+  pipeline.allow_slots(1000);
+  ASSERT_TRUE(slots_used_reach(pipeline, Pipeline::kMostSlotsAlone));
+  // Every line comes out once, in order, from the slots taken in turn.
+  std::size_t n = 0;
+  while (const Pipeline::Batch* batch = pipeline.next()) {
+    ASSERT_EQ(batch->error, nullptr);
+    ASSERT_EQ(batch->first_line, n + 1);
+    for (std::uint32_t code : batch->codes) ASSERT_EQ(code, (std::uint32_t{1} << 1) | (n++ % 2)) << n;
+  }
+  EXPECT_EQ(n, kLines);
+  EXPECT_EQ(pipeline.slots_used(), Pipeline::kMostSlotsAlone);
 }
 
 TEST(HexValue, EveryLengthAndDigit) {
