@@ -14,7 +14,7 @@ namespace {
 
 constexpr std::size_t kBatchLines = 1 << 16;
 constexpr std::size_t kBatchTextBytes = 1 << 20;
-// The pipeline opens the command line on any 'X' (see add_line).
+// The pipeline opens the command line on any 'X' (see line_code).
 constexpr std::uint64_t kAnyFormatVersion = 1;
 
 // The code of a well-formed `+ k` / `- k` line at `at`, which a '\n' ends,
@@ -155,7 +155,7 @@ struct LineMasks {
   unsigned hex = 0;  // a lowercase hex digit (hex_digit.h)
 };
 
-LineMasks classify(const char* at) {
+[[gnu::always_inline]] inline LineMasks classify(const char* at) {
   const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
   // Signed compares: a byte of 0x80 or more is below '0' and never a digit.
   const auto in = [&](char low, char high) {
@@ -178,7 +178,7 @@ bool all_hex(unsigned hex, unsigned from, unsigned to) {
 // What scan_event and then scan_record give for the line at `at` (the same
 // code, `at` moved the same, the same record appended), with kWholeLineReadBytes
 // readable from `at`.
-std::uint32_t scan_short_line(const char*& at, std::vector<HeaptrackLinePipeline::Record>& records) {
+[[gnu::always_inline]] inline std::uint32_t scan_short_line(const char*& at, std::vector<HeaptrackLinePipeline::Record>& records) {
   const LineMasks masks = classify(at);
   const char type = at[0];
   if (masks.newline != 0 && at[1] == ' ') {
@@ -282,7 +282,7 @@ HeaptrackLinePipeline::~HeaptrackLinePipeline() {
   thread_.join();
 }
 
-void HeaptrackLinePipeline::add_line(Batch& batch, std::string_view line) {
+std::uint32_t HeaptrackLinePipeline::line_code(Batch& batch, std::string_view line) {
   // The command line of an 'X' record may run on over several lines: they
   // go to the parser as text. This thread has not read the file's format
   // version, so it takes every 'X' as one that may run on; the parser,
@@ -299,11 +299,10 @@ void HeaptrackLinePipeline::add_line(Batch& batch, std::string_view line) {
     batch.text.append(line);
     batch.text_ends.push_back(static_cast<std::uint32_t>(batch.text.size()));
   }
-  batch.codes.push_back(code);
+  return code;
 }
 
 bool HeaptrackLinePipeline::fill(Batch& batch) {
-  batch.codes.clear();
   batch.text.clear();
   batch.text_ends.clear();
   batch.records.clear();
@@ -312,15 +311,25 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
   batch.first_line = reader_->line_number() + 1;
   const std::size_t batch_lines = batch_lines_;
   batch_lines_ = std::min(batch_lines_ * 2, kBatchLines);
-  const auto full = [&] { return batch.codes.size() >= batch_lines || batch.text.size() >= kBatchTextBytes; };
+  // The codes are written in place, not pushed: the vector keeps a full
+  // batch's size from one fill to the next (so it is not zeroed again) and
+  // is cut to the lines written at the end.
+  if (batch.codes.size() != batch_lines) batch.codes.resize(batch_lines);
+  std::uint32_t* const codes = batch.codes.data();
+  std::size_t coded = 0;
+  const auto finish = [&](bool more) {
+    batch.codes.resize(coded);
+    return more;
+  };
+  const auto full = [&] { return coded >= batch_lines || batch.text.size() >= kBatchTextBytes; };
   try {
     while (!full()) {
       const std::string_view buffered = reader_->whole_lines();
       if (buffered.empty()) {
         // No whole line buffered: the reader reads on (or ends).
         std::string_view line;
-        if (!reader_->next(line)) return false;
-        add_line(batch, line);
+        if (!reader_->next(line)) return finish(false);
+        codes[coded++] = line_code(batch, line);
         continue;
       }
       // Split the buffered lines here: `+ k`, `- k`, `t` and `a` lines
@@ -328,32 +337,41 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
       // they are found, in one pass.
       const char* at = buffered.data();
       const char* const end = at + buffered.size();
-      std::uint64_t lines = 0;
-      // Lines the batch still takes: only a text line can fill it otherwise.
-      std::size_t room = batch_lines - batch.codes.size();
-      while (at < end && room > 0) {
+      const std::size_t coded_before = coded;
+      // Only a text line can fill the batch before its last line.
+      std::size_t limit = batch_lines;
+      while (at < end && coded < limit) {
+#if defined(__SSE2__)
+        if (decode_ == Decode::kRecords && !command_.open() && end - at >= kWholeLineReadBytes) {
+          // Most of a trace: lines read whole, in a loop of their own.
+          const char* const last = end - kWholeLineReadBytes;
+          while (at <= last && coded < limit) {
+            const std::uint32_t code = scan_short_line(at, batch.records);
+            if (code == kTextBit) break;
+            codes[coded++] = code;
+          }
+          if (at >= end || coded >= limit) break;
+        }
+#endif
         std::uint32_t code = kTextBit;
         if (!command_.open()) {
           code = decode_ == Decode::kRecords ? scan_line(at, end, batch.records)
                                              : scan_raw_event(at, end, batch.raw_events);
         }
-        ++lines;
-        if (code != kTextBit) {
-          batch.codes.push_back(code);
-          --room;
-        } else {
+        if (code == kTextBit) {
           const char* newline = find_newline(at, end);
-          add_line(batch, std::string_view(at, static_cast<std::size_t>(newline - at)));
+          code = line_code(batch, std::string_view(at, static_cast<std::size_t>(newline - at)));
           at = newline + 1;
-          room = full() ? 0 : batch_lines - batch.codes.size();
         }
+        codes[coded++] = code;
+        if (full()) limit = coded;
       }
-      reader_->skip(at, lines);
+      reader_->skip(at, coded - coded_before);
     }
-    return true;
+    return finish(true);
   } catch (...) {
     batch.error = std::current_exception();
-    return false;
+    return finish(false);
   }
 }
 

@@ -129,7 +129,9 @@ class HeaptrackLinePipeline {
   bool may_take_slot() const;  // with mutex_ held
   void produce();
   bool fill(Batch& batch);  // false once the input is exhausted or failed
-  void add_line(Batch& batch, std::string_view line);
+  // The code of a line handed out alone (its text kept in the batch when it
+  // is not decoded).
+  std::uint32_t line_code(Batch& batch, std::string_view line);
 
   std::string path_;
   Decode decode_;
