@@ -287,37 +287,32 @@ void RecordParser::on_ip(Fields& f) {
   ips_.push_back(ip);
 }
 
-// Frames of an IP, innermost first; built on first use, when the raw twin
-// has told us the module bases.
-std::pair<const FrameId*, std::size_t> RecordParser::frames_of(InstructionPointer& ip) {
-  if (!ip.frames_built) {
-    ip.first_frame = static_cast<std::uint32_t>(frames_.size());
-    StringId module = tables_.unknown_module();
-    std::uint64_t address = ip.address;
-    if (ip.module_path != 0) {
-      const std::string_view path = tables_.string(strings_[ip.module_path]);
-      module = tables_.intern_string(base_name(path));
-      const auto ip_index = static_cast<std::uint32_t>(&ip - ips_.data());
-      if (raw_) {
-        if (const auto base = raw_->module_base(path); base && address >= *base) {
-          address -= *base;
-          if (identity_writer_) identity_writer_->add_module_base(ip_index, *base);
-        }
-      } else if (identity_) {
-        if (const auto base = identity_->module_base(ip_index); base && address >= *base) address -= *base;
+void RecordParser::build_frames(InstructionPointer& ip) {
+  ip.first_frame = static_cast<std::uint32_t>(frames_.size());
+  StringId module = tables_.unknown_module();
+  std::uint64_t address = ip.address;
+  if (ip.module_path != 0) {
+    const std::string_view path = tables_.string(strings_[ip.module_path]);
+    module = tables_.intern_string(base_name(path));
+    const auto ip_index = static_cast<std::uint32_t>(&ip - ips_.data());
+    if (raw_) {
+      if (const auto base = raw_->module_base(path); base && address >= *base) {
+        address -= *base;
+        if (identity_writer_) identity_writer_->add_module_base(ip_index, *base);
       }
+    } else if (identity_) {
+      if (const auto base = identity_->module_base(ip_index); base && address >= *base) address -= *base;
     }
-    if (ip.symbol_count == 0) {
-      frames_.push_back(tables_.intern_frame(module, StringId(), address));
-    } else {
-      for (std::uint32_t i = 0; i < ip.symbol_count; ++i) {
-        const std::uint32_t symbol = symbols_[ip.first_symbol + i];
-        frames_.push_back(tables_.intern_frame(module, symbol ? strings_[symbol] : StringId(), address));
-      }
-    }
-    ip.frames_built = true;
   }
-  return {frames_.data() + ip.first_frame, frame_count(ip)};
+  if (ip.symbol_count == 0) {
+    frames_.push_back(tables_.intern_frame(module, StringId(), address));
+  } else {
+    for (std::uint32_t i = 0; i < ip.symbol_count; ++i) {
+      const std::uint32_t symbol = symbols_[ip.first_symbol + i];
+      frames_.push_back(tables_.intern_frame(module, symbol ? strings_[symbol] : StringId(), address));
+    }
+  }
+  ip.frames_built = true;
 }
 
 void RecordParser::on_trace(Fields& f) {

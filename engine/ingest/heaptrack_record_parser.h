@@ -166,7 +166,13 @@ class RecordParser {
   void on_string(Fields& f);
   std::uint32_t string_index(Fields& f, std::string_view what);
   void on_ip(Fields& f);
-  std::pair<const FrameId*, std::size_t> frames_of(InstructionPointer& ip);
+  // Frames of an IP, innermost first; built on first use, when the raw twin
+  // has told us the module bases.
+  std::pair<const FrameId*, std::size_t> frames_of(InstructionPointer& ip) {
+    if (!ip.frames_built) build_frames(ip);
+    return {frames_.data() + ip.first_frame, frame_count(ip)};
+  }
+  void build_frames(InstructionPointer& ip);
   void on_trace(Fields& f);
   void add_trace(std::uint32_t ip_index, std::uint32_t parent);
   void ensure_process();

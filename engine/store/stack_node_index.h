@@ -67,6 +67,10 @@ class StackNodeIndex {
     return found == FlatIndex::kAbsent ? StackId() : StackId(entries_[found]);
   }
 
+  // Whether no node with this parent was added yet (find() then says so
+  // without a lookup): most nodes of a stack tree, as a tracer writes them.
+  bool surely_absent(StackId parent) const { return parent.valid() && !with_children_.test(parent.value); }
+
   // Adds node `id` of `nodes`; ids are added in order.
   template <class Nodes>
   void add(const Nodes& nodes, std::uint32_t id) {
@@ -75,12 +79,7 @@ class StackNodeIndex {
       with_children_.set(node.parent.value);
       if (id == node.parent.value + 1) return;  // its parent's first child: found by its id
     }
-    const auto entry = static_cast<std::uint32_t>(entries_.size());
-    entries_.push_back(id);
-    ids_.insert(hash(node.frame, node.parent), entry, [&](std::uint32_t stored) {
-      const StackNode& s = nodes[entries_[stored]];
-      return hash(s.frame, s.parent);
-    });
+    index(nodes, id);
   }
 
   // A hint: find(nodes, frame, parent) comes soon. Only a lookup that will
@@ -107,6 +106,19 @@ class StackNodeIndex {
   template <class Nodes>
   static bool made_recently(const Nodes& nodes, std::size_t id) {
     return nodes.size() - id <= kRecentNodes;
+  }
+
+  // Puts node `id` in the hash index: out of line, so that add() inlines
+  // where most nodes need no more than their parent's bit.
+  template <class Nodes>
+  [[gnu::noinline]] void index(const Nodes& nodes, std::uint32_t id) {
+    const StackNode& node = nodes[id];
+    const auto entry = static_cast<std::uint32_t>(entries_.size());
+    entries_.push_back(id);
+    ids_.insert(hash(node.frame, node.parent), entry, [&](std::uint32_t stored) {
+      const StackNode& s = nodes[entries_[stored]];
+      return hash(s.frame, s.parent);
+    });
   }
 
   FlatIndex ids_;                       // entries by hash

@@ -111,7 +111,7 @@ void TraceTables::view_buckets(std::span<const Bucket> buckets) {
   buckets_.view(buckets);
 }
 
-StackId TraceTables::intern_stack(FrameId frame, StackId parent) {
+StackId TraceTables::intern_stack_looked_up(FrameId frame, StackId parent) {
   for (; stacks_indexed_ < stacks_.size(); ++stacks_indexed_) {
     stack_ids_.add(stacks_, static_cast<std::uint32_t>(stacks_indexed_));
   }

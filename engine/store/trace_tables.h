@@ -78,7 +78,19 @@ class TraceTables {
   std::string frame_text(FrameId id) const;
   std::string_view frame_module(FrameId id) const { return string(frames_[id.index()].module); }
 
-  StackId intern_stack(FrameId frame, StackId parent);
+  StackId intern_stack(FrameId frame, StackId parent) {
+    // Inline for a node surely new, a child of a node without any yet
+    // (most of a stack tree): no lookup, and no call.
+    if (stacks_indexed_ == stacks_.size() && stack_ids_.surely_absent(parent) &&
+        stacks_.size() < StackId::kInvalidValue) [[likely]] {
+      const StackId id(static_cast<std::uint32_t>(stacks_.size()));
+      stacks_.push_back(StackNode{frame, parent});
+      stack_ids_.add(stacks_, id.value);
+      ++stacks_indexed_;
+      return id;
+    }
+    return intern_stack_looked_up(frame, parent);
+  }
   // Frees the interning indexes (strings, frames, stack nodes, buckets) once
   // a read is over: a query never interns, and the stack index alone is tens
   // of megabytes on a big trace. Interning later rebuilds them.
@@ -158,6 +170,8 @@ class TraceTables {
   std::vector<Frame> frames_;
   std::unordered_map<FrameKey, FrameId, FrameKeyHash> frame_ids_;
   std::size_t frames_indexed_ = 0;
+  StackId intern_stack_looked_up(FrameId frame, StackId parent);
+
   ViewedPrefixVector<StackNode> stacks_;
   StackNodeIndex stack_ids_;
   std::size_t stacks_indexed_ = 0;   // stacks_[0, this) are in stack_ids_
