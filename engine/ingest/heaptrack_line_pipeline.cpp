@@ -314,8 +314,6 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
   // The codes are written in place, not pushed: the vector keeps a full
   // batch's size from one fill to the next (so it is not zeroed again) and
   // is cut to the lines written at the end.
-  if (batch.codes.size() != batch_lines) batch.codes.resize(batch_lines);
-  std::uint32_t* const codes = batch.codes.data();
   std::size_t coded = 0;
   const auto finish = [&](bool more) {
     batch.codes.resize(coded);
@@ -323,6 +321,8 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
   };
   const auto full = [&] { return coded >= batch_lines || batch.text.size() >= kBatchTextBytes; };
   try {
+    if (batch.codes.size() != batch_lines) batch.codes.resize(batch_lines);
+    std::uint32_t* const codes = batch.codes.data();
     while (!full()) {
       const std::string_view buffered = reader_->whole_lines();
       if (buffered.empty()) {

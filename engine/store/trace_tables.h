@@ -162,6 +162,8 @@ class TraceTables {
   }
   // Puts bucket `id` (whose hash is `hash`) in the index and its stack's bit.
   void index_bucket(std::uint32_t id, std::uint64_t hash);
+  // intern_stack for a node that may be there already: through the index.
+  StackId intern_stack_looked_up(FrameId frame, StackId parent);
 
   std::deque<std::string> string_storage_;
   std::vector<std::string_view> strings_;
@@ -170,8 +172,6 @@ class TraceTables {
   std::vector<Frame> frames_;
   std::unordered_map<FrameKey, FrameId, FrameKeyHash> frame_ids_;
   std::size_t frames_indexed_ = 0;
-  StackId intern_stack_looked_up(FrameId frame, StackId parent);
-
   ViewedPrefixVector<StackNode> stacks_;
   StackNodeIndex stack_ids_;
   std::size_t stacks_indexed_ = 0;   // stacks_[0, this) are in stack_ids_
