@@ -178,7 +178,8 @@ bool all_hex(unsigned hex, unsigned from, unsigned to) {
 // What scan_event and then scan_record give for the line at `at` (the same
 // code, `at` moved the same, the same record appended), with kWholeLineReadBytes
 // readable from `at`.
-[[gnu::always_inline]] inline std::uint32_t scan_short_line(const char*& at, std::vector<HeaptrackLinePipeline::Record>& records) {
+[[gnu::always_inline]] inline std::uint32_t scan_short_line(const char*& at,
+                                                            std::vector<HeaptrackLinePipeline::Record>& records) {
   const LineMasks masks = classify(at);
   const char type = at[0];
   if (masks.newline != 0 && at[1] == ' ') {

@@ -149,7 +149,9 @@ TEST(HeaptrackLinePipeline, EdgeLinesInsideAndAtTheEndOfTheBuffer) {
 
 // Waits up to 10 s for the reading thread to have filled `count` slots.
 bool slots_used_reach(const Pipeline& pipeline, std::size_t count) {
-  for (int i = 0; i < 1000 && pipeline.slots_used() < count; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 1000 && pipeline.slots_used() < count; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   return pipeline.slots_used() == count;
 }
 
