@@ -37,12 +37,16 @@ class StackNodeIndex {
     return FlatIndex::mix((std::uint64_t{frame.value} << 32) | parent.value);
   }
 
+  // Whether no node with this parent was added yet: most nodes of a stack
+  // tree, as a tracer writes them, are new without a lookup.
+  bool surely_absent(StackId parent) const { return parent.valid() && !with_children_.test(parent.value); }
+
   // The node (frame, parent) among `nodes`, all of which were added, or an
   // invalid id. `Nodes` indexes StackNodes by id.
   template <class Nodes>
   StackId find(const Nodes& nodes, FrameId frame, StackId parent) const {
+    if (surely_absent(parent)) return StackId();
     if (parent.valid()) {
-      if (!with_children_.test(parent.value)) return StackId();
       const std::size_t first_child = std::size_t{parent.value} + 1;
       // (A parent id past the table, which no reader passes, is left to the
       // index.)
@@ -67,10 +71,6 @@ class StackNodeIndex {
     return found == FlatIndex::kAbsent ? StackId() : StackId(entries_[found]);
   }
 
-  // Whether no node with this parent was added yet (find() then says so
-  // without a lookup): most nodes of a stack tree, as a tracer writes them.
-  bool surely_absent(StackId parent) const { return parent.valid() && !with_children_.test(parent.value); }
-
   // Adds node `id` of `nodes`; ids are added in order.
   template <class Nodes>
   void add(const Nodes& nodes, std::uint32_t id) {
@@ -87,9 +87,9 @@ class StackNodeIndex {
   // its index slot, the memory find reads along the same path.
   template <class Nodes>
   void prefetch(const Nodes& nodes, FrameId frame, StackId parent) const {
+    if (surely_absent(parent)) return;  // new without a lookup
     if (parent.valid()) {
       const std::size_t first_child = std::size_t{parent.value} + 1;
-      if (!with_children_.test(parent.value)) return;  // new without a lookup
       if (first_child >= nodes.size() || made_recently(nodes, first_child)) return;
       prefetch_hint(&nodes[first_child]);
     }

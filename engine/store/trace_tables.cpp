@@ -116,11 +116,8 @@ StackId TraceTables::intern_stack_looked_up(FrameId frame, StackId parent) {
     stack_ids_.add(stacks_, static_cast<std::uint32_t>(stacks_indexed_));
   }
   if (const StackId found = stack_ids_.find(stacks_, frame, parent); found.valid()) return found;
-  const StackId id = next_id<StackId>(stacks_, "stack nodes");
-  stacks_.push_back(StackNode{frame, parent});
-  stack_ids_.add(stacks_, id.value);
-  ++stacks_indexed_;
-  return id;
+  next_id<StackId>(stacks_, "stack nodes");  // throws when the id would not fit
+  return append_stack(frame, parent);
 }
 
 void TraceTables::release_indexes() {

@@ -83,11 +83,7 @@ class TraceTables {
     // (most of a stack tree): no lookup, and no call.
     if (stacks_indexed_ == stacks_.size() && stack_ids_.surely_absent(parent) &&
         stacks_.size() < StackId::kInvalidValue) [[likely]] {
-      const StackId id(static_cast<std::uint32_t>(stacks_.size()));
-      stacks_.push_back(StackNode{frame, parent});
-      stack_ids_.add(stacks_, id.value);
-      ++stacks_indexed_;
-      return id;
+      return append_stack(frame, parent);
     }
     return intern_stack_looked_up(frame, parent);
   }
@@ -164,6 +160,15 @@ class TraceTables {
   void index_bucket(std::uint32_t id, std::uint64_t hash);
   // intern_stack for a node that may be there already: through the index.
   StackId intern_stack_looked_up(FrameId frame, StackId parent);
+  // Appends a new node and indexes it, with every node before it indexed
+  // and its id known to fit.
+  StackId append_stack(FrameId frame, StackId parent) {
+    const StackId id(static_cast<std::uint32_t>(stacks_.size()));
+    stacks_.push_back(StackNode{frame, parent});
+    stack_ids_.add(stacks_, id.value);
+    ++stacks_indexed_;
+    return id;
+  }
 
   std::deque<std::string> string_storage_;
   std::vector<std::string_view> strings_;
