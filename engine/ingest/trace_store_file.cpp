@@ -13,6 +13,7 @@
 #include "engine/ingest/block_identity_file.h"
 #include "engine/ingest/trace_cut.h"
 #include "engine/query/aggregator.h"
+#include "engine/store/store_file_info.h"
 #include "engine/warnings.h"
 #include "engine/store_file/output_file.h"
 #include "engine/store_file/store_writer.h"
@@ -35,7 +36,8 @@ std::string why_not_fresh(const StoreFileInfo& info, const std::string& trace_pa
     if (!why.empty()) return fmt::format("{} has changed since it was ingested ({})", file.path, why);
   }
   if (info.reading != reading_key(options)) {
-    return fmt::format("it was read with other options ({}, not {})", info.reading, reading_key(options));
+    return fmt::format("it was read with other options ({}, not {})", reading_in_words(info.reading),
+                       reading_in_words(reading_key(options)));
   }
   return {};
 }
@@ -59,7 +61,7 @@ std::string cache_folder() {
 }  // namespace
 
 std::string reading_key(const OpenOptions& options) {
-  std::string key = options.use_raw_twin ? "raw twin" : "no raw twin";
+  std::string key(options.use_raw_twin ? kReadingRawTwin : kReadingNoRawTwin);
   switch (options.format) {
     case TraceFormat::kAuto: break;
     case TraceFormat::kHeaptrack: key += ", as heaptrack"; break;

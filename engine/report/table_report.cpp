@@ -3,6 +3,7 @@
 #include "engine/report/reports.h"
 #include "engine/query/short_name.h"
 #include "engine/report/table_parts.h"
+#include "engine/store/store_file_info.h"
 #include "engine/units.h"
 
 namespace heapql {
@@ -178,7 +179,7 @@ std::string store_file_table(const StoreFileInfo& f, std::uint64_t blocks) {
     out += fmt::format("  ingested from            {} ({} bytes, head and tail hash {:016x})\n", source.path, source.size,
                        source.head_tail_hash);
   }
-  out += fmt::format("  read with                {}\n", f.reading);
+  out += fmt::format("  read with                {}\n", reading_in_words(f.reading));
   std::uint64_t block_bytes = 0;
   for (const StoreSectionInfo& section : f.sections) {
     out += fmt::format("  {:<24} {:>12} bytes  {:>12} {}\n", section.name, section.bytes, section.items,

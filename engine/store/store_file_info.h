@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace heapql {
@@ -34,5 +35,20 @@ struct StoreFileInfo {
   std::string reading;              // how (reading_key in engine/ingest/trace_store_file.h)
   std::vector<StoreSectionInfo> sections;
 };
+
+// How the raw twin was asked for, as a reading key begins (then ", as ETL",
+// ", symbols PATH"...). The key is kept as written (a store's freshness
+// compares it), and the JSON reports it so; people read it in words, since
+// "raw twin" means "used where there is one", not that there was one.
+inline constexpr std::string_view kReadingRawTwin = "raw twin";
+inline constexpr std::string_view kReadingNoRawTwin = "no raw twin";
+
+inline std::string reading_in_words(std::string_view key) {
+  if (key.starts_with(kReadingNoRawTwin)) return "--no-raw" + std::string(key.substr(kReadingNoRawTwin.size()));
+  if (key.starts_with(kReadingRawTwin)) {
+    return "its raw twin where there is one" + std::string(key.substr(kReadingRawTwin.size()));
+  }
+  return std::string(key);
+}
 
 }  // namespace heapql

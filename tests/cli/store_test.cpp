@@ -200,7 +200,7 @@ TEST_F(StoreBeside, HeaptrackWithRawTwinAnswersTheSame) {
                 dir_.file("memory_test_app.raw.zst"));
   expect_same_answers(trace, kShapes);
   const CommandResult info = run_heapql("info " + shell_quote(trace));
-  expect_contains(info.out, "read with                raw twin");
+  expect_contains(info.out, "read with                its raw twin where there is one\n");
   expect_contains(info.out, "memory_test_app.raw.zst");
 }
 
@@ -268,7 +268,7 @@ TEST_F(StoreBeside, AStoreOfAnotherReadingIsPassedOver) {
   ASSERT_EQ(run_heapql("ingest " + shell_quote(trace)).exit_code, 0);
   const CommandResult r = run_heapql("query " + shell_quote(trace) + " --no-raw --totals --format json");
   EXPECT_EQ(r.exit_code, 0);
-  expect_contains(r.err, "it was read with other options (raw twin, not no raw twin)");
+  expect_contains(r.err, "it was read with other options (its raw twin where there is one, not --no-raw)");
   expect_contains(r.out, "\"block_identity\":\"bucket-lifo\"");
 }
 
