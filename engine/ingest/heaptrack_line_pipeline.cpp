@@ -115,7 +115,7 @@ std::uint32_t raw_event_code(std::string_view line, std::vector<HeaptrackLinePip
 // walk's one-shot query 961 ms of CPU instead of 738 (medians of 5 runs each
 // in turn). The record is written straight into `records`: one built on the
 // stack field by field and then copied whole stalled the copy's load.
-std::uint32_t scan_record(const char*& at, std::vector<HeaptrackLinePipeline::Record>& records) {
+std::uint32_t scan_record(const char*& at, HeaptrackLinePipeline::RecordWriter& records) {
   const char type = at[0];
   if ((type != 't' && type != 'a') || at[1] != ' ') return HeaptrackLinePipeline::kTextBit;
   const char* p = at + 2;
@@ -125,14 +125,14 @@ std::uint32_t scan_record(const char*& at, std::vector<HeaptrackLinePipeline::Re
     return HeaptrackLinePipeline::kTextBit;
   }
   at = p;
-  const auto code = HeaptrackLinePipeline::kRecordBit | static_cast<std::uint32_t>(records.size());
-  records.push_back(HeaptrackLinePipeline::Record{first, static_cast<std::uint32_t>(second), type});
+  const std::uint32_t code = records.code();
+  *records.next++ = HeaptrackLinePipeline::Record{first, static_cast<std::uint32_t>(second), type};
   return code;
 }
 
 // The same for a line handed out alone, with no '\n' after it: read from a
 // copy that has one. A canonical record is at most 27 bytes long.
-std::uint32_t record_code(std::string_view line, std::vector<HeaptrackLinePipeline::Record>& records) {
+std::uint32_t record_code(std::string_view line, HeaptrackLinePipeline::RecordWriter& records) {
   char copy[32] = {};
   if (line.size() >= sizeof copy) return HeaptrackLinePipeline::kTextBit;
   std::copy(line.begin(), line.end(), copy);
@@ -179,7 +179,7 @@ bool all_hex(unsigned hex, unsigned from, unsigned to) {
 // code, `at` moved the same, the same record appended), with kWholeLineReadBytes
 // readable from `at`.
 [[gnu::always_inline]] inline std::uint32_t scan_short_line(const char*& at,
-                                                            std::vector<HeaptrackLinePipeline::Record>& records) {
+                                                            HeaptrackLinePipeline::RecordWriter& records) {
   const LineMasks masks = classify(at);
   const char type = at[0];
   if (masks.newline != 0 && at[1] == ' ') {
@@ -204,9 +204,9 @@ bool all_hex(unsigned hex, unsigned from, unsigned to) {
       if (first_digits - 1 < 8 && second_digits - 1 < 8 && all_hex(masks.hex, 2, space) &&
           all_hex(masks.hex, space + 1, length) && canonical(at + 2, first_digits) &&
           canonical(at + space + 1, second_digits)) {
-        const auto code = HeaptrackLinePipeline::kRecordBit | static_cast<std::uint32_t>(records.size());
-        records.push_back(
-            HeaptrackLinePipeline::Record{hex_value(at + 2, first_digits), hex_value(at + space + 1, second_digits), type});
+        const std::uint32_t code = records.code();
+        *records.next++ = HeaptrackLinePipeline::Record{hex_value(at + 2, first_digits),
+                                                        hex_value(at + space + 1, second_digits), type};
         at += length + 1;
         return code;
       }
@@ -218,7 +218,7 @@ bool all_hex(unsigned hex, unsigned from, unsigned to) {
 #endif
 
 // The code of the line at `at`, as scan_event and then scan_record give it.
-std::uint32_t scan_line(const char*& at, const char* end, std::vector<HeaptrackLinePipeline::Record>& records) {
+std::uint32_t scan_line(const char*& at, const char* end, HeaptrackLinePipeline::RecordWriter& records) {
 #if defined(__SSE2__)
   if (end - at >= kWholeLineReadBytes) return scan_short_line(at, records);
 #else
@@ -247,6 +247,14 @@ std::string HeaptrackLinePipeline::Record::text() const {
   out.push_back(' ');
   put(second);
   return out;
+}
+
+void HeaptrackLinePipeline::RecordColumn::grow(std::size_t capacity) {
+  capacity = std::max(capacity, capacity_ * 2);
+  auto grown = std::make_unique_for_overwrite<Record[]>(capacity);
+  std::copy(records_.get(), records_.get() + size_, grown.get());
+  records_ = std::move(grown);
+  capacity_ = capacity;
 }
 
 HeaptrackLinePipeline::HeaptrackLinePipeline(std::string path, bool show_progress, Decode decode, std::size_t slots)
@@ -283,7 +291,7 @@ HeaptrackLinePipeline::~HeaptrackLinePipeline() {
   thread_.join();
 }
 
-std::uint32_t HeaptrackLinePipeline::line_code(Batch& batch, std::string_view line) {
+std::uint32_t HeaptrackLinePipeline::line_code(Batch& batch, RecordWriter& records, std::string_view line) {
   // The command line of an 'X' record may run on over several lines: they
   // go to the parser as text. This thread has not read the file's format
   // version, so it takes every 'X' as one that may run on; the parser,
@@ -293,7 +301,7 @@ std::uint32_t HeaptrackLinePipeline::line_code(Batch& batch, std::string_view li
   if (!continuation) {
     code = decode_ == Decode::kRawEvents ? raw_event_code(line, batch.raw_events) : event_code(line);
   }
-  if (code == kTextBit && !continuation && decode_ == Decode::kRecords) code = record_code(line, batch.records);
+  if (code == kTextBit && !continuation && decode_ == Decode::kRecords) code = record_code(line, records);
   if (code == kTextBit) {
     if (!continuation && line.starts_with("X ")) command_.start(kAnyFormatVersion);
     code = kTextBit | static_cast<std::uint32_t>(batch.text_ends.size());
@@ -316,7 +324,9 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
   // batch's size from one fill to the next (so it is not zeroed again) and
   // is cut to the lines written at the end.
   std::size_t coded = 0;
+  RecordWriter records = batch.records.writer();
   const auto finish = [&](bool more) {
+    batch.records.keep(records);
     batch.codes.resize(coded);
     return more;
   };
@@ -330,7 +340,8 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
         // No whole line buffered: the reader reads on (or ends).
         std::string_view line;
         if (!reader_->next(line)) return finish(false);
-        codes[coded++] = line_code(batch, line);
+        batch.records.make_room(records, 1);
+        codes[coded++] = line_code(batch, records, line);
         continue;
       }
       // Split the buffered lines here: `+ k`, `- k`, `t` and `a` lines
@@ -341,13 +352,15 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
       const std::size_t coded_before = coded;
       // Only a text line can fill the batch before its last line.
       std::size_t limit = batch_lines;
+      // A line gives at most one record.
+      batch.records.make_room(records, limit - coded);
       while (at < end && coded < limit) {
 #if defined(__SSE2__)
         if (decode_ == Decode::kRecords && !command_.open() && end - at >= kWholeLineReadBytes) {
           // Most of a trace: lines read whole, in a loop of their own.
           const char* const last = end - kWholeLineReadBytes;
           while (at <= last && coded < limit) {
-            const std::uint32_t code = scan_short_line(at, batch.records);
+            const std::uint32_t code = scan_short_line(at, records);
             if (code == kTextBit) break;
             codes[coded++] = code;
           }
@@ -356,12 +369,12 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
 #endif
         std::uint32_t code = kTextBit;
         if (!command_.open()) {
-          code = decode_ == Decode::kRecords ? scan_line(at, end, batch.records)
+          code = decode_ == Decode::kRecords ? scan_line(at, end, records)
                                              : scan_raw_event(at, end, batch.raw_events);
         }
         if (code == kTextBit) {
           const char* newline = find_newline(at, end);
-          code = line_code(batch, std::string_view(at, static_cast<std::size_t>(newline - at)));
+          code = line_code(batch, records, std::string_view(at, static_cast<std::size_t>(newline - at)));
           at = newline + 1;
         }
         codes[coded++] = code;
