@@ -1,6 +1,7 @@
 #include "engine/ingest/heaptrack_line_pipeline.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -250,6 +251,7 @@ std::string HeaptrackLinePipeline::Record::text() const {
 }
 
 void HeaptrackLinePipeline::RecordColumn::grow(std::size_t capacity) {
+  static_assert(std::is_trivially_default_constructible_v<Record>);
   capacity = std::max(capacity, capacity_ * 2);
   auto grown = std::make_unique_for_overwrite<Record[]>(capacity);
   std::copy(records_.get(), records_.get() + size_, grown.get());
