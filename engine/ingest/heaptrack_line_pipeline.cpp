@@ -1,7 +1,6 @@
 #include "engine/ingest/heaptrack_line_pipeline.h"
 
 #include <algorithm>
-#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -73,7 +72,7 @@ std::uint32_t event_code(std::string_view line) {
 // line at `at` (a '\n' ends it, before `end`) decoded into `events`: its
 // code, and `at` moved past the '\n'; kTextBit (and `at` unmoved) for
 // anything else, which the twin's walker reads, or rejects, as text.
-std::uint32_t scan_raw_event(const char*& at, const char* end, std::vector<HeaptrackLinePipeline::RawEvent>& events) {
+std::uint32_t scan_raw_event(const char*& at, const char* end, HeaptrackLinePipeline::RawEventWriter& events) {
   const char* p = at;
   const char type = p[0];
   if (type == '\n' || p[1] != ' ') return HeaptrackLinePipeline::kTextBit;
@@ -92,14 +91,14 @@ std::uint32_t scan_raw_event(const char*& at, const char* end, std::vector<Heapt
     default: return HeaptrackLinePipeline::kTextBit;
   }
   at = p;
-  const auto code = HeaptrackLinePipeline::kRecordBit | static_cast<std::uint32_t>(events.size());
-  events.push_back(HeaptrackLinePipeline::RawEvent{size, address, static_cast<std::uint32_t>(trace), type});
+  const std::uint32_t code = HeaptrackLinePipeline::kRecordBit | events.index();
+  *events.next++ = HeaptrackLinePipeline::RawEvent{size, address, static_cast<std::uint32_t>(trace), type};
   return code;
 }
 
 // The same for a line handed out alone, with no '\n' after it: read from a
 // copy that has one. A longer line (only a `t` can be) is passed on as text.
-std::uint32_t raw_event_code(std::string_view line, std::vector<HeaptrackLinePipeline::RawEvent>& events) {
+std::uint32_t raw_event_code(std::string_view line, HeaptrackLinePipeline::RawEventWriter& events) {
   char copy[64] = {};
   if (line.size() >= sizeof copy) return HeaptrackLinePipeline::kTextBit;
   std::copy(line.begin(), line.end(), copy);
@@ -126,7 +125,7 @@ std::uint32_t scan_record(const char*& at, HeaptrackLinePipeline::RecordWriter& 
     return HeaptrackLinePipeline::kTextBit;
   }
   at = p;
-  const std::uint32_t code = records.code();
+  const std::uint32_t code = HeaptrackLinePipeline::kRecordBit | records.index();
   *records.next++ = HeaptrackLinePipeline::Record{first, static_cast<std::uint32_t>(second), type};
   return code;
 }
@@ -205,7 +204,7 @@ bool all_hex(unsigned hex, unsigned from, unsigned to) {
       if (first_digits - 1 < 8 && second_digits - 1 < 8 && all_hex(masks.hex, 2, space) &&
           all_hex(masks.hex, space + 1, length) && canonical(at + 2, first_digits) &&
           canonical(at + space + 1, second_digits)) {
-        const std::uint32_t code = records.code();
+        const std::uint32_t code = HeaptrackLinePipeline::kRecordBit | records.index();
         *records.next++ = HeaptrackLinePipeline::Record{hex_value(at + 2, first_digits),
                                                         hex_value(at + space + 1, second_digits), type};
         at += length + 1;
@@ -250,15 +249,6 @@ std::string HeaptrackLinePipeline::Record::text() const {
   return out;
 }
 
-void HeaptrackLinePipeline::RecordColumn::grow(std::size_t capacity) {
-  static_assert(std::is_trivially_default_constructible_v<Record>);
-  capacity = std::max(capacity, capacity_ * 2);
-  auto grown = std::make_unique_for_overwrite<Record[]>(capacity);
-  std::copy(records_.get(), records_.get() + size_, grown.get());
-  records_ = std::move(grown);
-  capacity_ = capacity;
-}
-
 HeaptrackLinePipeline::HeaptrackLinePipeline(std::string path, bool show_progress, Decode decode, std::size_t slots)
     : path_(std::move(path)),
       decode_(decode),
@@ -293,7 +283,8 @@ HeaptrackLinePipeline::~HeaptrackLinePipeline() {
   thread_.join();
 }
 
-std::uint32_t HeaptrackLinePipeline::line_code(Batch& batch, RecordWriter& records, std::string_view line) {
+std::uint32_t HeaptrackLinePipeline::line_code(Batch& batch, RecordWriter& records, RawEventWriter& raw_events,
+                                               std::string_view line) {
   // The command line of an 'X' record may run on over several lines: they
   // go to the parser as text. This thread has not read the file's format
   // version, so it takes every 'X' as one that may run on; the parser,
@@ -301,7 +292,7 @@ std::uint32_t HeaptrackLinePipeline::line_code(Batch& batch, RecordWriter& recor
   const bool continuation = command_.continues(line);
   std::uint32_t code = kTextBit;
   if (!continuation) {
-    code = decode_ == Decode::kRawEvents ? raw_event_code(line, batch.raw_events) : event_code(line);
+    code = decode_ == Decode::kRawEvents ? raw_event_code(line, raw_events) : event_code(line);
   }
   if (code == kTextBit && !continuation && decode_ == Decode::kRecords) code = record_code(line, records);
   if (code == kTextBit) {
@@ -327,8 +318,18 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
   // is cut to the lines written at the end.
   std::size_t coded = 0;
   RecordWriter records = batch.records.writer();
+  RawEventWriter raw_events = batch.raw_events.writer();
+  // A line decodes to at most one record or raw event.
+  const auto make_room = [&](std::size_t lines) {
+    if (decode_ == Decode::kRecords) {
+      batch.records.make_room(records, lines);
+    } else {
+      batch.raw_events.make_room(raw_events, lines);
+    }
+  };
   const auto finish = [&](bool more) {
     batch.records.keep(records);
+    batch.raw_events.keep(raw_events);
     batch.codes.resize(coded);
     return more;
   };
@@ -342,8 +343,8 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
         // No whole line buffered: the reader reads on (or ends).
         std::string_view line;
         if (!reader_->next(line)) return finish(false);
-        batch.records.make_room(records, 1);
-        codes[coded++] = line_code(batch, records, line);
+        make_room(1);
+        codes[coded++] = line_code(batch, records, raw_events, line);
         continue;
       }
       // Split the buffered lines here: `+ k`, `- k`, `t` and `a` lines
@@ -354,8 +355,7 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
       const std::size_t coded_before = coded;
       // Only a text line can fill the batch before its last line.
       std::size_t limit = batch_lines;
-      // A line gives at most one record.
-      batch.records.make_room(records, limit - coded);
+      make_room(limit - coded);
       while (at < end && coded < limit) {
 #if defined(__SSE2__)
         if (decode_ == Decode::kRecords && !command_.open() && end - at >= kWholeLineReadBytes) {
@@ -372,11 +372,11 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
         std::uint32_t code = kTextBit;
         if (!command_.open()) {
           code = decode_ == Decode::kRecords ? scan_line(at, end, records)
-                                             : scan_raw_event(at, end, batch.raw_events);
+                                             : scan_raw_event(at, end, raw_events);
         }
         if (code == kTextBit) {
           const char* newline = find_newline(at, end);
-          code = line_code(batch, records, std::string_view(at, static_cast<std::size_t>(newline - at)));
+          code = line_code(batch, records, raw_events, std::string_view(at, static_cast<std::size_t>(newline - at)));
           at = newline + 1;
         }
         codes[coded++] = code;

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/ingest/decoded_column.h"
 #include "engine/ingest/heaptrack_command_line.h"
 #include "engine/ingest/line_reader.h"
 
@@ -34,62 +35,25 @@ class HeaptrackLinePipeline {
 
   // A `t ip parent` or `a size trace` line, its numbers written in canonical
   // lowercase hex (no leading zeros), so `text()` gives back the line exactly.
-  // No default values: a record column is allocated unwritten, its pages
-  // touched only as records are written (each slot's column has room for a
-  // whole batch; zeroed ahead, they took 12-20 MB more of walk's query).
+  // No default values: see DecodedColumn.
   struct Record {
     std::uint64_t first;   // 't': instruction pointer index; 'a': size
     std::uint32_t second;  // 't': parent trace index; 'a': trace index
     char type;
     std::string text() const;
   };
-
-  // Where the reading loop writes records, through a pointer: room is made
-  // first for every line the loop may decode (RecordColumn::writer).
-  struct RecordWriter {
-    Record* first;  // the batch's first record
-    Record* next;
-    std::uint32_t code() const { return kRecordBit | static_cast<std::uint32_t>(next - first); }
-  };
-
-  // A batch's `t` and `a` records. Pushed one at a time onto a vector, each
-  // paid a growth check and a call (its push_back was not inlined), 6% of
-  // the reading thread's samples in walk's one-shot query; written in place,
-  // that thread took 1.17 s of CPU instead of 1.29 s (medians of 4 runs each
-  // in turn) and the query 1.47 s instead of 1.54 s (8 runs each in turn).
-  class RecordColumn {
-   public:
-    const Record& operator[](std::size_t i) const { return records_[i]; }
-    std::size_t size() const { return size_; }
-    void clear() { size_ = 0; }
-    // A writer after the last record.
-    RecordWriter writer() { return RecordWriter{records_.get(), records_.get() + size_}; }
-    // Keeps what `writer` wrote.
-    void keep(const RecordWriter& writer) { size_ = static_cast<std::size_t>(writer.next - writer.first); }
-    // Keeps what `writer` wrote and gives it room for `count` more, which
-    // may move the records.
-    void make_room(RecordWriter& writer, std::size_t count) {
-      keep(writer);
-      if (capacity_ - size_ < count) grow(size_ + count);
-      writer = this->writer();
-    }
-
-   private:
-    void grow(std::size_t capacity);
-    std::unique_ptr<Record[]> records_;
-    std::size_t size_ = 0;
-    std::size_t capacity_ = 0;
-  };
+  using RecordWriter = DecodedColumn<Record>::Writer;
 
   // A raw twin's `+ size trace address`, `- address` or `t ...` line, its
   // numbers in canonical lowercase hex; of a `t` only its place (the twin's
-  // walker reads nothing else of it).
+  // walker reads nothing else of it). No default values: see DecodedColumn.
   struct RawEvent {
-    std::uint64_t size = 0;     // '+'
-    std::uint64_t address = 0;  // '+', '-'
-    std::uint32_t trace = 0;    // '+'
-    char type = 0;
+    std::uint64_t size;     // '+'
+    std::uint64_t address;  // '+', '-'
+    std::uint32_t trace;    // '+'
+    char type;
   };
+  using RawEventWriter = DecodedColumn<RawEvent>::Writer;
 
   // Own cache lines: the reading thread fills the next slot while the parser
   // reads this one.
@@ -98,8 +62,8 @@ class HeaptrackLinePipeline {
     std::vector<std::uint32_t> codes;
     std::string text;
     std::vector<std::uint32_t> text_ends;  // end offset in `text` of each text line
-    RecordColumn records;                  // kRecords: the `t` / `a` records
-    std::vector<RawEvent> raw_events;      // kRawEvents: what kRecordBit codes point at
+    DecodedColumn<Record> records;         // kRecords: the `t` / `a` records
+    DecodedColumn<RawEvent> raw_events;    // kRawEvents: what kRecordBit codes point at
     std::exception_ptr error;              // reading failed after the lines of this batch
 
     std::string_view text_line(std::uint32_t code) const {
@@ -171,7 +135,7 @@ class HeaptrackLinePipeline {
   bool fill(Batch& batch);  // false once the input is exhausted or failed
   // The code of a line handed out alone (its text kept in the batch when it
   // is not decoded).
-  std::uint32_t line_code(Batch& batch, RecordWriter& records, std::string_view line);
+  std::uint32_t line_code(Batch& batch, RecordWriter& records, RawEventWriter& raw_events, std::string_view line);
 
   std::string path_;
   Decode decode_;

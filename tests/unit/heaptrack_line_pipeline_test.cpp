@@ -179,27 +179,6 @@ TEST(HeaptrackLinePipeline, FillsSlotsPastTheFirstOnlyAsAllowed) {
   EXPECT_EQ(pipeline.slots_used(), Pipeline::kMostSlotsAlone);
 }
 
-TEST(HeaptrackLinePipeline, RecordColumnKeepsItsRecordsAsItGrows) {
-  Pipeline::RecordColumn column;
-  Pipeline::RecordWriter writer = column.writer();
-  for (std::uint32_t round = 0; round < 12; ++round) {
-    // Room for as many more as there are, and one: each round past the first
-    // moves the records.
-    const std::size_t count = static_cast<std::size_t>(writer.next - writer.first) + 1;
-    column.make_room(writer, count);
-    for (std::size_t i = 0; i < count; ++i) {
-      ASSERT_EQ(writer.code(), Pipeline::kRecordBit | static_cast<std::uint32_t>(column.size() + i));
-      *writer.next++ = Pipeline::Record{column.size() + i, round, 't'};
-    }
-  }
-  column.keep(writer);
-  ASSERT_EQ(column.size(), 4095u);
-  for (std::size_t i = 0; i < column.size(); ++i) ASSERT_EQ(column[i].first, i) << i;
-  column.clear();
-  EXPECT_EQ(column.size(), 0u);
-  EXPECT_EQ(column.writer().code(), Pipeline::kRecordBit);
-}
-
 TEST(HexValue, EveryLengthAndDigit) {
   std::mt19937_64 random(7);
   for (unsigned digits = 1; digits <= 8; ++digits) {
