@@ -308,6 +308,12 @@ fi
 mib() { awk -v b="$1" 'BEGIN {printf "%.1f MiB", b/1048576}'; }
 # Three decimals: a target of 0.01x is judged on 0.011, not on its rounding.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.3f", a/b; else print "inf"}'; }
+# The wall ratio in each round, in order: both commands of a round run seconds
+# apart, so the spread shows how far the machine's pace moved the median.
+round_ratios() {  # numerator index, denominator index
+  paste -d' ' <(tr ' ' '\n' <<<"${walls[$1]}" | grep .) <(tr ' ' '\n' <<<"${walls[$2]}" | grep .) |
+    awk '{printf "%s%.2fx", (NR > 1 ? " " : ""), ($2 > 0 ? $1 / $2 : 0)}'
+}
 verdict() {  # value op target
   awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN {ok = (op == ">=") ? v >= t : v <= t; print ok ? "met" : "MISSED"}'
 }
@@ -348,6 +354,7 @@ echo
 echo "== ratios =="
 printf '  %-56s %8s   %s\n' "wall  heaptrack_print / heapql query" "$(ratio "${wall_of[hp]}" "${wall_of[query]}")x" \
   "target >= 5x: $(verdict "$(ratio "${wall_of[hp]}" "${wall_of[query]}")" ">=" 5)"
+printf '  %-56s %s\n' "      the same, each round" "$(round_ratios "$hp" "$query")"
 printf '  %-56s %8s   %s\n' "cpu   heaptrack_print / heapql query" "$(ratio "${cpu_of[hp]}" "${cpu_of[query]}")x" \
   "(same target, on cpu time: $(verdict "$(ratio "${cpu_of[hp]}" "${cpu_of[query]}")" ">=" 5))"
 printf '  %-56s %8s\n' "wall  heaptrack_print / heapql info" "$(ratio "${wall_of[hp]}" "${wall_of[info]}")x"
