@@ -231,7 +231,9 @@ class RecordParser {
   std::vector<InstructionPointer> ips_;
   std::vector<FrameId> frames_;
   IdRunColumn traces_;       // each trace's stack
-  IdRunColumn alloc_infos_;  // each allocation info's bucket
+  // Each allocation info's bucket, looked up once an event: plain once
+  // breaks are common, as in a C++ program's trace.
+  IdRunColumn alloc_infos_{IdRunColumn::WhenBreaksAreCommon::kTurnPlain};
 };
 
 }  // namespace heapql::heaptrack

@@ -1,6 +1,8 @@
 // IdRunColumn: ids kept as runs that step by one, with the breaks apart.
 // Every entry reads back as it was written, whatever the mix of runs and
-// breaks, at block boundaries, and across the invalid id's wrap to zero.
+// breaks, at block boundaries, and across the invalid id's wrap to zero; a
+// column allowed to turn plain does so only where breaks are common, and
+// reads back the same across the change.
 #include "engine/store/id_run_column.h"
 
 #include <gtest/gtest.h>
@@ -54,6 +56,72 @@ TEST(IdRunColumn, RunsCostAFractionOfAPlainColumn) {
   EXPECT_EQ(column[1'000], 1'000u);
   EXPECT_EQ(column[kIds - 2], kIds - 2);
   EXPECT_LT(column.memory_bytes(), kIds * sizeof(std::uint32_t) / 8);
+}
+
+// `count` ids, one in `break_one_in` breaking its run (at random).
+std::vector<std::uint32_t> ids_breaking_one_in(unsigned break_one_in, std::size_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::uint32_t> ids;
+  std::uint32_t next = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint32_t id = rng() % break_one_in == 0 ? static_cast<std::uint32_t>(rng() % 1'000'000) : next;
+    ids.push_back(id);
+    next = id + 1;
+  }
+  return ids;
+}
+
+TEST(IdRunColumn, TurnsPlainWhereBreaksAreCommonAndReadsBackAcrossTheChange) {
+  // A sixth of the entries breaking, as a clang++ compile's allocation infos.
+  const std::vector<std::uint32_t> ids = ids_breaking_one_in(6, 300'000, 11);
+  IdRunColumn column(IdRunColumn::WhenBreaksAreCommon::kTurnPlain);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    column.push_back(ids[i]);
+    // Judged at the first 64 Ki entries: runs before, plain after.
+    if (i + 1 == 65'536) {
+      EXPECT_FALSE(column.is_plain());
+    }
+    if (i + 1 == 65'537) {
+      EXPECT_TRUE(column.is_plain());
+    }
+  }
+  expect_same(column, ids);
+  EXPECT_GE(column.memory_bytes(), ids.size() * sizeof(std::uint32_t));
+}
+
+TEST(IdRunColumn, StaysRunsWhereBreaksAreRareOrWhenNotAllowed) {
+  const std::vector<std::uint32_t> rare = ids_breaking_one_in(100, 300'000, 12);
+  IdRunColumn allowed(IdRunColumn::WhenBreaksAreCommon::kTurnPlain);
+  for (const std::uint32_t id : rare) allowed.push_back(id);
+  EXPECT_FALSE(allowed.is_plain());
+  expect_same(allowed, rare);
+
+  const std::vector<std::uint32_t> common = ids_breaking_one_in(6, 300'000, 13);
+  IdRunColumn not_allowed;
+  for (const std::uint32_t id : common) not_allowed.push_back(id);
+  EXPECT_FALSE(not_allowed.is_plain());
+  expect_same(not_allowed, common);
+}
+
+TEST(IdRunColumn, JudgesRecentBlocksNotTheWholeColumn) {
+  // Breaks rare for a million entries, then common: a program whose later
+  // part merges stacks. The column turns plain at the first judgement that
+  // sees the common breaks (at 16 x 64 Ki entries), though the column's
+  // breaks as a whole are still under one a block there.
+  std::vector<std::uint32_t> ids = ids_breaking_one_in(1'000, 1'000'000, 14);
+  const std::vector<std::uint32_t> later = ids_breaking_one_in(4, 100'000, 15);
+  ids.insert(ids.end(), later.begin(), later.end());
+  IdRunColumn column(IdRunColumn::WhenBreaksAreCommon::kTurnPlain);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    column.push_back(ids[i]);
+    if (i + 1 == 1'048'576) {
+      EXPECT_FALSE(column.is_plain());
+    }
+    if (i + 1 == 1'048'577) {
+      EXPECT_TRUE(column.is_plain());
+    }
+  }
+  expect_same(column, ids);
 }
 
 }  // namespace
