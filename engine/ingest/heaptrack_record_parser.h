@@ -191,7 +191,12 @@ class RecordParser {
   bool take_out_of_order_ends(BucketId bucket, bool is_free);
   void read_next_end();
   [[noreturn]] void identity_disagrees(const std::string& what) const;
-  StackId trace_stack(std::uint32_t trace) const { return StackId(traces_[trace]); }
+  // The last trace's stack needs no lookup: a `t` record's parent is the
+  // trace before it in three of four on walk and nine of ten on a clang++
+  // compile, where a lookup often takes the run column's rank path.
+  StackId trace_stack(std::uint32_t trace) const {
+    return StackId(trace + 1 == traces_.size() ? traces_.back() : traces_[trace]);
+  }
   // The bucket of an `a` record: heaptrack traces one heap of one process.
   Bucket heap_bucket(std::uint64_t size, StackId stack) const {
     return Bucket{size, stack, heap_, 0, BlockKind::kHeap, false};

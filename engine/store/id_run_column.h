@@ -56,6 +56,9 @@ class IdRunColumn {
     return breaks_[block.first_break + rank] + (at - latest);
   }
 
+  // The last entry, with no lookup: most of heaptrack's traces continue the
+  // trace just before.
+  std::uint32_t back() const { return last_; }
   std::size_t size() const { return size_; }
   bool is_plain() const { return plain_; }
   std::size_t memory_bytes() const {
@@ -91,8 +94,8 @@ class IdRunColumn {
       plain_ids_.push_back(id);
     } else {
       blocks_.push_back(Block{id, static_cast<std::uint32_t>(breaks_.size()), 0});
-      last_ = id;
     }
+    last_ = id;
     ++size_;
   }
 
@@ -107,7 +110,7 @@ class IdRunColumn {
   ChunkedVector<Block> blocks_;
   ChunkedVector<std::uint32_t> breaks_;
   ChunkedVector<std::uint32_t> plain_ids_;  // every entry, once plain_
-  std::uint32_t last_ = 0;
+  std::uint32_t last_ = 0;  // the last entry
   std::size_t size_ = 0;
   std::size_t breaks_at_last_judgement_ = 0;
   bool may_turn_plain_ = false;

@@ -15,6 +15,9 @@ namespace {
 
 void expect_same(const IdRunColumn& column, const std::vector<std::uint32_t>& ids) {
   ASSERT_EQ(column.size(), ids.size());
+  if (!ids.empty()) {
+    ASSERT_EQ(column.back(), ids.back());
+  }
   for (std::size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(column[i], ids[i]) << "entry " << i;
 }
 
