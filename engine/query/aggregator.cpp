@@ -908,7 +908,7 @@ void Aggregator::show_rows(Result& r, std::span<const std::uint64_t> sort_values
     shown_sum.add(measures[i]);
     const std::span<const std::uint64_t> values = values_of(positions[i]);
     for (std::size_t level = 0; level < width; ++level) {
-      row.key.push_back(render_key_value(tables_, query_.by[level], values[level]));
+      row.key.push_back(render_key_value(tables_, query_.by[level], values[level], key_order.frame_texts()));
     }
     r.rows.push_back(std::move(row));
   }

@@ -5,18 +5,24 @@
 #include <algorithm>
 #include <numeric>
 
+#include "engine/error.h"
+
 namespace heapql {
 
-KeyValue render_key_value(const TraceTables& tables, GroupBy level, std::uint64_t value) {
+KeyValue render_key_value(const TraceTables& tables, GroupBy level, std::uint64_t value,
+                          const std::shared_ptr<const FrameTextTable>& frame_texts) {
   KeyValue kv;
   kv.level = level;
   const auto id32 = static_cast<std::uint32_t>(value);
   switch (level) {
     case GroupBy::kStack: {
+      if (!frame_texts) throw Error("internal error: a stack key rendered without its frames' texts");
       kv.stack = StackId(id32);
       std::vector<FrameId> frames;
       tables.stack_frames(kv.stack, frames);
-      for (FrameId f : frames) kv.frames.push_back(tables.frame_text(f));
+      std::vector<std::uint32_t> indexes(frames.size());
+      for (std::size_t i = 0; i < frames.size(); ++i) indexes[i] = frames[i].value;
+      kv.frames = StackFrames(frame_texts, std::move(indexes));
       break;
     }
     case GroupBy::kFrame: kv.text = FrameId(id32).valid() ? tables.frame_text(FrameId(id32)) : "[no stack]"; break;
@@ -63,9 +69,12 @@ KeyOrder::KeyOrder(const TraceTables& tables, std::span<const GroupBy> levels, s
     : tables_(tables), levels_(levels.begin(), levels.end()), value_rank_(levels.size()) {
   const bool has_stack = std::find(levels_.begin(), levels_.end(), GroupBy::kStack) != levels_.end();
   if (has_stack) {
-    std::vector<std::string> texts(tables.frame_count());
-    for (std::size_t f = 0; f < texts.size(); ++f) texts[f] = tables.frame_text(FrameId(static_cast<std::uint32_t>(f)));
-    frame_rank_ = ranks_by_text<FrameId>(texts);
+    auto texts = std::make_shared<FrameTextTable>(tables.frame_count());
+    for (std::size_t f = 0; f < texts->size(); ++f) {
+      (*texts)[f] = tables.frame_text(FrameId(static_cast<std::uint32_t>(f)));
+    }
+    frame_rank_ = ranks_by_text<FrameId>(*texts);
+    frame_texts_ = std::move(texts);
   }
   const std::size_t width = levels_.size();
   for (std::size_t level = 0; level < width; ++level) {

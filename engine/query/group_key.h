@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -16,7 +17,11 @@
 
 namespace heapql {
 
-KeyValue render_key_value(const TraceTables& tables, GroupBy level, std::uint64_t value);
+// A stack's frames take their texts from `frame_texts` (every frame's text,
+// by FrameId; KeyOrder::frame_texts()), shared by the rows; other levels
+// need none.
+KeyValue render_key_value(const TraceTables& tables, GroupBy level, std::uint64_t value,
+                          const std::shared_ptr<const FrameTextTable>& frame_texts = nullptr);
 
 class KeyOrder {
  public:
@@ -25,12 +30,16 @@ class KeyOrder {
 
   // Whether key a (its values) sorts before key b.
   bool less(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) const;
+  // Every frame's text by FrameId, made to rank them when a level is a
+  // stack (else null): the shown rows' stacks share it.
+  const std::shared_ptr<const FrameTextTable>& frame_texts() const { return frame_texts_; }
 
  private:
   int compare_stacks(StackId a, StackId b) const;
 
   const TraceTables& tables_;
   std::vector<GroupBy> levels_;
+  std::shared_ptr<const FrameTextTable> frame_texts_;
   std::vector<std::uint32_t> frame_rank_;  // by FrameId: position of its text among all frames
   // Per non-stack level: each distinct value's position among their texts.
   std::vector<std::unordered_map<std::uint64_t, std::uint32_t>> value_rank_;

@@ -12,6 +12,7 @@ Result regroup_by_stack_key(Result result, std::size_t level, const StackKeyFunc
   if (result.other) throw Error("regroup: the stack rows must not have been cut at a top N");
   std::vector<Row> merged;
   std::map<std::string, std::size_t> index;
+  KeyIdentities identities;
   for (Row& row : result.rows) {
     if (level >= row.key.size() || row.key[level].level != GroupBy::kStack) {
       throw Error("regroup: the rows have no stack level to compute the key from");
@@ -20,7 +21,7 @@ Result regroup_by_stack_key(Result result, std::size_t level, const StackKeyFunc
     custom.level = GroupBy::kCustom;
     custom.text = key_of(row.key[level]);
     row.key[level] = std::move(custom);
-    const std::string id = key_identity(row.key);
+    const std::string id = identities.of(row.key);
     const auto [it, inserted] = index.emplace(id, merged.size());
     if (inserted) {
       merged.push_back(std::move(row));

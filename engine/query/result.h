@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/query/query.h"
+#include "engine/query/stack_frames.h"
 #include "engine/store/source_info.h"
 
 namespace heapql {
@@ -41,7 +42,7 @@ struct Measures {
 struct KeyValue {
   GroupBy level = GroupBy::kStack;
   std::string text;                 // every level but stack
-  std::vector<std::string> frames;  // stack: top first
+  StackFrames frames;               // stack: top first
   StackId stack;                    // stack: the culled stack's node
 };
 

@@ -40,14 +40,15 @@ ResultDiff diff_results(Result a, Result b, std::uint64_t top) {
 
   std::vector<DiffRow> rows;
   rows.reserve(a.rows.size() + b.rows.size());
+  KeyIdentities identities;
   std::unordered_map<std::string, std::size_t> index;
   index.reserve(a.rows.size());
   for (Row& row : a.rows) {
-    index.emplace(key_identity(row.key), rows.size());
+    index.emplace(identities.of(row.key), rows.size());
     rows.push_back(DiffRow{std::move(row.key), row.measures, Measures{}, DiffPresence::kGone});
   }
   for (Row& row : b.rows) {
-    const auto it = index.find(key_identity(row.key));
+    const auto it = index.find(identities.of(row.key));
     if (it == index.end()) {
       rows.push_back(DiffRow{std::move(row.key), Measures{}, row.measures, DiffPresence::kNew});
     } else {

@@ -48,15 +48,18 @@ void push_sides(lua_State* L, const ResultDiff& d, const DiffRow& row) {
 int diff_rows(lua_State* L) {
   return protected_call(L, [&] {
     const ResultDiff& d = check_diff(L).diff;
+    lua_newtable(L);  // the rows' frame strings, each made once
+    const int frame_cache = lua_gettop(L);
     lua_createtable(L, static_cast<int>(d.rows.size()), 0);
     for (std::size_t i = 0; i < d.rows.size(); ++i) {
       const DiffRow& row = d.rows[i];
       push_sides(L, d, row);
       lua_pushstring(L, row.presence == DiffPresence::kNew ? "new" : row.presence == DiffPresence::kGone ? "gone" : "both");
       lua_setfield(L, -2, "status");
-      set_key_fields(L, row.key);
+      set_key_fields(L, row.key, frame_cache);
       lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
     }
+    lua_remove(L, frame_cache);
     return 1;
   });
 }

@@ -65,7 +65,8 @@ int core_diff(lua_State* L);
 void push_measures_table(lua_State* L, const Measures& m, bool realloc_known, bool impacting);
 // Sets `key` (one value per level: text, or a frames list for a stack) and
 // each level by name (row.process, row.stack, ...) on the table at the top.
-void set_key_fields(lua_State* L, const std::vector<KeyValue>& key);
+// `frame_cache`: as push_stack_frames's `cache`, for the rows of one call.
+void set_key_fields(lua_State* L, const std::vector<KeyValue>& key, int frame_cache);
 
 // Where report output goes: a buffer the host writes out at the end (so a
 // failing recipe leaves no half-written file), or stdout when none is set

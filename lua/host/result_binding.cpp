@@ -42,13 +42,16 @@ int result_rows(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
     const Result& r = box.result;
+    lua_newtable(L);  // the rows' frame strings, each made once
+    const int frame_cache = lua_gettop(L);
     lua_createtable(L, static_cast<int>(r.rows.size()), 0);
     for (std::size_t i = 0; i < r.rows.size(); ++i) {
       const Row& row = r.rows[i];
       push_measures(L, r, row.measures);
-      set_key_fields(L, row.key);
+      set_key_fields(L, row.key, frame_cache);
       lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
     }
+    lua_remove(L, frame_cache);
     return 1;
   });
 }
@@ -403,12 +406,12 @@ void push_measures_table(lua_State* L, const Measures& m, bool realloc_known, bo
   }
 }
 
-void set_key_fields(lua_State* L, const std::vector<KeyValue>& key) {
+void set_key_fields(lua_State* L, const std::vector<KeyValue>& key, int frame_cache) {
   lua_createtable(L, static_cast<int>(key.size()), 0);
   for (std::size_t level = 0; level < key.size(); ++level) {
     const KeyValue& k = key[level];
     if (k.level == GroupBy::kStack) {
-      push_string_array(L, k.frames);
+      push_stack_frames(L, k.frames, frame_cache);
     } else {
       lua_pushlstring(L, k.text.data(), k.text.size());
     }

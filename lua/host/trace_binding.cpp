@@ -90,7 +90,7 @@ int trace_summary(lua_State* L) {
 std::string call_key_function(lua_State* L, int function_index, const KeyValue& stack) {
   if (!lua_checkstack(L, 4)) throw Error("the `by` function: out of Lua stack");
   lua_pushvalue(L, function_index);
-  push_string_array(L, stack.frames);
+  push_stack_frames(L, stack.frames, 0);
   if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
     std::string message = error_message(L, -1);
     lua_pop(L, 1);

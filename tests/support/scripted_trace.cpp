@@ -136,7 +136,7 @@ Result ScriptedTrace::run(const Query& query) {
   return direct;
 }
 
-std::vector<std::string> frames(const Row& row, std::size_t level) { return row.key.at(level).frames; }
+std::vector<std::string> frames(const Row& row, std::size_t level) { return row.key.at(level).frames.to_vector(); }
 
 const Row* find_row(const Result& result, const std::vector<std::string>& key) {
   for (const Row& row : result.rows) {
