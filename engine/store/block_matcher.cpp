@@ -150,21 +150,22 @@ void BlockMatcher::finish() {
     consumer_.on_finish(now_ns_);  // the consumer's own counters know what is still alive
     return;
   }
-  std::vector<LiveBlock> alive;
-  alive.reserve(live_count_);
   if (pairing_ == FreePairing::kByAddress) {
+    std::vector<LiveBlock> alive;
+    alive.reserve(live_count_);
     live_by_address_.for_each([&](const LiveBlock& block) { alive.push_back(block); });
+    std::sort(alive.begin(), alive.end(), [](const LiveBlock& a, const LiveBlock& b) { return a.id < b.id; });
+    for (const LiveBlock& block : alive) consumer_.on_still_alive(block);
   } else {
-    lists_.for_each([&](const LiveBlock& block) { alive.push_back(block); },
-                    [&](const LiveBlock& ended) { check_claimed(ended); });
+    const std::vector<std::uint32_t> alive =
+        lists_.alive_in_id_order([&](const LiveBlock& ended) { check_claimed(ended); });
     if (claims_open_ != 0 || claims_balance_ != 0) {
       throw Error(SourceLocation::of_file(exceptions_file_),
                   "disagrees with the trace: a block it ends out of order is not alive in that bucket, or not "
                   "allocated as it says");
     }
+    for (const std::uint32_t slot : alive) consumer_.on_still_alive(lists_.block(slot));
   }
-  std::sort(alive.begin(), alive.end(), [](const LiveBlock& a, const LiveBlock& b) { return a.id < b.id; });
-  for (const LiveBlock& block : alive) consumer_.on_still_alive(block);
   consumer_.on_finish(now_ns_);
 }
 

@@ -1,5 +1,7 @@
 #include "lua/host/lua_strings.h"
 
+#include "engine/error.h"
+
 namespace heapql::lua {
 
 void push_string_array(lua_State* L, const std::vector<std::string>& items) {
@@ -11,7 +13,7 @@ void push_string_array(lua_State* L, const std::vector<std::string>& items) {
 }
 
 void push_stack_frames(lua_State* L, const StackFrames& frames, int cache) {
-  if (!lua_checkstack(L, 5)) luaL_error(L, "out of Lua stack");
+  if (!lua_checkstack(L, 4)) throw Error("out of Lua stack for a stack's frames");
   lua_createtable(L, static_cast<int>(frames.size()), 0);
   if (cache == 0 || frames.empty()) {
     for (std::size_t i = 0; i < frames.size(); ++i) {
