@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end benchmark: heapql against heaptrack_print on one real heaptrack
-# trace (a Python interpreter compiling the standard library, tens of millions
-# of allocation calls). See bench/README.md.
+# trace (by default a Python interpreter compiling the standard library, tens
+# of millions of allocation calls). See bench/README.md.
 #
-# usage: bench/run-bench.sh [--quick] [--workload compile|walk] [--workdir DIR] [--repeat N]
+# usage: bench/run-bench.sh [--quick] [--workload compile|walk|cxx] [--workdir DIR] [--repeat N]
 #                           [--passes N] [--heapql PATH] [--label TEXT] [--with-raw] [--rerecord] [--record-only]
 set -euo pipefail
 
@@ -29,13 +29,15 @@ options:
   --quick        a small trace (~1.5 M allocation calls) for a smoke run
   --workload K   compile (default): compile the standard library, few unique
                  stacks (~0.5 M); walk: parse, compile and pickle syntax
-                 trees, many unique stacks (>= 1.5 M)
+                 trees, many unique stacks (>= 1.5 M); cxx: clang++-14
+                 compiling googletest's own unit test, a C++ program whose
+                 symbolized frames merge many traces into one stack
   --workdir DIR  where traces are recorded and kept (default build/bench-work);
                  a trace already there is reused
   --repeat N     run every command N times (round robin), report the median
   --passes N     compile: passes over the standard library when recording (default 7;
                  --quick: 1 pass over 80 files); walk: hundreds of files
-                 (default 6; --quick: N x 40 files)
+                 (default 6; --quick: N x 40 files); not for cxx
   --heapql PATH  the heapql binary (default build/heapql)
   --with-raw     also record with `heapql record` (raw twin, exact block
                  identity) and time the query on that trace
@@ -50,7 +52,7 @@ die() { echo "run-bench: $*" >&2; exit 1; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) quick=1 ;;
-    --workload) workload_kind="${2:?--workload needs compile or walk}"; shift ;;
+    --workload) workload_kind="${2:?--workload needs compile, walk or cxx}"; shift ;;
     --workdir) workdir="${2:?--workdir needs a directory}"; shift ;;
     --repeat) repeat="${2:?--repeat needs a number}"; shift ;;
     --passes) passes="${2:?--passes needs a number}"; shift ;;
@@ -66,7 +68,8 @@ while [[ $# -gt 0 ]]; do
 done
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "--repeat wants a positive number, got '$repeat'"
 [[ -z "$passes" || "$passes" =~ ^[1-9][0-9]*$ ]] || die "--passes wants a positive number, got '$passes'"
-[[ "$workload_kind" == compile || "$workload_kind" == walk ]] || die "--workload wants compile or walk, got '$workload_kind'"
+[[ "$workload_kind" =~ ^(compile|walk|cxx)$ ]] || die "--workload wants compile, walk or cxx, got '$workload_kind'"
+[[ "$workload_kind" != cxx || -z "$passes" ]] || die "--passes is for the compile and walk workloads"
 
 # ---------------------------------------------------------------- tools
 missing=()
@@ -91,7 +94,26 @@ stdlib="$("$python" -c 'import os; print(os.path.dirname(os.__file__))')"
 [[ -d "$stdlib" ]] || die "cannot find the Python standard library of $python"
 
 min_stacks=0
-if [[ $workload_kind == walk ]]; then
+if [[ $workload_kind == cxx ]]; then
+  # A fixed C++ source from Debian's googletest package (installed with the
+  # project's dependencies), compiled with the clang++ of clang-14.
+  cxx=/usr/bin/clang++-14
+  gtest_src=/usr/src/googletest/googletest
+  [[ -x "$cxx" ]] || die "the cxx workload needs $cxx (Debian package clang-14)"
+  [[ -d "$gtest_src/test" ]] || die "the cxx workload needs $gtest_src (Debian package googletest)"
+  if [[ $quick -eq 1 ]]; then
+    name=bench-cxx-quick
+    source_file="$gtest_src/src/gtest-all.cc"
+    optimize=-O0
+    min_calls=500000
+  else
+    name=bench-cxx
+    source_file="$gtest_src/test/gtest_unittest.cc"
+    optimize=-O2
+    min_calls=20000000
+  fi
+  workload=("$cxx" -std=c++17 "$optimize" -g "-I$gtest_src/include" "-I$gtest_src" -c "$source_file" -o /dev/null)
+elif [[ $workload_kind == walk ]]; then
   # --passes counts hundreds of files here: each file walked once.
   if [[ $quick -eq 1 ]]; then
     name=bench-walk-quick
