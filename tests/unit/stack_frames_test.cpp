@@ -11,24 +11,11 @@
 
 #include "engine/query/row_key.h"
 #include "engine/query/stack_frames.h"
+#include "tests/support/key_values.h"
 #include "tests/support/scripted_trace.h"
 
 namespace heapql::test {
 namespace {
-
-KeyValue stack_key(StackFrames frames) {
-  KeyValue k;
-  k.level = GroupBy::kStack;
-  k.frames = std::move(frames);
-  return k;
-}
-
-KeyValue text_key(GroupBy level, std::string text) {
-  KeyValue k;
-  k.level = level;
-  k.text = std::move(text);
-  return k;
-}
 
 TEST(StackFrames, ReadsTheSharedTableInOrderBothWays) {
   const auto table = std::make_shared<const FrameTextTable>(FrameTextTable{"a!main", "a!f", "a!g"});

@@ -9,6 +9,7 @@
 
 #include <string_view>
 
+#include "tests/support/key_values.h"
 #include "tests/support/scripted_trace.h"
 
 namespace heapql::test {
@@ -22,20 +23,6 @@ Measures ms(std::uint64_t so, std::uint64_t soc, std::uint64_t st, std::uint64_t
   m.stc = stc;
   m.src = src;
   return m;
-}
-
-KeyValue stack_key(std::vector<std::string> frames_top_first) {
-  KeyValue k;
-  k.level = GroupBy::kStack;
-  k.frames = std::move(frames_top_first);
-  return k;
-}
-
-KeyValue text_key(GroupBy level, std::string text) {
-  KeyValue k;
-  k.level = level;
-  k.text = std::move(text);
-  return k;
 }
 
 Row row(std::vector<KeyValue> key, const Measures& m) {
