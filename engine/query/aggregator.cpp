@@ -893,7 +893,14 @@ void Aggregator::show_rows(Result& r, std::span<const std::uint64_t> sort_values
     return std::lexicographical_compare(ids_a.begin(), ids_a.end(), ids_b.begin(), ids_b.end()) ||
            (std::equal(ids_a.begin(), ids_a.end(), ids_b.begin(), ids_b.end()) && order[a] < order[b]);
   };
-  std::partial_sort(positions.begin(), positions.begin() + static_cast<std::ptrdiff_t>(shown), positions.end(), before);
+  if (shown == candidates) {
+    // Every row shown (a recipe that ranks all stacks itself): a full sort,
+    // not partial_sort's heap, which took twice as long on walk's 1.7 M.
+    std::sort(positions.begin(), positions.end(), before);
+  } else {
+    std::partial_sort(positions.begin(), positions.begin() + static_cast<std::ptrdiff_t>(shown), positions.end(),
+                      before);
+  }
   positions.resize(shown);
 
   std::vector<std::uint32_t> shown_rows(shown);

@@ -7,8 +7,18 @@
 
 namespace heapql {
 
+// Whether `text` needs quotes. A loop of its own: find_first_of calls
+// memchr over the set for each character, a quarter of the time of a CSV of
+// every stack of walk's trace.
+inline bool csv_needs_quotes(std::string_view text) {
+  for (const char c : text) {
+    if (c == ',' || c == '"' || c == '\r' || c == '\n') return true;
+  }
+  return false;
+}
+
 inline void append_csv_field(std::string& out, std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+  if (!csv_needs_quotes(text)) {
     out.append(text);
     return;
   }
