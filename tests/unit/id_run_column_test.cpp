@@ -74,20 +74,25 @@ std::vector<std::uint32_t> ids_breaking_one_in(unsigned break_one_in, std::size_
   return ids;
 }
 
+// Pushes `ids` into a column allowed to turn plain, which must still be runs
+// after the first `runs_until` entries and plain after one more.
+void push_turning_plain_after(IdRunColumn& column, const std::vector<std::uint32_t>& ids, std::size_t runs_until) {
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    column.push_back(ids[i]);
+    if (i + 1 == runs_until) {
+      EXPECT_FALSE(column.is_plain());
+    }
+    if (i + 1 == runs_until + 1) {
+      EXPECT_TRUE(column.is_plain());
+    }
+  }
+}
+
 TEST(IdRunColumn, TurnsPlainWhereBreaksAreCommonAndReadsBackAcrossTheChange) {
   // A sixth of the entries breaking, as a clang++ compile's allocation infos.
   const std::vector<std::uint32_t> ids = ids_breaking_one_in(6, 300'000, 11);
   IdRunColumn column(IdRunColumn::WhenBreaksAreCommon::kTurnPlain);
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    column.push_back(ids[i]);
-    // Judged at the first 64 Ki entries: runs before, plain after.
-    if (i + 1 == 65'536) {
-      EXPECT_FALSE(column.is_plain());
-    }
-    if (i + 1 == 65'537) {
-      EXPECT_TRUE(column.is_plain());
-    }
-  }
+  push_turning_plain_after(column, ids, 65'536);  // judged at the first 64 Ki entries
   expect_same(column, ids);
   EXPECT_GE(column.memory_bytes(), ids.size() * sizeof(std::uint32_t));
 }
@@ -115,15 +120,7 @@ TEST(IdRunColumn, JudgesRecentBlocksNotTheWholeColumn) {
   const std::vector<std::uint32_t> later = ids_breaking_one_in(4, 100'000, 15);
   ids.insert(ids.end(), later.begin(), later.end());
   IdRunColumn column(IdRunColumn::WhenBreaksAreCommon::kTurnPlain);
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    column.push_back(ids[i]);
-    if (i + 1 == 1'048'576) {
-      EXPECT_FALSE(column.is_plain());
-    }
-    if (i + 1 == 1'048'577) {
-      EXPECT_TRUE(column.is_plain());
-    }
-  }
+  push_turning_plain_after(column, ids, 1'048'576);
   expect_same(column, ids);
 }
 
