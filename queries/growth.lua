@@ -85,7 +85,7 @@ return hq.recipe {
     out:line("")
 
     local rows = {}
-    for i, row in ipairs(result:rows()) do
+    for i, row in result:each() do
       if row.impacting ~= 0 then rows[#rows + 1] = { row = row, order = i } end
     end
     table.sort(rows, function(a, b)

@@ -29,7 +29,7 @@ return hq.recipe {
     local now = trace:query(q)
     local budget = hq.parse.size(p.budget)
     local grown = 0
-    for _, row in ipairs(hq.diff(before, now):rows()) do
+    for _, row in hq.diff(before, now):each() do
       if row.delta.so > budget then grown = grown + 1 end
     end
     out:result(hq.diff(before, now, { top = p.top }))

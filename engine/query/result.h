@@ -41,9 +41,9 @@ struct Measures {
 
 struct KeyValue {
   GroupBy level = GroupBy::kStack;
-  std::string text;                 // every level but stack
-  StackFrames frames;               // stack: top first
-  StackId stack;                    // stack: the culled stack's node
+  std::string text;    // every level but stack
+  StackFrames frames;  // stack: top first
+  StackId stack;       // stack: the culled stack's node
 };
 
 struct Row {
@@ -66,12 +66,12 @@ struct Series {
   std::vector<std::uint64_t> max_bytes;
 };
 
-struct Result {
+// Everything a result says but its rows: what a diff keeps of each side.
+struct ResultSummary {
   Query query;
-  bool realloc_known = false;     // false: src is unavailable (null)
+  bool realloc_known = false;  // false: src is unavailable (null)
   bool impacting_measures = false;
   Measures totals;
-  std::vector<Row> rows;
   std::optional<Measures> other;  // rows beyond top N, summed
   std::uint64_t other_rows = 0;
   std::uint64_t temporary_blocks = 0;  // among the counted blocks
@@ -83,6 +83,10 @@ struct Result {
   // Columns a recipe computed per row (never by the engine); the writers
   // show them after the measures.
   std::vector<std::string> derived_columns;
+};
+
+struct Result : ResultSummary {
+  std::vector<Row> rows;
 };
 
 }  // namespace heapql

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,7 +16,9 @@ namespace heapql {
 enum class DiffPresence { kBoth, kNew, kGone };  // new: only in B; gone: only in A
 
 struct DiffRow {
-  std::vector<KeyValue> key;
+  // The key of a row of ResultDiff::whole_a or whole_b (null for the totals
+  // and the other row): a diff of every stack of two big traces copies none.
+  const std::vector<KeyValue>* key = nullptr;
   Measures a, b;  // absent measures count as 0
   DiffPresence presence = DiffPresence::kBoth;
 
@@ -26,13 +29,14 @@ struct DiffRow {
 
 struct ResultDiff {
   // The two results as answered, without their rows (they are in `rows`):
-  // totals, peaks, windows, excluded counts, the query.
-  Result a, b;
+  // totals, peaks, windows, excluded counts, the query with the diff's top.
+  ResultSummary a, b;
+  std::shared_ptr<const Result> whole_a, whole_b;  // the rows' keys point into these
   std::vector<DiffRow> rows;
   std::optional<DiffRow> other;  // the rows beyond top N, summed
   std::uint64_t other_rows = 0;
-  DiffRow totals;                // the two results' totals and their delta
-  bool realloc_known = false;    // both sides mark reallocs
+  DiffRow totals;              // the two results' totals and their delta
+  bool realloc_known = false;  // both sides mark reallocs
   std::vector<std::string> notes;
 
   Measure sort() const { return a.query.sort; }
@@ -40,6 +44,6 @@ struct ResultDiff {
 
 // `a` and `b` must have been answered with no top limit (so that every key is
 // matched), on the same grouping. Throws Error otherwise.
-ResultDiff diff_results(Result a, Result b, std::uint64_t top);
+ResultDiff diff_results(std::shared_ptr<const Result> a, std::shared_ptr<const Result> b, std::uint64_t top);
 
 }  // namespace heapql

@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "engine/report/diff_reports.h"
-#include "engine/report/json_measures.h"
 #include "engine/report/html_report.h"
+#include "engine/report/json_measures.h"
 #include "engine/report/json_writer.h"
 
 namespace heapql {
@@ -46,6 +46,8 @@ PrunedDiff prune_diff_for_page(const ResultDiff& diff, const PagePruning& prunin
   ResultDiff& kept = pruned.diff;
   kept.a = diff.a;
   kept.b = diff.b;
+  kept.whole_a = diff.whole_a;  // the kept rows' keys
+  kept.whole_b = diff.whole_b;
   kept.other = diff.other;
   kept.other_rows = diff.other_rows;
   kept.totals = diff.totals;
@@ -53,7 +55,7 @@ PrunedDiff prune_diff_for_page(const ResultDiff& diff, const PagePruning& prunin
   kept.notes = diff.notes;
   PageRowKeeper keeper(pruning);
   for (const DiffRow& row : diff.rows) {
-    if (keeper.keep(row.key, diff_row_passes_share(diff, row, pruning.min_share_per_million))) {
+    if (keeper.keep(*row.key, diff_row_passes_share(diff, row, pruning.min_share_per_million))) {
       kept.rows.push_back(row);
       continue;
     }

@@ -52,7 +52,7 @@ void append_row_cells(std::string& out, const ResultDiff& d, const DiffRow& row)
   for (Measure m : delta_columns(d)) out += fmt::format("{:>12} ", signed_cell(row.delta(m), is_bytes(m)));
 }
 
-void write_side(JsonWriter& w, const char* name, const Result& r, const SourceInfo& source) {
+void write_side(JsonWriter& w, const char* name, const ResultSummary& r, const SourceInfo& source) {
   w.key(name).begin_object();
   write_trace_object(w, source);
   w.key("window").begin_object().field("start_ns", r.query.window.begin_ns).field("end_ns", r.query.window.end_ns);
@@ -118,12 +118,13 @@ std::string diff_table(const ResultDiff& d, const SourceInfo& a, const SourceInf
   out += "\n";
   out += fmt::format("{:>12} {:>12} ", fmt::format("{} A", measure_name(d.sort())),
                      fmt::format("{} B", measure_name(d.sort())));
-  for (Measure m : deltas) out += fmt::format("{:>12} ", fmt::format("delta {}{}", measure_name(m), m == d.sort() ? "*" : ""));
+  for (Measure m : deltas)
+    out += fmt::format("{:>12} ", fmt::format("delta {}{}", measure_name(m), m == d.sort() ? "*" : ""));
   out += " key\n";
   for (const DiffRow& row : d.rows) {
     append_row_cells(out, d, row);
     if (row.presence != DiffPresence::kBoth) out += fmt::format(" [{}]", presence_name(row.presence));
-    append_table_key(out, row.key, indent, display);
+    append_table_key(out, *row.key, indent, display);
   }
   if (d.other) {
     append_row_cells(out, d, *d.other);
@@ -150,7 +151,7 @@ std::string diff_json(const ResultDiff& d, const SourceInfo& a, const SourceInfo
   for (const DiffRow& row : d.rows) {
     w.begin_object();
     w.key("key");
-    write_row_key(w, row.key);
+    write_row_key(w, *row.key);
     w.field("status", presence_name(row.presence));
     write_diff_measures(w, d, row);
     w.end_object();
@@ -182,7 +183,7 @@ std::string diff_csv(const ResultDiff& d) {
   }
   out += "\r\n";
   for (const DiffRow& row : d.rows) {
-    for (const KeyValue& k : row.key) {
+    for (const KeyValue& k : *row.key) {
       out += csv_field(k.level == GroupBy::kStack ? joined_frames(k) : k.text) + ",";
     }
     out += fmt::format("{},", presence_name(row.presence));
@@ -208,7 +209,7 @@ std::string diff_folded(const ResultDiff& d) {
     fmt::format_to(std::back_inserter(out), "{} {} {}\n", path.empty() ? "[total]" : path, row.a.value(sort),
                    row.b.value(sort));
   };
-  for (const DiffRow& row : d.rows) line(folded_path(row.key), row);
+  for (const DiffRow& row : d.rows) line(folded_path(*row.key), row);
   if (d.other) line("[other]", *d.other);
   if (d.rows.empty() && !d.other) line("", d.totals);
   return out;

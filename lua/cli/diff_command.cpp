@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <memory>
 
 #include "engine/query/result_diff.h"
 #include "engine/report/diff_reports.h"
@@ -63,8 +64,8 @@ int run_diff(Arguments& args) {
 
   Answer a = answer(paths[0], query_a, std::move(filters_a), common, false);
   Answer b = answer(paths[1], query_b, std::move(filters_b), common, false);
-  a.result.query.top = b.result.query.top = top;
-  const ResultDiff diff = diff_results(std::move(a.result), std::move(b.result), top);
+  const ResultDiff diff = diff_results(std::make_shared<const Result>(std::move(a.result)),
+                                       std::make_shared<const Result>(std::move(b.result)), top);
   switch (common.format) {
     case OutputFormat::kJson: emit(diff_json(diff, a.source, b.source), common.output_file); break;
     case OutputFormat::kCsv: emit(diff_csv(diff), common.output_file); break;

@@ -11,6 +11,7 @@
 #include "lua/host/heapql_core.h"
 #include "lua/host/lua_class.h"
 #include "lua/host/lua_error.h"
+#include "lua/host/row_iterator.h"
 
 namespace heapql::lua {
 
@@ -45,6 +46,13 @@ void push_sides(lua_State* L, const ResultDiff& d, const DiffRow& row) {
   lua_setfield(L, -2, "delta");
 }
 
+void push_diff_row(lua_State* L, const ResultDiff& d, const DiffRow& row, int frame_cache) {
+  push_sides(L, d, row);
+  lua_pushstring(L, row.presence == DiffPresence::kNew ? "new" : row.presence == DiffPresence::kGone ? "gone" : "both");
+  lua_setfield(L, -2, "status");
+  set_key_fields(L, *row.key, frame_cache);
+}
+
 int diff_rows(lua_State* L) {
   return protected_call(L, [&] {
     const ResultDiff& d = check_diff(L).diff;
@@ -52,14 +60,29 @@ int diff_rows(lua_State* L) {
     const int frame_cache = lua_gettop(L);
     lua_createtable(L, static_cast<int>(d.rows.size()), 0);
     for (std::size_t i = 0; i < d.rows.size(); ++i) {
-      const DiffRow& row = d.rows[i];
-      push_sides(L, d, row);
-      lua_pushstring(L, row.presence == DiffPresence::kNew ? "new" : row.presence == DiffPresence::kGone ? "gone" : "both");
-      lua_setfield(L, -2, "status");
-      set_key_fields(L, row.key, frame_cache);
+      push_diff_row(L, d, d.rows[i], frame_cache);
       lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
     }
     lua_remove(L, frame_cache);
+    return 1;
+  });
+}
+
+int diff_each_next(lua_State* L) {
+  return protected_call(L, [&] {
+    const ResultDiff& d = diff_class().check(L, row_iterator_receiver(), "the iterator's diff").diff;
+    const std::size_t i = take_next_row_index(L);
+    if (i >= d.rows.size()) return 0;
+    lua_pushinteger(L, static_cast<lua_Integer>(i + 1));
+    push_diff_row(L, d, d.rows[i], row_iterator_frame_cache());
+    return 2;
+  });
+}
+
+int diff_each(lua_State* L) {
+  return protected_call(L, [&] {
+    check_diff(L);
+    push_row_iterator(L, diff_each_next);
     return 1;
   });
 }
@@ -113,14 +136,24 @@ int diff_html_method(lua_State* L) {
 }
 
 const LuaMethod kDiffMethods[] = {
-    {"rows", diff_rows, "The shown rows, biggest change of the sort measure first: `key` and each level by name as in result:rows(), `status` (`both`, `new`: only in B, `gone`: only in A), and `a`, `b` and `delta` (B - A, signed) measures."},
+    {"rows", diff_rows,
+     "The shown rows, biggest change of the sort measure first: `key` and each level by name as in result:rows(), "
+     "`status` (`both`, `new`: only in B, `gone`: only in A), and `a`, `b` and `delta` (B - A, signed) measures."},
+    {"each", diff_each,
+     "An iterator over the rows of rows(), one table at a time: `for i, row in diff:each() do`. Use it over many rows: "
+     "rows() makes them all at once."},
     {"totals", diff_totals, "Both sides' totals and their delta: {a, b, delta}."},
     {"other", diff_other, "The rows beyond `top`, summed as {a, b, delta, rows}, or nil."},
     {"table", diff_table_method, "The text table `heapql diff` prints."},
     {"json", diff_json_method, "The JSON `heapql diff --format json` prints (docs/json.md)."},
     {"csv", diff_csv_method, "The CSV `heapql diff --format csv` prints."},
-    {"folded", diff_folded_method, "Folded stacks with A's and B's values of the sort measure, which flamegraph.pl draws as a differential flame graph."},
-    {"html", diff_html_method, "The page `heapql diff --format html` writes (docs/reports.md): one offline HTML file with both sides' summary, a differential flame graph (B's widths, frames coloured by their change) and the delta table; frames shortened unless `--full-names`."},
+    {"folded", diff_folded_method,
+     "Folded stacks with A's and B's values of the sort measure, which flamegraph.pl draws as a differential flame "
+     "graph."},
+    {"html", diff_html_method,
+     "The page `heapql diff --format html` writes (docs/reports.md): one offline HTML file with both sides' summary, a "
+     "differential flame graph (B's widths, frames coloured by their change) and the delta table; frames shortened "
+     "unless `--full-names`."},
 };
 
 const LuaClass<DiffBox>& diff_class() {
@@ -129,16 +162,16 @@ const LuaClass<DiffBox>& diff_class() {
 }
 
 // Every key must be matched: a side cut at top N is asked again, whole.
-Result whole(const ResultRef& side, const char* name) {
-  if (!side.result->other) return *side.result;
+std::shared_ptr<const Result> whole(const ResultRef& side, const char* name) {
+  if (!side.result->other) return side.result;
   Query query = side.result->query;
   if (std::find(query.by.begin(), query.by.end(), GroupBy::kCustom) != query.by.end() || !side.trace) {
-    throw Error(fmt::format("hq.diff: result {} was cut at top {} and cannot be asked again; query it with a larger top",
-                            name, query.top));
+    throw Error(fmt::format(
+        "hq.diff: result {} was cut at top {} and cannot be asked again; query it with a larger top", name, query.top));
   }
   query.top = std::numeric_limits<std::uint64_t>::max();
   SourceInfo ignored;
-  return side.trace->answer(query, ignored);
+  return std::make_shared<const Result>(side.trace->answer(query, ignored));
 }
 
 }  // namespace
@@ -162,9 +195,7 @@ int core_diff(lua_State* L) {
     }
     if (a.result->query.by != b.result->query.by) throw Error("hq.diff: the two results are grouped differently");
     if (a.result->query.sort != b.result->query.sort) throw Error("hq.diff: the two results are sorted differently");
-    Result whole_a = whole(a, "a"), whole_b = whole(b, "b");
-    whole_a.query.top = whole_b.query.top = top;
-    diff_class().push(L, DiffBox{diff_results(std::move(whole_a), std::move(whole_b), top), *a.source, *b.source});
+    diff_class().push(L, DiffBox{diff_results(whole(a, "a"), whole(b, "b"), top), *a.source, *b.source});
     return 1;
   });
 }

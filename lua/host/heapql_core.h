@@ -55,7 +55,7 @@ void push_result(lua_State* L, Result result, SourceInfo source, std::shared_ptr
 // What a Result userdata holds, for other bindings (hq.diff); Error naming
 // `role` when the value at `index` is not a live Result.
 struct ResultRef {
-  const Result* result;
+  std::shared_ptr<const Result> result;  // shared, not copied, by a diff of it
   const SourceInfo* source;
   std::shared_ptr<TraceHandle> trace;
 };

@@ -15,8 +15,8 @@ namespace heapql::lua {
 void push_string_array(lua_State* L, const std::vector<std::string>& items);
 
 // Pushes a new array holding a stack's frames' texts, top first. With
-// `cache` (the absolute stack index of a table the caller made for a batch of
-// rows; 0 for none) each frame's Lua string is made once and shared by the
+// `cache` (the absolute stack index or upvalue index of a table the caller
+// made for a batch of rows; 0 for none) each frame's Lua string is made once and shared by the
 // rows: a long string is not interned, and every stack of a C++ trace as
 // separate strings took hundreds of megabytes.
 void push_stack_frames(lua_State* L, const StackFrames& frames, int cache);

@@ -10,13 +10,14 @@
 #include "lua/host/lua_class.h"
 #include "lua/host/lua_error.h"
 #include "lua/host/lua_strings.h"
+#include "lua/host/row_iterator.h"
 
 namespace heapql::lua {
 
 namespace {
 
 struct ResultBox {
-  Result result;
+  std::shared_ptr<const Result> result;
   SourceInfo source;
   std::shared_ptr<TraceHandle> trace;
 };
@@ -38,17 +39,19 @@ void push_measures(lua_State* L, const Result& r, const Measures& m) {
 
 // A row: its measures, `key` (one value per level: text, or a frames list for
 // a stack) and each level by name (row.process, row.stack, ...).
+void push_result_row(lua_State* L, const Result& r, const Row& row, int frame_cache) {
+  push_measures(L, r, row.measures);
+  set_key_fields(L, row.key, frame_cache);
+}
+
 int result_rows(lua_State* L) {
   return protected_call(L, [&] {
-    const ResultBox& box = check_result(L, 1);
-    const Result& r = box.result;
+    const Result& r = *check_result(L, 1).result;
     lua_newtable(L);  // the rows' frame strings, each made once
     const int frame_cache = lua_gettop(L);
     lua_createtable(L, static_cast<int>(r.rows.size()), 0);
     for (std::size_t i = 0; i < r.rows.size(); ++i) {
-      const Row& row = r.rows[i];
-      push_measures(L, r, row.measures);
-      set_key_fields(L, row.key, frame_cache);
+      push_result_row(L, r, r.rows[i], frame_cache);
       lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
     }
     lua_remove(L, frame_cache);
@@ -56,10 +59,29 @@ int result_rows(lua_State* L) {
   });
 }
 
+int result_each_next(lua_State* L) {
+  return protected_call(L, [&] {
+    const Result& r = *result_class().check(L, row_iterator_receiver(), "the iterator's result").result;
+    const std::size_t i = take_next_row_index(L);
+    if (i >= r.rows.size()) return 0;
+    lua_pushinteger(L, static_cast<lua_Integer>(i + 1));
+    push_result_row(L, r, r.rows[i], row_iterator_frame_cache());
+    return 2;
+  });
+}
+
+int result_each(lua_State* L) {
+  return protected_call(L, [&] {
+    check_result(L, 1);
+    push_row_iterator(L, result_each_next);
+    return 1;
+  });
+}
+
 int result_totals(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
-    push_measures(L, box.result, box.result.totals);
+    push_measures(L, *box.result, box.result->totals);
     return 1;
   });
 }
@@ -67,19 +89,19 @@ int result_totals(lua_State* L) {
 int result_other(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
-    if (!box.result.other) {
+    if (!box.result->other) {
       lua_pushnil(L);
       return 1;
     }
-    push_measures(L, box.result, *box.result.other);
-    set_integer(L, "rows", static_cast<std::int64_t>(box.result.other_rows));
+    push_measures(L, *box.result, *box.result->other);
+    set_integer(L, "rows", static_cast<std::int64_t>(box.result->other_rows));
     return 1;
   });
 }
 
 int result_peak(lua_State* L) {
   return protected_call(L, [&] {
-    const Peak& p = check_result(L, 1).result.peak;
+    const Peak& p = check_result(L, 1).result->peak;
     lua_createtable(L, 0, 3);
     set_integer(L, "bytes", static_cast<std::int64_t>(p.bytes));
     set_integer(L, "blocks", static_cast<std::int64_t>(p.blocks));
@@ -91,11 +113,11 @@ int result_peak(lua_State* L) {
 int result_series(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
-    if (!box.result.series) {
+    if (!box.result->series) {
       lua_pushnil(L);
       return 1;
     }
-    const Series& s = *box.result.series;
+    const Series& s = *box.result->series;
     lua_createtable(L, 0, 3);
     set_integer(L, "start_ns", s.start_ns);
     set_integer(L, "bucket_ns", s.bucket_ns);
@@ -113,7 +135,7 @@ int result_series(lua_State* L) {
 int result_info(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
-    const Result& r = box.result;
+    const Result& r = *box.result;
     lua_createtable(L, 0, 12);
     lua_createtable(L, static_cast<int>(r.query.by.size()), 0);
     for (std::size_t i = 0; i < r.query.by.size(); ++i) {
@@ -145,7 +167,7 @@ int result_info(lua_State* L) {
 int result_json(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
-    const std::string text = result_json(box.result, box.source);
+    const std::string text = result_json(*box.result, box.source);
     lua_pushlstring(L, text.data(), text.size());
     return 1;
   });
@@ -154,7 +176,7 @@ int result_json(lua_State* L) {
 int result_table(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
-    const std::string text = result_table(box.result, box.source, display_options(L));
+    const std::string text = result_table(*box.result, box.source, display_options(L));
     lua_pushlstring(L, text.data(), text.size());
     return 1;
   });
@@ -163,7 +185,7 @@ int result_table(lua_State* L) {
 int result_html(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
-    const std::string text = result_html(box.result, box.source, display_options(L));
+    const std::string text = result_html(*box.result, box.source, display_options(L));
     lua_pushlstring(L, text.data(), text.size());
     return 1;
   });
@@ -171,7 +193,7 @@ int result_html(lua_State* L) {
 
 int result_csv(lua_State* L) {
   return protected_call(L, [&] {
-    const std::string text = result_csv(check_result(L, 1).result);
+    const std::string text = result_csv(*check_result(L, 1).result);
     lua_pushlstring(L, text.data(), text.size());
     return 1;
   });
@@ -284,9 +306,9 @@ void push_tree(lua_State* L, const Result& r, const TreeNode& root) {
 int result_tree(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
-    const TreeOptions options = tree_options(L, 2, box.result);
-    const TreeNode root = build_stack_tree(box.result, options);
-    push_tree(L, box.result, root);
+    const TreeOptions options = tree_options(L, 2, *box.result);
+    const TreeNode root = build_stack_tree(*box.result, options);
+    push_tree(L, *box.result, root);
     return 1;
   });
 }
@@ -294,8 +316,8 @@ int result_tree(lua_State* L) {
 int result_tree_text(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
-    const TreeOptions options = tree_options(L, 2, box.result);
-    const std::string text = stack_tree_text(build_stack_tree(box.result, options), box.result, options);
+    const TreeOptions options = tree_options(L, 2, *box.result);
+    const std::string text = stack_tree_text(build_stack_tree(*box.result, options), *box.result, options);
     lua_pushlstring(L, text.data(), text.size());
     return 1;
   });
@@ -304,8 +326,8 @@ int result_tree_text(lua_State* L) {
 int result_tree_json(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
-    const TreeOptions options = tree_options(L, 2, box.result);
-    const std::string text = stack_tree_json(build_stack_tree(box.result, options), box.result);
+    const TreeOptions options = tree_options(L, 2, *box.result);
+    const std::string text = stack_tree_json(build_stack_tree(*box.result, options), *box.result);
     lua_pushlstring(L, text.data(), text.size());
     return 1;
   });
@@ -317,10 +339,11 @@ int result_with_columns(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
     if (!lua_istable(L, 2) || !lua_istable(L, 3)) throw Error("with_columns(names, values): expected two tables");
-    Result copy = box.result;
+    Result copy = *box.result;
     const auto names = static_cast<lua_Integer>(lua_rawlen(L, 2));
     for (lua_Integer i = 1; i <= names; ++i) {
-      if (lua_rawgeti(L, 2, i) != LUA_TSTRING) throw Error(fmt::format("with_columns: column name {} is not a string", i));
+      if (lua_rawgeti(L, 2, i) != LUA_TSTRING)
+        throw Error(fmt::format("with_columns: column name {} is not a string", i));
       copy.derived_columns.emplace_back(lua_tostring(L, -1));
       lua_pop(L, 1);
     }
@@ -368,20 +391,32 @@ int result_trace(lua_State* L) {
 namespace {
 
 const LuaMethod kResultMethods[] = {
-    {"rows", result_rows, "The shown rows in order (at most `top`): each with the measures, `key` (one entry per `by` level, outermost first: text, or for `stack` the list of frames, top first) and each level by its name (row.stack, row.process, ...; a `by` function's level is row.custom)."},
+    {"rows", result_rows,
+     "The shown rows in order (at most `top`): each with the measures, `key` (one entry per `by` level, outermost "
+     "first: text, or for `stack` the list of frames, top first) and each level by its name (row.stack, row.process, "
+     "...; a `by` function's level is row.custom)."},
+    {"each", result_each,
+     "An iterator over the rows of rows(), one table at a time: `for i, row in result:each() do`. Use it over many "
+     "rows: rows() makes them all at once."},
     {"totals", result_totals, "The measures of every counted block: the rows plus other."},
     {"other", result_other, "The rows beyond `top`, summed (with `rows`, how many), or nil when none were cut."},
     {"peak", result_peak, "The peak of outstanding size inside the window (docs/semantics.md §8)."},
     {"series", result_series, "Outstanding size over time, when the query asked for `series`; nil otherwise."},
     {"info", result_info, "What was asked and what the source could tell."},
-    {"json", result_json, "The JSON `heapql query --format json` prints, byte for byte (docs/json.md); derived columns are under each row's `derived`."},
+    {"json", result_json,
+     "The JSON `heapql query --format json` prints, byte for byte (docs/json.md); derived columns are under each row's "
+     "`derived`."},
     {"table", result_table, "The text table `heapql query` prints."},
     {"csv", result_csv, "The CSV `heapql query --format csv` prints, derived columns last."},
-    {"html", result_html, "The offline HTML page `heapql query --format html` prints (docs/reports.md): the result's JSON, pruned to stay small, with a chart, a flame graph and the rows."},
+    {"html", result_html,
+     "The offline HTML page `heapql query --format html` prints (docs/reports.md): the result's JSON, pruned to stay "
+     "small, with a chart, a flame graph and the rows."},
     {"tree", result_tree, "The stack tree (rows merged by frame, from the root `[total]`) as nested tables."},
     {"tree_text", result_tree_text, "The stack tree as indented text."},
     {"tree_json", result_tree_json, "The stack tree as JSON."},
-    {"with_columns", result_with_columns, "A copy with derived columns given as text: values[i] holds row i's cells. hq.with_columns computes them from functions and is usually what a recipe wants."},
+    {"with_columns", result_with_columns,
+     "A copy with derived columns given as text: values[i] holds row i's cells. hq.with_columns computes them from "
+     "functions and is usually what a recipe wants."},
     {"trace", result_trace, "The trace the result came from, to query it again."},
 };
 
@@ -426,11 +461,12 @@ void set_key_fields(lua_State* L, const std::vector<KeyValue>& key, int frame_ca
 
 ResultRef check_result_ref(lua_State* L, int index, const char* role) {
   const ResultBox& box = result_class().check(L, index, role);
-  return ResultRef{&box.result, &box.source, box.trace};
+  return ResultRef{box.result, &box.source, box.trace};
 }
 
 void push_result(lua_State* L, Result result, SourceInfo source, std::shared_ptr<TraceHandle> trace) {
-  result_class().push(L, ResultBox{std::move(result), std::move(source), std::move(trace)});
+  result_class().push(
+      L, ResultBox{std::make_shared<const Result>(std::move(result)), std::move(source), std::move(trace)});
 }
 
 }  // namespace heapql::lua

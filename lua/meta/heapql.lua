@@ -352,6 +352,11 @@ local Result = {}
 ---@return heapql.Row[]
 function Result:rows() end
 
+---An iterator over the rows of rows(), one table at a time: `for i, row in result:each() do`. Use
+---it over many rows: rows() makes them all at once.
+---@return fun(): integer?, heapql.Row?
+function Result:each() end
+
 ---The measures of every counted block: the rows plus other.
 ---@return heapql.Measures
 function Result:totals() end
@@ -426,6 +431,11 @@ local Diff = {}
 ---(B - A, signed) measures.
 ---@return table[]
 function Diff:rows() end
+
+---An iterator over the rows of rows(), one table at a time: `for i, row in diff:each() do`. Use it
+---over many rows: rows() makes them all at once.
+---@return fun(): integer?, table?
+function Diff:each() end
 
 ---Both sides' totals and their delta: {a, b, delta}.
 ---@return table

@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 
 #include <cstdio>
-
 #include <sstream>
 #include <string>
 
@@ -63,15 +62,15 @@ std::string rows_in_order(const std::string& args) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   TempDir dir;
   write_file(dir.file("d.json"), r.out);
-  const CommandResult listed = run_command(
-      "python3 -c " +
-      shell_quote("import json,sys\n"
-                  "d = json.load(open(sys.argv[1]))\n"
-                  "for r in d['rows']:\n"
-                  "  k = r['key'][0]\n"
-                  "  top = k[0] if isinstance(k, list) else k\n"
-                  "  print(top, r['status'], r['a']['so'], r['b']['so'], '|', *(r['delta'][m] for m in ('so','soc','st','stc')))\n") +
-      " " + shell_quote(dir.file("d.json")));
+  const CommandResult listed = run_command("python3 -c " +
+                                           shell_quote("import json,sys\n"
+                                                       "d = json.load(open(sys.argv[1]))\n"
+                                                       "for r in d['rows']:\n"
+                                                       "  k = r['key'][0]\n"
+                                                       "  top = k[0] if isinstance(k, list) else k\n"
+                                                       "  print(top, r['status'], r['a']['so'], r['b']['so'], '|', "
+                                                       "*(r['delta'][m] for m in ('so','soc','st','stc')))\n") +
+                                           " " + shell_quote(dir.file("d.json")));
   EXPECT_EQ(listed.exit_code, 0) << listed.err;
   return listed.out;
 }
@@ -106,7 +105,8 @@ TEST(Semantics10Diff, RowDeltasAddUpToTheTotalsDeltaWithOtherIncluded) {
     EXPECT_EQ(get(d, "rows.length"), "2");
     EXPECT_EQ(get(d, "other.rows"), "2");
     long long sum = 0;
-    std::istringstream rows(rows_in_order(shell_quote(t.baseline) + " " + shell_quote(t.next) + " --top 2 --sort " + sort));
+    std::istringstream rows(
+        rows_in_order(shell_quote(t.baseline) + " " + shell_quote(t.next) + " --top 2 --sort " + sort));
     for (std::string line; std::getline(rows, line);) {
       const std::string deltas = line.substr(line.find('|') + 2);
       std::istringstream values(deltas);
@@ -168,7 +168,8 @@ TEST(Semantics10Diff, TableCsvAndFoldedSayTheSame) {
   EXPECT_NE(r.out.find("[gone] app!Log::line"), std::string::npos) << r.out;
   r = diff(both + " --format csv");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("app!Cache::fill;app!main,both,100,1,100,1,0,400,2,400,2,0,300,1,300,1,0\r\n"), std::string::npos)
+  EXPECT_NE(r.out.find("app!Cache::fill;app!main,both,100,1,100,1,0,400,2,400,2,0,300,1,300,1,0\r\n"),
+            std::string::npos)
       << r.out;
   r = diff(both + " --format folded --sort st");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -199,6 +200,52 @@ return hq.recipe {
   const CommandResult command = diff(shell_quote(t.baseline) + " " + shell_quote(t.next) + " --top 2 --format json");
   ASSERT_EQ(command.exit_code, 0) << command.err;
   EXPECT_EQ(recipe.out, command.out);
+}
+
+// each() gives the rows rows() gives, in order, field for field, one table
+// at a time; a result's each() likewise.
+TEST(Semantics10Diff, EachGivesTheRowsOfRowsOneAtATime) {
+  Traces t;
+  write_file(t.dir.file("each.lua"), R"lua(local hq = require "heapql"
+local function same(x, y, path)
+  assert(type(x) == type(y), path .. ": " .. type(x) .. " against " .. type(y))
+  if type(x) ~= "table" then
+    assert(x == y, path .. ": " .. tostring(x) .. " against " .. tostring(y))
+    return
+  end
+  for k, v in pairs(x) do same(v, y[k], path .. "." .. tostring(k)) end
+  for k in pairs(y) do assert(x[k] ~= nil, path .. "." .. tostring(k) .. " only in each()") end
+end
+local function same_rows(listed, iterated, what)
+  local n = 0
+  for i, row in iterated do
+    n = n + 1
+    assert(i == n, what .. ": row number " .. i .. " at step " .. n)
+    same(listed[i], row, what .. "[" .. i .. "]")
+  end
+  assert(n == #listed, what .. ": " .. n .. " rows from each(), " .. #listed .. " from rows()")
+end
+return hq.recipe {
+  name = "each", doc = "each() against rows()", params = { baseline = { type = "path" } },
+  run = function(trace, p, out)
+    local q = { by = "stack", top = math.maxinteger }
+    local now = trace:query(q)
+    local d = hq.diff(hq.open(p.baseline):query(q), now)
+    same_rows(d:rows(), d:each(), "diff")
+    same_rows(now:rows(), now:each(), "result")
+    local next_row = d:each()
+    for _ = 1, #d:rows() do assert(next_row()) end
+    assert(next_row() == nil and next_row() == nil, "the iterator stays at its end")
+    assert(#d:rows() == 4 and #now:rows() == 3, "the traces' stacks")
+    out:line("ok")
+  end,
+}
+)lua");
+  const CommandResult r = run_command(shell_quote(heapql_binary()) + " run " + shell_quote(t.dir.file("each.lua")) +
+                                      " " + shell_quote(t.next) + " --param baseline=" + shell_quote(t.baseline));
+  expect_no_crash(r);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "ok\n");
 }
 
 TEST(Semantics10Diff, TheRegressionRecipeGatesOnGrowthPerStack) {
@@ -246,10 +293,12 @@ TEST(Diff, EachSidesCullListIsReadOnce) {
     std::string writer = "(";
     // A pause between the writes: a write while the last reader still had
     // the FIFO open would reach that reader instead of the next.
-    for (int i = 0; i < reads; ++i) writer += (i > 0 ? "sleep 1; " : "") + std::string("printf 'app!main\\n' > ") + shell_quote(fifo) + "; ";
+    for (int i = 0; i < reads; ++i)
+      writer += (i > 0 ? "sleep 1; " : "") + std::string("printf 'app!main\\n' > ") + shell_quote(fifo) + "; ";
     writer += ") &";
-    const CommandResult r = run_command(writer + " timeout 20 " + shell_quote(heapql_binary()) + " " + command +
-                                        " --cull-list " + shell_quote(fifo) + " --format csv; status=$?; wait; exit $status");
+    const CommandResult r =
+        run_command(writer + " timeout 20 " + shell_quote(heapql_binary()) + " " + command + " --cull-list " +
+                    shell_quote(fifo) + " --format csv; status=$?; wait; exit $status");
     expect_no_crash(r);
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
