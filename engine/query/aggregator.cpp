@@ -10,13 +10,13 @@
 #include <utility>
 
 #include "engine/error.h"
-#include "engine/warnings.h"
 #include "engine/query/cull_list.h"
 #include "engine/query/group_key.h"
 #include "engine/query/suppressions.h"
 #include "engine/store/dense_rank.h"
 #include "engine/store/on_both_cores.h"
 #include "engine/store/prefetch_hint.h"
+#include "engine/warnings.h"
 
 namespace heapql {
 
@@ -28,9 +28,9 @@ namespace {
 constexpr std::int64_t kAutoSeriesStartNs = 1'000'000;  // open windows start at 1 ms buckets
 
 bool iequals(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                    [](char x, char y) { return std::tolower(static_cast<unsigned char>(x)) ==
-                                                std::tolower(static_cast<unsigned char>(y)); });
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+  });
 }
 
 std::optional<std::uint64_t> parse_number(std::string_view text) {
@@ -88,7 +88,8 @@ StackFilters filters_of(const Query& query, std::span<const std::string> embedde
 
 }  // namespace
 
-Aggregator::Aggregator(const TraceTables& tables, const Query& query, std::span<const std::string> embedded_suppressions)
+Aggregator::Aggregator(const TraceTables& tables, const Query& query,
+                       std::span<const std::string> embedded_suppressions)
     : Aggregator(tables, query, filters_of(query, embedded_suppressions)) {}
 
 Aggregator::Aggregator(const TraceTables& tables, Query query, StackFilters filters)
@@ -102,10 +103,10 @@ Aggregator::Aggregator(const TraceTables& tables, Query query, StackFilters filt
                          query_.lifetime_end_ns),
       needs_blocks_(query_.lifetime_min_ns || query_.lifetime_end_ns),
       stack_plan_(tables, std::move(filters)),
-      layout_(query_.block_set == BlockSet::kAtPeak           ? Layout::kPeak
-              : (impacting_mode_ || t2_ != kNeverNs)             ? Layout::kFull
-              : (t1_ <= 0 && !has_block_filters_)                ? Layout::kWholeTrace
-                                                                 : Layout::kOpenWindow),
+      layout_(query_.block_set == BlockSet::kAtPeak  ? Layout::kPeak
+              : (impacting_mode_ || t2_ != kNeverNs) ? Layout::kFull
+              : (t1_ <= 0 && !has_block_filters_)    ? Layout::kWholeTrace
+                                                     : Layout::kOpenWindow),
       keys_(query_.by) {
   validate(query_);
   for (const std::string& note : stack_plan_.filters().suppressions.notes) emit_warning(nullptr, note + "\n");
@@ -156,7 +157,8 @@ std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled) {
       case GroupBy::kKind: v = static_cast<std::uint32_t>(bucket.kind); break;
       case GroupBy::kThread: v = bucket.thread; break;
       case GroupBy::kImpacting: v = 0; break;  // decided per block
-      case GroupBy::kCustom: throw Error("a custom key is computed from the stack rows (regroup), not by the aggregator");
+      case GroupBy::kCustom:
+        throw Error("a custom key is computed from the stack rows (regroup), not by the aggregator");
     }
     key_scratch_.push_back(v);
   }
@@ -180,7 +182,8 @@ HEAPQL_HOT_INLINE S& Aggregator::plan(BucketId id) {
   ChunkedVector<S>& all = states<S>();
   if (id.index() < all.size()) [[likely]] {
     S& state = all[id.index()];
-    if (state.key != kUnplanned) [[likely]] return state;
+    if (state.key != kUnplanned) [[likely]]
+      return state;
   }
   return plan_bucket<S>(id);
 }
@@ -198,7 +201,8 @@ S& Aggregator::plan_bucket(BucketId id) {
 }
 
 HEAPQL_HOT_INLINE void Aggregator::note_level(std::int64_t now_ns) {
-  if (peak_seen_ && level_bytes_ <= peak_.bytes) [[likely]] return;
+  if (peak_seen_ && level_bytes_ <= peak_.bytes) [[likely]]
+    return;
   new_peak(now_ns);
 }
 
@@ -215,7 +219,8 @@ void Aggregator::enter_window() {
 }
 
 HEAPQL_HOT_INLINE void Aggregator::series_advance(std::int64_t now_ns) {
-  if (series_bucket_ns_ == 0 || now_ns < t1_ || series_closed_) [[likely]] return;
+  if (series_bucket_ns_ == 0 || now_ns < t1_ || series_closed_) [[likely]]
+    return;
   series_grow(now_ns);
 }
 
@@ -273,7 +278,8 @@ namespace {
 }
 
 HEAPQL_HOT_INLINE void increment(std::uint32_t& counter, std::uint32_t n = 1) {
-  if (counter > 0xFFFFFFFFu - n) [[unlikely]] bucket_overflow();
+  if (counter > 0xFFFFFFFFu - n) [[unlikely]]
+    bucket_overflow();
   counter += n;
 }
 
@@ -287,7 +293,8 @@ Measures minus(const Measures& a, const Measures& b) {
   d.src = a.src - b.src;
   d.count = a.count - b.count;
   d.size = a.size - b.size;
-  d.impacting = static_cast<std::int64_t>(static_cast<std::uint64_t>(a.impacting) - static_cast<std::uint64_t>(b.impacting));
+  d.impacting =
+      static_cast<std::int64_t>(static_cast<std::uint64_t>(a.impacting) - static_cast<std::uint64_t>(b.impacting));
   d.blocks = a.blocks - b.blocks;
   return d;
 }
@@ -317,7 +324,8 @@ bool Aggregator::on_bucket_free_allocated_at(BucketId bucket, std::int64_t ns, s
   return with_layout([&]<class S>() { return bucket_free_allocated_at<S>(bucket, ns, alloc_ns, temporary); });
 }
 
-std::size_t Aggregator::on_bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc) {
+std::size_t Aggregator::on_bucket_run(std::span<const std::uint32_t> events, std::int64_t ns,
+                                      std::uint32_t& last_alloc) {
   return with_layout([&]<class S>() { return bucket_run<S>(events, ns, last_alloc); });
 }
 
@@ -519,11 +527,15 @@ bool Aggregator::bucket_free_allocated_at(BucketId bucket, std::int64_t ns, std:
   const bool alloc_in = alloc_ns >= t1_ && alloc_ns < t2_;
   std::uint32_t* live = &state.live_inside;
   if (alloc_ns < t1_) {
-    if constexpr (!S::kBefore) return false;
-    else live = &state.live_before;
+    if constexpr (!S::kBefore)
+      return false;
+    else
+      live = &state.live_before;
   } else if (!alloc_in) {
-    if constexpr (!S::kAfter) return false;
-    else live = &state.live_after;
+    if constexpr (!S::kAfter)
+      return false;
+    else
+      live = &state.live_after;
   }
   if (*live == 0) return false;
   before_live_change(state, ns);
@@ -567,14 +579,14 @@ void Aggregator::complete(const LiveBlock& block, std::int64_t free_ns, bool tem
     return;
   } else {
     S& state = states<S>()[block.bucket.index()];  // planned at its allocation
-    if (block.alloc_ns >= t2_) return;  // allocated after the window: in no set
+    if (block.alloc_ns >= t2_) return;             // allocated after the window: in no set
     record(state, block.bucket.index(), block.alloc_ns >= t1_, free_ns, temporary, block.alloc_ns, 1);
   }
 }
 
 template <class S>
-HEAPQL_HOT_INLINE void Aggregator::record(S& state, std::size_t bucket, bool alloc_in, std::int64_t free_ns, bool temporary,
-                        std::optional<std::int64_t> alloc_ns, std::uint32_t n) {
+HEAPQL_HOT_INLINE void Aggregator::record(S& state, std::size_t bucket, bool alloc_in, std::int64_t free_ns,
+                                          bool temporary, std::optional<std::int64_t> alloc_ns, std::uint32_t n) {
   const bool freed_in = free_ns < t2_;
   if constexpr (S::kLiveAreAifo) {
     // The whole trace with no block filter: a bucket that passes counts its
@@ -609,8 +621,7 @@ HEAPQL_HOT_INLINE void Aggregator::record_by_type(S& state, std::size_t bucket, 
     keep = keep && (!query_.temporary_only || temporary);
     if (keep && alloc_ns && (query_.lifetime_min_ns || query_.lifetime_end_ns)) {
       // Outstanding blocks lived at least until T2; with an open window, for ever (§4).
-      const std::int64_t lifetime =
-          freed_in ? free_ns - *alloc_ns : (t2_ == kNeverNs ? kNeverNs : t2_ - *alloc_ns);
+      const std::int64_t lifetime = freed_in ? free_ns - *alloc_ns : (t2_ == kNeverNs ? kNeverNs : t2_ - *alloc_ns);
       keep = (!query_.lifetime_min_ns || lifetime >= *query_.lifetime_min_ns) &&
              (!query_.lifetime_end_ns || lifetime < *query_.lifetime_end_ns);
     }
@@ -675,7 +686,8 @@ void Aggregator::rows_of(const S& state, Visit&& visit) const {
     }
     if constexpr (S::kLiveAreAifo) {
       constexpr auto aifo = static_cast<std::size_t>(Impacting::kAifo);
-      if (state.live_inside != 0) visit(first + (impacting_level_ ? aifo : 0), Impacting::kAifo, std::uint64_t{state.live_inside});
+      if (state.live_inside != 0)
+        visit(first + (impacting_level_ ? aifo : 0), Impacting::kAifo, std::uint64_t{state.live_inside});
     }
   }
 }
@@ -760,7 +772,9 @@ void Aggregator::roll_up(Result& r) {
     rows.reserve(dense.count());
     dense.each([&](std::size_t row) { rows.push_back(static_cast<std::uint32_t>(row)); });
   }
-  const auto row_of = [&](std::uint32_t dense_row) -> std::size_t { return dense.identity() ? dense_row : rows[dense_row]; };
+  const auto row_of = [&](std::uint32_t dense_row) -> std::size_t {
+    return dense.identity() ? dense_row : rows[dense_row];
+  };
 
   // One thread: split in halves (atomic additions to the sort values, or
   // each thread adding only its keys' buckets) this pass took longer.
@@ -813,7 +827,8 @@ void Aggregator::roll_up(Result& r) {
       if ((key_shown[key / 64] & (std::uint64_t{1} << (key % 64))) == 0) continue;
       contributions(state, b, [&](std::size_t row, const Measures& m) {
         const std::uint32_t dense_row = dense(row);
-        const auto at = std::lower_bound(shown_index.begin(), shown_index.end(), std::pair{dense_row, std::uint32_t{0}});
+        const auto at =
+            std::lower_bound(shown_index.begin(), shown_index.end(), std::pair{dense_row, std::uint32_t{0}});
         if (at != shown_index.end() && at->first == dense_row) measures[at->second].add(m);
       });
     }
@@ -864,9 +879,10 @@ std::vector<std::uint32_t> top_candidates(std::span<const std::uint64_t> values,
 
 }  // namespace
 
-void Aggregator::show_rows(Result& r, std::span<const std::uint64_t> sort_values,
-                           const std::function<void(std::uint32_t row, std::uint64_t* values)>& key_values_of,
-                           const std::function<std::vector<Measures>(std::span<const std::uint32_t> rows)>& measures_of) {
+void Aggregator::show_rows(
+    Result& r, std::span<const std::uint64_t> sort_values,
+    const std::function<void(std::uint32_t row, std::uint64_t* values)>& key_values_of,
+    const std::function<std::vector<Measures>(std::span<const std::uint32_t> rows)>& measures_of) {
   const std::size_t present_rows = sort_values.size();
   const std::size_t shown = std::min<std::size_t>(present_rows, query_.top);
   const std::vector<std::uint32_t> order = top_candidates(sort_values, shown);  // rows
@@ -877,31 +893,37 @@ void Aggregator::show_rows(Result& r, std::span<const std::uint64_t> sort_values
   std::vector<std::uint64_t> row_values(candidates * width);
   for (std::size_t i = 0; i < candidates; ++i) key_values_of(order[i], row_values.data() + i * width);
   const KeyOrder key_order(tables_, query_.by, row_values);
-  std::vector<std::uint32_t> positions(candidates);
-  std::iota(positions.begin(), positions.end(), 0u);
+  // What the order reads of a candidate, side by side: a sort of walk's
+  // 1.7 M rows read them through `order` and missed the cache.
+  struct Candidate {
+    std::uint64_t value;
+    std::uint32_t key_rank;
+    std::uint32_t position;
+  };
+  std::vector<Candidate> sorted(candidates);
+  for (std::uint32_t i = 0; i < candidates; ++i) sorted[i] = Candidate{sort_values[order[i]], key_order.rank(i), i};
   const auto values_of = [&](std::uint32_t position) {
     return std::span<const std::uint64_t>(row_values.data() + std::size_t{position} * width, width);
   };
-  const auto before = [&](std::uint32_t a, std::uint32_t b) {
-    const std::uint64_t va = sort_values[order[a]], vb = sort_values[order[b]];
-    if (va != vb) return va > vb;
-    if (key_order.less(values_of(a), values_of(b))) return true;
-    if (key_order.less(values_of(b), values_of(a))) return false;
+  const auto before = [&](const Candidate& a, const Candidate& b) {
+    if (a.value != b.value) return a.value > b.value;
+    if (a.key_rank != b.key_rank) return a.key_rank < b.key_rank;
     // Keys that render alike (rare): by their ids, which do not depend on how
     // rows were numbered (a store's stack view and a one-shot query agree).
-    const auto ids_a = values_of(a), ids_b = values_of(b);
+    const auto ids_a = values_of(a.position), ids_b = values_of(b.position);
     return std::lexicographical_compare(ids_a.begin(), ids_a.end(), ids_b.begin(), ids_b.end()) ||
-           (std::equal(ids_a.begin(), ids_a.end(), ids_b.begin(), ids_b.end()) && order[a] < order[b]);
+           (std::equal(ids_a.begin(), ids_a.end(), ids_b.begin(), ids_b.end()) &&
+            order[a.position] < order[b.position]);
   };
   if (shown == candidates) {
     // Every row shown (a recipe that ranks all stacks itself): a full sort,
     // not partial_sort's heap, which took twice as long on walk's 1.7 M.
-    std::sort(positions.begin(), positions.end(), before);
+    std::sort(sorted.begin(), sorted.end(), before);
   } else {
-    std::partial_sort(positions.begin(), positions.begin() + static_cast<std::ptrdiff_t>(shown), positions.end(),
-                      before);
+    std::partial_sort(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(shown), sorted.end(), before);
   }
-  positions.resize(shown);
+  std::vector<std::uint32_t> positions(shown);
+  for (std::size_t i = 0; i < shown; ++i) positions[i] = sorted[i].position;
 
   std::vector<std::uint32_t> shown_rows(shown);
   for (std::size_t i = 0; i < shown; ++i) shown_rows[i] = order[positions[i]];
@@ -991,9 +1013,10 @@ void Aggregator::apply_sums(std::span<const BucketSum> sums) {
                     {Impacting::kAifo, false, sum.allocs - sum.frees}};
       for (const auto& group : groups) {
         if (group.blocks == 0) continue;
-        const bool keep = !has_block_filters_ ||
-                          ((impacting_mask_ == 0 || (impacting_mask_ & (1u << static_cast<unsigned>(group.type))) != 0) &&
-                           (!query_.temporary_only || group.temporary));
+        const bool keep =
+            !has_block_filters_ ||
+            ((impacting_mask_ == 0 || (impacting_mask_ & (1u << static_cast<unsigned>(group.type))) != 0) &&
+             (!query_.temporary_only || group.temporary));
         if (!keep) {
           excluded_blocks_ += group.blocks;
           excluded_bytes_ += group.blocks * size;

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "engine/error.h"
+#include "engine/query/stack_order.h"
 
 namespace heapql {
 
@@ -65,57 +66,65 @@ std::vector<std::uint32_t> ranks_by_text(const std::vector<std::string>& texts) 
 }
 }  // namespace
 
-KeyOrder::KeyOrder(const TraceTables& tables, std::span<const GroupBy> levels, std::span<const std::uint64_t> values)
-    : tables_(tables), levels_(levels.begin(), levels.end()), value_rank_(levels.size()) {
-  const bool has_stack = std::find(levels_.begin(), levels_.end(), GroupBy::kStack) != levels_.end();
-  if (has_stack) {
+KeyOrder::KeyOrder(const TraceTables& tables, std::span<const GroupBy> levels, std::span<const std::uint64_t> values) {
+  const std::size_t width = levels.size();
+  const std::size_t keys = width == 0 ? 0 : values.size() / width;
+  std::vector<std::uint32_t> level_ranks(keys * width);  // per key, per level
+  std::vector<std::uint32_t> frame_rank;                 // by FrameId: position of its text among all frames
+  if (std::find(levels.begin(), levels.end(), GroupBy::kStack) != levels.end()) {
     auto texts = std::make_shared<FrameTextTable>(tables.frame_count());
     for (std::size_t f = 0; f < texts->size(); ++f) {
       (*texts)[f] = tables.frame_text(FrameId(static_cast<std::uint32_t>(f)));
     }
-    frame_rank_ = ranks_by_text<FrameId>(*texts);
+    frame_rank = ranks_by_text<FrameId>(*texts);
     frame_texts_ = std::move(texts);
   }
-  const std::size_t width = levels_.size();
   for (std::size_t level = 0; level < width; ++level) {
-    if (levels_[level] == GroupBy::kStack) continue;
-    std::vector<std::uint64_t> distinct;
-    for (std::size_t i = level; i < values.size(); i += width) distinct.push_back(values[i]);
-    if (levels_[level] == GroupBy::kImpacting) distinct = {0, 1, 2, 3};
-    std::sort(distinct.begin(), distinct.end());
-    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-    std::vector<std::string> texts;
-    for (std::uint64_t v : distinct) texts.push_back(render_key_value(tables, levels_[level], v).text);
-    const std::vector<std::uint32_t> rank = ranks_by_text<std::uint64_t>(texts);
-    for (std::size_t i = 0; i < distinct.size(); ++i) value_rank_[level][distinct[i]] = rank[i];
-  }
-}
-
-int KeyOrder::compare_stacks(StackId a, StackId b) const {
-  // Frame by frame from the top; the stack that ends first is a prefix.
-  while (a.valid() && b.valid()) {
-    if (a == b) return 0;  // the same node: the same frames from here on
-    const StackNode& na = tables_.stack(a);
-    const StackNode& nb = tables_.stack(b);
-    const std::uint32_t ra = frame_rank_[na.frame.index()], rb = frame_rank_[nb.frame.index()];
-    if (ra != rb) return ra < rb ? -1 : 1;
-    a = na.parent;
-    b = nb.parent;
-  }
-  return a.valid() ? 1 : b.valid() ? -1 : 0;
-}
-
-bool KeyOrder::less(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) const {
-  for (std::size_t level = 0; level < levels_.size(); ++level) {
-    if (levels_[level] == GroupBy::kStack) {
-      const int c = compare_stacks(StackId(static_cast<std::uint32_t>(a[level])), StackId(static_cast<std::uint32_t>(b[level])));
-      if (c != 0) return c < 0;
-      continue;
+    std::vector<std::uint32_t> rank;  // by key
+    if (levels[level] == GroupBy::kStack) {
+      std::vector<StackId> stacks(keys);
+      for (std::size_t k = 0; k < keys; ++k) stacks[k] = StackId(static_cast<std::uint32_t>(values[k * width + level]));
+      rank = rank_stacks(tables, frame_rank, stacks);
+    } else {
+      std::vector<std::uint64_t> distinct(keys);
+      for (std::size_t k = 0; k < keys; ++k) distinct[k] = values[k * width + level];
+      if (levels[level] == GroupBy::kImpacting) distinct = {0, 1, 2, 3};
+      std::sort(distinct.begin(), distinct.end());
+      distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+      std::vector<std::string> texts;
+      for (std::uint64_t v : distinct) texts.push_back(render_key_value(tables, levels[level], v).text);
+      const std::vector<std::uint32_t> text_rank = ranks_by_text<std::uint64_t>(texts);
+      rank.resize(keys);
+      for (std::size_t k = 0; k < keys; ++k) {
+        const std::uint64_t v = values[k * width + level];
+        rank[k] = text_rank[static_cast<std::size_t>(std::lower_bound(distinct.begin(), distinct.end(), v) -
+                                                     distinct.begin())];
+      }
     }
-    const std::uint32_t ra = value_rank_[level].at(a[level]), rb = value_rank_[level].at(b[level]);
-    if (ra != rb) return ra < rb;
+    for (std::size_t k = 0; k < keys; ++k) level_ranks[k * width + level] = rank[k];
   }
-  return false;
+  // One rank a key: level by level, the outermost first.
+  if (width == 1) {
+    key_rank_ = std::move(level_ranks);
+    return;
+  }
+  const auto ranks_of = [&](std::uint32_t k) { return level_ranks.begin() + static_cast<std::ptrdiff_t>(k * width); };
+  std::vector<std::uint32_t> keys_in_order(keys);
+  std::iota(keys_in_order.begin(), keys_in_order.end(), 0u);
+  std::sort(keys_in_order.begin(), keys_in_order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return std::lexicographical_compare(ranks_of(a), ranks_of(a) + static_cast<std::ptrdiff_t>(width), ranks_of(b),
+                                        ranks_of(b) + static_cast<std::ptrdiff_t>(width));
+  });
+  key_rank_.resize(keys);
+  std::uint32_t r = 0;
+  for (std::size_t i = 0; i < keys; ++i) {
+    if (i > 0 &&
+        !std::equal(ranks_of(keys_in_order[i]), ranks_of(keys_in_order[i]) + static_cast<std::ptrdiff_t>(width),
+                    ranks_of(keys_in_order[i - 1]))) {
+      ++r;
+    }
+    key_rank_[keys_in_order[i]] = r;
+  }
 }
 
 }  // namespace heapql

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/query/query.h"
@@ -28,21 +27,16 @@ class KeyOrder {
   // `values` holds the keys to order, `levels.size()` values each.
   KeyOrder(const TraceTables& tables, std::span<const GroupBy> levels, std::span<const std::uint64_t> values);
 
-  // Whether key a (its values) sorts before key b.
-  bool less(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) const;
+  // The place of key k (its place in `values`) in the key order: keys that
+  // render alike share one.
+  std::uint32_t rank(std::size_t k) const { return key_rank_[k]; }
   // Every frame's text by FrameId, made to rank them when a level is a
   // stack (else null): the shown rows' stacks share it.
   const std::shared_ptr<const FrameTextTable>& frame_texts() const { return frame_texts_; }
 
  private:
-  int compare_stacks(StackId a, StackId b) const;
-
-  const TraceTables& tables_;
-  std::vector<GroupBy> levels_;
   std::shared_ptr<const FrameTextTable> frame_texts_;
-  std::vector<std::uint32_t> frame_rank_;  // by FrameId: position of its text among all frames
-  // Per non-stack level: each distinct value's position among their texts.
-  std::vector<std::unordered_map<std::uint64_t, std::uint32_t>> value_rank_;
+  std::vector<std::uint32_t> key_rank_;  // by key
 };
 
 }  // namespace heapql

@@ -1,0 +1,23 @@
+// Ranks of stacks in the key order (semantics.md §3): frame by frame from
+// the top, by the frames' texts, a stack that ends first (a prefix) first.
+// Sorting by comparisons walks the frames two stacks share at their top in
+// every comparison; walk's 1.7 M stacks, alike for tens of frames, took
+// seconds to sort so. Ranking them together walks each stack's frames once.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/store/trace_tables.h"
+
+namespace heapql {
+
+// One rank per entry of `stacks` (duplicates allowed; an invalid id is a
+// stack of no frames): dense from 0, equal for stacks whose frames have equal
+// texts. `frame_rank` gives each frame's position among the frames' texts,
+// equal texts equal, by FrameId.
+std::vector<std::uint32_t> rank_stacks(const TraceTables& tables, std::span<const std::uint32_t> frame_rank,
+                                       std::span<const StackId> stacks);
+
+}  // namespace heapql
