@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "engine/error.h"
+#include "engine/query/order_ranks.h"
 #include "engine/query/stack_order.h"
 
 namespace heapql {
@@ -49,23 +50,6 @@ KeyValue render_key_value(const TraceTables& tables, GroupBy level, std::uint64_
   return kv;
 }
 
-namespace {
-// Ranks of `items` by their texts (equal texts, equal ranks).
-template <class Id>
-std::vector<std::uint32_t> ranks_by_text(const std::vector<std::string>& texts) {
-  std::vector<std::uint32_t> order(texts.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return texts[a] < texts[b]; });
-  std::vector<std::uint32_t> rank(texts.size());
-  std::uint32_t r = 0;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    if (i > 0 && texts[order[i]] != texts[order[i - 1]]) ++r;
-    rank[order[i]] = r;
-  }
-  return rank;
-}
-}  // namespace
-
 KeyOrder::KeyOrder(const TraceTables& tables, std::span<const GroupBy> levels, std::span<const std::uint64_t> values) {
   const std::size_t width = levels.size();
   const std::size_t keys = width == 0 ? 0 : values.size() / width;
@@ -76,7 +60,7 @@ KeyOrder::KeyOrder(const TraceTables& tables, std::span<const GroupBy> levels, s
     for (std::size_t f = 0; f < texts->size(); ++f) {
       (*texts)[f] = tables.frame_text(FrameId(static_cast<std::uint32_t>(f)));
     }
-    frame_rank = ranks_by_text<FrameId>(*texts);
+    frame_rank = ranks_by_text(*texts);
     frame_texts_ = std::move(texts);
   }
   for (std::size_t level = 0; level < width; ++level) {
@@ -93,7 +77,7 @@ KeyOrder::KeyOrder(const TraceTables& tables, std::span<const GroupBy> levels, s
       distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
       std::vector<std::string> texts;
       for (std::uint64_t v : distinct) texts.push_back(render_key_value(tables, levels[level], v).text);
-      const std::vector<std::uint32_t> text_rank = ranks_by_text<std::uint64_t>(texts);
+      const std::vector<std::uint32_t> text_rank = ranks_by_text(texts);
       rank.resize(keys);
       for (std::size_t k = 0; k < keys; ++k) {
         const std::uint64_t v = values[k * width + level];
@@ -103,28 +87,7 @@ KeyOrder::KeyOrder(const TraceTables& tables, std::span<const GroupBy> levels, s
     }
     for (std::size_t k = 0; k < keys; ++k) level_ranks[k * width + level] = rank[k];
   }
-  // One rank a key: level by level, the outermost first.
-  if (width == 1) {
-    key_rank_ = std::move(level_ranks);
-    return;
-  }
-  const auto ranks_of = [&](std::uint32_t k) { return level_ranks.begin() + static_cast<std::ptrdiff_t>(k * width); };
-  std::vector<std::uint32_t> keys_in_order(keys);
-  std::iota(keys_in_order.begin(), keys_in_order.end(), 0u);
-  std::sort(keys_in_order.begin(), keys_in_order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return std::lexicographical_compare(ranks_of(a), ranks_of(a) + static_cast<std::ptrdiff_t>(width), ranks_of(b),
-                                        ranks_of(b) + static_cast<std::ptrdiff_t>(width));
-  });
-  key_rank_.resize(keys);
-  std::uint32_t r = 0;
-  for (std::size_t i = 0; i < keys; ++i) {
-    if (i > 0 &&
-        !std::equal(ranks_of(keys_in_order[i]), ranks_of(keys_in_order[i]) + static_cast<std::ptrdiff_t>(width),
-                    ranks_of(keys_in_order[i - 1]))) {
-      ++r;
-    }
-    key_rank_[keys_in_order[i]] = r;
-  }
+  key_rank_ = ranks_of_tuples(level_ranks, width);  // level by level, the outermost first
 }
 
 }  // namespace heapql

@@ -38,35 +38,33 @@ bool has_unsymbolized_frame(const std::vector<Row>& rows) {
   return false;
 }
 
-// Rows of `a` by the hash of their key's identity, to find B's rows in.
+// Rows of `a` by the hash of their key, to find B's rows in.
 class RowsByIdentity {
  public:
   RowsByIdentity(const std::vector<Row>& rows, KeyIdentities& identities) : rows_(rows), identities_(identities) {
     entries_.reserve(rows.size());
-    for (std::size_t i = 0; i < rows.size(); ++i) entries_.push_back({hash(identities.of(rows[i].key)), i});
+    for (std::size_t i = 0; i < rows.size(); ++i) entries_.push_back({identities.hash(rows[i].key), i});
     std::sort(entries_.begin(), entries_.end());
   }
 
   // The row of `a` whose key renders as `key` does, if any.
   std::optional<std::size_t> find(const std::vector<KeyValue>& key) {
-    const std::string identity = identities_.of(key);
-    const Entry probe{hash(identity), 0};
+    const Entry probe{identities_.hash(key), 0};
     for (auto it = std::lower_bound(entries_.begin(), entries_.end(), probe);
          it != entries_.end() && it->hash == probe.hash; ++it) {
-      if (identities_.of(rows_[it->row].key) == identity) return it->row;
+      if (identities_.same(rows_[it->row].key, key)) return it->row;
     }
     return std::nullopt;
   }
 
  private:
-  // Hashes, not the identity strings: those of walk's 1.7 M stacks took
-  // hundreds of megabytes.
+  // Hashes of the keys' identities, not the identity strings: walk's 1.7 M
+  // stacks' took hundreds of megabytes.
   struct Entry {
     std::size_t hash;
     std::size_t row;
     auto operator<=>(const Entry&) const = default;
   };
-  static std::size_t hash(const std::string& identity) { return std::hash<std::string>{}(identity); }
 
   const std::vector<Row>& rows_;
   KeyIdentities& identities_;
@@ -88,8 +86,8 @@ ResultDiff diff_results(std::shared_ptr<const Result> a, std::shared_ptr<const R
   std::vector<DiffRow> rows;
   rows.reserve(a->rows.size() + b->rows.size());
   for (const Row& row : a->rows) rows.push_back(DiffRow{&row.key, row.measures, Measures{}, DiffPresence::kGone});
+  KeyIdentities identities;
   {
-    KeyIdentities identities;
     RowsByIdentity rows_of_a(a->rows, identities);
     for (const Row& row : b->rows) {
       if (const std::optional<std::size_t> in_a = rows_of_a.find(row.key)) {
@@ -101,12 +99,43 @@ ResultDiff diff_results(std::shared_ptr<const Result> a, std::shared_ptr<const R
     }
   }
 
+  // By the change's size, then the key; rows whose keys render alike (rare)
+  // keep A's order, then B's.
+  std::vector<std::uint32_t> key_rank;
+  {
+    std::vector<const std::vector<KeyValue>*> keys;
+    keys.reserve(rows.size());
+    for (const DiffRow& row : rows) keys.push_back(row.key);
+    key_rank = rank_keys(keys, identities);
+  }
   const Measure sort = a->query.sort;
-  std::sort(rows.begin(), rows.end(), [&](const DiffRow& x, const DiffRow& y) {
-    const std::uint64_t vx = magnitude(x.delta(sort)), vy = magnitude(y.delta(sort));
-    if (vx != vy) return vx > vy;
-    return key_less(*x.key, *y.key);
-  });
+  struct Place {
+    std::uint64_t change;
+    std::uint32_t key_rank;
+    std::uint32_t row;
+    auto operator<=>(const Place&) const = default;
+  };
+  std::vector<Place> places(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    // The largest change first: its complement sorts first.
+    places[i] = Place{~magnitude(rows[i].delta(sort)), key_rank[i], static_cast<std::uint32_t>(i)};
+  }
+  std::sort(places.begin(), places.end());
+  // rows[i] = rows[places[i].row], cycle by cycle in place: a sorted copy
+  // of every row of a diff of walk's stacks would take another 270 MB.
+  std::vector<bool> placed(rows.size(), false);
+  for (std::size_t start = 0; start < rows.size(); ++start) {
+    if (placed[start]) continue;
+    const DiffRow first = rows[start];
+    std::size_t at = start;
+    while (places[at].row != start) {
+      rows[at] = rows[places[at].row];
+      placed[at] = true;
+      at = places[at].row;
+    }
+    rows[at] = first;
+    placed[at] = true;
+  }
   if (rows.size() > top) {
     d.other = DiffRow{};
     for (std::size_t i = top; i < rows.size(); ++i) {

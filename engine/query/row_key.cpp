@@ -1,6 +1,9 @@
 #include "engine/query/row_key.h"
 
 #include <algorithm>
+#include <functional>
+
+#include "engine/query/order_ranks.h"
 
 namespace heapql {
 
@@ -55,11 +58,13 @@ std::string KeyIdentities::of(const std::vector<KeyValue>& key) {
 }
 
 KeyIdentities::TableNumbers& KeyIdentities::numbers_of(const StackFrames& frames) {
+  if (last_ != nullptr && last_->table.get() == frames.table()) return *last_;  // a result's rows share one table
   TableNumbers& table = tables_[frames.table()];
   if (!table.table) {
     table.table = frames.shared_table();
     table.numbers.assign(frames.table()->size(), 0);
   }
+  last_ = &table;
   return table;
 }
 
@@ -67,9 +72,110 @@ std::uint32_t KeyIdentities::text_number(TableNumbers& table, const StackFrames&
   std::uint32_t& number = table.numbers[frames.index(i)];
   if (number == 0) {
     const auto [it, inserted] = numbers_.emplace(frames[i], static_cast<std::uint32_t>(numbers_.size()));
+    if (inserted) texts_.push_back(&it->first);
     number = it->second + 1;
   }
   return number - 1;
+}
+
+std::size_t KeyIdentities::hash(const std::vector<KeyValue>& key) {
+  // Mixed as boost's hash_combine does: order matters.
+  std::size_t h = key.size();
+  const auto mix = [&](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  for (const KeyValue& k : key) {
+    mix(static_cast<std::size_t>(k.level));
+    if (k.level == GroupBy::kStack) {
+      mix(k.frames.size());
+      if (k.frames.empty()) continue;
+      TableNumbers& table = numbers_of(k.frames);
+      for (std::size_t i = 0; i < k.frames.size(); ++i) mix(text_number(table, k.frames, i));
+    } else {
+      mix(std::hash<std::string>{}(k.text));
+    }
+  }
+  return h;
+}
+
+bool KeyIdentities::same(const std::vector<KeyValue>& a, const std::vector<KeyValue>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t level = 0; level < a.size(); ++level) {
+    const KeyValue& x = a[level];
+    const KeyValue& y = b[level];
+    if (x.level != y.level) return false;
+    if (x.level != GroupBy::kStack) {
+      if (x.text != y.text) return false;
+      continue;
+    }
+    if (x.frames.size() != y.frames.size()) return false;
+    if (x.frames.empty()) continue;
+    TableNumbers& x_table = numbers_of(x.frames);
+    TableNumbers& y_table = numbers_of(y.frames);
+    for (std::size_t i = 0; i < x.frames.size(); ++i) {
+      if (text_number(x_table, x.frames, i) != text_number(y_table, y.frames, i)) return false;
+    }
+  }
+  return true;
+}
+
+std::vector<std::uint32_t> KeyIdentities::number_ranks() const {
+  std::vector<std::string> texts;
+  texts.reserve(texts_.size());
+  for (const std::string* text : texts_) texts.push_back(*text);
+  return ranks_by_text(texts);
+}
+
+std::vector<std::uint32_t> KeyIdentities::symbols_of_table(const StackFrames& frames,
+                                                           const std::vector<std::uint32_t>& number_ranks) {
+  const TableNumbers& table = numbers_of(frames);
+  std::vector<std::uint32_t> symbols(table.numbers.size(), 0);
+  for (std::size_t i = 0; i < symbols.size(); ++i) {
+    if (table.numbers[i] != 0) symbols[i] = number_ranks[table.numbers[i] - 1] + 1;
+  }
+  return symbols;
+}
+
+std::vector<std::uint32_t> rank_keys(const std::vector<const std::vector<KeyValue>*>& keys, KeyIdentities& identities) {
+  const std::size_t width = keys.empty() ? 0 : keys.front()->size();
+  std::vector<std::uint32_t> level_ranks(keys.size() * width);  // per key, per level
+  for (std::size_t level = 0; level < width; ++level) {
+    std::vector<std::uint32_t> rank;  // by key
+    if ((*keys.front())[level].level == GroupBy::kStack) {
+      // Every frame numbered first, so that the numbers' ranks are known.
+      for (const std::vector<KeyValue>* key : keys) {
+        const StackFrames& frames = (*key)[level].frames;
+        for (std::size_t i = 0; i < frames.size(); ++i) identities.frame_number(frames, i);
+      }
+      const std::vector<std::uint32_t> number_rank = identities.number_ranks();
+      std::unordered_map<const FrameTextTable*, std::vector<std::uint32_t>> symbols_by_table;
+      struct Cursor {
+        const StackFrames* frames;
+        const std::uint32_t* symbols;  // by index in the frames' table
+        std::size_t depth;
+        bool operator==(const Cursor&) const = default;
+      };
+      std::vector<Cursor> cursors;
+      cursors.reserve(keys.size());
+      for (const std::vector<KeyValue>* key : keys) {
+        const StackFrames& frames = (*key)[level].frames;
+        std::vector<std::uint32_t>& symbols = symbols_by_table[frames.table()];
+        if (symbols.empty() && frames.table() != nullptr) symbols = identities.symbols_of_table(frames, number_rank);
+        cursors.push_back(Cursor{&frames, symbols.data(), 0});
+      }
+      rank = rank_sequences(
+          cursors,
+          [](const Cursor& at) -> std::uint32_t {
+            return at.depth < at.frames->size() ? at.symbols[at.frames->index(at.depth)] : 0;
+          },
+          [](Cursor at) { return Cursor{at.frames, at.symbols, at.depth + 1}; });
+    } else {
+      std::vector<std::string> texts;
+      texts.reserve(keys.size());
+      for (const std::vector<KeyValue>* key : keys) texts.push_back((*key)[level].text);
+      rank = ranks_by_text(texts);
+    }
+    for (std::size_t k = 0; k < keys.size(); ++k) level_ranks[k * width + level] = rank[k];
+  }
+  return ranks_of_tuples(level_ranks, width);
 }
 
 }  // namespace heapql

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -77,6 +78,36 @@ TEST(KeyLess, OrdersStacksFrameByFrameWithAPrefixFirstAcrossTables) {
   EXPECT_FALSE(key_less(key(StackFrames(other, {2, 1})), key(StackFrames(one, {0, 1}))));
   // The same index in two tables is not the same text.
   EXPECT_TRUE(key_less(key(StackFrames(one, {0})), key(StackFrames(other, {0}))));  // m!a < m!c
+}
+
+// hash, same and rank_keys against what they stand for: `of` and key_less,
+// on random keys of a process and a stack from two tables with texts in common.
+TEST(RankKeys, AgreeWithKeyLessAndIdentitiesAcrossTables) {
+  const auto one = std::make_shared<const FrameTextTable>(FrameTextTable{"m!a", "m!b", "m!c", "m!b"});
+  const auto other = std::make_shared<const FrameTextTable>(FrameTextTable{"m!c", "m!d", "m!a"});
+  std::mt19937 random(11);
+  std::vector<std::vector<KeyValue>> keys;
+  for (int k = 0; k < 300; ++k) {
+    const auto& table = k % 2 ? one : other;
+    std::vector<std::uint32_t> indexes(random() % 5);
+    for (std::uint32_t& i : indexes) i = static_cast<std::uint32_t>(random() % table->size());
+    keys.push_back({text_key(GroupBy::kProcess, random() % 4 ? "p (1)" : "q (2)"), stack_key(StackFrames(table, indexes))});
+  }
+  KeyIdentities ids;
+  std::vector<const std::vector<KeyValue>*> pointers;
+  for (const auto& key : keys) pointers.push_back(&key);
+  const std::vector<std::uint32_t> ranks = rank_keys(pointers, ids);
+  for (std::size_t a = 0; a < keys.size(); ++a) {
+    for (std::size_t b = 0; b < keys.size(); ++b) {
+      ASSERT_EQ(ranks[a] < ranks[b], key_less(keys[a], keys[b])) << a << " " << b;
+      const bool alike = ids.of(keys[a]) == ids.of(keys[b]);
+      ASSERT_EQ(ranks[a] == ranks[b], alike) << a << " " << b;
+      ASSERT_EQ(ids.same(keys[a], keys[b]), alike) << a << " " << b;
+      if (alike) {
+        ASSERT_EQ(ids.hash(keys[a]), ids.hash(keys[b])) << a << " " << b;
+      }
+    }
+  }
 }
 
 TEST(StackFrames, TheRowsOfOneResultShareOneTextPerFrame) {
