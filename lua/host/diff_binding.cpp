@@ -11,7 +11,7 @@
 #include "lua/host/heapql_core.h"
 #include "lua/host/lua_class.h"
 #include "lua/host/lua_error.h"
-#include "lua/host/row_iterator.h"
+#include "lua/host/row_tables.h"
 
 namespace heapql::lua {
 
@@ -56,14 +56,7 @@ void push_diff_row(lua_State* L, const ResultDiff& d, const DiffRow& row, int fr
 int diff_rows(lua_State* L) {
   return protected_call(L, [&] {
     const ResultDiff& d = check_diff(L).diff;
-    lua_newtable(L);  // the rows' frame strings, each made once
-    const int frame_cache = lua_gettop(L);
-    lua_createtable(L, static_cast<int>(d.rows.size()), 0);
-    for (std::size_t i = 0; i < d.rows.size(); ++i) {
-      push_diff_row(L, d, d.rows[i], frame_cache);
-      lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-    }
-    lua_remove(L, frame_cache);
+    push_row_array(L, d.rows, [&](const DiffRow& row, int frame_cache) { push_diff_row(L, d, row, frame_cache); });
     return 1;
   });
 }
@@ -71,11 +64,7 @@ int diff_rows(lua_State* L) {
 int diff_each_next(lua_State* L) {
   return protected_call(L, [&] {
     const ResultDiff& d = diff_class().check(L, row_iterator_receiver(), "the iterator's diff").diff;
-    const std::size_t i = take_next_row_index(L);
-    if (i >= d.rows.size()) return 0;
-    lua_pushinteger(L, static_cast<lua_Integer>(i + 1));
-    push_diff_row(L, d, d.rows[i], row_iterator_frame_cache());
-    return 2;
+    return push_next_row(L, d.rows, [&](const DiffRow& row, int frame_cache) { push_diff_row(L, d, row, frame_cache); });
   });
 }
 

@@ -10,7 +10,7 @@
 #include "lua/host/lua_class.h"
 #include "lua/host/lua_error.h"
 #include "lua/host/lua_strings.h"
-#include "lua/host/row_iterator.h"
+#include "lua/host/row_tables.h"
 
 namespace heapql::lua {
 
@@ -47,14 +47,7 @@ void push_result_row(lua_State* L, const Result& r, const Row& row, int frame_ca
 int result_rows(lua_State* L) {
   return protected_call(L, [&] {
     const Result& r = *check_result(L, 1).result;
-    lua_newtable(L);  // the rows' frame strings, each made once
-    const int frame_cache = lua_gettop(L);
-    lua_createtable(L, static_cast<int>(r.rows.size()), 0);
-    for (std::size_t i = 0; i < r.rows.size(); ++i) {
-      push_result_row(L, r, r.rows[i], frame_cache);
-      lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-    }
-    lua_remove(L, frame_cache);
+    push_row_array(L, r.rows, [&](const Row& row, int frame_cache) { push_result_row(L, r, row, frame_cache); });
     return 1;
   });
 }
@@ -62,11 +55,7 @@ int result_rows(lua_State* L) {
 int result_each_next(lua_State* L) {
   return protected_call(L, [&] {
     const Result& r = *result_class().check(L, row_iterator_receiver(), "the iterator's result").result;
-    const std::size_t i = take_next_row_index(L);
-    if (i >= r.rows.size()) return 0;
-    lua_pushinteger(L, static_cast<lua_Integer>(i + 1));
-    push_result_row(L, r, r.rows[i], row_iterator_frame_cache());
-    return 2;
+    return push_next_row(L, r.rows, [&](const Row& row, int frame_cache) { push_result_row(L, r, row, frame_cache); });
   });
 }
 

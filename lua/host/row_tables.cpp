@@ -1,4 +1,4 @@
-#include "lua/host/row_iterator.h"
+#include "lua/host/row_tables.h"
 
 namespace heapql::lua {
 
