@@ -50,44 +50,48 @@ KeyValue render_key_value(const TraceTables& tables, GroupBy level, std::uint64_
   return kv;
 }
 
-KeyOrder::KeyOrder(const TraceTables& tables, std::span<const GroupBy> levels, std::span<const std::uint64_t> values) {
-  const std::size_t width = levels.size();
-  const std::size_t keys = width == 0 ? 0 : values.size() / width;
-  std::vector<std::uint32_t> level_ranks(keys * width);  // per key, per level
-  std::vector<std::uint32_t> frame_rank;                 // by FrameId: position of its text among all frames
-  if (std::find(levels.begin(), levels.end(), GroupBy::kStack) != levels.end()) {
+KeyOrder::KeyOrder(const TraceTables& tables, std::span<const GroupBy> levels)
+    : tables_(tables), levels_(levels.begin(), levels.end()) {
+  if (std::find(levels_.begin(), levels_.end(), GroupBy::kStack) != levels_.end()) {
     auto texts = std::make_shared<FrameTextTable>(tables.frame_count());
     for (std::size_t f = 0; f < texts->size(); ++f) {
       (*texts)[f] = tables.frame_text(FrameId(static_cast<std::uint32_t>(f)));
     }
-    frame_rank = ranks_by_text(*texts);
+    frame_rank_ = ranks_by_text(*texts);
     frame_texts_ = std::move(texts);
   }
+}
+
+std::vector<std::uint32_t> KeyOrder::rank(std::span<const std::uint64_t> keys, std::size_t needed) const {
+  const std::size_t width = levels_.size();
+  const std::size_t count = width == 0 ? 0 : keys.size() / width;
+  if (width != 1) needed = SIZE_MAX;  // an outer level's ties are ordered by the next level
+  std::vector<std::uint32_t> level_ranks(count * width);  // per key, per level
   for (std::size_t level = 0; level < width; ++level) {
     std::vector<std::uint32_t> rank;  // by key
-    if (levels[level] == GroupBy::kStack) {
-      std::vector<StackId> stacks(keys);
-      for (std::size_t k = 0; k < keys; ++k) stacks[k] = StackId(static_cast<std::uint32_t>(values[k * width + level]));
-      rank = rank_stacks(tables, frame_rank, stacks);
+    if (levels_[level] == GroupBy::kStack) {
+      std::vector<StackId> stacks(count);
+      for (std::size_t k = 0; k < count; ++k) stacks[k] = StackId(static_cast<std::uint32_t>(keys[k * width + level]));
+      rank = rank_stacks(tables_, frame_rank_, stacks, needed);
     } else {
-      std::vector<std::uint64_t> distinct(keys);
-      for (std::size_t k = 0; k < keys; ++k) distinct[k] = values[k * width + level];
-      if (levels[level] == GroupBy::kImpacting) distinct = {0, 1, 2, 3};
+      std::vector<std::uint64_t> distinct(count);
+      for (std::size_t k = 0; k < count; ++k) distinct[k] = keys[k * width + level];
+      if (levels_[level] == GroupBy::kImpacting) distinct = {0, 1, 2, 3};
       std::sort(distinct.begin(), distinct.end());
       distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
       std::vector<std::string> texts;
-      for (std::uint64_t v : distinct) texts.push_back(render_key_value(tables, levels[level], v).text);
+      for (std::uint64_t v : distinct) texts.push_back(render_key_value(tables_, levels_[level], v).text);
       const std::vector<std::uint32_t> text_rank = ranks_by_text(texts);
-      rank.resize(keys);
-      for (std::size_t k = 0; k < keys; ++k) {
-        const std::uint64_t v = values[k * width + level];
+      rank.resize(count);
+      for (std::size_t k = 0; k < count; ++k) {
+        const std::uint64_t v = keys[k * width + level];
         rank[k] = text_rank[static_cast<std::size_t>(std::lower_bound(distinct.begin(), distinct.end(), v) -
                                                      distinct.begin())];
       }
     }
-    for (std::size_t k = 0; k < keys; ++k) level_ranks[k * width + level] = rank[k];
+    for (std::size_t k = 0; k < count; ++k) level_ranks[k * width + level] = rank[k];
   }
-  key_rank_ = ranks_of_tuples(level_ranks, width);  // level by level, the outermost first
+  return ranks_of_tuples(level_ranks, width);  // level by level, the outermost first
 }
 
 }  // namespace heapql

@@ -5,6 +5,7 @@
 // query may have hundreds of thousands of rows and show ten.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -24,19 +25,22 @@ KeyValue render_key_value(const TraceTables& tables, GroupBy level, std::uint64_
 
 class KeyOrder {
  public:
-  // `values` holds the keys to order, `levels.size()` values each.
-  KeyOrder(const TraceTables& tables, std::span<const GroupBy> levels, std::span<const std::uint64_t> values);
+  KeyOrder(const TraceTables& tables, std::span<const GroupBy> levels);
 
-  // The place of key k (its place in `values`) in the key order: keys that
-  // render alike share one.
-  std::uint32_t rank(std::size_t k) const { return key_rank_[k]; }
+  // Ranks of `keys` (`levels.size()` values each) in the key order, equal
+  // for keys that render alike. With one level only the `needed` first keys
+  // are ranked exactly, the others no smaller than theirs (rank_sequences):
+  // the top 10 of a million tied rows.
+  std::vector<std::uint32_t> rank(std::span<const std::uint64_t> keys, std::size_t needed = SIZE_MAX) const;
   // Every frame's text by FrameId, made to rank them when a level is a
   // stack (else null): the shown rows' stacks share it.
   const std::shared_ptr<const FrameTextTable>& frame_texts() const { return frame_texts_; }
 
  private:
+  const TraceTables& tables_;
+  std::vector<GroupBy> levels_;
   std::shared_ptr<const FrameTextTable> frame_texts_;
-  std::vector<std::uint32_t> key_rank_;  // by key
+  std::vector<std::uint32_t> frame_rank_;  // by FrameId: position of its text among all frames
 };
 
 }  // namespace heapql

@@ -1,10 +1,11 @@
-// Ranks in an order: dense numbers from 0, equal for equal items, that
-// compare as the items do. Sorting many rows on one number each replaces
+// Ranks in an order: numbers from 0, equal for equal items, that compare as
+// the items do. Sorting many rows on one number each replaces
 // comparing their keys, which for stacks meant walking the frames two stacks
 // share in every comparison.
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <numeric>
 #include <string>
@@ -20,13 +21,18 @@ std::vector<std::uint32_t> ranks_by_text(const std::vector<std::string>& texts);
 std::vector<std::uint32_t> ranks_of_tuples(const std::vector<std::uint32_t>& level_ranks, std::size_t width);
 
 // Ranks of sequences compared symbol by symbol, one that ends first (a
-// prefix) first. A sequence is read through a cursor: `symbol_of(cursor)` is
-// 0 where the sequence has ended, else 1 + the rank of its symbol there, and
+// prefix) first: a sequence's rank is the number of sequences that sort
+// before it. A sequence is read through a cursor: `symbol_of(cursor)` is 0
+// where the sequence has ended, else 1 + the rank of its symbol there, and
 // `next(cursor)` moves to the following symbol. Cursors that are equal read
 // equal sequences from there on (two stacks that reach one tree node). Each
-// sequence is read once, up to where it differs from every other.
+// sequence is read once, up to where it differs from every other. Only the
+// `needed` first sequences are ranked exactly; any other gets a rank no
+// smaller than theirs (top N of a million tied rows reads only the few
+// sequences near the front).
 template <class Cursor, class SymbolOf, class Next>
-std::vector<std::uint32_t> rank_sequences(const std::vector<Cursor>& sequences, SymbolOf symbol_of, Next next) {
+std::vector<std::uint32_t> rank_sequences(const std::vector<Cursor>& sequences, SymbolOf symbol_of, Next next,
+                                          std::size_t needed = SIZE_MAX) {
   struct Item {
     std::uint32_t position;  // in `sequences`
     std::uint32_t symbol;
@@ -39,6 +45,8 @@ std::vector<std::uint32_t> rank_sequences(const std::vector<Cursor>& sequences, 
   for (std::size_t i = 0; i < sequences.size(); ++i) items[i] = Item{static_cast<std::uint32_t>(i), 0, sequences[i]};
   // starts_class[i]: items[i] differs from items[i - 1]. A range is a run of
   // items equal so far; the symbols at its cursors split it, or it ends.
+  // Ranges are taken smallest first, so that every item before the range
+  // being split is ranked.
   std::vector<bool> starts_class(items.size(), false);
   std::vector<Range> pending;
   if (!items.empty()) {
@@ -46,21 +54,50 @@ std::vector<std::uint32_t> rank_sequences(const std::vector<Cursor>& sequences, 
     pending.push_back({0, items.size()});
   }
   const auto by_symbol = [](const Item& a, const Item& b) { return a.symbol < b.symbol; };
+  std::vector<Item> scratch;
   while (!pending.empty()) {
     const Range range = pending.back();
+    if (range.begin >= needed) break;  // the rest rank no smaller, each range as one
     pending.pop_back();
     const auto first = items.begin() + static_cast<std::ptrdiff_t>(range.begin);
     const auto last = items.begin() + static_cast<std::ptrdiff_t>(range.end);
     bool one_cursor = true, one_symbol = true;
+    std::uint32_t largest = 0;
     for (auto it = first; it != last; ++it) {
       it->symbol = symbol_of(it->cursor);
       one_cursor = one_cursor && it->cursor == first->cursor;
       one_symbol = one_symbol && it->symbol == first->symbol;
+      largest = std::max(largest, it->symbol);
     }
     if (one_cursor) continue;
-    if (!one_symbol) std::sort(first, last, by_symbol);
-    for (auto group = first; group != last;) {
-      const auto group_end = std::upper_bound(group, last, *group, by_symbol);
+    auto sorted_end = last;  // items past it are past the `needed` first: one class, never split
+    if (!one_symbol && needed < range.end && range.end - range.begin >= 256) {
+      // Only the items up to the needed last one are sorted: the rest, whose
+      // symbol is larger, are set apart in linear time.
+      const auto nth = first + static_cast<std::ptrdiff_t>(needed - range.begin);
+      std::nth_element(first, nth, last, by_symbol);
+      const std::uint32_t cutoff = nth->symbol;
+      sorted_end = std::partition(nth, last, [&](const Item& item) { return item.symbol == cutoff; });
+      if (sorted_end != last) starts_class[static_cast<std::size_t>(sorted_end - items.begin())] = true;
+      std::sort(first, sorted_end, by_symbol);
+    } else if (!one_symbol) {
+      // A range with more items than symbols (the first, of every stack) is
+      // sorted by counting, in linear time.
+      const std::size_t size = range.end - range.begin;
+      if (size >= 256 && std::size_t{largest} < size) {
+        std::vector<std::size_t> starts(std::size_t{largest} + 2, 0);
+        for (auto it = first; it != last; ++it) ++starts[it->symbol + 1];
+        std::partial_sum(starts.begin(), starts.end(), starts.begin());
+        scratch.resize(size);
+        for (auto it = first; it != last; ++it) scratch[starts[it->symbol]++] = *it;
+        std::copy(scratch.begin(), scratch.end(), first);
+      } else {
+        std::sort(first, last, by_symbol);
+      }
+    }
+    const std::size_t pushed = pending.size();
+    for (auto group = first; group != sorted_end;) {
+      const auto group_end = std::upper_bound(group, sorted_end, *group, by_symbol);
       starts_class[static_cast<std::size_t>(group - items.begin())] = true;
       if (group->symbol != 0 && group_end - group > 1) {
         for (auto it = group; it != group_end; ++it) it->cursor = next(it->cursor);
@@ -69,11 +106,12 @@ std::vector<std::uint32_t> rank_sequences(const std::vector<Cursor>& sequences, 
       }
       group = group_end;
     }
+    std::reverse(pending.begin() + static_cast<std::ptrdiff_t>(pushed), pending.end());  // smallest on top
   }
   std::vector<std::uint32_t> ranks(items.size());
   std::uint32_t rank = 0;
   for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i > 0 && starts_class[i]) ++rank;
+    if (starts_class[i]) rank = static_cast<std::uint32_t>(i);
     ranks[items[i].position] = rank;
   }
   return ranks;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 
@@ -83,6 +84,9 @@ ResultDiff diff_results(std::shared_ptr<const Result> a, std::shared_ptr<const R
         "unsymbolized frames (module!0xOFFSET) match across traces only where the module is the same build");
   }
 
+  if (a->rows.size() + b->rows.size() > std::numeric_limits<std::uint32_t>::max()) {
+    throw Error("diff: more rows than a diff can number (4,294,967,295)");
+  }
   std::vector<DiffRow> rows;
   rows.reserve(a->rows.size() + b->rows.size());
   for (const Row& row : a->rows) rows.push_back(DiffRow{&row.key, row.measures, Measures{}, DiffPresence::kGone});

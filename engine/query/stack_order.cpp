@@ -5,13 +5,13 @@
 namespace heapql {
 
 std::vector<std::uint32_t> rank_stacks(const TraceTables& tables, std::span<const std::uint32_t> frame_rank,
-                                       std::span<const StackId> stacks) {
+                                       std::span<const StackId> stacks, std::size_t needed) {
   // A cursor is a stack node: the frame reached, and the rest through its
   // parents. Two stacks at one node have the same frames from there on.
   return rank_sequences(
       std::vector<StackId>(stacks.begin(), stacks.end()),
       [&](StackId at) { return at.valid() ? frame_rank[tables.stack(at).frame.index()] + 1 : 0; },
-      [&](StackId at) { return tables.stack(at).parent; });
+      [&](StackId at) { return tables.stack(at).parent; }, needed);
 }
 
 }  // namespace heapql

@@ -5,6 +5,7 @@
 // seconds to sort so. Ranking them together walks each stack's frames once.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -14,10 +15,12 @@
 namespace heapql {
 
 // One rank per entry of `stacks` (duplicates allowed; an invalid id is a
-// stack of no frames): dense from 0, equal for stacks whose frames have equal
-// texts. `frame_rank` gives each frame's position among the frames' texts,
-// equal texts equal, by FrameId.
+// stack of no frames): the number of entries that sort before it, equal for
+// stacks whose frames have equal texts; exact for the `needed` first, no
+// smaller than theirs for the others (rank_sequences). `frame_rank` gives
+// each frame's position among the frames' texts, equal texts equal, by
+// FrameId.
 std::vector<std::uint32_t> rank_stacks(const TraceTables& tables, std::span<const std::uint32_t> frame_rank,
-                                       std::span<const StackId> stacks);
+                                       std::span<const StackId> stacks, std::size_t needed = SIZE_MAX);
 
 }  // namespace heapql
