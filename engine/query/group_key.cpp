@@ -66,32 +66,28 @@ std::vector<std::uint32_t> KeyOrder::rank(std::span<const std::uint64_t> keys, s
   const std::size_t width = levels_.size();
   const std::size_t count = width == 0 ? 0 : keys.size() / width;
   if (width != 1) needed = SIZE_MAX;  // an outer level's ties are ordered by the next level
-  std::vector<std::uint32_t> level_ranks(count * width);  // per key, per level
-  for (std::size_t level = 0; level < width; ++level) {
-    std::vector<std::uint32_t> rank;  // by key
+  return ranks_level_by_level(count, width, [&](std::size_t level) {
     if (levels_[level] == GroupBy::kStack) {
       std::vector<StackId> stacks(count);
       for (std::size_t k = 0; k < count; ++k) stacks[k] = StackId(static_cast<std::uint32_t>(keys[k * width + level]));
-      rank = rank_stacks(tables_, frame_rank_, stacks, needed);
-    } else {
-      std::vector<std::uint64_t> distinct(count);
-      for (std::size_t k = 0; k < count; ++k) distinct[k] = keys[k * width + level];
-      if (levels_[level] == GroupBy::kImpacting) distinct = {0, 1, 2, 3};
-      std::sort(distinct.begin(), distinct.end());
-      distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-      std::vector<std::string> texts;
-      for (std::uint64_t v : distinct) texts.push_back(render_key_value(tables_, levels_[level], v).text);
-      const std::vector<std::uint32_t> text_rank = ranks_by_text(texts);
-      rank.resize(count);
-      for (std::size_t k = 0; k < count; ++k) {
-        const std::uint64_t v = keys[k * width + level];
-        rank[k] = text_rank[static_cast<std::size_t>(std::lower_bound(distinct.begin(), distinct.end(), v) -
-                                                     distinct.begin())];
-      }
+      return rank_stacks(tables_, frame_rank_, stacks, needed);
     }
-    for (std::size_t k = 0; k < count; ++k) level_ranks[k * width + level] = rank[k];
-  }
-  return ranks_of_tuples(level_ranks, width);  // level by level, the outermost first
+    std::vector<std::uint64_t> distinct(count);
+    for (std::size_t k = 0; k < count; ++k) distinct[k] = keys[k * width + level];
+    if (levels_[level] == GroupBy::kImpacting) distinct = {0, 1, 2, 3};
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    std::vector<std::string> texts;
+    for (std::uint64_t v : distinct) texts.push_back(render_key_value(tables_, levels_[level], v).text);
+    const std::vector<std::uint32_t> text_rank = ranks_by_text(texts);
+    std::vector<std::uint32_t> rank(count);
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::uint64_t v = keys[k * width + level];
+      rank[k] = text_rank[static_cast<std::size_t>(std::lower_bound(distinct.begin(), distinct.end(), v) -
+                                                   distinct.begin())];
+    }
+    return rank;
+  });
 }
 
 }  // namespace heapql

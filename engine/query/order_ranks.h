@@ -20,6 +20,18 @@ std::vector<std::uint32_t> ranks_by_text(const std::vector<std::string>& texts);
 // compared level by level, the first level first.
 std::vector<std::uint32_t> ranks_of_tuples(const std::vector<std::uint32_t>& level_ranks, std::size_t width);
 
+// The ranks of `count` keys of `width` levels, given each level's ranks by
+// key (`rank_level(level)`): level by level, the first level first.
+template <class RankLevel>
+std::vector<std::uint32_t> ranks_level_by_level(std::size_t count, std::size_t width, RankLevel rank_level) {
+  std::vector<std::uint32_t> level_ranks(count * width);  // per key, per level
+  for (std::size_t level = 0; level < width; ++level) {
+    const std::vector<std::uint32_t> rank = rank_level(level);
+    for (std::size_t k = 0; k < count; ++k) level_ranks[k * width + level] = rank[k];
+  }
+  return ranks_of_tuples(level_ranks, width);
+}
+
 // Ranks of sequences compared symbol by symbol, one that ends first (a
 // prefix) first: a sequence's rank is the number of sequences that sort
 // before it. A sequence is read through a cursor: `symbol_of(cursor)` is 0
@@ -30,9 +42,11 @@ std::vector<std::uint32_t> ranks_of_tuples(const std::vector<std::uint32_t>& lev
 // `needed` first sequences are ranked exactly; any other gets a rank no
 // smaller than theirs (top N of a million tied rows reads only the few
 // sequences near the front).
-template <class Cursor, class SymbolOf, class Next>
-std::vector<std::uint32_t> rank_sequences(const std::vector<Cursor>& sequences, SymbolOf symbol_of, Next next,
+// `sequences`: the cursors at each sequence's start (a vector or a span).
+template <class Sequences, class SymbolOf, class Next>
+std::vector<std::uint32_t> rank_sequences(const Sequences& sequences, SymbolOf symbol_of, Next next,
                                           std::size_t needed = SIZE_MAX) {
+  using Cursor = typename Sequences::value_type;
   struct Item {
     std::uint32_t position;  // in `sequences`
     std::uint32_t symbol;

@@ -136,46 +136,41 @@ std::vector<std::uint32_t> KeyIdentities::symbols_of_table(const StackFrames& fr
 
 std::vector<std::uint32_t> rank_keys(const std::vector<const std::vector<KeyValue>*>& keys, KeyIdentities& identities) {
   const std::size_t width = keys.empty() ? 0 : keys.front()->size();
-  std::vector<std::uint32_t> level_ranks(keys.size() * width);  // per key, per level
-  for (std::size_t level = 0; level < width; ++level) {
-    std::vector<std::uint32_t> rank;  // by key
-    if ((*keys.front())[level].level == GroupBy::kStack) {
-      // Every frame numbered first, so that the numbers' ranks are known.
-      for (const std::vector<KeyValue>* key : keys) {
-        const StackFrames& frames = (*key)[level].frames;
-        for (std::size_t i = 0; i < frames.size(); ++i) identities.frame_number(frames, i);
-      }
-      const std::vector<std::uint32_t> number_rank = identities.number_ranks();
-      std::unordered_map<const FrameTextTable*, std::vector<std::uint32_t>> symbols_by_table;
-      struct Cursor {
-        const StackFrames* frames;
-        const std::uint32_t* symbols;  // by index in the frames' table
-        std::size_t depth;
-        bool operator==(const Cursor&) const = default;
-      };
-      std::vector<Cursor> cursors;
-      cursors.reserve(keys.size());
-      for (const std::vector<KeyValue>* key : keys) {
-        const StackFrames& frames = (*key)[level].frames;
-        std::vector<std::uint32_t>& symbols = symbols_by_table[frames.table()];
-        if (symbols.empty() && frames.table() != nullptr) symbols = identities.symbols_of_table(frames, number_rank);
-        cursors.push_back(Cursor{&frames, symbols.data(), 0});
-      }
-      rank = rank_sequences(
-          cursors,
-          [](const Cursor& at) -> std::uint32_t {
-            return at.depth < at.frames->size() ? at.symbols[at.frames->index(at.depth)] : 0;
-          },
-          [](Cursor at) { return Cursor{at.frames, at.symbols, at.depth + 1}; });
-    } else {
+  return ranks_level_by_level(keys.size(), width, [&](std::size_t level) {
+    if ((*keys.front())[level].level != GroupBy::kStack) {
       std::vector<std::string> texts;
       texts.reserve(keys.size());
       for (const std::vector<KeyValue>* key : keys) texts.push_back((*key)[level].text);
-      rank = ranks_by_text(texts);
+      return ranks_by_text(texts);
     }
-    for (std::size_t k = 0; k < keys.size(); ++k) level_ranks[k * width + level] = rank[k];
-  }
-  return ranks_of_tuples(level_ranks, width);
+    // Every frame numbered first, so that the numbers' ranks are known.
+    for (const std::vector<KeyValue>* key : keys) {
+      const StackFrames& frames = (*key)[level].frames;
+      for (std::size_t i = 0; i < frames.size(); ++i) identities.frame_number(frames, i);
+    }
+    const std::vector<std::uint32_t> number_rank = identities.number_ranks();
+    std::unordered_map<const FrameTextTable*, std::vector<std::uint32_t>> symbols_by_table;
+    struct Cursor {
+      const StackFrames* frames;
+      const std::uint32_t* symbols;  // by index in the frames' table
+      std::size_t depth;
+      bool operator==(const Cursor&) const = default;
+    };
+    std::vector<Cursor> cursors;
+    cursors.reserve(keys.size());
+    for (const std::vector<KeyValue>* key : keys) {
+      const StackFrames& frames = (*key)[level].frames;
+      std::vector<std::uint32_t>& symbols = symbols_by_table[frames.table()];
+      if (symbols.empty() && frames.table() != nullptr) symbols = identities.symbols_of_table(frames, number_rank);
+      cursors.push_back(Cursor{&frames, symbols.data(), 0});
+    }
+    return rank_sequences(
+        cursors,
+        [](const Cursor& at) -> std::uint32_t {
+          return at.depth < at.frames->size() ? at.symbols[at.frames->index(at.depth)] : 0;
+        },
+        [](Cursor at) { return Cursor{at.frames, at.symbols, at.depth + 1}; });
+  });
 }
 
 }  // namespace heapql

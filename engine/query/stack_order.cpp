@@ -9,7 +9,7 @@ std::vector<std::uint32_t> rank_stacks(const TraceTables& tables, std::span<cons
   // A cursor is a stack node: the frame reached, and the rest through its
   // parents. Two stacks at one node have the same frames from there on.
   return rank_sequences(
-      std::vector<StackId>(stacks.begin(), stacks.end()),
+      stacks,
       [&](StackId at) { return at.valid() ? frame_rank[tables.stack(at).frame.index()] + 1 : 0; },
       [&](StackId at) { return tables.stack(at).parent; }, needed);
 }
