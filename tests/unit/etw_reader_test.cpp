@@ -14,6 +14,7 @@
 #include "tests/support/etl_writer.h"
 #include "tests/support/etw_scenarios.h"
 #include "tests/support/source_details_lookup.h"
+#include "tests/support/stack_texts.h"
 #include "tests/support/test_support.h"
 
 namespace heapql::test {
@@ -53,13 +54,6 @@ Query totals() {
   return q;
 }
 
-std::vector<std::string> stack_text(const TraceTables& tables, StackId stack) {
-  std::vector<FrameId> frames;
-  tables.stack_frames(stack, frames);
-  std::vector<std::string> out;
-  for (FrameId f : frames) out.push_back(tables.frame_text(f));
-  return out;
-}
 
 // Every block's bucket, in allocation order, by replaying the store.
 struct BlockLog final : EventConsumer {
@@ -104,7 +98,7 @@ TEST(EtwReader, SyntheticSingleAllocationHasItsStackProcessHeapAndTimes) {
   EXPECT_EQ(tables.string(tables.process(tables.process_of(b)).name), "single.exe");
   EXPECT_EQ(tables.process(tables.process_of(b)).pid, s.pid);
   EXPECT_EQ(tables.string(tables.heap(b.heap).name), "0x10000");
-  EXPECT_EQ(stack_text(tables, b.stack), std::vector<std::string>{"single.exe!0x1010"});
+  EXPECT_EQ(stack_texts(tables, b.stack), std::vector<std::string>{"single.exe!0x1010"});
   EXPECT_EQ(log.blocks[0].alloc_ns, s.alloc_ns);
   EXPECT_EQ(log.blocks[0].free_ns, s.free_ns);
   const SourceInfo& source = t.store->source();
@@ -131,7 +125,7 @@ TEST(EtwReader, SyntheticThirtyTwoBitTraceReadsTheSame) {
   ASSERT_EQ(log.blocks.size(), 1u);
   const Bucket& b = t.store->tables().bucket(log.blocks[0].bucket);
   EXPECT_EQ(b.size, s.size);
-  EXPECT_EQ(stack_text(t.store->tables(), b.stack), std::vector<std::string>{"single.exe!0x1010"});
+  EXPECT_EQ(stack_texts(t.store->tables(), b.stack), std::vector<std::string>{"single.exe!0x1010"});
   EXPECT_EQ(t.etw("pointer_size"), 4u);
   EXPECT_EQ(t.etw("events_by_header_kind", "sys32"), 5u);  // logfile header, process, image, alloc, free
 }
@@ -389,9 +383,9 @@ TEST(EtwReader, SyntheticFramesAreModuleOffsetsOrUnknownOutsideModules) {
   const BlockLog log = blocks_of(t);
   ASSERT_EQ(log.blocks.size(), 2u);
   const TraceTables& tables = t.store->tables();
-  EXPECT_EQ(stack_text(tables, tables.bucket(log.blocks[0].bucket).stack),
+  EXPECT_EQ(stack_texts(tables, tables.bucket(log.blocks[0].bucket).stack),
             (std::vector<std::string>{"app.exe!0x1a2b", "?!0x12345678", "app.exe!0x10"}));
-  EXPECT_EQ(stack_text(tables, tables.bucket(log.blocks[1].bucket).stack),
+  EXPECT_EQ(stack_texts(tables, tables.bucket(log.blocks[1].bucket).stack),
             (std::vector<std::string>{"?!0x7ff600001a2b", "?!0x12345678", "?!0x7ff600000010"}));
 }
 
@@ -418,8 +412,8 @@ TEST(EtwReader, SyntheticStackKeysResolveToTheirNextDefinition) {
   const TraceTables& tables = t.store->tables();
   const BlockLog log = blocks_of(t);
   ASSERT_EQ(log.blocks.size(), 3u);
-  EXPECT_EQ(stack_text(tables, tables.bucket(log.blocks[0].bucket).stack), std::vector<std::string>{"app.exe!0x100"});
-  EXPECT_EQ(stack_text(tables, tables.bucket(log.blocks[1].bucket).stack), std::vector<std::string>{"app.exe!0x200"});
+  EXPECT_EQ(stack_texts(tables, tables.bucket(log.blocks[0].bucket).stack), std::vector<std::string>{"app.exe!0x100"});
+  EXPECT_EQ(stack_texts(tables, tables.bucket(log.blocks[1].bucket).stack), std::vector<std::string>{"app.exe!0x200"});
   EXPECT_FALSE(tables.bucket(log.blocks[2].bucket).stack.valid());
   EXPECT_EQ(t.etw("stacks", "key_uses"), 3u);
   EXPECT_EQ(t.etw("stacks", "keys_unresolved"), 1u);
@@ -441,7 +435,7 @@ TEST(EtwReader, SyntheticKernelAndUserFragmentsJoinKernelFirst) {
   const TraceTables& tables = t.store->tables();
   const BlockLog log = blocks_of(t);
   ASSERT_EQ(log.blocks.size(), 1u);
-  EXPECT_EQ(stack_text(tables, tables.bucket(log.blocks[0].bucket).stack),
+  EXPECT_EQ(stack_texts(tables, tables.bucket(log.blocks[0].bucket).stack),
             (std::vector<std::string>{"ntoskrnl.exe!0x500", "ntoskrnl.exe!0x600", "app.exe!0x30"}));
 }
 
@@ -472,7 +466,7 @@ TEST(EtwReader, SyntheticMergedSessionsReadAsOneTrace) {
   EXPECT_EQ(log.blocks[0].alloc_ns, 5 * kMs);
   const TraceTables& tables = t.store->tables();
   const Bucket& b = tables.bucket(log.blocks[0].bucket);
-  EXPECT_EQ(stack_text(tables, b.stack), std::vector<std::string>{"app.exe!0x44"});
+  EXPECT_EQ(stack_texts(tables, b.stack), std::vector<std::string>{"app.exe!0x44"});
   EXPECT_EQ(tables.string(tables.process(tables.process_of(b)).name), "app.exe");
 }
 

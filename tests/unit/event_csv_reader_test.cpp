@@ -13,6 +13,7 @@
 #include "engine/error.h"
 #include "engine/query/aggregator.h"
 #include "engine/store/trace_store.h"
+#include "tests/support/stack_texts.h"
 #include "tests/support/test_support.h"
 
 namespace heapql::test {
@@ -65,13 +66,7 @@ struct Read {
   std::string warnings;
 
   const Bucket& bucket(std::size_t block) const { return tables.bucket(recorder.blocks.at(block).bucket); }
-  std::vector<std::string> frames(std::size_t block) const {
-    std::vector<FrameId> ids;
-    tables.stack_frames(bucket(block).stack, ids);
-    std::vector<std::string> out;
-    for (FrameId id : ids) out.push_back(tables.frame_text(id));
-    return out;
-  }
+  std::vector<std::string> frames(std::size_t block) const { return stack_texts(tables, bucket(block).stack); }
   std::string process(std::size_t block) const {
     const Process& p = tables.process(tables.process_of(bucket(block)));
     return fmt::format("{} ({})", tables.string(p.name), p.pid);

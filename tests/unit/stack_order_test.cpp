@@ -13,16 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/stack_texts.h"
+
 namespace heapql {
 namespace {
-
-std::vector<std::string> texts_of(const TraceTables& tables, StackId stack) {
-  std::vector<FrameId> frames;
-  tables.stack_frames(stack, frames);
-  std::vector<std::string> texts;
-  for (FrameId f : frames) texts.push_back(tables.frame_text(f));
-  return texts;
-}
 
 // Each frame's place among the frames' texts, equal texts equal.
 std::vector<std::uint32_t> frame_ranks(const TraceTables& tables) {
@@ -46,7 +40,7 @@ void expect_ranks_order_texts(const TraceTables& tables, const std::vector<Stack
   const std::vector<std::uint32_t> ranks = rank_stacks(tables, frame_ranks(tables), stacks, needed);
   ASSERT_EQ(ranks.size(), stacks.size());
   std::vector<std::vector<std::string>> texts;
-  for (StackId s : stacks) texts.push_back(texts_of(tables, s));
+  for (StackId s : stacks) texts.push_back(test::stack_texts(tables, s));
   for (std::size_t a = 0; a < stacks.size(); ++a) {
     std::uint32_t before = 0;
     for (std::size_t b = 0; b < stacks.size(); ++b) before += texts[b] < texts[a] ? 1 : 0;
