@@ -17,8 +17,8 @@ void append_measures(std::string& out, const Result& r, const Measures& m, const
 
 }  // namespace
 
-std::string result_csv(const Result& r) {
-  std::string out;
+void result_csv(TextOut& to, const Result& r) {
+  std::string& out = to.text();
   for (GroupBy g : r.query.by) out += std::string(group_by_name(g)) + ",";
   out += "so,soc,st,stc,src";
   if (r.impacting_measures) out += ",count,size,impacting";
@@ -35,13 +35,13 @@ std::string result_csv(const Result& r) {
       }
     }
     append_measures(out, r, row.measures, row.derived);
+    to.row_written();
   }
   if (r.other) {
     for (std::size_t i = 0; i < r.query.by.size(); ++i) out += i == 0 ? "[other]," : ",";
     append_measures(out, r, *r.other, {});
   }
   if (r.query.by.empty()) append_measures(out, r, r.totals, {});  // --totals: the one line is the totals
-  return out;
 }
 
 }  // namespace heapql

@@ -103,8 +103,9 @@ void append_csv_measures(std::string& out, const ResultDiff& d, const DiffRow& r
 
 }  // namespace
 
-std::string diff_table(const ResultDiff& d, const SourceInfo& a, const SourceInfo& b, const DisplayOptions& display) {
-  std::string out;
+void diff_table(TextOut& to, const ResultDiff& d, const SourceInfo& a, const SourceInfo& b,
+                const DisplayOptions& display) {
+  std::string& out = to.text();
   out += fmt::format("A        {} ({} {})  window {}\n", a.path, a.source, a.format, window_text(d.a.query.window));
   out += fmt::format("B        {} ({} {})  window {}\n", b.path, b.source, b.format, window_text(d.b.query.window));
   std::string by;
@@ -125,6 +126,7 @@ std::string diff_table(const ResultDiff& d, const SourceInfo& a, const SourceInf
     append_row_cells(out, d, row);
     if (row.presence != DiffPresence::kBoth) out += fmt::format(" [{}]", presence_name(row.presence));
     append_table_key(out, *row.key, indent, display);
+    to.row_written();
   }
   if (d.other) {
     append_row_cells(out, d, *d.other);
@@ -132,11 +134,10 @@ std::string diff_table(const ResultDiff& d, const SourceInfo& a, const SourceInf
   }
   append_row_cells(out, d, d.totals);
   out += " [total]\n";
-  return out;
 }
 
-std::string diff_json(const ResultDiff& d, const SourceInfo& a, const SourceInfo& b) {
-  std::string out;
+void diff_json(TextOut& to, const ResultDiff& d, const SourceInfo& a, const SourceInfo& b) {
+  std::string& out = to.text();
   JsonWriter w(out);
   w.begin_object();
   w.field("heapql", kJsonSchemaVersion);
@@ -155,6 +156,7 @@ std::string diff_json(const ResultDiff& d, const SourceInfo& a, const SourceInfo
     w.field("status", presence_name(row.presence));
     write_diff_measures(w, d, row);
     w.end_object();
+    to.row_written();
   }
   w.end_array();
   w.key("other");
@@ -171,11 +173,10 @@ std::string diff_json(const ResultDiff& d, const SourceInfo& a, const SourceInfo
   w.end_array();
   w.end_object();
   out.push_back('\n');
-  return out;
 }
 
-std::string diff_csv(const ResultDiff& d) {
-  std::string out;
+void diff_csv(TextOut& to, const ResultDiff& d) {
+  std::string& out = to.text();
   for (GroupBy g : d.a.query.by) out += std::string(group_by_name(g)) + ",";
   out += "status";
   for (const char* side : {"a", "b", "delta"}) {
@@ -188,6 +189,7 @@ std::string diff_csv(const ResultDiff& d) {
     }
     out += fmt::format("{},", presence_name(row.presence));
     append_csv_measures(out, d, row);
+    to.row_written();
   }
   const auto summary_line = [&](const char* name, const DiffRow& row) {
     for (std::size_t i = 0; i < d.a.query.by.size(); ++i) out += i == 0 ? std::string(name) + "," : ",";
@@ -196,23 +198,24 @@ std::string diff_csv(const ResultDiff& d) {
   };
   if (d.other) summary_line("[other]", *d.other);
   summary_line("[total]", d.totals);
-  return out;
 }
 
-std::string diff_folded(const ResultDiff& d) {
+void diff_folded(TextOut& to, const ResultDiff& d) {
   // flamegraph.pl's differential input (difffolded.pl's output): the stack,
   // outermost frame first, then A's value and B's, of the sort measure.
-  std::string out;
+  std::string& out = to.text();
   const Measure sort = d.sort();
   const auto line = [&](const std::string& path, const DiffRow& row) {
     if (row.a.value(sort) == 0 && row.b.value(sort) == 0) return;
     fmt::format_to(std::back_inserter(out), "{} {} {}\n", path.empty() ? "[total]" : path, row.a.value(sort),
                    row.b.value(sort));
   };
-  for (const DiffRow& row : d.rows) line(folded_path(*row.key), row);
+  for (const DiffRow& row : d.rows) {
+    line(folded_path(*row.key), row);
+    to.row_written();
+  }
   if (d.other) line("[other]", *d.other);
   if (d.rows.empty() && !d.other) line("", d.totals);
-  return out;
 }
 
 }  // namespace heapql

@@ -7,16 +7,18 @@
 
 namespace heapql {
 
-std::string result_folded(const Result& r) {
-  std::string out;
+void result_folded(TextOut& to, const Result& r) {
+  std::string& out = to.text();
   const auto line = [&](std::string path, std::uint64_t value) {
     if (value == 0) return;  // nothing to draw, and some viewers reject 0
     fmt::format_to(std::back_inserter(out), "{} {}\n", path.empty() ? "[total]" : path, value);
   };
-  for (const Row& row : r.rows) line(folded_path(row.key), row.measures.value(r.query.sort));
+  for (const Row& row : r.rows) {
+    line(folded_path(row.key), row.measures.value(r.query.sort));
+    to.row_written();
+  }
   if (r.other) line("[other]", r.other->value(r.query.sort));
   if (r.rows.empty() && !r.other) line("", r.totals.value(r.query.sort));
-  return out;
 }
 
 }  // namespace heapql

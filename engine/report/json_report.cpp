@@ -16,8 +16,8 @@ void write_measures(JsonWriter& w, const Measures& m, const Result& r) {
 
 }  // namespace
 
-std::string result_json(const Result& r, const SourceInfo& source) {
-  std::string out;
+void result_json(TextOut& to, const Result& r, const SourceInfo& source) {
+  std::string& out = to.text();
   JsonWriter w(out);
   w.begin_object();
   w.field("heapql", kJsonSchemaVersion);
@@ -42,6 +42,7 @@ std::string result_json(const Result& r, const SourceInfo& source) {
       w.end_object();
     }
     w.end_object();
+    to.row_written();
   }
   w.end_array();
   w.key("other");
@@ -66,7 +67,6 @@ std::string result_json(const Result& r, const SourceInfo& source) {
   }
   w.end_object();
   out.push_back('\n');
-  return out;
 }
 
 std::string summary_json(const TraceSummary& s) {

@@ -1,6 +1,8 @@
 // Report writers for query results and trace summaries. The JSON forms are
 // the stable, versioned contract (docs/json.md); table and CSV are for people
-// and spreadsheets. Each format lives in its own file.
+// and spreadsheets. Each format lives in its own file. The writers of a
+// result's rows write into a TextOut, which passes a long report on as it is
+// made; their forms that return a string keep it whole.
 #pragma once
 
 #include <cstddef>
@@ -8,13 +10,17 @@
 
 #include "engine/query/result.h"
 #include "engine/query/summary.h"
+#include "engine/report/text_out.h"
 #include "engine/store/source_info.h"
 
 namespace heapql {
 
 constexpr int kJsonSchemaVersion = 1;
 
-std::string result_json(const Result& result, const SourceInfo& source);
+void result_json(TextOut& out, const Result& result, const SourceInfo& source);
+inline std::string result_json(const Result& result, const SourceInfo& source) {
+  return whole_text([&](TextOut& out) { result_json(out, result, source); });
+}
 std::string summary_json(const TraceSummary& summary);
 
 // How the reports for people (table, HTML) show frame names.
@@ -23,15 +29,24 @@ struct DisplayOptions {
   std::size_t width = 0;    // the table's width in terminal columns; 0: no limit
 };
 
-std::string result_table(const Result& result, const SourceInfo& source, const DisplayOptions& display = {});
+void result_table(TextOut& out, const Result& result, const SourceInfo& source, const DisplayOptions& display = {});
+inline std::string result_table(const Result& result, const SourceInfo& source, const DisplayOptions& display = {}) {
+  return whole_text([&](TextOut& out) { result_table(out, result, source, display); });
+}
 std::string summary_table(const TraceSummary& summary);
 
-std::string result_csv(const Result& result);
+void result_csv(TextOut& out, const Result& result);
+inline std::string result_csv(const Result& result) {
+  return whole_text([&](TextOut& out) { result_csv(out, result); });
+}
 
 // Collapsed stacks (docs/reports.md): `frame;frame;... value` per row, the
 // outermost frame first, valued by the query's sort measure; [other] as a
 // line of its own, so the values add up to the total.
-std::string result_folded(const Result& result);
+void result_folded(TextOut& out, const Result& result);
+inline std::string result_folded(const Result& result) {
+  return whole_text([&](TextOut& out) { result_folded(out, result); });
+}
 
 // pprof's profile.proto, gzipped (docs/reports.md): a sample per row with
 // Go heap profiles' types (alloc_objects, alloc_space, inuse_objects,

@@ -121,8 +121,8 @@ void append_table_key(std::string& out, const std::vector<KeyValue>& key, std::s
   }
 }
 
-std::string result_table(const Result& r, const SourceInfo& source, const DisplayOptions& display) {
-  std::string out;
+void result_table(TextOut& to, const Result& r, const SourceInfo& source, const DisplayOptions& display) {
+  std::string& out = to.text();
   out += fmt::format("trace    {} ({} {}, block identity {})\n", source.path, source.source, source.format,
                      block_identity_name(source.block_identity));
   std::string by;
@@ -150,6 +150,7 @@ std::string result_table(const Result& r, const SourceInfo& source, const Displa
     append_measures(out, r, row.measures, cols);
     for (const std::string& value : row.derived) out += fmt::format("{:>12} ", value);
     append_table_key(out, row.key, indent, display);
+    to.row_written();
   }
   const std::string no_derived(r.derived_columns.size() * 13, ' ');
   if (r.other) {
@@ -166,7 +167,6 @@ std::string result_table(const Result& r, const SourceInfo& source, const Displa
   }
   out += fmt::format("peak     {} in {} at {}\n", format_bytes_human(r.peak.bytes), format_count(r.peak.blocks, "block", "blocks"),
                      format_duration(r.peak.time_ns));
-  return out;
 }
 
 namespace {

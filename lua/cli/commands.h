@@ -1,7 +1,6 @@
 // The `heapql` subcommands. Each returns the process exit code (exit_codes.h).
 #pragma once
 
-#include <optional>
 #include <string>
 
 #include "engine/ingest/trace_store_file.h"
@@ -28,8 +27,5 @@ bool print_recipe_help(const std::string& name);
 
 // "heapql: wrote FILE.hqdb (size: blocks, frees, bytes a block) from TRACE" on stderr.
 void print_ingested(const heapql::IngestResult& result, const std::string& trace_path);
-
-// Writes `text` to the -o file, or stdout when none.
-void emit(const std::string& text, const std::optional<std::string>& output_file);
 
 }  // namespace heapql::cli

@@ -12,6 +12,7 @@
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
 #include "lua/cli/query_options.h"
+#include "lua/cli/report_output.h"
 
 namespace heapql::cli {
 
@@ -62,19 +63,20 @@ int run_diff(Arguments& args) {
   StackFilters filters_a = validate_query(query_a);
   StackFilters filters_b = validate_query(query_b);
 
+  ReportOutput output(common.output_file);
   Answer a = answer(paths[0], query_a, std::move(filters_a), common, false);
   Answer b = answer(paths[1], query_b, std::move(filters_b), common, false);
   const ResultDiff diff = diff_results(std::make_shared<const Result>(std::move(a.result)),
                                        std::make_shared<const Result>(std::move(b.result)), top);
-  switch (common.format) {
-    case OutputFormat::kJson: emit(diff_json(diff, a.source, b.source), common.output_file); break;
-    case OutputFormat::kCsv: emit(diff_csv(diff), common.output_file); break;
-    case OutputFormat::kFolded: emit(diff_folded(diff), common.output_file); break;
-    case OutputFormat::kHtml:
-      emit(diff_html(diff, a.source, b.source, display_options_of(common)), common.output_file);
-      break;
-    default: emit(diff_table(diff, a.source, b.source, display_options_of(common)), common.output_file); break;
-  }
+  output.write_report([&](TextOut& out) {
+    switch (common.format) {
+      case OutputFormat::kJson: diff_json(out, diff, a.source, b.source); break;
+      case OutputFormat::kCsv: diff_csv(out, diff); break;
+      case OutputFormat::kFolded: diff_folded(out, diff); break;
+      case OutputFormat::kHtml: out.text() = diff_html(diff, a.source, b.source, display_options_of(common)); break;
+      default: diff_table(out, diff, a.source, b.source, display_options_of(common)); break;
+    }
+  });
   return kExitOk;
 }
 

@@ -59,8 +59,8 @@ reading and output options:
   --no-store           read the trace itself, not a store file of it
   --symbols PATH       ETL: a folder of PDBs or a symbol store (repeatable; docs/windows.md)
 
-exit codes: 0 ok, 1 a recipe's gate failed, 2 unreadable trace, 3 bad query, options or
-            recipe (including its time or memory limit), 4 recording failed
+exit codes: 0 ok, 1 a recipe's gate failed, 2 unreadable trace or unwritable output, 3 bad query,
+            options or recipe (including its time or memory limit), 4 recording failed
 )";
 
 std::string usage() {

@@ -12,6 +12,7 @@
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
 #include "lua/cli/query_options.h"
+#include "lua/cli/report_output.h"
 #include "lua/host/recipe_runner.h"
 
 namespace heapql::cli {
@@ -74,7 +75,7 @@ bool parse_recipe_option(const std::string& option, Arguments& args, RecipeOptio
 
 }  // namespace
 
-int report_outcome(const RunOutcome& outcome, const std::optional<std::string>& output_file) {
+int report_outcome(const RunOutcome& outcome, ReportOutput& output) {
   switch (outcome.status) {
     case RunStatus::kBadTrace:
       fmt::print(stderr, "heapql run: {}\n", outcome.error);
@@ -85,12 +86,16 @@ int report_outcome(const RunOutcome& outcome, const std::optional<std::string>& 
     case RunStatus::kOk:
     case RunStatus::kGateFailed: break;
   }
-  emit(outcome.output, output_file);
+  output.write(outcome.output);
+  output.finish();
   for (const std::string& gate : outcome.failed_gates) fmt::print(stderr, "heapql run: gate failed: {}\n", gate);
   return outcome.status == RunStatus::kGateFailed ? kExitGateFailed : kExitOk;
 }
 
-RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<std::string>& output_file) {
+// Opens the output (-o) before the recipe runs, so that an unwritable one is
+// said first.
+RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<ReportOutput>& output) {
+  std::optional<std::string> output_file;
   while (!args.done()) {
     if (!args.at_option()) {
       const std::string word = args.take_positional();
@@ -132,6 +137,7 @@ RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<std::s
   }
   if (run.trace_path.empty()) throw UsageError{"needs a trace file"};
   run.options.message_prefix = "heapql run: ";
+  output.emplace(output_file);
   return lua::run_recipe(run);
 }
 
@@ -140,9 +146,9 @@ int run_run(Arguments& args) {
   RecipeRun run;
   run.recipe = find_recipe(args.take_positional());
   run.open.show_progress = false;
-  std::optional<std::string> output_file;
-  const RunOutcome outcome = run_with_options(std::move(run), args, output_file);
-  return report_outcome(outcome, output_file);
+  std::optional<ReportOutput> output;
+  const RunOutcome outcome = run_with_options(std::move(run), args, output);
+  return report_outcome(outcome, *output);
 }
 
 int run_list(Arguments& args) {
@@ -160,17 +166,18 @@ int run_list(Arguments& args) {
   }
   if (error) throw UsageError{fmt::format("cannot list {}: {}", folder.string(), error.message())};
   std::sort(files.begin(), files.end());
-  fmt::print("recipes in {} (heapql help NAME for params):\n", folder.string());
+  std::string listing = fmt::format("recipes in {} (heapql help NAME for params):\n", folder.string());
   int failures = 0;
   for (const fs::path& file : files) {
     try {
       const lua::RecipeInfo info = lua::describe_recipe(RecipeSource{file, {}}, options);
-      fmt::print("  {:<16} {}\n", file.stem().string(), info.doc);
+      listing += fmt::format("  {:<16} {}\n", file.stem().string(), info.doc);
     } catch (const Error& e) {
       fmt::print(stderr, "heapql list: {}\n", e.what());
       ++failures;
     }
   }
+  emit(listing, std::nullopt);
   return failures == 0 ? kExitOk : kExitBadQuery;
 }
 
@@ -182,14 +189,15 @@ bool print_recipe_help(const std::string& name) {
   } catch (const UsageError&) {
     return false;
   }
+  std::string help;
   try {
     RecipeOptions options;
     options.message_prefix = "heapql help: ";
-    const lua::RecipeInfo info = lua::describe_recipe(source, options);
-    std::fputs(info.help.c_str(), stdout);
+    help = lua::describe_recipe(source, options).help;
   } catch (const Error& e) {
     throw UsageError{e.what()};
   }
+  emit(help, std::nullopt);
   return true;
 }
 
@@ -227,7 +235,7 @@ int run_xperf(Arguments& args) {
   }
   if (!trace) {
     if (!ours.empty()) throw UsageError{fmt::format("'{}' applies with --run TRACE", ours.front())};
-    std::fputs(text.c_str(), stdout);
+    emit(text, std::nullopt);
     return kExitOk;
   }
   RecipeRun run;
@@ -237,9 +245,9 @@ int run_xperf(Arguments& args) {
   // Files the flags name (cull lists) are relative to where the command runs.
   run.options.readable_files.clear();
   Arguments rest(ours);
-  std::optional<std::string> output_file;
-  const RunOutcome outcome = run_with_options(std::move(run), rest, output_file);
-  return report_outcome(outcome, output_file);
+  std::optional<ReportOutput> output;
+  const RunOutcome outcome = run_with_options(std::move(run), rest, output);
+  return report_outcome(outcome, *output);
 }
 
 }  // namespace heapql::cli

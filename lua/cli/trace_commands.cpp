@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <fstream>
 
 #include "engine/error.h"
 #include "engine/ingest/open_trace.h"
@@ -18,6 +17,7 @@
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
 #include "lua/cli/query_options.h"
+#include "lua/cli/report_output.h"
 
 namespace heapql::cli {
 
@@ -30,17 +30,6 @@ std::string take_trace_path(Arguments& args, std::string& path) {
 }
 
 }  // namespace
-
-void emit(const std::string& text, const std::optional<std::string>& output_file) {
-  if (!output_file) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-    return;
-  }
-  std::ofstream out(*output_file, std::ios::binary);
-  out << text;
-  if (!out) throw UsageError{fmt::format("-o {}: cannot write", *output_file)};
-}
 
 int run_info(Arguments& args) {
   CommonOptions common;
@@ -63,6 +52,7 @@ int run_info(Arguments& args) {
   if (common.format != OutputFormat::kJson && common.format != OutputFormat::kTable) {
     throw UsageError{"info prints --format table or json; the other formats are for query results"};
   }
+  ReportOutput output(common.output_file);
   Answer a = answer(path, summary_query(), common, load);
   const TraceTables& tables = a.store ? a.store->tables() : *a.tables;
   TraceSummary summary = summarize(tables, a.source, a.result);
@@ -75,7 +65,8 @@ int run_info(Arguments& args) {
         a.store->block_count() ? double(stats.column_bytes) / double(a.store->block_count()) : 0.0;
     summary.store = stats;
   }
-  emit(common.format == OutputFormat::kJson ? summary_json(summary) : summary_table(summary), common.output_file);
+  output.write(common.format == OutputFormat::kJson ? summary_json(summary) : summary_table(summary));
+  output.finish();
   return kExitOk;
 }
 
@@ -106,6 +97,7 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
     // The page charts outstanding size over time even when --series was not given.
     if (query.series_buckets == 0) query.series_buckets = kHtmlSeriesBuckets;
   }
+  ReportOutput output(common.output_file);
   Answer a = answer(path, query, common, false);
   const TraceTables& tables = a.store ? a.store->tables() : *a.tables;
   // --cull patterns are checked against the trace; a --cull-list file's are
@@ -116,14 +108,16 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
       fmt::print(stderr, "heapql: warning: {}\n", describe_unmatched(unmatched, option));
     }
   }
-  switch (common.format) {
-    case OutputFormat::kJson: emit(result_json(a.result, a.source), common.output_file); break;
-    case OutputFormat::kCsv: emit(result_csv(a.result), common.output_file); break;
-    case OutputFormat::kTable: emit(result_table(a.result, a.source, display_options_of(common)), common.output_file); break;
-    case OutputFormat::kHtml: emit(result_html(a.result, a.source, display_options_of(common)), common.output_file); break;
-    case OutputFormat::kFolded: emit(result_folded(a.result), common.output_file); break;
-    case OutputFormat::kPprof: emit(result_pprof(a.result, a.source), common.output_file); break;
-  }
+  output.write_report([&](TextOut& out) {
+    switch (common.format) {
+      case OutputFormat::kJson: result_json(out, a.result, a.source); break;
+      case OutputFormat::kCsv: result_csv(out, a.result); break;
+      case OutputFormat::kTable: result_table(out, a.result, a.source, display_options_of(common)); break;
+      case OutputFormat::kHtml: out.text() = result_html(a.result, a.source, display_options_of(common)); break;
+      case OutputFormat::kFolded: result_folded(out, a.result); break;
+      case OutputFormat::kPprof: out.text() = result_pprof(a.result, a.source); break;
+    }
+  });
   return kExitOk;
 }
 

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "engine/error.h"
 #include "engine/text_file.h"
@@ -158,8 +160,9 @@ void write_output(lua_State* L, std::string_view text) {
   lua_pop(L, 1);
   if (buffer != nullptr) {
     buffer->append(text);
-  } else {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+    // Outside `heapql run` (the module loaded by lua5.4): a short write is an error, not a short report.
+    throw Error(SourceLocation::of_file("standard output"), std::string("cannot write: ") + std::strerror(errno));
   }
 }
 

@@ -1,0 +1,75 @@
+#include "lua/cli/report_output.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "engine/error.h"
+
+namespace heapql::cli {
+
+namespace fs = std::filesystem;
+
+ReportOutput::ReportOutput(const std::optional<std::string>& output_file) {
+  if (!output_file) {
+    name_ = "standard output";
+    stream_ = stdout;
+    return;
+  }
+  name_ = *output_file;
+  std::error_code ec;
+  const fs::file_status status = fs::status(name_, ec);
+  if (fs::is_directory(status)) throw Error(SourceLocation::of_file(name_), "is a folder; -o names the report's file");
+  if ((fs::exists(status) && !fs::is_regular_file(status)) || name_.starts_with("/dev/") ||
+      name_.starts_with("/proc/")) {
+    // A terminal, a pipe, /dev/stdout: written as it comes, as a stream.
+    stream_ = std::fopen(name_.c_str(), "wb");
+    if (stream_ == nullptr) fail();
+    owns_stream_ = true;
+    return;
+  }
+  // A link to a report is followed: the file it names is replaced, not the link.
+  const fs::path target = fs::is_regular_file(status) ? fs::canonical(name_, ec) : fs::path();
+  file_.emplace(ec || target.empty() ? name_ : target.string());
+}
+
+ReportOutput::~ReportOutput() {
+  if (owns_stream_) std::fclose(stream_);
+}
+
+void ReportOutput::fail() const {
+  const int error = errno;
+  throw Error(SourceLocation::of_file(name_),
+              std::string("cannot write the report: ") + (error != 0 ? std::strerror(error) : "the write failed"));
+}
+
+void ReportOutput::write(std::string_view text) {
+  if (file_) {
+    file_->write(text);
+    return;
+  }
+  errno = 0;
+  if (std::fwrite(text.data(), 1, text.size(), stream_) != text.size()) fail();
+}
+
+void ReportOutput::finish() {
+  if (file_) {
+    file_->commit();
+    file_.reset();
+    return;
+  }
+  errno = 0;
+  if (std::fflush(stream_) != 0 || std::ferror(stream_)) fail();
+  if (owns_stream_) {
+    owns_stream_ = false;
+    if (std::fclose(stream_) != 0) fail();
+  }
+}
+
+void emit(std::string_view text, const std::optional<std::string>& output_file) {
+  ReportOutput output(output_file);
+  output.write(text);
+  output.finish();
+}
+
+}  // namespace heapql::cli
