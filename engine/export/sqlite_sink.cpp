@@ -8,10 +8,12 @@
 #include <filesystem>
 
 #include "engine/error.h"
+#include "engine/file_to_replace.h"
 
 namespace heapql {
 
 SqliteSink::SqliteSink(std::string path) : path_(std::move(path)) {
+  check_file_to_replace(path_);
   temp_ = path_ + ".heapql-tmp-" + std::to_string(::getpid());
   std::remove(temp_.c_str());
   if (sqlite3_open_v2(temp_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/file_to_replace.h"
 
 namespace heapql::store_file {
 
@@ -48,6 +49,7 @@ int OutputFile::scratch_file(const std::string& folder) {
 }
 
 OutputFile::OutputFile(std::string final_path) : final_path_(std::move(final_path)) {
+  check_file_to_replace(final_path_);
   const std::string folder = folder_of(final_path_);
   fd_ = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
   if (fd_ >= 0) {

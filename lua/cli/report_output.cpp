@@ -19,9 +19,9 @@ ReportOutput::ReportOutput(const std::optional<std::string>& output_file) {
   name_ = *output_file;
   std::error_code ec;
   const fs::file_status status = fs::status(name_, ec);
-  if (fs::is_directory(status)) throw Error(SourceLocation::of_file(name_), "is a folder; -o names the report's file");
-  if ((fs::exists(status) && !fs::is_regular_file(status)) || name_.starts_with("/dev/") ||
-      name_.starts_with("/proc/")) {
+  const bool device =
+      fs::is_character_file(status) || fs::is_block_file(status) || fs::is_fifo(status) || fs::is_socket(status);
+  if (device || name_.starts_with("/dev/") || name_.starts_with("/proc/")) {
     // A terminal, a pipe, /dev/stdout: written as it comes, as a stream.
     stream_ = std::fopen(name_.c_str(), "wb");
     if (stream_ == nullptr) fail();

@@ -4,6 +4,7 @@
 // all, and an older one stays as it was.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <string>
@@ -149,6 +150,16 @@ TEST_F(ReportOutput, LinkIsFollowedAndDevicesAreWrittenAsStreams) {
   const CommandResult to_stdout = heapql(query("--format csv --top 3 -o /dev/stdout"));
   EXPECT_EQ(to_stdout.exit_code, 0) << to_stdout.err;
   EXPECT_EQ(to_stdout.out, shown.out);
+  // A pipe is written to, not replaced.
+  const std::string pipe = dir_.file("pipe");
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  const CommandResult to_pipe =
+      run_command("cat " + shell_quote(pipe) + " > " + shell_quote(dir_.file("got")) + " & " + shell_quote(heapql_binary()) +
+                  " " + query("--format csv --top 3 -o " + shell_quote(pipe)) + "; status=$?; wait; exit $status");
+  expect_no_crash(to_pipe);
+  EXPECT_EQ(to_pipe.exit_code, 0) << to_pipe.err;
+  EXPECT_TRUE(fs::is_fifo(pipe));
+  EXPECT_EQ(read_file(dir_.file("got")), shown.out);
 }
 
 }  // namespace

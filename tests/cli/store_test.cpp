@@ -4,6 +4,7 @@
 // store is refused with exit 2 and a message naming the file.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstring>
@@ -624,6 +625,25 @@ TEST(BadInputStoreOutput, AFolderThatCannotBeWrittenLeavesNothing) {
     EXPECT_FALSE(fs::exists(out));
   }
   EXPECT_TRUE(fs::is_empty(dir.path())) << "no temporary file is left behind";
+}
+
+// The store is renamed over the path given: a pipe (or, as root, a device
+// such as /dev/null) would be replaced by a regular file.
+TEST(BadInputStoreOutput, AFolderPipeOrDeviceIsNotReplaced) {
+  TempDir dir;
+  const std::string pipe = dir.file("pipe"), folder = dir.file("folder");
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  fs::create_directory(folder);
+  for (const auto& [out, why] : {std::pair{pipe, "is a device, pipe or socket, not a file"}, std::pair{folder, "is a folder"}}) {
+    const CommandResult r = run_heapql("ingest " + shell_quote(kWorked) + " -o " + shell_quote(out));
+    EXPECT_EQ(r.exit_code, 2) << out;
+    expect_contains(r.err, out + ": " + why);
+  }
+  EXPECT_TRUE(fs::is_fifo(pipe));
+  EXPECT_TRUE(fs::is_directory(folder) && fs::is_empty(folder));
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 2u) << "no temporary file is left behind";
 }
 
 TEST(BadInputStoreOutput, IngestOfAStoreIsRefused) {
