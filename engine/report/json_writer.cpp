@@ -4,9 +4,43 @@
 
 namespace heapql {
 
+namespace {
+
+// The length of the valid UTF-8 sequence starting at `at` (a byte of 0x80 or
+// more), or 0: a stray continuation byte, an overlong form, a surrogate, a
+// code point past U+10FFFF, or a sequence cut short.
+std::size_t utf8_sequence_length(std::string_view text, std::size_t at) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned lead = byte(at);
+  std::size_t length = 0;
+  unsigned low = 0x80, high = 0xBF;  // the second byte's range, narrowed for some leads
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;   // overlong
+    if (lead == 0xED) high = 0x9F;  // surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;   // overlong
+    if (lead == 0xF4) high = 0x8F;  // past U+10FFFF
+  } else {
+    return 0;
+  }
+  if (at + length > text.size()) return 0;
+  if (byte(at + 1) < low || byte(at + 1) > high) return 0;
+  for (std::size_t i = 2; i < length; ++i) {
+    if ((byte(at + i) & 0xC0) != 0x80) return 0;
+  }
+  return length;
+}
+
+}  // namespace
+
 void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
-  for (char c : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -16,8 +50,15 @@ void append_json_string(std::string& out, std::string_view text) {
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
-        } else {
+        } else if (static_cast<unsigned char>(c) < 0x80) {
           out.push_back(c);
+        } else if (const std::size_t length = utf8_sequence_length(text, i)) {
+          out.append(text.substr(i, length));
+          i += length - 1;
+        } else {
+          // JSON is UTF-8 (RFC 8259): a byte that is not (a path's Latin-1
+          // byte, a cut name) becomes U+FFFD, as Go's encoding/json does.
+          out += "\\ufffd";
         }
     }
   }
