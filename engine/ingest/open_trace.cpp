@@ -4,6 +4,7 @@
 #include "engine/ingest/etl/etw_reader.h"
 #include "engine/ingest/event_csv_reader.h"
 #include "engine/ingest/heaptrack_reader.h"
+#include "engine/ingest/trace_is_a_file.h"
 #include "engine/ingest/trace_store_file.h"
 
 namespace heapql {
@@ -27,6 +28,7 @@ SourceInfo stream_trace(const std::string& path, TraceTables& tables, EventConsu
 
 SourceInfo read_trace(const std::string& path, TraceTables& tables, EventConsumer& consumer,
                       const OpenOptions& options) {
+  require_trace_file(path);
   const TraceFormat format = options.format == TraceFormat::kAuto ? detect_trace_format(path) : options.format;
   if (format == TraceFormat::kEtl) {
     EtwReadOptions etw;

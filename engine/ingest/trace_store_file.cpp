@@ -12,6 +12,7 @@
 #include "engine/error.h"
 #include "engine/ingest/block_identity_file.h"
 #include "engine/ingest/trace_cut.h"
+#include "engine/ingest/trace_is_a_file.h"
 #include "engine/query/aggregator.h"
 #include "engine/store/store_file_info.h"
 #include "engine/warnings.h"
@@ -84,6 +85,7 @@ std::string store_in_cache(const std::string& trace_path) {
 }
 
 std::optional<FoundStore> store_answering(const std::string& path, const OpenOptions& options) {
+  require_trace_file(path);
   if (store_file::is_store_file(path) || path.ends_with(".hqdb")) return FoundStore{path, false};
   if (!options.use_store) return std::nullopt;
   for (const std::string& candidate : {store_beside(path), store_in_cache(path)}) {

@@ -97,6 +97,23 @@ TEST(BadInput, DirectoryInsteadOfFile) {
   expect_trace_error(r, {dir.path().string() + ": ", "cannot open", "Is a directory"});
 }
 
+// Each sniffer and the store lookup would take bytes of a pipe the reader
+// needed ("empty file", "not a heaptrack file" before): refused, and why.
+TEST(BadInput, TraceFromAPipeIsRefusedWithWhy) {
+  TempDir dir;
+  write_file(dir.file("good.txt"), kGoodTrace);
+  for (const char* command : {"query", "info", "ingest", "import", "export --to csv x"}) {
+    SCOPED_TRACE(command);
+    const std::string words = command;
+    const std::string verb = words.substr(0, words.find(' '));
+    const std::string rest = words.size() > verb.size() ? words.substr(verb.size()) : "";
+    // In braces: run_command's own </dev/null would replace the pipe.
+    const CommandResult r = run_command("{ cat " + shell_quote(dir.file("good.txt")) + " | " + heapql() + " " + verb +
+                                        " /dev/stdin" + rest + "; }");
+    expect_trace_error(r, {"/dev/stdin: is a pipe, not a file", "write the trace to a file first"});
+  }
+}
+
 // The first 20 bytes of a PNG file: signature, then the IHDR chunk's start.
 std::string png_header() {
   static constexpr char kPng[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10";
