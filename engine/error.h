@@ -39,4 +39,16 @@ class Error : public std::runtime_error {
 // "file:line: " / "file: byte N: " / "file: " / "" as the location allows.
 std::string format_location(const SourceLocation& where);
 
+// Runs `work`; an Error it throws without a place (a check deep in the
+// engine that knows no file) is thrown again naming `path`.
+template <class Work>
+decltype(auto) naming_file(const std::string& path, Work&& work) {
+  try {
+    return work();
+  } catch (const Error& e) {
+    if (!e.where().file.empty()) throw;
+    throw Error(SourceLocation::of_file(path), e.message());
+  }
+}
+
 }  // namespace heapql

@@ -1,5 +1,6 @@
 #include "engine/ingest/open_trace.h"
 
+#include "engine/error.h"
 #include "engine/ingest/etl/etl_file.h"
 #include "engine/ingest/etl/etw_reader.h"
 #include "engine/ingest/event_csv_reader.h"
@@ -26,9 +27,10 @@ SourceInfo stream_trace(const std::string& path, TraceTables& tables, EventConsu
   return read_trace(path, tables, consumer, options);
 }
 
-SourceInfo read_trace(const std::string& path, TraceTables& tables, EventConsumer& consumer,
-                      const OpenOptions& options) {
-  require_trace_file(path);
+namespace {
+
+SourceInfo read_trace_of_its_format(const std::string& path, TraceTables& tables, EventConsumer& consumer,
+                                    const OpenOptions& options) {
   const TraceFormat format = options.format == TraceFormat::kAuto ? detect_trace_format(path) : options.format;
   if (format == TraceFormat::kEtl) {
     EtwReadOptions etw;
@@ -51,6 +53,14 @@ SourceInfo read_trace(const std::string& path, TraceTables& tables, EventConsume
   heaptrack.strict = options.strict;
   heaptrack.write_block_identity = options.write_block_identity;
   return read_heaptrack(path, tables, consumer, heaptrack);
+}
+
+}  // namespace
+
+SourceInfo read_trace(const std::string& path, TraceTables& tables, EventConsumer& consumer,
+                      const OpenOptions& options) {
+  require_trace_file(path);
+  return naming_file(path, [&] { return read_trace_of_its_format(path, tables, consumer, options); });
 }
 
 std::unique_ptr<TraceStore> load_trace(const std::string& path, const OpenOptions& options, EventConsumer* also) {

@@ -158,7 +158,7 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
   // allocates its roll-up, which is when ingest peaks.
   tables.release_indexes();
   IngestResult result;
-  result.file_bytes = writer->commit(record, &Aggregator::build_stack_view);
+  result.file_bytes = naming_file(trace_path, [&] { return writer->commit(record, &Aggregator::build_stack_view); });
   result.store_path = target;
   result.blocks = writer->block_count();
   result.frees = writer->free_count();

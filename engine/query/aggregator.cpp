@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "engine/error.h"
+#include "engine/query/byte_sums.h"
 #include "engine/query/cull_list.h"
 #include "engine/query/group_key.h"
 #include "engine/query/suppressions.h"
@@ -195,6 +196,7 @@ S& Aggregator::plan_bucket(BucketId id) {
   S& state = all[id.index()];
   if (state.key != kUnplanned) return state;
   const Bucket& bucket = tables_.bucket(id);
+  checked_bytes(bucket.size);
   state.size = bucket.size < kLargeSize ? static_cast<std::uint32_t>(bucket.size) : kLargeSize;
   state.key = bucket_passes(bucket, bucket.stack) ? intern_key(bucket, stack_plan_.culled(bucket.stack)) : kFilteredOut;
   return state;
@@ -207,6 +209,8 @@ HEAPQL_HOT_INLINE void Aggregator::note_level(std::int64_t now_ns) {
 }
 
 void Aggregator::new_peak(std::int64_t now_ns) {
+  // The counting loop's level, too, passes its peak before it could wrap.
+  checked_bytes(level_bytes_);
   peak_seen_ = true;
   peak_ = Peak{level_bytes_, level_blocks_, now_ns};
   ++peak_epoch_;
@@ -258,7 +262,7 @@ HEAPQL_HOT_INLINE void Aggregator::before_live_change(S& state, std::int64_t now
 HEAPQL_HOT_INLINE void Aggregator::after_live_change(std::uint64_t size, bool up, std::int64_t now_ns) {
   if (up) {
     ++level_blocks_;
-    level_bytes_ += size;
+    level_bytes_ = checked_bytes(level_bytes_ + size);  // both at most kMaxBytes: no wrap
   } else {
     --level_blocks_;
     level_bytes_ -= size;
@@ -569,7 +573,7 @@ void Aggregator::skip_events(const SkippedEvents& skipped) {
     const std::uint32_t live = skipped.live[b];
     increment(state.live_inside, live);
     level_blocks_ += live;
-    level_bytes_ += live * size_of(state, b);
+    level_bytes_ = checked_bytes(level_bytes_ + bytes_times(live, size_of(state, b)));
   }
 }
 
@@ -698,27 +702,28 @@ void Aggregator::contributions(const S& state, std::size_t b, Add&& add) const {
   const bool is_realloc = bucket.is_realloc;
   const std::uint64_t size = bucket.size;
   rows_of(state, [&](std::size_t row, Impacting type, std::uint64_t n) {
+    const std::uint64_t bytes = bytes_times(n, size);
     Measures m;
     m.blocks = n;
     if constexpr (S::kPeak) {
       // The blocks alive at the peak.
       m.soc = m.stc = n;
-      m.so = m.st = n * size;
+      m.so = m.st = bytes;
       m.src = is_realloc ? n : 0;
     } else {
       const bool inside = type == Impacting::kAifi || type == Impacting::kAifo;
       if (inside) {
         m.stc = n;
-        m.st = n * size;
+        m.st = bytes;
         m.src = is_realloc ? n : 0;
         if (type == Impacting::kAifo) {
           m.soc = n;
-          m.so = n * size;
+          m.so = bytes;
         }
       }
       if (impacting_mode_) {
         m.count = n;
-        m.size = n * size;
+        m.size = bytes;
         const auto signed_size = static_cast<std::int64_t>(m.size);
         m.impacting = type == Impacting::kAifo ? signed_size : type == Impacting::kAofi ? -signed_size : 0;
       }
@@ -786,11 +791,14 @@ void Aggregator::roll_up(Result& r) {
       std::uint64_t inside = state.blocks_by_type[0];
       if constexpr (!S::kPeak && !S::kLiveAreAifo) inside += state.blocks_by_type[1];
       r.excluded_blocks += inside;
-      r.excluded_bytes += inside * size_of(state, b);
+      add_bytes(r.excluded_bytes, bytes_times(inside, size_of(state, b)));
       continue;
     }
     contributions(state, b, [&](std::size_t row, const Measures& m) {
       r.totals.add(m);
+      // Each byte measure's every part is at most these two sums.
+      checked_bytes(r.totals.st);
+      checked_bytes(r.totals.size);
       if (keyed) sort_values[dense(row)] += m.value(sort);
     });
   }

@@ -7,6 +7,7 @@
 
 #include "engine/error.h"
 #include "engine/query/aggregator.h"
+#include "engine/query/byte_sums.h"
 #include "engine/query/cull_list.h"
 #include "engine/store/on_both_cores.h"
 
@@ -61,6 +62,7 @@ void Aggregator::build_stack_view(const TraceTables& tables, const BucketSumChun
   head.rows = rows;
   aggregator.each_whole_trace_contribution([&](std::size_t, const Measures& m) {
     for (std::size_t k = 0; k < kViewMeasures; ++k) head.totals[k] += m.value(static_cast<Measure>(k));
+    checked_bytes(head.totals[static_cast<std::size_t>(Measure::kSt)]);  // so's every part is at most it
   });
   sink.head(head);
   {

@@ -35,25 +35,23 @@ Answer answer(const std::string& path, const Query& query, StackFilters filters,
     open.use_store = false;  // looked for above, and said why not
     a.store = load_trace(path, open);
   }
+  // Errors without a place (the trace's own suppressions, S records; sums
+  // past what any address space holds) are of the trace named.
   if (a.store) {
     a.source = a.store->source();
-    try {
+    naming_file(path, [&] {
       add_embedded_suppressions(filters, query, a.source.embedded_suppressions);
       Aggregator aggregator(a.store->tables(), query, std::move(filters));
       aggregator.answer_from(*a.store);
       a.result = aggregator.result(a.source);
-    } catch (const Error& e) {
-      // The trace's own suppressions (S records) are the part of it read here.
-      if (!e.where().file.empty()) throw;
-      throw Error(SourceLocation::of_file(path), e.message());
-    }
+    });
     return a;
   }
   a.tables = std::make_unique<TraceTables>();
   Aggregator aggregator(*a.tables, query, std::move(filters));
   a.source = read_trace(path, *a.tables, aggregator, open);  // no store answers for it (looked for above)
   a.tables->release_indexes();  // before the roll-up allocates its arrays
-  a.result = aggregator.result(a.source);
+  naming_file(path, [&] { a.result = aggregator.result(a.source); });
   return a;
 }
 

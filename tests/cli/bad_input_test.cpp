@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <string>
 
 #include "tests/support/test_support.h"
@@ -208,6 +209,42 @@ TEST(BadInput, NumberLongerThan64Bits) {
   TempDir dir;
   const CommandResult r = info_on_text(dir, "t.txt", kPrefix + "a 10000000000000000 1\n");
   expect_trace_error(r, {"t.txt:6: ", "'a' record", "longer than 64 bits"});
+}
+
+// Sizes that no address space holds would make the sums wrap to a small,
+// wrong number (engine/query/byte_sums.h): refused, on every path.
+TEST(BadInput, SizesAddingUpPast2To63AreRefused) {
+  TempDir dir;
+  const std::string trace = dir.file("t.txt");
+  // Two allocation infos: 2^62-1 bytes (1 in the prefix's 'a' record's place) and 2^62.
+  const std::string head = "v 10400 3\ns 4 /bin\ni 1000 1\nt 1 0\na 3fffffffffffffff 1\na 4000000000000000 1\n";
+  write_file(trace, head + "+ 0\n+ 1\n");  // 2^63-1 in all: the most that is answered
+  const CommandResult most = heapql_on("query", trace, "--format csv");
+  EXPECT_EQ(most.exit_code, 0) << most.err;
+  EXPECT_NE(most.out.find(",9223372036854775807,2,9223372036854775807,2,"), std::string::npos) << most.out;
+  const std::string past = trace + ": sizes add up past 2^63-1 bytes";
+  // The outstanding level passes 2^63-1: every query, and ingest, refuse.
+  write_file(trace, head + "+ 0\n+ 1\n+ 0\n");
+  for (const char* options : {"", "--window 0s..1s", "--by image", "--at-peak", "--impacting AIFO"}) {
+    SCOPED_TRACE(options);
+    expect_trace_error(heapql_on("query", trace, options), {past});
+  }
+  expect_trace_error(heapql_on("ingest", trace, "--no-progress"), {past});
+  EXPECT_FALSE(std::filesystem::exists(trace + ".hqdb"));
+  // Only st passes it (a block freed, then more allocated): the queries that
+  // sum st refuse; those of the blocks outstanding answer 2^63-1 exactly.
+  write_file(trace, head + "+ 1\n- 1\n+ 1\n+ 0\n");
+  for (const char* options : {"", "--window 0s..1s", "--by image"}) {
+    SCOPED_TRACE(options);
+    expect_trace_error(heapql_on("query", trace, options), {past});
+  }
+  for (const char* options : {"--at-peak", "--impacting AIFO"}) {
+    const CommandResult r = heapql_on("query", trace, std::string(options) + " --format csv");
+    EXPECT_EQ(r.exit_code, 0) << options << r.err;
+    EXPECT_NE(r.out.find(",9223372036854775807,2,9223372036854775807,2,"), std::string::npos) << options << r.out;
+  }
+  write_file(trace, "v 10400 3\ns 4 /bin\ni 1000 1\nt 1 0\na 8000000000000000 1\n+ 0\n");  // one block of 2^63
+  expect_trace_error(heapql_on("query", trace), {trace + ": sizes add up past 2^63-1 bytes"});
 }
 
 TEST(BadInput, MissingField) {
