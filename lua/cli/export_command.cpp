@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "engine/error.h"
 #include "engine/export/csv_sink.h"
 #include "engine/export/export_tables.h"
 #include "engine/export/jsonl_sink.h"
@@ -57,7 +58,7 @@ int run_export(Arguments& args) {
   } else {
     sink = std::make_unique<JsonlSink>(out);
   }
-  export_tables(*store, *sink);
+  naming_file(path, [&] { export_tables(*store, *sink); });  // the trace's sums, checked (semantics.md §3)
   fmt::print(stderr, "heapql: exported {} of {} to {} ({})\n", format_count(store->block_count(), "block", "blocks"), path,
              out, to);
   return kExitOk;

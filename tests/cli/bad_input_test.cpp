@@ -231,6 +231,9 @@ TEST(BadInput, SizesAddingUpPast2To63AreRefused) {
   }
   expect_trace_error(heapql_on("ingest", trace, "--no-progress"), {past});
   EXPECT_FALSE(std::filesystem::exists(trace + ".hqdb"));
+  expect_trace_error(heapql_on("export", trace, "--to csv " + shell_quote(dir.file("tables"))), {past});
+  EXPECT_FALSE(std::filesystem::exists(dir.file("tables")));
+  expect_trace_error(heapql_on("run leaks", trace), {past});
   // Only st passes it (a block freed, then more allocated): the queries that
   // sum st refuse; those of the blocks outstanding answer 2^63-1 exactly.
   write_file(trace, head + "+ 1\n- 1\n+ 1\n+ 0\n");
