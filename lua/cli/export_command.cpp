@@ -14,6 +14,7 @@
 #include "engine/units.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
+#include "lua/cli/output_not_input.h"
 #include "lua/cli/query_options.h"
 
 namespace heapql::cli {
@@ -49,6 +50,7 @@ int run_export(Arguments& args) {
   if (path.empty() || to.empty() || out.empty()) {
     throw UsageError{"usage: heapql export TRACE|STORE --to sqlite FILE.db | --to csv DIR | --to jsonl DIR"};
   }
+  refuse_output_over_input(out, {path});
   const std::unique_ptr<TraceStore> store = load_trace(path, open_options_of(common));
   std::unique_ptr<TableSink> sink;
   if (to == "sqlite") {

@@ -9,6 +9,7 @@
 #include "engine/units.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
+#include "lua/cli/output_not_input.h"
 #include "lua/cli/query_options.h"
 
 namespace heapql::cli {
@@ -43,6 +44,7 @@ int run_ingest(Arguments& args) {
     }
   }
   if (path.empty()) throw UsageError{"needs a trace file"};
+  refuse_output_over_input(common.output_file, {path});
   const IngestResult result = ingest_trace(path, common.output_file.value_or(""), open_options_of(common));
   print_ingested(result, path);
   return kExitOk;

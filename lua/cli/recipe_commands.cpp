@@ -11,6 +11,7 @@
 #include "engine/units.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
+#include "lua/cli/output_not_input.h"
 #include "lua/cli/query_options.h"
 #include "lua/cli/report_output.h"
 #include "lua/host/recipe_runner.h"
@@ -137,6 +138,7 @@ RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<Report
   }
   if (run.trace_path.empty()) throw UsageError{"needs a trace file"};
   run.options.message_prefix = "heapql run: ";
+  refuse_output_over_input(output_file, {run.trace_path, run.recipe.text ? std::string() : run.recipe.path.string()});
   output.emplace(output_file);
   return lua::run_recipe(run);
 }

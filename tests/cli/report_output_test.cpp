@@ -112,6 +112,28 @@ TEST_F(ReportOutput, UnwritableFolderIsSaidBeforeTheTraceIsRead) {
   expect_only_trace_and("");
 }
 
+// A typo that names the input as the output would replace the recording
+// with the report: refused before anything is read (exit 3, a usage error).
+TEST_F(ReportOutput, AnOutputThatIsAnInputIsRefused) {
+  const std::string trace_text = read_file(trace_);
+  write_file(dir_.file("mine.lua"), read_file(HEAPQL_SOURCE_DIR "/queries/leaks.lua"));
+  fs::create_symlink("many.txt", dir_.file("link.txt"));
+  const std::string t = shell_quote(trace_);
+  for (const auto& [command, output] :
+       {std::pair{"query " + t + " -o ", trace_}, std::pair{"info " + t + " -o ", dir_.file("link.txt")},
+        std::pair{"diff " + t + " " + t + " -o ", trace_}, std::pair{"ingest " + t + " -o ", trace_},
+        std::pair{"export " + t + " --to sqlite ", trace_}, std::pair{"run leaks " + t + " -o ", trace_},
+        std::pair{"run " + shell_quote(dir_.file("mine.lua")) + " " + t + " -o ", dir_.file("mine.lua")}}) {
+    SCOPED_TRACE(command);
+    const CommandResult r = heapql(command + shell_quote(output));
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_NE(r.err.find("the output " + output + " is "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(", which this command reads; name another file"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(read_file(trace_), trace_text);
+  EXPECT_EQ(read_file(dir_.file("mine.lua")), read_file(HEAPQL_SOURCE_DIR "/queries/leaks.lua"));
+}
+
 TEST_F(ReportOutput, FolderIsRefused) {
   fs::create_directory(dir_.file("reports"));
   const CommandResult r = heapql(query("-o " + shell_quote(dir_.file("reports"))));
