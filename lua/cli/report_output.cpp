@@ -29,7 +29,8 @@ ReportOutput::ReportOutput(const std::optional<std::string>& output_file) {
     return;
   }
   // A link to a report is followed: the file it names is replaced, not the link.
-  const fs::path target = fs::is_regular_file(status) ? fs::canonical(name_, ec) : fs::path();
+  const bool link = fs::is_regular_file(status) && fs::is_symlink(fs::symlink_status(name_, ec));
+  const fs::path target = link ? fs::canonical(name_, ec) : fs::path();
   file_.emplace(ec || target.empty() ? name_ : target.string());
 }
 
