@@ -239,18 +239,21 @@ class ColumnBuilder final : public EventConsumer {
   // At most this many checkpoints: when full, every other one goes and the
   // spacing doubles, so they stay spread over the trace, whatever its length.
   static constexpr std::size_t kMaxCheckpoints = 32;
-  // A checkpoint is kept only while it lists few blocks: at most an eighth of
+  // A checkpoint is kept only while it lists few blocks: at most a quarter of
   // those allocated so far (a trace that frees little gets none) and 16 Mi.
+  // (An eighth until 2026-11-27 gave the cxx bench trace, a compiler's, one
+  // checkpoint near its start: its windows counted every event before them.)
   static constexpr std::uint64_t kMaxCheckpointIds = std::uint64_t{1} << 24;
-  // And all of them together list at most an eighth of the blocks allocated
-  // so far (half a byte a block on disk) and 32 Mi (128 MiB, held until the
+  static constexpr std::uint64_t kBlocksPerListedId = 4;
+  // And all of them together list at most a quarter of the blocks allocated
+  // so far (a byte a block on disk) and 32 Mi (128 MiB, held until the
   // store is written): else every other one goes, as when there are 32.
   static constexpr std::uint64_t kMaxAllCheckpointIds = std::uint64_t{1} << 25;
 
   bool room_for(std::uint64_t ids) const {
     if (checkpoints_.size() == kMaxCheckpoints) return false;
     return checkpoint_rule_.any_size ||
-           checkpoint_ids_.size() + ids <= std::min(block_count_ / 8, kMaxAllCheckpointIds);
+           checkpoint_ids_.size() + ids <= std::min(block_count_ / kBlocksPerListedId, kMaxAllCheckpointIds);
   }
 
   // Keeps every other checkpoint (the first, the third, ...), ids with them,
@@ -273,7 +276,7 @@ class ColumnBuilder final : public EventConsumer {
 
   void take_checkpoint(std::uint64_t seq) {
     next_checkpoint_ = seq + checkpoint_spacing_;
-    if (!checkpoint_rule_.any_size && (live_count_ > block_count_ / 8 || live_count_ > kMaxCheckpointIds)) return;
+    if (!checkpoint_rule_.any_size && (live_count_ > block_count_ / kBlocksPerListedId || live_count_ > kMaxCheckpointIds)) return;
     while (!room_for(live_count_)) {
       if (checkpoints_.size() < 2) return;  // one alone leaves no room: this one is not taken
       thin_checkpoints();
