@@ -10,6 +10,7 @@
 #include "engine/error.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
+#include "lua/cli/report_output.h"
 #include "lua/host/query_flags.h"
 
 namespace {
@@ -93,11 +94,11 @@ int main(int argc, char** argv) {
       throw UsageError{fmt::format("no recipe '{}' (see heapql list)", argv[2])};
     }
     if (command == "help" || command == "--help" || command == "-h") {
-      std::fputs(usage().c_str(), stdout);
+      emit(usage(), std::nullopt);
       return kExitOk;
     }
     if (command == "--version") {
-      std::puts("heapql 0.1.0");
+      emit("heapql 0.1.0\n", std::nullopt);
       return kExitOk;
     }
     throw UsageError{fmt::format("unknown command '{}' (try heapql help)", command)};

@@ -69,7 +69,8 @@ TEST_F(ReportOutput, FullStandardOutputIsAnErrorNotAShortReport) {
   for (const std::string& command :
        {query("--format csv"), query("--format json"), "info " + shell_quote(trace_),
         "diff " + shell_quote(trace_) + " " + shell_quote(trace_) + " --by stack --format csv",
-        "run leaks " + shell_quote(trace_), std::string("list"), std::string("xperf -a heap -stacks so")}) {
+        "run leaks " + shell_quote(trace_), std::string("list"), std::string("xperf -a heap -stacks so"),
+        std::string("help"), std::string("help leaks"), std::string("--version")}) {
     SCOPED_TRACE(command);
     const CommandResult r = heapql_to(command, "/dev/full");
     EXPECT_EQ(r.exit_code, kExitCannotWrite) << r.err;
