@@ -276,7 +276,9 @@ class ColumnBuilder final : public EventConsumer {
 
   void take_checkpoint(std::uint64_t seq) {
     next_checkpoint_ = seq + checkpoint_spacing_;
-    if (!checkpoint_rule_.any_size && (live_count_ > block_count_ / kBlocksPerListedId || live_count_ > kMaxCheckpointIds)) return;
+    if (!checkpoint_rule_.any_size &&
+        (live_count_ > block_count_ / kBlocksPerListedId || live_count_ > kMaxCheckpointIds))
+      return;
     while (!room_for(live_count_)) {
       if (checkpoints_.size() < 2) return;  // one alone leaves no room: this one is not taken
       thin_checkpoints();

@@ -11,7 +11,6 @@
 #include "lua/cli/answer.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
-#include "lua/cli/output_not_input.h"
 #include "lua/cli/query_options.h"
 #include "lua/cli/report_output.h"
 
@@ -64,8 +63,7 @@ int run_diff(Arguments& args) {
   StackFilters filters_a = validate_query(query_a);
   StackFilters filters_b = validate_query(query_b);
 
-  refuse_output_over_input(common.output_file, paths);
-  ReportOutput output(common.output_file);
+  ReportOutput output(common.output_file, paths);
   Answer a = answer(paths[0], query_a, std::move(filters_a), common, false);
   Answer b = answer(paths[1], query_b, std::move(filters_b), common, false);
   const ResultDiff diff = diff_results(std::make_shared<const Result>(std::move(a.result)),

@@ -11,7 +11,6 @@
 #include "engine/units.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
-#include "lua/cli/output_not_input.h"
 #include "lua/cli/query_options.h"
 #include "lua/cli/report_output.h"
 #include "lua/host/recipe_runner.h"
@@ -138,8 +137,8 @@ RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<Report
   }
   if (run.trace_path.empty()) throw UsageError{"needs a trace file"};
   run.options.message_prefix = "heapql run: ";
-  refuse_output_over_input(output_file, {run.trace_path, run.recipe.text ? std::string() : run.recipe.path.string()});
-  output.emplace(output_file);
+  const std::string recipe_file = run.recipe.text ? std::string() : run.recipe.path.string();
+  output.emplace(output_file, std::vector<std::string>{run.trace_path, recipe_file});
   return lua::run_recipe(run);
 }
 

@@ -5,23 +5,24 @@
 #include <filesystem>
 
 #include "engine/error.h"
+#include "engine/path_kind.h"
+#include "lua/cli/output_not_input.h"
 
 namespace heapql::cli {
 
 namespace fs = std::filesystem;
 
-ReportOutput::ReportOutput(const std::optional<std::string>& output_file) {
+ReportOutput::ReportOutput(const std::optional<std::string>& output_file, const std::vector<std::string>& inputs) {
   if (!output_file) {
     name_ = "standard output";
     stream_ = stdout;
     return;
   }
+  refuse_output_over_input(output_file, inputs);
   name_ = *output_file;
-  std::error_code ec;
-  const fs::file_status status = fs::status(name_, ec);
-  const bool device =
-      fs::is_character_file(status) || fs::is_block_file(status) || fs::is_fifo(status) || fs::is_socket(status);
-  if (device || name_.starts_with("/dev/") || name_.starts_with("/proc/")) {
+  const PathKind kind = path_kind(name_);
+  if (kind == PathKind::kPipe || kind == PathKind::kDevice || name_.starts_with("/dev/") ||
+      name_.starts_with("/proc/")) {
     // A terminal, a pipe, /dev/stdout: written as it comes, as a stream.
     stream_ = std::fopen(name_.c_str(), "wb");
     if (stream_ == nullptr) fail();
@@ -29,7 +30,8 @@ ReportOutput::ReportOutput(const std::optional<std::string>& output_file) {
     return;
   }
   // A link to a report is followed: the file it names is replaced, not the link.
-  const bool link = fs::is_regular_file(status) && fs::is_symlink(fs::symlink_status(name_, ec));
+  std::error_code ec;
+  const bool link = kind == PathKind::kFile && fs::is_symlink(fs::symlink_status(name_, ec));
   const fs::path target = link ? fs::canonical(name_, ec) : fs::path();
   file_.emplace(ec || target.empty() ? name_ : target.string());
 }
@@ -68,7 +70,7 @@ void ReportOutput::finish() {
 }
 
 void emit(std::string_view text, const std::optional<std::string>& output_file) {
-  ReportOutput output(output_file);
+  ReportOutput output(output_file, {});
   output.write(text);
   output.finish();
 }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/report/text_out.h"
 #include "engine/store_file/output_file.h"
@@ -18,9 +19,10 @@ namespace heapql::cli {
 
 class ReportOutput {
  public:
-  // Opens the -o file's temporary at once, so that an unwritable folder is
-  // said before the trace is read. Throws Error.
-  explicit ReportOutput(const std::optional<std::string>& output_file);
+  // Refuses an -o file that is one of `inputs` (output_not_input.h: exit 3),
+  // then opens its temporary at once, so that an unwritable folder is said
+  // before the trace is read (Error).
+  ReportOutput(const std::optional<std::string>& output_file, const std::vector<std::string>& inputs);
   ~ReportOutput();
   ReportOutput(const ReportOutput&) = delete;
   ReportOutput& operator=(const ReportOutput&) = delete;
@@ -48,7 +50,7 @@ class ReportOutput {
   std::optional<store_file::OutputFile> file_;  // a regular -o file
 };
 
-// Writes a whole text (a recipe's output, a summary) as a report.
+// Writes a whole text (help, a listing) to standard output or `output_file`.
 void emit(std::string_view text, const std::optional<std::string>& output_file);
 
 }  // namespace heapql::cli

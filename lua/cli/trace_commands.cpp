@@ -16,7 +16,6 @@
 #include "lua/cli/answer.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
-#include "lua/cli/output_not_input.h"
 #include "lua/cli/query_options.h"
 #include "lua/cli/report_output.h"
 
@@ -53,8 +52,7 @@ int run_info(Arguments& args) {
   if (common.format != OutputFormat::kJson && common.format != OutputFormat::kTable) {
     throw UsageError{"info prints --format table or json; the other formats are for query results"};
   }
-  refuse_output_over_input(common.output_file, {path});
-  ReportOutput output(common.output_file);
+  ReportOutput output(common.output_file, {path});
   Answer a = answer(path, summary_query(), common, load);
   const TraceTables& tables = a.store ? a.store->tables() : *a.tables;
   TraceSummary summary = summarize(tables, a.source, a.result);
@@ -99,8 +97,7 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
     // The page charts outstanding size over time even when --series was not given.
     if (query.series_buckets == 0) query.series_buckets = kHtmlSeriesBuckets;
   }
-  refuse_output_over_input(common.output_file, {path});
-  ReportOutput output(common.output_file);
+  ReportOutput output(common.output_file, {path});
   Answer a = answer(path, query, common, false);
   const TraceTables& tables = a.store ? a.store->tables() : *a.tables;
   // --cull patterns are checked against the trace; a --cull-list file's are

@@ -2,8 +2,8 @@
 // heapql's own totals and its top leak by stack; the CSV and JSON-lines
 // folders hold the same rows; bad targets fail cleanly and leave nothing.
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -141,9 +141,11 @@ TEST_F(Export, BadTargetsFailAndLeaveNothing) {
   EXPECT_NE(nowhere.err.find(dir_.file("missing/app.db")), std::string::npos) << nowhere.err;
   // Renamed over the path given, a database would replace a pipe or device there.
   ASSERT_EQ(::mkfifo(dir_.file("pipe").c_str(), 0600), 0);
-  const CommandResult pipe = run_heapql("export " + shell_quote(trace_) + " --to sqlite " + shell_quote(dir_.file("pipe")));
+  const CommandResult pipe =
+      run_heapql("export " + shell_quote(trace_) + " --to sqlite " + shell_quote(dir_.file("pipe")));
   EXPECT_EQ(pipe.exit_code, 2);
-  EXPECT_NE(pipe.err.find(dir_.file("pipe") + ": is a device, pipe or socket, not a file"), std::string::npos) << pipe.err;
+  EXPECT_NE(pipe.err.find(dir_.file("pipe") + ": is a device, pipe or socket, not a file"), std::string::npos)
+      << pipe.err;
   EXPECT_TRUE(fs::is_fifo(dir_.file("pipe")));
   const CommandResult bad_kind = run_heapql("export " + shell_quote(trace_) + " --to parquet x");
   EXPECT_EQ(bad_kind.exit_code, 3);

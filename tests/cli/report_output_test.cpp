@@ -176,9 +176,9 @@ TEST_F(ReportOutput, LinkIsFollowedAndDevicesAreWrittenAsStreams) {
   // A pipe is written to, not replaced.
   const std::string pipe = dir_.file("pipe");
   ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
-  const CommandResult to_pipe =
-      run_command("cat " + shell_quote(pipe) + " > " + shell_quote(dir_.file("got")) + " & " + shell_quote(heapql_binary()) +
-                  " " + query("--format csv --top 3 -o " + shell_quote(pipe)) + "; status=$?; wait; exit $status");
+  const CommandResult to_pipe = run_command(
+      "cat " + shell_quote(pipe) + " > " + shell_quote(dir_.file("got")) + " & " + shell_quote(heapql_binary()) + " " +
+      query("--format csv --top 3 -o " + shell_quote(pipe)) + "; status=$?; wait; exit $status");
   expect_no_crash(to_pipe);
   EXPECT_EQ(to_pipe.exit_code, 0) << to_pipe.err;
   EXPECT_TRUE(fs::is_fifo(pipe));

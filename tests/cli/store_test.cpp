@@ -634,7 +634,8 @@ TEST(BadInputStoreOutput, AFolderPipeOrDeviceIsNotReplaced) {
   const std::string pipe = dir.file("pipe"), folder = dir.file("folder");
   ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
   fs::create_directory(folder);
-  for (const auto& [out, why] : {std::pair{pipe, "is a device, pipe or socket, not a file"}, std::pair{folder, "is a folder"}}) {
+  for (const auto& [out, why] :
+       {std::pair{pipe, "is a device, pipe or socket, not a file"}, std::pair{folder, "is a folder"}}) {
     const CommandResult r = run_heapql("ingest " + shell_quote(kWorked) + " -o " + shell_quote(out));
     EXPECT_EQ(r.exit_code, 2) << out;
     expect_contains(r.err, out + ": " + why);

@@ -1,0 +1,18 @@
+#include "engine/path_kind.h"
+
+#include <filesystem>
+
+namespace heapql {
+
+PathKind path_kind(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!fs::exists(status)) return PathKind::kNothing;
+  if (fs::is_regular_file(status)) return PathKind::kFile;
+  if (fs::is_directory(status)) return PathKind::kFolder;
+  if (fs::is_fifo(status)) return PathKind::kPipe;
+  return PathKind::kDevice;
+}
+
+}  // namespace heapql
