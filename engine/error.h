@@ -40,14 +40,15 @@ class Error : public std::runtime_error {
 std::string format_location(const SourceLocation& where);
 
 // Runs `work`; an Error it throws without a place (a check deep in the
-// engine that knows no file) is thrown again naming `path`.
-template <class Work>
+// engine that knows no file) is thrown again naming `path`, as a `Thrown`
+// (an Error, or a kind of one that its catcher tells apart).
+template <class Thrown = Error, class Work>
 decltype(auto) naming_file(const std::string& path, Work&& work) {
   try {
     return work();
   } catch (const Error& e) {
     if (!e.where().file.empty()) throw;
-    throw Error(SourceLocation::of_file(path), e.message());
+    throw Thrown(SourceLocation::of_file(path), e.message());
   }
 }
 

@@ -255,21 +255,20 @@ Result TraceHandle::answer(const Query& query, StackFilters filters, SourceInfo&
       throw TraceReadError(SourceLocation::of_file(path_), e.what());
     }
     tables.release_indexes();  // before the roll-up allocates its arrays
-    return aggregator.result(source);
+    // Its errors without a place (sums past 2^63-1 bytes) are the trace's.
+    return naming_file<TraceReadError>(path_, [&] { return aggregator.result(source); });
   }
   TraceStore& loaded = store();
   source = loaded.source();
-  std::optional<Aggregator> aggregator;
-  try {
+  // No recipe code runs here: an error without a place is the trace's (its
+  // own suppressions, S records; an inconsistent store; sums past 2^63-1
+  // bytes), named as the trace, as the command line names it (answer.cpp).
+  return naming_file<TraceReadError>(path_, [&] {
     add_embedded_suppressions(filters, query, source.embedded_suppressions);
-    aggregator.emplace(loaded.tables(), query, std::move(filters));
-  } catch (const Error& e) {
-    // Only the trace's own suppressions (S records) can fail here: name it.
-    if (!e.where().file.empty()) throw;
-    throw TraceReadError(SourceLocation::of_file(path_), e.message());
-  }
-  aggregator->answer_from(loaded);
-  return aggregator->result(source);
+    Aggregator aggregator(loaded.tables(), query, std::move(filters));
+    aggregator.answer_from(loaded);
+    return aggregator.result(source);
+  });
 }
 
 namespace {

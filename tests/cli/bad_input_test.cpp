@@ -241,6 +241,8 @@ TEST(BadInput, SizesAddingUpPast2To63AreRefused) {
     SCOPED_TRACE(options);
     expect_trace_error(heapql_on("query", trace, options), {past});
   }
+  // A recipe's query found it in the roll-up: a trace error too, not the recipe's.
+  expect_trace_error(heapql_on("run top-frames", trace), {past});
   for (const char* options : {"--at-peak", "--impacting AIFO"}) {
     const CommandResult r = heapql_on("query", trace, std::string(options) + " --format csv");
     EXPECT_EQ(r.exit_code, 0) << options << r.err;
