@@ -218,8 +218,9 @@ void Aggregator::new_peak(std::int64_t now_ns) {
 
 void Aggregator::enter_window() {
   in_window_ = true;
-  // The level carried into the window is the outstanding size at T1.
-  if (t1_ < t2_) note_level(t1_);
+  // The level carried into the window is the outstanding size at T1; an
+  // empty window [T1, T1) has that moment alone (semantics.md §8).
+  note_level(t1_);
 }
 
 HEAPQL_HOT_INLINE void Aggregator::series_advance(std::int64_t now_ns) {

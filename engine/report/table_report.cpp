@@ -139,6 +139,11 @@ void result_table(TextOut& to, const Result& r, const SourceInfo& source, const 
     out += fmt::format("note     the window starts at {}, after the trace ends ({}): no block was allocated in it; "
                        "the peak is what was outstanding at its start\n",
                        format_duration(r.query.window.begin_ns), format_duration(r.trace_end_ns));
+  } else if (r.query.window.end_ns == r.query.window.begin_ns) {
+    out += fmt::format(
+        "note     the window is empty (it is [T1, T2) and ends where it begins): no block was allocated "
+        "in it; the peak is what was outstanding at {}\n",
+        format_duration(r.query.window.begin_ns));
   }
   const std::vector<Column> cols = columns(r);
   const std::size_t indent = (cols.size() + r.derived_columns.size()) * 13;

@@ -197,6 +197,37 @@ TEST(Semantics8Peak, AWindowAfterTheTraceEndsPeaksAtItsStartWithWhatIsOutstandin
   EXPECT_EQ(r.totals.stc, 0u);  // nothing was allocated in the window
 }
 
+// An empty window [T1, T1) has its start alone: its peak is the level at T1
+// (not "0 bytes at 0s"), and its peak consumers are the blocks alive at T1.
+TEST(Semantics8Peak, AnEmptyWindowPeaksAtItsStartWithWhatIsOutstanding) {
+  ScriptedTrace t;
+  const StackId a = t.stack({"app!a"});
+  const StackId b = t.stack({"app!b"});
+  t.at_ms(0);
+  t.alloc(1, 50, a);
+  t.alloc(2, 70, b);
+  t.at_ms(10);
+  t.free(2);
+  t.alloc(3, 5, b);  // at T1: after the moment
+  t.at_ms(20);
+  t.alloc(4, 500, a);
+  Query q;
+  q.default_cull = false;
+  q.window = TimeWindow{10'000'000, 10'000'000};
+  Result r = t.run(q);
+  EXPECT_EQ(r.peak.bytes, 120u);
+  EXPECT_EQ(r.peak.blocks, 2u);
+  EXPECT_EQ(r.peak.time_ns, 10'000'000);
+  EXPECT_EQ(r.totals.stc, 0u);
+
+  q.block_set = BlockSet::kAtPeak;
+  q.by = {GroupBy::kStack};
+  r = t.run(q);
+  EXPECT_EQ(r.totals.so, 120u);
+  EXPECT_EQ(find_row(r, {"app!a"})->measures.so, 50u);
+  EXPECT_EQ(find_row(r, {"app!b"})->measures.so, 70u);
+}
+
 TEST(Semantics8Peak, PeakConsumersAreTheBlocksAliveAtThePeakGroupedAsUsual) {
   ScriptedTrace t;
   const StackId a = t.stack({"app!a"});
