@@ -139,5 +139,8 @@ int main(int argc, char** argv) {
     out.line('-', info);
     tick();
   }
+  // heaptrack_interpret's closing lines (decimal): without them a reader
+  // takes the trace for one cut short.
+  out.text("\n# strings: " + std::to_string(next_string - 1) + "\n# ips: " + std::to_string(next_ip - 1) + "\n");
   return 0;
 }

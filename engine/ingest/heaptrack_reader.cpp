@@ -80,7 +80,7 @@ class HeaptrackBatchDriver {
       if (count > 0) parser_.set_line(batch->first_line + count - 1);
       if (batch->error) std::rethrow_exception(batch->error);
     }
-    return parser_.finish(pipeline_->cut());
+    return parser_.finish(pipeline_->cut(), pipeline_->bytes_read());
   }
 
  private:

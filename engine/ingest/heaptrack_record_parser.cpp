@@ -60,19 +60,22 @@ RecordParser::RecordParser(const HeaptrackFiles& files, const std::string& user_
   ips_.emplace_back();             // index 0: no instruction pointer
 }
 
-SourceInfo RecordParser::finish(std::optional<TraceCut> cut) {
+SourceInfo RecordParser::finish(std::optional<TraceCut> cut, std::uint64_t end_byte) {
   if (line_ == 0) throw Error(SourceLocation::of_file(path_), "no records: the file holds no text");
   if (!matcher_) throw Error(SourceLocation::of_file(path_), "not a heaptrack file: no 'v' record");
   if (command_.open()) {
     throw Error(location(), "the 'X' record's command line runs on to the end of the file without the 'I' "
                                 "record that heaptrack writes after it");
   }
+  // A last line cut off says more than the closing lines it lacks.
+  if (!cut) cut = closing_.cut(path_, end_byte, closing_counts());
+  if (!cut && raw_) cut = raw_->cut();
   info_.lines = line_;
   info_.block_identity = matcher_->identity();
   info_.end_ns = matcher_->time();
   info_.anomalies = matcher_->anomalies();
   if (identity_) {
-    if (next_end_seq_ != kNoEnd && !info_.cut) {
+    if (next_end_seq_ != kNoEnd && !cut) {
       identity_disagrees(fmt::format("it ends a block as event {}, after the trace's last event", next_end_seq_));
     }
     info_.anomalies.unmatched_frees = identity_->unmatched_frees();
@@ -83,7 +86,6 @@ SourceInfo RecordParser::finish(std::optional<TraceCut> cut) {
   info_.peak_rss_bytes = peak_rss_pages_ * page_size_;
   info_.details = details();
   info_.cut = std::move(cut);
-  if (!info_.cut && raw_) info_.cut = raw_->cut();
   if (info_.cut) report_cut(*info_.cut, info_.end_ns, options_.strict, options_.warnings);
   ensure_process();
   matcher_->finish();
@@ -155,7 +157,10 @@ void RecordParser::handle(std::string_view line) {
     info_.command += line;
     return;
   }
-  if (line.empty()) return;  // the interpreter writes one; a comment
+  if (line.empty()) {  // the interpreter writes one before its closing lines
+    ++quiet_lines_;
+    return;
+  }
   const char type = line[0];
   if (!saw_version_ && type != '#' && line.rfind("v ", 0) != 0) {
     throw Error(location(), fmt::format("not a heaptrack file: expected the 'v' record first, got {}",
@@ -171,7 +176,9 @@ void RecordParser::handle(std::string_view line) {
       return;
     case 'S': info_.embedded_suppressions.emplace_back(f.rest()); return;
     case 'A': attached_ = true; return;
-    case '#': return;
+    case '#':
+      ++quiet_lines_;
+      return closing_.comment(line, closing_counts(), location());
     case 's': return on_string(f);
     case 'i': return on_ip(f);
     case 't': return on_trace(f);

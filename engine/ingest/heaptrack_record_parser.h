@@ -15,6 +15,7 @@
 
 #include "engine/error.h"
 #include "engine/ingest/block_identity_file.h"
+#include "engine/ingest/heaptrack_closing_lines.h"
 #include "engine/ingest/heaptrack_command_line.h"
 #include "engine/ingest/heaptrack_line_pipeline.h"
 #include "engine/ingest/heaptrack_raw_twin.h"
@@ -132,8 +133,9 @@ class RecordParser {
   }
 
   // After the last line: the checks of a whole file, and what was learned.
-  // `cut`: where the interpreted file ends early, if it does.
-  SourceInfo finish(std::optional<TraceCut> cut);
+  // `cut`: where the interpreted file ends early, if its reading found it;
+  // `end_byte`: where the file ends.
+  SourceInfo finish(std::optional<TraceCut> cut, std::uint64_t end_byte);
 
  private:
   static constexpr std::uint32_t kMaxRunBucket = 0x7FFFFFFFu;  // a run word is bucket << 1 | free
@@ -186,6 +188,7 @@ class RecordParser {
   void on_free(Fields& f);
   void free_with_twin(std::uint32_t index);
   void on_clock(Fields& f);
+  ClosingLines::Counts closing_counts() const { return {strings_.size() - 1, ips_.size() - 1, line_ - quiet_lines_}; }
   // The block-identity file's ends due before the event of `bucket` about
   // to be applied; true when one of them is that event (a free out of order).
   bool take_out_of_order_ends(BucketId bucket, bool is_free);
@@ -229,6 +232,8 @@ class RecordParser {
   std::uint64_t peak_rss_pages_ = 0;
   std::uint64_t decreasing_timestamps_ = 0;
   std::uint64_t skipped_records_ = 0;
+  std::uint64_t quiet_lines_ = 0;  // empty lines and comments
+  ClosingLines closing_;
   ProcessId process_;
   HeapId heap_;
   std::vector<StringId> strings_;

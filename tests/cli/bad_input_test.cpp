@@ -27,7 +27,9 @@ const std::string kPrefix =
     "t 1 0\n"
     "a 10 1\n";
 
-const std::string kGoodTrace = kPrefix + "+ 0\nc a\n- 0\nc 14\n";
+const std::string kGoodEvents = kPrefix + "+ 0\nc a\n- 0\nc 14\n";
+// heaptrack_interpret's closing lines count the 's' and 'i' records.
+const std::string kGoodTrace = kGoodEvents + "\n# strings: 1\n# ips: 1\n";
 
 std::string heapql() { return shell_quote(heapql_binary()); }
 
@@ -371,8 +373,26 @@ TEST(BadInput, FormatVersion4) {
 
 TEST(BadInput, SecondVersionRecord) {
   TempDir dir;
-  const CommandResult r = info_on_text(dir, "t.txt", kGoodTrace + "v 10400 3\n");
+  const CommandResult r = info_on_text(dir, "t.txt", kGoodEvents + "v 10400 3\n");
   expect_trace_error(r, {"t.txt:10: ", "a second 'v' record"});
+}
+
+// heaptrack_interpret's closing lines count the file's 's' and 'i' records
+// and end it: other counts, or records after them, mean a damaged file.
+TEST(BadInput, ClosingLinesThatDisagreeWithTheFile) {
+  TempDir dir;
+  expect_trace_error(info_on_text(dir, "s.txt", kGoodEvents + "\n# strings: 2\n# ips: 1\n"),
+                     {"s.txt:11: ", "the closing line counts 2 strings, but the file has 1 's' records before it"});
+  expect_trace_error(info_on_text(dir, "i.txt", kGoodEvents + "\n# strings: 1\n# ips: 0\n"),
+                     {"i.txt:12: ", "counts 0 instruction pointers, but the file has 1 'i' records before it"});
+  expect_trace_error(info_on_text(dir, "after.txt", kGoodTrace + "+ 0\n"),
+                     {"after.txt:12: ", "records follow heaptrack_interpret's closing lines"});
+  expect_trace_error(info_on_text(dir, "c.txt", kGoodTrace + "c 20\n"),
+                     {"c.txt:12: ", "records follow heaptrack_interpret's closing lines"});
+  // Comments and empty lines after them are no records.
+  const CommandResult r = info_on_text(dir, "tail.txt", kGoodTrace + "# a note\n\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
 }
 
 TEST(BadInput, SecondCommandRecord) {

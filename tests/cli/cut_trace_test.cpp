@@ -27,13 +27,16 @@ void expect_contains(const std::string& text, const std::string& part) {
 // A trace of many allocations at many times, so a cut leaves a real part
 // (zstd decodes whole blocks of up to 128 KiB of text: a cut stream needs
 // several).
+// heaptrack_interpret's last lines, as long_trace's counts make them.
+const std::string kClosingLines = "\n# strings: 2\n# ips: 1\n";
+
 std::string long_trace(int rounds = 4000) {
   std::string text = "v 10400 3\nX ./cut\nI 1000 1\ns 4 prog\ns 4 func\ni 1000 1 2\nt 1 0\na 40 1\na 80 1\n";
   for (int i = 0; i < rounds; ++i) {
     text += "+ 0\n+ 1\n- 0\n";
     if (i % 100 == 99) text += "c " + std::to_string(i / 100 + 1) + "\n";
   }
-  return text;
+  return text + kClosingLines;
 }
 
 class BadInputCutTrace : public ::testing::Test {
@@ -77,6 +80,20 @@ TEST_F(BadInputCutTrace, PlainTextCutInTheMiddleOfALine) {
   const std::string prefix = dir_.file("prefix.txt");
   write_file(prefix, text.substr(0, text.rfind('\n', at) + 1));
   expect_answered_from_complete_part("cut.txt", text.substr(0, at), prefix, "the last line has no newline");
+}
+
+// A cut between two lines leaves every line whole: what is missing is the
+// closing lines, which heaptrack_interpret writes last.
+TEST_F(BadInputCutTrace, PlainTextCutAtTheEndOfALine) {
+  const std::string text = long_trace();
+  const std::string part = text.substr(0, text.rfind("+ 1\n", text.size() * 2 / 3) + 4);
+  const std::string prefix = dir_.file("prefix.txt");
+  write_file(prefix, part + kClosingLines);
+  const std::string what =
+      "its closing '# strings' and '# ips' lines are missing (heaptrack_interpret writes them last)";
+  expect_answered_from_complete_part("cut.txt", part, prefix, what);
+  const CommandResult info = heapql_on("info", dir_.file("cut.txt"));
+  expect_contains(info.err, what + " at byte " + std::to_string(part.size()) + ", 0 bytes left over");
 }
 
 TEST_F(BadInputCutTrace, ZstdStreamCutInsideItsFrame) {

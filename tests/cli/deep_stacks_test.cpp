@@ -32,7 +32,7 @@ std::string deep_stacks_trace(int leaves) {
     ++traces;
     t += fmt::format("a {:x} {:x}\n+ {:x}\n", 16 + leaf, traces, leaf);
   }
-  return t + "c a\n";
+  return t + fmt::format("c a\n\n# strings: {}\n# ips: {}\n", strings, ips);
 }
 
 // The regression of a trace against itself under `memory`: it must finish,

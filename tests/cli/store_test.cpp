@@ -240,7 +240,7 @@ TEST_F(StoreBeside, AStaleStoreIsPassedOverWithAWarning) {
   const std::string trace = dir_.file("worked_example.txt");
   fs::copy_file(kWorked, trace);
   ASSERT_EQ(run_heapql("ingest " + shell_quote(trace)).exit_code, 0);
-  std::ofstream(trace, std::ios::app) << "c 9999\n";  // the trace changes after ingest
+  std::ofstream(trace, std::ios::app) << "# edited\n";  // the trace changes after ingest
   const CommandResult r = run_heapql("query " + shell_quote(trace) + " --totals");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   expect_contains(r.err, "heapql: warning: " + trace + ".hqdb: not used, " + trace + " has changed since it was ingested");
@@ -278,7 +278,7 @@ TEST(BadInputStaleStore, ANamedStaleStoreIsRefused) {
   const std::string trace = dir.file("worked_example.txt");
   fs::copy_file(kWorked, trace);
   ASSERT_EQ(run_heapql("ingest " + shell_quote(trace)).exit_code, 0);
-  std::ofstream(trace, std::ios::app) << "c 9999\n";
+  std::ofstream(trace, std::ios::app) << "# edited\n";
   const CommandResult r = run_heapql("query " + shell_quote(trace + ".hqdb"));
   EXPECT_EQ(r.exit_code, 2);
   expect_contains(r.err, "heapql: " + trace + ".hqdb: stale: its trace " + trace + " has changed since it was ingested");

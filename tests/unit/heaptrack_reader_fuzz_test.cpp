@@ -73,7 +73,7 @@ std::string generate_trace(std::uint32_t seed) {
       }
     }
   }
-  text += fmt::format("c {:x}\n", ms + 5);
+  text += fmt::format("c {:x}\n\n# strings: {}\n# ips: {}\n", ms + 5, names.size(), ips);
   return text;
 }
 

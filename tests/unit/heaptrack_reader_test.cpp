@@ -90,7 +90,8 @@ constexpr const char* kVersion3 =
     "c 14\n"
     "R 3c\n"
     "\n"
-    "# strings: 5\n";
+    "# strings: 5\n"
+    "# ips: 3\n";
 
 TEST(HeaptrackReader, Version3StringsInlineFramesAndUnknownSymbols) {
   TempDir dir;
