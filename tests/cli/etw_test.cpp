@@ -201,6 +201,29 @@ TEST(EtwCli, SyntheticCutFileAnswersFromItsCompleteBuffers) {
   EXPECT_NE(strict.err.find("--strict refuses a trace cut short"), std::string::npos) << strict.err;
 }
 
+// A copy cut at a multiple of the buffer size holds whole buffers only:
+// fewer than its logfile header says the session wrote.
+TEST(EtwCli, SyntheticFileCutBetweenBuffersIsCutShort) {
+  TempDir dir;
+  const std::string path = dir.file("cut.etl");
+  EtlWriterOptions options;
+  options.buffer_size = 8192;
+  write_memory_test_app(path, options);
+  const std::uintmax_t buffers = fs::file_size(path) / options.buffer_size;
+  ASSERT_GT(buffers, 4u);
+  fs::resize_file(path, (buffers / 2) * options.buffer_size);
+  const CommandResult r = heapql("query " + shell_quote(path) + " --totals");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(fmt::format("heapql: warning: {}: the trace ends early: its logfile header counts {} buffers "
+                                   "written, and the file ends after {} at byte {}, 0 bytes left over",
+                                   path, buffers, buffers / 2, (buffers / 2) * options.buffer_size)),
+            std::string::npos)
+      << r.err;
+  const CommandResult strict = heapql("query " + shell_quote(path) + " --strict");
+  EXPECT_EQ(strict.exit_code, 2);
+  EXPECT_NE(strict.err.find("--strict refuses a trace cut short"), std::string::npos) << strict.err;
+}
+
 TEST(EtwCli, SyntheticTraceSymbolsMustBeAFolder) {
   TempDir dir;
   const std::string path = dir.file("t.etl");

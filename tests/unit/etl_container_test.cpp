@@ -505,7 +505,11 @@ TEST_F(EtlBadInput, ACutFileReadsItsCompleteBuffers) {
     const char* what;
   };
   for (const Case& c : {Case{7000, kBuffer1, 7000 - kBuffer1, "the last buffer is cut short"},
-                        Case{kBuffer2 + 30, kBuffer2, 30, "the file ends 30 bytes into a buffer header"}}) {
+                        Case{kBuffer2 + 30, kBuffer2, 30, "the file ends 30 bytes into a buffer header"},
+                        // Whole buffers, fewer than the header's BuffersWritten (3).
+                        Case{kBuffer2, kBuffer2, 0,
+                             "its logfile header counts 3 buffers written, and the file ends "
+                             "after 2"}}) {
     test::write_file(path_, original_.substr(0, c.keep));
     EtlFile file(path_);
     std::uint64_t records = 0;

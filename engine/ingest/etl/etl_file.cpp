@@ -184,6 +184,8 @@ EtlLogfileHeader parse_logfile_header(std::span<const std::uint8_t> payload, std
   header.os_version = u32_at(payload, 4);
   header.provider_version = u32_at(payload, 8);
   header.processors = u32_at(payload, 12);
+  header.log_file_mode = u32_at(payload, 32);
+  header.buffers_written = u32_at(payload, 36);
   header.pointer_size = u32_at(payload, 44);
   header.events_lost = u32_at(payload, 48);
   header.cpu_speed_mhz = u32_at(payload, 52);
@@ -195,6 +197,21 @@ EtlLogfileHeader parse_logfile_header(std::span<const std::uint8_t> payload, std
 }
 
 std::string errno_text(int error) { return std::system_category().message(error); }
+
+// A file cut at a buffer's end (a copy cut at a multiple of 64 KiB) has
+// whole buffers only, fewer than the session wrote. Only a sequential file
+// holds each buffer the session wrote, once: a circular, appended or
+// new-file-per-size one need not.
+std::optional<TraceCut> cut_between_buffers(const EtlLogfileHeader& header, std::uint64_t buffers,
+                                            const std::string& path, std::uint64_t file_size) {
+  constexpr std::uint32_t kCircular = 0x2, kAppend = 0x4, kNewFile = 0x8;
+  if ((header.log_file_mode & (kCircular | kAppend | kNewFile)) != 0 || header.buffers_written <= buffers) {
+    return std::nullopt;
+  }
+  return TraceCut{path, file_size, 0,
+                  fmt::format("its logfile header counts {} buffers written, and the file ends after {}",
+                              header.buffers_written, buffers)};
+}
 
 }  // namespace
 
@@ -384,6 +401,7 @@ void EtlFile::read(const Visitor& visit, const EtlReadOptions& options) {
     buffer_offset += buffer.size;
     progress.update(buffer_offset);
   }
+  if (!cut_) cut_ = cut_between_buffers(header_, stats_.buffers, path_, file_size);
   for (std::size_t kind = 0; kind < records_by_kind.size(); ++kind) {
     if (records_by_kind[kind] != 0) {
       stats_.records_by_header_kind[std::string(etl_header_kind_name(static_cast<EtlHeaderKind>(kind)))] =

@@ -63,6 +63,8 @@ struct EtlLogfileHeader {
   std::uint32_t os_version = 0;     // major, minor, sub, subminor bytes
   std::uint32_t provider_version = 0;
   std::uint32_t processors = 0;
+  std::uint32_t log_file_mode = 0;    // EVENT_TRACE_FILE_MODE_* bits
+  std::uint32_t buffers_written = 0;  // as the session counted them when it stopped
   std::uint32_t pointer_size = 0;
   std::uint32_t events_lost = 0;
   std::uint32_t cpu_speed_mhz = 0;
