@@ -32,8 +32,8 @@ bool RawTwin::next_line(const RawEvent*& event, std::string_view& line) {
 }
 
 void RawTwin::mismatch(const Asker& here, const std::string& interpreted, const std::string& raw) const {
-  throw Error(here.location(), fmt::format("the raw twin disagrees: this file has an {} where {}:{} has a {}",
-                                           interpreted, lines_->path(), line_number_, raw));
+  throw Error(here.location(), fmt::format("the raw twin disagrees: this file has {} where {}:{} has {}", interpreted,
+                                           lines_->path(), line_number_, raw));
 }
 
 // A `-` of the twin on the way to a record of `wanted` type: true when it
@@ -46,7 +46,7 @@ bool RawTwin::free_on_the_way(std::uint64_t address, char wanted, BlockMatcher& 
     return false;
   }
   if (wanted != '-') {
-    mismatch(here, fmt::format("'{}' record", wanted), fmt::format("'-' of live address 0x{:x}", address));
+    mismatch(here, fmt::format("a '{}' record", wanted), fmt::format("a '-' of live address 0x{:x}", address));
   }
   return true;
 }
@@ -59,14 +59,17 @@ RawTwin::Alloc RawTwin::advance(char wanted, BlockMatcher& matcher, const Asker&
   const RawEvent* event = nullptr;
   std::string_view line;
   while (true) {
-    if (!next_line(event, line)) mismatch(here, fmt::format("'{}' record", wanted), "the end of the file");
+    if (!next_line(event, line)) {
+      mismatch(here, fmt::format("a '{}' record", wanted),
+               "the end of the file (a twin cut short: --no-raw reads this file alone)");
+    }
     if (event != nullptr) [[likely]] {
       if (event->type == '-') {
         if (free_on_the_way(event->address, wanted, matcher, here)) return Alloc{0, 0, event->address};
         continue;
       }
       if (event->type != wanted) {
-        mismatch(here, fmt::format("'{}' record", wanted), fmt::format("'{}' record", event->type));
+        mismatch(here, fmt::format("a '{}' record", wanted), fmt::format("a '{}' record", event->type));
       }
       return Alloc{event->size, event->trace, event->address};
     }
@@ -97,7 +100,7 @@ RawTwin::Alloc RawTwin::advance(char wanted, BlockMatcher& matcher, const Asker&
         break;
       }
       case 't':
-      case '+': mismatch(here, fmt::format("'{}' record", wanted), fmt::format("'{}' record", type));
+      case '+': mismatch(here, fmt::format("a '{}' record", wanted), fmt::format("a '{}' record", type));
       default: break;  // c, R, X, I, S, A, #: the interpreted file has them
     }
   }

@@ -424,8 +424,8 @@ void RecordParser::alloc_with_twin(std::uint32_t index) {
   // made of (two trace indices are one stack only when their frames are).
   const Bucket& expected = tables_.bucket(bucket);
   if (raw.size != expected.size || raw.trace >= traces_.size() || trace_stack(raw.trace) != expected.stack) {
-    raw_->mismatch(asker(), fmt::format("allocation of {} bytes of allocation-info {:x}", expected.size, index),
-                   fmt::format("'+' of {} bytes from trace {:x}", raw.size, raw.trace));
+    raw_->mismatch(asker(), fmt::format("an allocation of {} bytes of allocation-info {:x}", expected.size, index),
+                   fmt::format("a '+' of {} bytes from trace {:x}", raw.size, raw.trace));
   }
   matcher_->alloc(bucket, raw.address);
 }
@@ -454,8 +454,8 @@ void RecordParser::free_with_twin(std::uint32_t index) {
   LiveBlock block;
   const std::uint64_t address = raw_->next_live_free(*matcher_, block, asker());
   if (block.bucket != alloc_info_bucket(index)) {
-    raw_->mismatch(asker(), fmt::format("free of a block of allocation-info {:x}", index),
-                   fmt::format("'-' of address 0x{:x}, a block of another bucket", address));
+    raw_->mismatch(asker(), fmt::format("a free of a block of allocation-info {:x}", index),
+                   fmt::format("a '-' of address 0x{:x}, a block of another bucket", address));
   }
   matcher_->end_taken(address, block);
 }

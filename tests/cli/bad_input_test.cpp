@@ -424,7 +424,10 @@ const std::string kInterpreted =
     "a 10 1\n"
     "+ 0\n"
     "- 0\n"
-    "c a\n";
+    "c a\n"
+    "\n"
+    "# strings: 1\n"
+    "# ips: 1\n";
 
 TEST(BadInput, RawFileWithoutItsTwin) {
   TempDir dir;
@@ -465,6 +468,20 @@ TEST(BadInput, RawTwinThatDisagrees) {
   const CommandResult alone = heapql_on("info", interpreted, "--no-raw");
   expect_no_crash(alone);
   EXPECT_EQ(alone.exit_code, 0) << alone.err;
+}
+
+// A twin that ends before the interpreted file's events: it disagrees, and
+// the message says the way out.
+TEST(BadInput, RawTwinCutShortIsNamedWithTheWayOut) {
+  TempDir dir;
+  const std::string interpreted = dir.file("heaptrack.prog.123.zst");
+  write_zstd(interpreted, kInterpreted);
+  write_zstd(dir.file("heaptrack.prog.123.raw.zst"), kRaw.substr(0, kRaw.find("- 55550000")));
+  expect_trace_error(heapql_on("info", interpreted),
+                     {"heaptrack.prog.123.zst:9: ", "raw twin disagrees: this file has a '-' record where ",
+                      "heaptrack.prog.123.raw.zst:7 has the end of the file (a twin cut short: --no-raw reads this "
+                      "file alone)"});
+  EXPECT_EQ(heapql_on("info", interpreted, "--no-raw").exit_code, 0);
 }
 
 TEST(BadInput, RawTwinAllocatingFromAnotherStack) {
