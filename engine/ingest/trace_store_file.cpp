@@ -30,11 +30,18 @@ void warn(const OpenOptions& options, const std::string& text) { emit_warning(op
 std::string why_not_fresh(const StoreFileInfo& info, const std::string& trace_path,
                           const OpenOptions& options) {
   if (info.files.empty()) return "it records no trace";
-  const std::string trace = store_file::identify_file(trace_path).path;
-  if (info.files.front().path != trace) return fmt::format("it is the store of {}", info.files.front().path);
-  for (const FileIdentity& file : info.files) {
-    std::string why = store_file::identity_mismatch(file);
-    if (!why.empty()) return fmt::format("{} has changed since it was ingested ({})", file.path, why);
+  const std::string trace_then = info.files.front().path;
+  const std::string trace_now = store_file::identify_file(trace_path).path;
+  // A folder moved or copied whole (mv, cp -a, rsync -a) keeps its store:
+  // the files are looked for where they are beside the trace now.
+  for (FileIdentity file : info.files) {
+    file.path = file.path == trace_then ? trace_now : store_file::relocated(file.path, trace_then, trace_now);
+    const std::string why = store_file::identity_mismatch(file);
+    if (why.empty()) continue;
+    if (trace_then != trace_now && file.path == trace_now) {
+      return fmt::format("it is the store of {}, and this trace differs from it ({})", trace_then, why);
+    }
+    return fmt::format("{} has changed since it was ingested ({})", file.path, why);
   }
   if (info.reading != reading_key(options)) {
     return fmt::format("it was read with other options ({}, not {})", reading_in_words(info.reading),

@@ -60,6 +60,12 @@ FileIdentity identify_file(const std::string& path) {
   return id;
 }
 
+std::string relocated(const std::string& recorded, const std::string& trace_then, const std::string& trace_now) {
+  namespace fs = std::filesystem;
+  const fs::path beside = fs::path(recorded).lexically_relative(fs::path(trace_then).parent_path());
+  return (fs::path(trace_now).parent_path() / beside).lexically_normal().string();
+}
+
 std::string identity_mismatch(const FileIdentity& recorded) {
   std::error_code ec;
   if (!std::filesystem::exists(recorded.path, ec)) return "it is gone";

@@ -14,6 +14,12 @@ namespace heapql::store_file {
 // Throws Error when the file cannot be read.
 FileIdentity identify_file(const std::string& path);
 
+// Where the source file recorded at `recorded` is now, when the store's
+// trace, recorded at `trace_then`, is at `trace_now`: at the same place
+// beside it (a raw twin, a block-identity file), so that a folder moved or
+// copied whole keeps its store. All three are absolute.
+std::string relocated(const std::string& recorded, const std::string& trace_then, const std::string& trace_now);
+
 // Why `recorded` no longer describes the file at its path ("its size changed",
 // "it is gone", ...), or empty when it still does.
 std::string identity_mismatch(const FileIdentity& recorded);

@@ -249,6 +249,45 @@ TEST_F(StoreBeside, AStaleStoreIsPassedOverWithAWarning) {
   EXPECT_EQ(no_store.err, "") << "--no-store does not look for a store";
 }
 
+// A folder moved or copied whole (mv, cp -a, rsync -a) keeps its store: the
+// trace and its raw twin are looked for where they are now.
+TEST_F(StoreBeside, AFolderMovedOrCopiedWholeKeepsItsStore) {
+  const fs::path first = dir_.file("first");
+  fs::create_directory(first);
+  const std::string trace = "memory_test_app.zst";
+  fs::copy_file(kExample, first / trace);
+  fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.raw.zst",
+                first / "memory_test_app.raw.zst");
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(first / trace)).exit_code, 0);
+  const std::string answer = run_heapql("query " + shell_quote(first / trace) + " --by stack --format csv").out;
+  ASSERT_EQ(run_command("cp -a " + shell_quote(first) + " " + shell_quote(dir_.file("copied"))).exit_code, 0);
+  fs::rename(first, dir_.file("moved"));
+  for (const std::string folder : {"moved", "copied"}) {
+    const std::string path = dir_.file(folder) + "/" + trace;
+    const CommandResult info = run_heapql("info " + shell_quote(path) + " --format json");
+    EXPECT_EQ(info.err, "") << folder;
+    expect_contains(info.out, "\"store_file\":{");
+    const CommandResult query = run_heapql("query " + shell_quote(path) + " --by stack --format csv");
+    EXPECT_EQ(query.err, "") << folder;
+    EXPECT_EQ(query.out, answer) << folder;
+  }
+  // A twin that changed in the new place is still found there, and makes the store stale.
+  const std::string moved = dir_.file("moved") + "/" + trace;
+  std::ofstream(dir_.file("moved") + "/memory_test_app.raw.zst", std::ios::app) << "x";
+  expect_contains(run_heapql("query " + shell_quote(moved) + " --totals").err,
+                  dir_.file("moved") + "/memory_test_app.raw.zst has changed since it was ingested (its size changed)");
+  // A copy that does not keep the times is not the file the store was made of, as far as it can tell.
+  const std::string plain = dir_.file("plain");
+  fs::create_directory(plain);
+  ASSERT_EQ(run_command("cp " + shell_quote(dir_.file("copied") + "/" + trace) + " " +
+                        shell_quote(dir_.file("copied") + "/" + trace + ".hqdb") + " " + shell_quote(plain))
+                .exit_code,
+            0);
+  expect_contains(run_heapql("query " + shell_quote(plain + "/" + trace) + " --totals").err,
+                  "not used, it is the store of " + dir_.file("first") + "/" + trace +
+                      ", and this trace differs from it (its modification time changed)");
+}
+
 TEST_F(StoreBeside, AStoreOfAnotherTraceBesideIsPassedOver) {
   const std::string trace = dir_.file("worked_example.txt");
   const std::string other = dir_.file("two_phase.txt");
