@@ -175,11 +175,15 @@ HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin) 
   std::error_code ec;
   if (!fs::exists(identity, ec)) return files;
   const FileIdentity written_for = heaptrack::peek_block_identity_file(identity);
+  // Looked for where the trace is now: a folder moved or copied whole keeps it.
+  FileIdentity here = written_for;
+  here.path = store_file::identify_file(path).path;
+  const std::string change = store_file::identity_mismatch(here);
   std::string why;
-  if (written_for.path != store_file::identify_file(path).path) {
-    why = fmt::format("it was written for {}", written_for.path);
-  } else if (const std::string change = store_file::identity_mismatch(written_for); !change.empty()) {
-    why = fmt::format("{} has changed since it was written ({})", path, change);
+  if (!change.empty()) {
+    why = written_for.path != here.path
+              ? fmt::format("it was written for {}, and this trace differs from it ({})", written_for.path, change)
+              : fmt::format("{} has changed since it was written ({})", path, change);
   }
   if (why.empty()) {
     files.raw.reset();

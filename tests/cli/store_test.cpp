@@ -249,8 +249,9 @@ TEST_F(StoreBeside, AStaleStoreIsPassedOverWithAWarning) {
   EXPECT_EQ(no_store.err, "") << "--no-store does not look for a store";
 }
 
-// A folder moved or copied whole (mv, cp -a, rsync -a) keeps its store: the
-// trace and its raw twin are looked for where they are now.
+// A folder moved or copied whole (mv, cp -a, rsync -a) keeps its store and
+// block-identity file: the trace and its raw twin are looked for where they
+// are now.
 TEST_F(StoreBeside, AFolderMovedOrCopiedWholeKeepsItsStore) {
   const fs::path first = dir_.file("first");
   fs::create_directory(first);
@@ -270,6 +271,10 @@ TEST_F(StoreBeside, AFolderMovedOrCopiedWholeKeepsItsStore) {
     const CommandResult query = run_heapql("query " + shell_quote(path) + " --by stack --format csv");
     EXPECT_EQ(query.err, "") << folder;
     EXPECT_EQ(query.out, answer) << folder;
+    // The trace read again uses its block-identity file (.hqid) in the new place too.
+    const CommandResult read = run_heapql("query " + shell_quote(path) + " --no-store --by stack --format csv");
+    EXPECT_EQ(read.err, "") << folder;
+    EXPECT_EQ(read.out, answer) << folder;
   }
   // A twin that changed in the new place is still found there, and makes the store stale.
   const std::string moved = dir_.file("moved") + "/" + trace;
