@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "engine/error.h"
+#include "engine/store_file/mapping_fault.h"
 
 namespace heapql::store_file {
 
@@ -17,7 +18,9 @@ namespace {
 struct Mapping {
   void* address = nullptr;
   std::size_t length = 0;
+  std::unique_ptr<MappingFaultGuard> guard;
   ~Mapping() {
+    guard.reset();
     if (address != nullptr) ::munmap(address, length);
   }
 };
@@ -42,6 +45,7 @@ MappedFile map_file(const std::string& path, std::string_view kind) {
       ::close(fd);
       throw Error(SourceLocation::of_file(path), std::string("cannot map: ") + std::strerror(errno));
     }
+    mapping->guard = std::make_unique<MappingFaultGuard>(mapping->address, mapping->length, path);
   }
   ::close(fd);
   const std::string_view bytes(static_cast<const char*>(mapping->address), mapping->length);
