@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <mutex>
 
+#include "engine/stderr_in_signal.h"
+
 namespace heapql::store_file {
 
 namespace {
@@ -24,21 +26,12 @@ constexpr std::size_t kSlots = 32;  // mapped stores at once: a diff maps two
 std::array<Slot, kSlots> slots;
 struct sigaction previous_action {};
 
-void write_all(const char* text, std::size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(STDERR_FILENO, text, size);
-    if (n <= 0) return;
-    text += n;
-    size -= static_cast<std::size_t>(n);
-  }
-}
-
 void on_bus_error(int signal, siginfo_t* info, void* context) {
   const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
   for (const Slot& slot : slots) {
     const std::uintptr_t end = slot.end.load(std::memory_order_acquire);
     if (end != 0 && address >= slot.begin.load(std::memory_order_relaxed) && address < end) {
-      write_all(slot.message.data(), slot.message.size());
+      write_stderr_in_signal(slot.message.data(), slot.message.size());
       ::_exit(2);
     }
   }

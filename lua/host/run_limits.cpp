@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "engine/stderr_in_signal.h"
 #include "engine/units.h"
 
 namespace heapql::lua {
@@ -31,15 +32,6 @@ std::atomic<bool> g_ending{false};
 char g_memory_message[512];
 char g_timeout_message[512];
 
-void write_all(const char* text, std::size_t length) {
-  while (length > 0) {
-    const ssize_t n = ::write(STDERR_FILENO, text, length);
-    if (n <= 0) return;
-    text += n;
-    length -= static_cast<std::size_t>(n);
-  }
-}
-
 // The first caller ends the process; any other waits for it to.
 bool claim_ending() {
   if (!g_ending.exchange(true)) {
@@ -52,7 +44,7 @@ bool claim_ending() {
 [[noreturn]] void end_run(const char* message) {
   // No stdio flush: another thread may hold a stream's lock. The report is
   // a buffer, never written by a run that fails; stderr is unbuffered.
-  write_all(message, std::strlen(message));
+  write_stderr_in_signal(message, std::strlen(message));
   ::_exit(3);
 }
 
