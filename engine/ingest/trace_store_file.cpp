@@ -137,14 +137,19 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
   std::unique_ptr<store_file::StoreWriter> writer;
   try {
     writer = std::make_unique<store_file::StoreWriter>(target, tables);
-  } catch (const Error&) {
+  } catch (const Error& beside) {
     // The trace's folder is read-only: the per-user cache, where lookups find it too.
     const std::string cached = store_in_cache(trace_path);
     if (!output.empty() || cached.empty()) throw;
     std::error_code ec;
     std::filesystem::create_directories(store_file::folder_of(cached), ec);
     target = cached;
-    writer = std::make_unique<store_file::StoreWriter>(target, tables);
+    try {
+      writer = std::make_unique<store_file::StoreWriter>(target, tables);
+    } catch (const Error& in_cache) {
+      // Both places said, the trace's folder first: it is where the store was meant to go.
+      throw Error(fmt::format("{}; nor in the cache: {}", beside.what(), in_cache.what()));
+    }
   }
   OpenOptions reading = options;
   reading.use_store = false;

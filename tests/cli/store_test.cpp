@@ -352,6 +352,13 @@ TEST(Store, IngestFallsBackToTheCacheWhenTheTracesFolderIsReadOnly) {
   const CommandResult info = run_heapql("info " + trace, env);
   EXPECT_EQ(info.exit_code, 0) << info.err;
   expect_contains(info.out, "store file         " + dir.file("cache") + "/heapql/");
+  // Where the cache cannot be written either, both places are said, the trace's folder first.
+  const CommandResult nowhere = run_heapql("ingest " + trace, "XDG_CACHE_HOME=/proc/self/no-cache");
+  EXPECT_EQ(nowhere.exit_code, 2);
+  expect_contains(nowhere.err,
+                  "heapql: /proc/self/fd/7.hqdb: cannot write the store: its folder /proc/self/fd cannot "
+                  "be written");
+  expect_contains(nowhere.err, "; nor in the cache: /proc/self/no-cache/heapql/");
 }
 
 // ---- bad stores ----
