@@ -89,7 +89,7 @@ schema.fields = {
   { name = "at_peak", type = "boolean", default = "false",
     flag = { "--at-peak", help = "look at the blocks alive at the peak instead of the window",
              doc = "§8. The blocks alive at the peak instead of those allocated in the window; with an empty window `T..T`, the blocks alive at `T`" },
-    doc = "Look at the blocks alive at the peak of outstanding size (inside the window) instead of those allocated in it.",
+    doc = "Look at the blocks alive at the peak of outstanding size (inside the window) instead of those allocated in it; with an empty window (`\"5s..5s\"`), the blocks alive at that moment.",
     normalize = function(v, out)
       if type(v) ~= "boolean" then fail("at_peak", "expected true or false", v) end
       out.at_peak = v

@@ -169,7 +169,7 @@
 ---A query: what a recipe's `query` returns and trace:query takes. Every field is optional.
 ---@class heapql.Query
 ---@field window? heapql.DurationRange Time window [T1, T2) since the trace start: only blocks allocated inside count (`10s..20s`, `..5m`, `2s..end`, `all`, or {first = ns, last = ns}). (default: "all")
----@field at_peak? boolean Look at the blocks alive at the peak of outstanding size (inside the window) instead of those allocated in it. (default: false)
+---@field at_peak? boolean Look at the blocks alive at the peak of outstanding size (inside the window) instead of those allocated in it; with an empty window (`"5s..5s"`), the blocks alive at that moment. (default: false)
 ---@field size? heapql.SizeRange Block sizes [A, B) in bytes (`4KB..1MiB`, `64..`; K = 1000, Ki = 1024). (default: "all")
 ---@field lifetime? heapql.DurationRange Block lifetimes [A, B) (`100ms..`, `..1s`); an outstanding block lives until the window's end (forever with an open window). (default: none)
 ---@field process? string|integer|(string|integer)[] Processes by pid or name (case-insensitive); a list or `"a,b"` keeps any of them. (default: all)
