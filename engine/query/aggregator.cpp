@@ -233,6 +233,7 @@ void Aggregator::series_grow(std::int64_t now_ns) {
   if (now_ns >= t2_) {
     // The window is over: its last buckets keep the level it closed with.
     series_closed_ = true;
+    if (t2_ <= t1_) return;  // an empty window has no time to sample
     now_ns = t2_ - 1;
   }
   auto index = static_cast<std::size_t>((now_ns - t1_) / series_bucket_ns_);

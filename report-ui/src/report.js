@@ -339,6 +339,9 @@
     if (data.window.start_ns > trace.duration_ns) {
       note('The window starts at ' + formatDuration(data.window.start_ns) + ', after the trace ends (' +
         formatDuration(trace.duration_ns) + '): no block was allocated in it.');
+    } else if (data.window.end_ns === data.window.start_ns) {
+      note('The window is empty (it is [T1, T2) and ends where it begins): no block was allocated in it; the peak ' +
+        'is what was outstanding at ' + formatDuration(data.window.start_ns) + '.');
     }
     const pruning = page.pruning;
     note(pruningNote(measures.map((m) => m + ' ' + formatMeasure(m, pruning.pruned[m]) + ' (' +
@@ -446,7 +449,9 @@
     if (!series || series.max_bytes.length === 0) {
       const empty = document.getElementById('chart-empty');
       empty.hidden = false;
-      empty.textContent = 'No series in this result (a query with --series N has one).';
+      empty.textContent = !series ? 'No series in this result (a query with --series N has one).'
+        : data.window.start_ns > data.trace.duration_ns ? 'No time to chart: the window starts after the trace ends.'
+          : 'No time to chart: the window is empty.';
       document.getElementById('chart-reset').disabled = true;
       return;
     }
@@ -1060,7 +1065,10 @@
         peak_marked: chartState.peakDrawn,
         window_shaded: chartState.windowDrawn,
         canvases: document.querySelectorAll('#chart canvas').length,
+        empty_text: document.getElementById('chart-empty').hidden ? null
+          : document.getElementById('chart-empty').textContent,
       },
+      notes: Array.from(document.querySelectorAll('#notes li')).map((li) => li.textContent),
       flame: {
         measure: flame.measure,
         direction: flame.direction,

@@ -298,7 +298,13 @@ def check_report(chromium, page_path, term, name, artifacts, expect_series=True)
     series = data.get("series")
     check(bool(series) == expect_series, f"{name}: series present {bool(series)}, expected {expect_series}")
     chart = verdict["chart"]
-    if series:
+    if series and not series["max_bytes"]:
+        # A window with no time of the trace in it: nothing to chart, and the page says why.
+        after_end = data["window"]["start_ns"] > data["trace"]["duration_ns"]
+        why = "the window starts after the trace ends." if after_end else "the window is empty."
+        check(not chart["present"] and chart["empty_text"] == "No time to chart: " + why,
+              f"{name}: an empty series shows {chart}")
+    elif series:
         check(chart["present"] and chart["canvases"] >= 1, f"{name}: no chart drawn: {chart}")
         check(chart["points"] == len(series["max_bytes"]) + 1,
               f"{name}: chart has {chart['points']} points, the series {len(series['max_bytes'])} buckets")
@@ -421,6 +427,20 @@ def case_etl(args, chromium, work):
          "--no-progress", "--no-store"])
     # No PDBs: frames are module!0xOFFSET. Any case matches.
     check_report(chromium, page_path, "memorytestapp.exe!", "etl", args.artifacts)
+
+
+def case_empty_window(args, chromium, work):
+    # T..T is the moment T: its peak is what was outstanding then, and there is no time to chart.
+    trace = os.path.join(args.source_dir, "examples/traces/memory_test_app.zst")
+    page_path = os.path.join(args.artifacts, "empty-window.html")
+    run([args.heapql, "query", trace, "--window", "1s..1s", "--at-peak", "--format", "html", "-o", page_path,
+         "--no-progress"])
+    data, _, verdict = check_report(chromium, page_path, "Operation", "empty-window", args.artifacts)
+    check(data["peak"]["time_ns"] == 1_000_000_000 and data["peak"]["bytes"] > 0,
+          f"empty-window: the peak is {data['peak']}, not what was outstanding at 1s")
+    expected = ("The window is empty (it is [T1, T2) and ends where it begins): no block was allocated in it; "
+                "the peak is what was outstanding at 1s.")
+    check(expected in verdict["notes"], f"empty-window: the notes are {verdict['notes']}")
 
 
 # A templated C++ name, long as real ones are, and full of '<'.
@@ -579,7 +599,7 @@ def case_diff(args, chromium, work):
               "diff-windows: the embedded JSON differs from heapql diff --format json")
 
 
-CASES = {"query": case_query, "diff": case_diff, "recipe": case_recipe, "etl": case_etl, "large": case_large, "hostile": case_hostile}
+CASES = {"query": case_query, "empty_window": case_empty_window, "diff": case_diff, "recipe": case_recipe, "etl": case_etl, "large": case_large, "hostile": case_hostile}
 
 
 def main():

@@ -214,11 +214,14 @@ TEST(Semantics8Peak, AnEmptyWindowPeaksAtItsStartWithWhatIsOutstanding) {
   Query q;
   q.default_cull = false;
   q.window = TimeWindow{10'000'000, 10'000'000};
+  q.series_buckets = 4;
   Result r = t.run(q);
   EXPECT_EQ(r.peak.bytes, 120u);
   EXPECT_EQ(r.peak.blocks, 2u);
   EXPECT_EQ(r.peak.time_ns, 10'000'000);
   EXPECT_EQ(r.totals.stc, 0u);
+  ASSERT_TRUE(r.series.has_value());
+  EXPECT_TRUE(r.series->max_bytes.empty()) << "no time to sample";
 
   q.block_set = BlockSet::kAtPeak;
   q.by = {GroupBy::kStack};
