@@ -184,7 +184,12 @@ class StoreBeside : public ::testing::Test {
       "--by stack --sort stc --top 1 --format json",
       "--by stack --sort soc --top 3",
       "--by stack --sort src --top 2 --format csv",
-      "--totals --format json"};
+      "--totals --format json",
+      // Edge windows: empty (a moment), one past the end, after the trace.
+      "--window 1s..1s --series 3 --by stack --format json",
+      "--window 1s..1s --at-peak --by stack --format csv",
+      "--window 3000ms..3001ms --series 2 --format json",
+      "--window 1h.. --series 4 --at-peak --format json"};
   TempDir dir_;
 };
 
