@@ -9,16 +9,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 #include <system_error>
 #include <vector>
 
 #include "engine/error.h"
-#include "engine/ingest/progress_bar.h"
+#include "engine/ingest/line_reader.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
 
@@ -74,6 +76,41 @@ bool write_all(int fd, std::string_view text) {
   return true;
 }
 
+// While the recorded program runs, a Ctrl-C (SIGINT, or SIGQUIT) at the
+// terminal is the user ending the program, which gets it from the terminal
+// itself: heapql waits it out and goes on to symbolize and ingest what was
+// recorded, as `time` or `perf record` do. The programs it starts get the
+// dispositions heapql had.
+class InterruptsEndTheProgram {
+ public:
+  InterruptsEndTheProgram() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGINT, &ignore, &saved_int_);
+    ::sigaction(SIGQUIT, &ignore, &saved_quit_);
+    current_ = this;
+  }
+  ~InterruptsEndTheProgram() {
+    current_ = nullptr;
+    ::sigaction(SIGINT, &saved_int_, nullptr);
+    ::sigaction(SIGQUIT, &saved_quit_, nullptr);
+  }
+  InterruptsEndTheProgram(const InterruptsEndTheProgram&) = delete;
+  InterruptsEndTheProgram& operator=(const InterruptsEndTheProgram&) = delete;
+
+  // In a forked child, before exec: heapql's own dispositions back.
+  static void restore_in_child() {
+    if (current_ == nullptr) return;
+    ::sigaction(SIGINT, &current_->saved_int_, nullptr);
+    ::sigaction(SIGQUIT, &current_->saved_quit_, nullptr);
+  }
+
+ private:
+  static inline InterruptsEndTheProgram* current_ = nullptr;
+  struct sigaction saved_int_ {};
+  struct sigaction saved_quit_ {};
+};
+
 // Starts argv with `in` as its stdin (-1: this process's) and `out` as its
 // stdout (-1: this process's); -1 when it could not start.
 pid_t start_program(const std::vector<std::string>& argv, int in, int out, std::initializer_list<int> close_in_child) {
@@ -82,6 +119,7 @@ pid_t start_program(const std::vector<std::string>& argv, int in, int out, std::
   raw.push_back(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
+    InterruptsEndTheProgram::restore_in_child();
     if (in >= 0) ::dup2(in, STDIN_FILENO);
     if (out >= 0) ::dup2(out, STDOUT_FILENO);
     for (int fd : close_in_child) ::close(fd);
@@ -127,39 +165,71 @@ int run_program(const std::vector<std::string>& argv, HeaptrackChatter* filter =
   return wait_program(pid);
 }
 
-// Runs argv with the file `input` fed to its stdin, drawing a progress bar of
-// the bytes fed: heaptrack_interpret takes about a second a million
-// allocations and says nothing while it works. Returns its exit status.
-int run_program_fed(const std::vector<std::string>& argv, const std::string& input) {
-  std::FILE* file = std::fopen(input.c_str(), "rbe");
-  if (file == nullptr) return -1;
+// Runs argv with the text of the file `input` fed to its stdin, decoded by
+// heapql's own reader, whole lines only: a raw recording cut short (a Ctrl-C
+// reaches heaptrack's compressor too, which dies mid-frame) is fed up to its
+// last whole line, and `cut` says where it ends. heaptrack_interpret takes
+// about a second a million allocations and says nothing while it works: the
+// reader draws a progress bar. Returns the program's exit status.
+int run_program_fed(const std::vector<std::string>& argv, const std::string& input, std::optional<TraceCut>& cut) {
   int in[2] = {-1, -1};
-  if (::pipe(in) != 0) {
-    std::fclose(file);
-    return -1;
-  }
+  if (::pipe(in) != 0) return -1;
   const pid_t pid = start_program(argv, in[0], -1, {in[0], in[1]});
   ::close(in[0]);
   // A program that stops reading must fail this write, not kill heapql.
   struct sigaction ignore {}, previous {};
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ignore, &previous);
-  std::error_code size_error;
-  const std::uint64_t total = fs::file_size(input, size_error);
-  {
-    ProgressBar progress(input, size_error ? 0 : total, true);
-    std::vector<char> chunk(1 << 20);
-    std::uint64_t fed = 0;
-    for (std::size_t got; pid > 0 && (got = std::fread(chunk.data(), 1, chunk.size(), file)) > 0;) {
-      if (!write_all(in[1], std::string_view(chunk.data(), got))) break;
-      fed += got;
-      progress.update(fed);
+  try {
+    LineReader reader(input, true);
+    std::string_view line;
+    while (pid > 0) {
+      const std::string_view lines = reader.whole_lines();
+      if (!lines.empty()) {
+        if (!write_all(in[1], lines)) break;
+        reader.skip(lines.data() + lines.size(),
+                    static_cast<std::uint64_t>(std::count(lines.begin(), lines.end(), '\n')));
+      } else if (!reader.next(line) || !write_all(in[1], line) || !write_all(in[1], "\n")) {
+        break;
+      }
     }
+    cut = reader.cut();
+  } catch (const Error& e) {
+    fmt::print(stderr, "heapql record: {}\n", e.what());
+    ::close(in[1]);
+    ::sigaction(SIGPIPE, &previous, nullptr);
+    wait_program(pid);
+    return -1;
   }
   ::close(in[1]);
   ::sigaction(SIGPIPE, &previous, nullptr);
-  std::fclose(file);
   return wait_program(pid);
+}
+
+// Whether a process holds `path` open (as /proc/PID/fd shows it; other
+// users' processes, which this one cannot look into, are passed over).
+bool someone_holds_open(const fs::path& path) {
+  std::error_code ec;
+  for (const fs::directory_entry& process : fs::directory_iterator("/proc", ec)) {
+    const std::string pid = process.path().filename().string();
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::error_code fd_error;
+    for (const fs::directory_entry& fd : fs::directory_iterator(process.path() / "fd", fd_error)) {
+      std::error_code link_error;
+      if (fs::read_symlink(fd.path(), link_error) == path) return true;
+    }
+  }
+  return false;
+}
+
+// heaptrack's script, ended by a Ctrl-C, kills its compressor and returns
+// without waiting for it: the raw file may still be being written. It is read
+// once no process holds it open, or after 10 s.
+void wait_until_written(const std::string& file) {
+  std::error_code ec;
+  const fs::path path = fs::canonical(file, ec);
+  if (ec) return;
+  for (int tries = 0; tries < 200 && someone_holds_open(path); ++tries) ::usleep(50'000);
 }
 
 std::string find_interpreter() {
@@ -207,23 +277,29 @@ int run_record(Arguments& args) {
   command.insert(command.end(), program.begin(), program.end());
   HeaptrackChatter chatter;
   std::fflush(stdout);
-  const int status = run_program(command, &chatter);
-  std::string raw, compressor, uncompressor, suffix;
+  int status = 0;
+  {
+    const InterruptsEndTheProgram interrupts;
+    status = run_program(command, &chatter);
+  }
+  std::string raw, compressor, suffix;
   if (fs::exists(name + ".raw.zst")) {
-    raw = name + ".raw.zst", compressor = "zstd -q -c", uncompressor = "zstd -q -dc", suffix = ".zst";
+    raw = name + ".raw.zst", compressor = "zstd -q -c", suffix = ".zst";
   } else if (fs::exists(name + ".raw.gz")) {
-    raw = name + ".raw.gz", compressor = "gzip -c", uncompressor = "gzip -dc", suffix = ".gz";
+    raw = name + ".raw.gz", compressor = "gzip -c", suffix = ".gz";
   } else {
     fmt::print(stderr, "heapql record: heaptrack wrote no raw trace {}.raw.zst (exit status {})\n", name, status);
     return kExitRecordFailed;
   }
   if (status != 0) fmt::print(stderr, "heapql record: note: the program exited with status {}\n", status);
+  wait_until_written(raw);
 
   const std::string interpreted = name + suffix;
-  const std::string pipeline = fmt::format("set -o pipefail; {} | {} | {} > {}", uncompressor,
-                                           shell_quote(interpreter), compressor, shell_quote(interpreted));
+  const std::string pipeline =
+      fmt::format("set -o pipefail; {} | {} > {}", shell_quote(interpreter), compressor, shell_quote(interpreted));
   fmt::print(stderr, "heapql record: symbolizing {}\n", raw);
-  if (const int interpreted_status = run_program_fed({"bash", "-c", pipeline}, raw); interpreted_status != 0) {
+  std::optional<TraceCut> raw_cut;
+  if (const int interpreted_status = run_program_fed({"bash", "-c", pipeline}, raw, raw_cut); interpreted_status != 0) {
     // What it wrote is cut short: heapql would read it with a warning, and
     // heaptrack_print not at all. The raw recording stays, to interpret again.
     std::error_code ignored;
@@ -231,6 +307,12 @@ int run_record(Arguments& args) {
     fmt::print(stderr, "heapql record: heaptrack_interpret failed on {} (exit status {}); the raw recording stays\n",
                raw, interpreted_status);
     return kExitRecordFailed;
+  }
+  if (raw_cut) {
+    // Said again, with what it covers, when the pair is read below.
+    fmt::print(stderr,
+               "heapql record: the recording ends early ({} at byte {}): symbolized up to its last whole line\n",
+               raw_cut->what, raw_cut->at_byte);
   }
   fmt::print(stderr, "heapql record: wrote {} (symbols) and {} (block addresses)\n", interpreted, raw);
   // The exact-identity reading is paid once, now, while the user waits for

@@ -7,8 +7,12 @@
 // What this file must not know: how heapql parses anything. It only runs the
 // binaries and reads their JSON (flattened by python3, a declared dependency).
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -290,6 +294,78 @@ TEST(RealProgram, RecordSaysWhenSymbolizingFails) {
   EXPECT_TRUE(std::filesystem::exists(name + ".raw.zst"));
   EXPECT_FALSE(std::filesystem::exists(name + ".zst"));
   EXPECT_FALSE(std::filesystem::exists(name + ".zst.hqdb"));
+}
+
+// A Ctrl-C at the terminal ends the recorded program (it reaches the whole
+// foreground process group): `heapql record` waits the recording out and
+// symbolizes and ingests it. It died of the signal before, leaving an empty
+// raw file.
+TEST(RealProgram, RecordKeepsTheRecordingWhenCtrlCEndsTheProgram) {
+  SKIP_WITHOUT_HEAPTRACK();
+  SKIP_WITHOUT("python3");
+  const CommandResult exe = run_command("python3 -c 'import sys; print(sys.executable)'");
+  ASSERT_EQ(exe.exit_code, 0) << exe.err;
+  const std::string python = exe.out.substr(0, exe.out.find('\n'));
+  TempDir dir;
+  const std::string name = dir.file("interrupted");
+  const std::string started = dir.file("started");
+  const std::string program = "import time; keep = [bytearray(1000) for i in range(2000)]; open(" + std::string("'") +
+                              started + "', 'w').close(); time.sleep(120)";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setsid();  // a process group of its own, as a shell's foreground job has
+    ::signal(SIGINT, SIG_DFL);
+    ::freopen(dir.file("out").c_str(), "w", stdout);
+    ::freopen(dir.file("err").c_str(), "w", stderr);
+    const std::string binary = heapql_binary();
+    ::execl(binary.c_str(), binary.c_str(), "record", "-o", name.c_str(), "--", python.c_str(), "-c", program.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  for (int i = 0; i < 600 && !std::filesystem::exists(started); ++i) ::usleep(100'000);
+  ASSERT_TRUE(std::filesystem::exists(started)) << read_file(dir.file("err"));
+  ASSERT_EQ(::killpg(pid, SIGINT), 0);  // what the terminal does on Ctrl-C
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const std::string err = read_file(dir.file("err"));
+  ASSERT_TRUE(WIFEXITED(status)) << "heapql record died of signal " << WTERMSIG(status) << "\n" << err;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << err;
+  EXPECT_NE(err.find("heapql: wrote " + name + ".zst.hqdb ("), std::string::npos) << err;
+  const CommandResult totals =
+      run_command(shell_quote(heapql_binary()) + " query " + shell_quote(name + ".zst") + " --totals --format json");
+  EXPECT_EQ(totals.exit_code, 0) << totals.err;
+  EXPECT_NE(totals.out.find("\"stc\":"), std::string::npos) << totals.out;
+}
+
+// heaptrack kills its compressor when a Ctrl-C ends its script, so a raw
+// recording may end inside its last zstd frame. A stand-in heaptrack leaves
+// the example's raw recording cut at two thirds: heapql record symbolizes
+// its whole lines, says it ends early, and ingests the complete part.
+TEST(RealProgram, RecordSymbolizesARawRecordingCutShort) {
+  SKIP_WITHOUT_HEAPTRACK();
+  TempDir dir;
+  const std::string raw = read_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.raw.zst");
+  write_file(dir.file("kept-cut-recording"), raw.substr(0, raw.size() * 2 / 3));
+  std::filesystem::create_directory(dir.file("bin"));
+  // Called as `heaptrack --raw -o NAME PROGRAM...`.
+  write_file(dir.file("bin/heaptrack"),
+             "#!/bin/sh\ncp " + shell_quote(dir.file("kept-cut-recording")) + " \"$3.raw.zst\"\nexit 130\n");
+  std::filesystem::permissions(dir.file("bin/heaptrack"), std::filesystem::perms::owner_all);
+  const std::string name = dir.file("cut");
+  const CommandResult r = run_command("PATH=" + shell_quote(dir.file("bin")) + ":\"$PATH\" " +
+                                      shell_quote(heapql_binary()) + " record -o " + shell_quote(name) + " -- true");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("heapql record: the recording ends early (the zstd stream ends inside a frame at byte "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("heapql: wrote " + name + ".zst.hqdb ("), std::string::npos) << r.err;
+  const CommandResult info = run_command(shell_quote(heapql_binary()) + " info " + shell_quote(name + ".zst"));
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("ENDS EARLY         " + name + ".raw.zst: the zstd stream ends inside a frame"),
+            std::string::npos)
+      << info.out;
+  EXPECT_NE(info.out.find("block identity exact"), std::string::npos) << info.out;
 }
 
 TEST(RealProgram, ExampleRecordedByHeapqlMatchesHeaptrackPrint) {
