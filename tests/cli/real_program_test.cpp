@@ -238,14 +238,18 @@ constexpr const char* kPythonWorkload =
     "len({'k%d' % i: [rnd.random() for _ in range(i % 7)] for i in range(600)}) for r in range(6)]; "
     "print(sum(keep))";
 
+// `python3` may be a wrapper script (pyenv shim): heaptrack would trace the
+// shell, not the exec'd interpreter, so the interpreter itself is recorded.
+// Empty when it cannot be told.
+std::string python_interpreter() {
+  const CommandResult exe = run_command("python3 -c 'import sys; print(sys.executable)'");
+  return exe.exit_code == 0 ? exe.out.substr(0, exe.out.find('\n')) : std::string();
+}
+
 TEST(RealProgram, PythonMatchesHeaptrackPrint) {
   SKIP_WITHOUT_HEAPTRACK();
   SKIP_WITHOUT("python3");
-  // `python3` may be a wrapper script (pyenv shim): heaptrack would trace the
-  // shell, not the exec'd interpreter, so record the interpreter itself.
-  const CommandResult exe = run_command("python3 -c 'import sys; print(sys.executable)'");
-  ASSERT_EQ(exe.exit_code, 0) << exe.err;
-  const std::string python = exe.out.substr(0, exe.out.find('\n'));
+  const std::string python = python_interpreter();
   ASSERT_FALSE(python.empty()) << "python3 did not report sys.executable";
   TempDir dir;
   // PYTHONMALLOC=malloc: every object goes through malloc, not pymalloc's arenas.
@@ -303,9 +307,8 @@ TEST(RealProgram, RecordSaysWhenSymbolizingFails) {
 TEST(RealProgram, RecordKeepsTheRecordingWhenCtrlCEndsTheProgram) {
   SKIP_WITHOUT_HEAPTRACK();
   SKIP_WITHOUT("python3");
-  const CommandResult exe = run_command("python3 -c 'import sys; print(sys.executable)'");
-  ASSERT_EQ(exe.exit_code, 0) << exe.err;
-  const std::string python = exe.out.substr(0, exe.out.find('\n'));
+  const std::string python = python_interpreter();
+  ASSERT_FALSE(python.empty()) << "python3 did not report sys.executable";
   TempDir dir;
   const std::string name = dir.file("interrupted");
   const std::string started = dir.file("started");
