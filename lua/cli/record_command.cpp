@@ -166,9 +166,9 @@ int run_program(const std::vector<std::string>& argv, HeaptrackChatter* filter =
 }
 
 // Runs argv with the text of the file `input` fed to its stdin, decoded by
-// heapql's own reader, whole lines only: a raw recording cut short (a Ctrl-C
-// reaches heaptrack's compressor too, which dies mid-frame) is fed up to its
-// last whole line, and `cut` says where it ends. heaptrack_interpret takes
+// heapql's own reader, whole lines only: a raw recording cut short (heaptrack's
+// script kills its compressor when a Ctrl-C ends it) is fed up to its last
+// whole line, and `cut` says where it ends. heaptrack_interpret takes
 // about a second a million allocations and says nothing while it works: the
 // reader draws a progress bar. Returns the program's exit status.
 int run_program_fed(const std::vector<std::string>& argv, const std::string& input, std::optional<TraceCut>& cut) {
