@@ -175,10 +175,9 @@ HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin) 
   std::error_code ec;
   if (!fs::exists(identity, ec)) return files;
   const FileIdentity written_for = heaptrack::peek_block_identity_file(identity);
-  // Looked for where the trace is now: a folder moved or copied whole keeps it.
-  FileIdentity here = written_for;
-  here.path = store_file::identify_file(path).path;
-  const std::string change = store_file::identity_mismatch(here);
+  // Compared with the trace where it is now: a folder moved or copied whole keeps it.
+  const FileIdentity here = store_file::identify_file(path);
+  const std::string change = store_file::identity_change(written_for, here);
   std::string why;
   if (!change.empty()) {
     why = written_for.path != here.path

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <span>
 
 #include "engine/error.h"
 #include "engine/ingest/block_identity_file.h"
@@ -30,18 +31,20 @@ void warn(const OpenOptions& options, const std::string& text) { emit_warning(op
 std::string why_not_fresh(const StoreFileInfo& info, const std::string& trace_path,
                           const OpenOptions& options) {
   if (info.files.empty()) return "it records no trace";
-  const std::string trace_then = info.files.front().path;
-  const std::string trace_now = store_file::identify_file(trace_path).path;
   // A folder moved or copied whole (mv, cp -a, rsync -a) keeps its store:
-  // the files are looked for where they are beside the trace now.
-  for (FileIdentity file : info.files) {
-    file.path = file.path == trace_then ? trace_now : store_file::relocated(file.path, trace_then, trace_now);
+  // the trace is compared where it is now, and its other files (a raw twin,
+  // a block-identity file) where they are beside it.
+  const FileIdentity& trace_then = info.files.front();
+  const FileIdentity trace_now = store_file::identify_file(trace_path);
+  if (const std::string why = store_file::identity_change(trace_then, trace_now); !why.empty()) {
+    return trace_then.path != trace_now.path
+               ? fmt::format("it is the store of {}, and this trace differs from it ({})", trace_then.path, why)
+               : fmt::format("{} has changed since it was ingested ({})", trace_now.path, why);
+  }
+  for (FileIdentity file : std::span(info.files).subspan(1)) {
+    file.path = store_file::relocated(file.path, trace_then.path, trace_now.path);
     const std::string why = store_file::identity_mismatch(file);
-    if (why.empty()) continue;
-    if (trace_then != trace_now && file.path == trace_now) {
-      return fmt::format("it is the store of {}, and this trace differs from it ({})", trace_then, why);
-    }
-    return fmt::format("{} has changed since it was ingested ({})", file.path, why);
+    if (!why.empty()) return fmt::format("{} has changed since it was ingested ({})", file.path, why);
   }
   if (info.reading != reading_key(options)) {
     return fmt::format("it was read with other options ({}, not {})", reading_in_words(info.reading),

@@ -75,6 +75,10 @@ std::string identity_mismatch(const FileIdentity& recorded) {
   } catch (const Error&) {
     return "it cannot be read";
   }
+  return identity_change(recorded, now);
+}
+
+std::string identity_change(const FileIdentity& recorded, const FileIdentity& now) {
   if (now.size != recorded.size) return "its size changed";
   if (now.mtime_ns != recorded.mtime_ns) return "its modification time changed";
   if (now.head_tail_hash != recorded.head_tail_hash) return "its contents changed";

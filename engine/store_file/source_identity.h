@@ -24,4 +24,8 @@ std::string relocated(const std::string& recorded, const std::string& trace_then
 // "it is gone", ...), or empty when it still does.
 std::string identity_mismatch(const FileIdentity& recorded);
 
+// How the file `now` (identified at whatever path) differs from `recorded`:
+// its size, time or contents; empty when it does not. Paths are not compared.
+std::string identity_change(const FileIdentity& recorded, const FileIdentity& now);
+
 }  // namespace heapql::store_file
