@@ -35,18 +35,18 @@ void ClosingLines::comment(std::string_view line, const Counts& counts, const So
                                      "records before it: records were lost or added",
                                      *ips, counts.ips));
     }
-    ips_seen_ = strings_seen_;
-    at_close_ = counts;
+    closed_ = strings_seen_;
+    records_at_close_ = counts.records;
     close_where_ = where;
   }
 }
 
 std::optional<TraceCut> ClosingLines::cut(const std::string& file, std::uint64_t end_byte, const Counts& counts) const {
-  if (!ips_seen_) {
+  if (!closed_) {
     return TraceCut{file, end_byte, 0,
                     "its closing '# strings' and '# ips' lines are missing (heaptrack_interpret writes them last)"};
   }
-  if (counts.records != at_close_.records) {
+  if (counts.records != records_at_close_) {
     throw Error(close_where_, "records follow heaptrack_interpret's closing lines, which end a file it writes");
   }
   return std::nullopt;

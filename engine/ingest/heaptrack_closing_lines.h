@@ -37,8 +37,8 @@ class ClosingLines {
 
  private:
   bool strings_seen_ = false;
-  bool ips_seen_ = false;
-  Counts at_close_;  // when the "# ips" line was read
+  bool closed_ = false;                 // "# ips" read after "# strings"
+  std::uint64_t records_at_close_ = 0;  // the file's records then
   SourceLocation close_where_;
 };
 

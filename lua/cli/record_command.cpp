@@ -180,6 +180,7 @@ int run_program_fed(const std::vector<std::string>& argv, const std::string& inp
   struct sigaction ignore {}, previous {};
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ignore, &previous);
+  bool read_failed = false;
   try {
     LineReader reader(input, true);
     std::string_view line;
@@ -196,14 +197,12 @@ int run_program_fed(const std::vector<std::string>& argv, const std::string& inp
     cut = reader.cut();
   } catch (const Error& e) {
     fmt::print(stderr, "heapql record: {}\n", e.what());
-    ::close(in[1]);
-    ::sigaction(SIGPIPE, &previous, nullptr);
-    wait_program(pid);
-    return -1;
+    read_failed = true;
   }
   ::close(in[1]);
   ::sigaction(SIGPIPE, &previous, nullptr);
-  return wait_program(pid);
+  const int status = wait_program(pid);
+  return read_failed ? -1 : status;
 }
 
 // Whether a process holds `path` open (as /proc/PID/fd shows it; other
