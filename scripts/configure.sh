@@ -1,14 +1,22 @@
 # Sourced by demo.sh and test.sh: installs what is missing and configures the
 # CMake build in $build_dir (default build/), using ccache when present.
-# Extra CMake arguments may be passed to heapql_configure.
+# Both scripts configure build/ alike (warnings as errors, tests on), so the
+# test suite after the demo builds only what the demo did not.
 build_dir=${HEAPQL_BUILD_DIR:-build}
 
 heapql_launcher=()
+if command -v ccache >/dev/null; then
+  heapql_launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+# ccache keys on paths relative to the checkout, so clones share its cache.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
 heapql_configure() {
   ./scripts/install-deps.sh
+  # ccache may have just been installed.
   if command -v ccache >/dev/null; then
     heapql_launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
   fi
-  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${heapql_launcher[@]}" "$@" >/dev/null
+  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${heapql_launcher[@]}" \
+    -DHEAPQL_WERROR=ON -DHEAPQL_TESTS=ON "$@" >/dev/null
 }

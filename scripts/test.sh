@@ -1,31 +1,45 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: installs what is missing, then
-#  1. build/       the normal build with warnings as errors: every test;
+# The test suite. Installs what is missing, then
+#  1. build/       the normal build with warnings as errors: every test.
+# With --full (what CI runs, .ci/run), also
 #  2. build-asan/  the same sources under ASan+UBSan (HEAPQL_SANITIZE): the
 #                  unit tests and the command-line tests of hostile input;
 #  3. a packager's plain Release build, installed into a temporary prefix,
 #     whose heapql must find its recipes without the source tree.
-# Each ctest run prints its summary; the last line adds them up.
+# build/ is configured as scripts/demo.sh configures it, so after the demo
+# only the test programs are left to build. Each ctest run prints its
+# summary; the last line adds them up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-source scripts/configure.sh
-# ccache keys on paths relative to the checkout, so clones share its cache.
-export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+full=false
+for arg in "$@"; do
+  case $arg in
+    --full) full=true ;;
+    -h | --help)
+      echo "usage: scripts/test.sh [--full]   (--full adds the ASan+UBSan build and the install check, as CI runs)"
+      exit 0 ;;
+    *) echo "test.sh: unknown option '$arg' (usage: scripts/test.sh [--full])" >&2; exit 2 ;;
+  esac
+done
 
-heapql_configure -DHEAPQL_WERROR=ON -DHEAPQL_TESTS=ON
+source scripts/configure.sh
+heapql_configure
 cmake --build "$build_dir" -j2
 
-asan_dir="${build_dir}-asan"
-cmake -S . -B "$asan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${heapql_launcher[@]}" -DHEAPQL_WERROR=ON \
-  -DHEAPQL_SANITIZE=ON -DHEAPQL_TESTS=ON -DHEAPQL_BENCH=OFF >/dev/null
-cmake --build "$asan_dir" -j2
-
-./scripts/check-install.sh "${build_dir}-release"
+dirs=("$build_dir")
+if $full; then
+  asan_dir="${build_dir}-asan"
+  cmake -S . -B "$asan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${heapql_launcher[@]}" -DHEAPQL_WERROR=ON \
+    -DHEAPQL_SANITIZE=ON -DHEAPQL_TESTS=ON -DHEAPQL_BENCH=OFF >/dev/null
+  cmake --build "$asan_dir" -j2
+  ./scripts/check-install.sh "${build_dir}-release"
+  dirs+=("$asan_dir")
+fi
 
 status=0
 summaries=()
-for dir in "$build_dir" "$asan_dir"; do
+for dir in "${dirs[@]}"; do
   echo "== ctest in $dir =="
   log=$(mktemp)
   (cd "$dir" && ctest --output-on-failure -j2 --timeout 600) | tee "$log" || status=1
