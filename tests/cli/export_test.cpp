@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/etw_scenarios.h"
 #include "tests/support/flat_json.h"
 #include "tests/support/test_support.h"
 
@@ -163,6 +164,20 @@ TEST_F(Export, EventCsvHandlesAndPidsAreTheSources) {
   }
   std::sort(pid_heap.begin(), pid_heap.end());
   EXPECT_EQ(pid_heap, (std::vector<std::string>{"16:4242:", "32:4242:", "64::", "8:4242:1703936"})) << blocks;
+}
+
+// ETW (a SYNTHETIC trace, tests/support/etw_scenarios.h): a heap's handle is
+// the source's; the VirtualAlloc pseudo heap has none.
+TEST_F(Export, EtwHeapHandlesAreTheSourcesAndVirtualAllocHasNone) {
+  const std::string etl = dir_.file("MemoryTestApp.etl");
+  const MemoryTestAppTrace trace = write_memory_test_app(etl);
+  const std::string db = dir_.file("etl.db");
+  ASSERT_EQ(run_heapql("export " + shell_quote(etl) + " --to sqlite " + shell_quote(db)).exit_code, 0);
+  ASSERT_NE(trace.heap, 0u);
+  EXPECT_EQ(one(db, "SELECT group_concat(DISTINCT heap) FROM blocks WHERE kind = 'heap'"), std::to_string(trace.heap));
+  EXPECT_EQ(one(db, "SELECT COUNT(*) FROM blocks WHERE kind = 'virtual' AND heap IS NOT NULL"), "0");
+  EXPECT_NE(one(db, "SELECT COUNT(*) FROM blocks WHERE kind = 'virtual'"), "0");
+  EXPECT_EQ(one(db, "SELECT group_concat(DISTINCT pid) FROM blocks"), std::to_string(trace.pid));
 }
 
 TEST_F(Export, FromAStoreAsFromTheTrace) {
