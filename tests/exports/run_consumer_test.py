@@ -7,7 +7,8 @@ CASE is one of:
   pprof       --format pprof read by Google's pprof (built from Debian's Go
               source by build-pprof.sh into WORK): `pprof -top` with every
               sample index gives heapql's JSON total of that measure; `-raw`
-              gives every sample's values and `-traces` a stack's frames.
+              gives every sample's values, `-traces` every stack's frames and
+              `-tags` the labels' bytes.
   speedscope  --format folded and --format pprof imported by speedscope's own
               page (npm, in headless Chromium, as its command line opens a
               file): its sandwich table's self and total weight of every
@@ -25,7 +26,6 @@ installs them all).
 """
 import argparse
 import base64
-import gzip
 import html
 import json
 import os
@@ -138,22 +138,17 @@ def pprof_traces(pprof, profile, sample_index):
     # -symbolize=none: pprof shows names as the file has them, not shortened by its demangler.
     text = run([pprof, "-traces", "-symbolize=none", f"-sample_index={sample_index}"] + pprof_unit(sample_index)
                + [profile]).stdout
+    # Each sample below a rule `-----------+-----...`: its value in the columns
+    # left of the `+`, then one frame a line from there on (names may hold spaces).
+    rule = re.search(r"^(-+)\+-+$", text, re.M)
+    check(rule is not None, f"pprof -traces: no rule line in\n{text[:2000]}")
+    width = len(rule.group(1))
     out = []
-    for block in text.split("-----------+-------------------------------------------------------")[1:]:
+    for block in text.split(rule.group(0))[1:]:
         lines = [line for line in block.splitlines() if line.strip()]
-        if not lines:
-            continue
-        frames = []
-        value = None
-        for line in lines:
-            match = re.match(r"^\s*(\S+)?\s+(\S.*)$", line)
-            if not match:
-                continue
-            if match.group(1) is not None and value is None:
-                value = parse_pprof_number(match.group(1), block)
-            frames.append(match.group(2).strip())
-        if value is not None:
-            out.append((value, frames))
+        if lines:
+            value = parse_pprof_number(lines[0][:width].strip(), block)
+            out.append((value, [line[width:].strip() for line in lines]))
     return out
 
 
@@ -192,19 +187,18 @@ def case_pprof(args, work):
             text = run([pprof, "-top", profile]).stdout
             check(f"\nType: {sample_index}\n" in text, f"--sort {measure}: pprof's default type is not "
                   f"{sample_index}:\n{text[:400]}")
-        # A whole stack: heapql's biggest by st, full frames (no cull), against pprof -traces' biggest sample.
-        result = heapql.json(["--by", "stack", "--no-default-cull", "--sort", "st", "--top", "1"])
-        top = result["rows"][0]
-        profile = os.path.join(work, "top.pb.gz")
-        heapql.query(["--by", "stack", "--no-default-cull", "--sort", "st", "--top", "1"], "pprof", out=profile)
-        samples = pprof_traces(pprof, profile, "alloc_space")
-        check(len(samples) == 2, f"pprof -traces: {len(samples)} samples, expected the row and [other]")
-        value, functions = max(samples, key=lambda s: s[0] if s[1] != ["[other]"] else -1)
-        check(value == top["st"], f"pprof -traces: the stack's alloc_space {value}, heapql's st {top['st']}")
-        # pprof names a location by its function (the symbol, without the module) or, unsymbolized, its address.
-        expected = [frame.split("!", 1)[1] for frame in top["key"][0]]
-        check(functions == expected, f"pprof -traces frames\n  {functions}\nheapql's\n  {expected}")
-        print(f"ok pprof: {os.path.basename(trace)}: -traces shows the top stack's {len(functions)} frames")
+        # Every stack, whole (no cull): pprof -traces' samples are heapql's rows, frame by frame.
+        query = ["--by", "stack", "--no-default-cull"]
+        rows = heapql.json(query)["rows"]
+        profile = os.path.join(work, "stacks.pb.gz")
+        heapql.query(query, "pprof", out=profile)
+        samples = sorted(pprof_traces(pprof, profile, "alloc_space"))
+        # pprof names a location by its function: the symbol, or unsymbolized the address, without the module.
+        expected = sorted((row["st"], [frame.split("!", 1)[1] for frame in row["key"][0]]) for row in rows)
+        check(samples == expected, f"{os.path.basename(trace)}: pprof -traces\n  {samples}\nheapql's stacks\n"
+              f"  {expected}")
+        print(f"ok pprof: {os.path.basename(trace)}: -traces shows heapql's {len(rows)} stacks, "
+              f"{sum(len(f) for _, f in samples)} frames")
     check_pprof_labels(args, pprof, work)
 
 
