@@ -21,6 +21,9 @@ packages=(
   # The HTML report (docs/reports.md): npm for its pinned libraries
   # (report-ui/package-lock.json), Chromium for its tests.
   nodejs npm chromium
+  # The export tests (tests/exports, docs/testing.md): pprof, built there
+  # from Debian's Go source of it, offline.
+  golang-go golang-github-google-pprof-dev
 )
 
 missing=()
@@ -36,14 +39,17 @@ done
 
 # The HTML report's libraries, as report-ui/package-lock.json pins them; the
 # build inlines them into the page (CMakeLists.txt, HEAPQL_HTML_REPORT: AUTO builds without them, warning).
+# And the export tests' consumers, as tests/exports/package-lock.json pins them (speedscope, DuckDB).
 install_report_ui() {
-  local ui
-  ui="$(cd "$(dirname "$0")/.." && pwd)/report-ui"
-  # Again when the lock file changed since (npm keeps a copy in node_modules).
-  if [ ! -d "$ui/node_modules" ] || [ "$ui/package-lock.json" -nt "$ui/node_modules/.package-lock.json" ]; then
-    echo "install-deps: npm ci in $ui"
-    npm ci --prefix "$ui" --no-audit --no-fund
-  fi
+  local ui root
+  root="$(cd "$(dirname "$0")/.." && pwd)"
+  for ui in "$root/report-ui" "$root/tests/exports"; do
+    # Again when the lock file changed since (npm keeps a copy in node_modules).
+    if [ ! -d "$ui/node_modules" ] || [ "$ui/package-lock.json" -nt "$ui/node_modules/.package-lock.json" ]; then
+      echo "install-deps: npm ci in $ui"
+      npm ci --prefix "$ui" --no-audit --no-fund
+    fi
+  done
 }
 
 if [ ${#missing[@]} -eq 0 ]; then

@@ -7,6 +7,7 @@
 
 #include "engine/query/aggregator.h"
 #include "engine/query/summary.h"
+#include "engine/units.h"
 
 namespace heapql {
 
@@ -105,11 +106,29 @@ void export_stacks(const TraceTables& t, TableSink& sink) {
   sink.end_table(frame_indexes);
 }
 
+// pid 0 is heapql's unknown process (a heaptrack file named without its
+// pid, an event CSV's bare name or empty process): the source has no pid.
+Cell pid_cell(std::uint64_t pid) { return pid == 0 ? Cell() : Cell(as_int(pid)); }
+
+// Only a heap shown as its handle has one from the source. The others' are
+// heapql's own: handle 0 for a heaptrack trace's one heap, an event CSV's
+// default heap and ETW's VirtualAlloc pseudo heap, and the handles numbered
+// down from 2^64-1 that an event CSV's named heaps get (docs/import.md).
+bool handle_from_source(const TraceTables& tables, const Heap& heap) {
+  return heap.handle != 0 && tables.string(heap.name) == format_hex_address(heap.handle);
+}
+
 // Blocks as the store replays them: a row when a block ends (freed, or alive
 // at the end), with its bucket's facts beside it.
 class BlockRows final : public EventConsumer {
  public:
-  BlockRows(const TraceTables& tables, TableSink& sink) : tables_(tables), sink_(sink) {}
+  BlockRows(const TraceTables& tables, TableSink& sink) : tables_(tables), sink_(sink) {
+    heap_handles_.reserve(tables.heap_count());
+    for (std::size_t i = 0; i < tables.heap_count(); ++i) {
+      const Heap& heap = tables.heap(HeapId(static_cast<std::uint32_t>(i)));
+      heap_handles_.push_back(handle_from_source(tables, heap) ? Cell(as_int(heap.handle)) : Cell());
+    }
+  }
   void on_alloc(const LiveBlock&) override {}
   void on_free(const LiveBlock& block, std::uint64_t, std::int64_t free_ns, bool temporary) override {
     emit(block, free_ns, temporary);
@@ -127,8 +146,8 @@ class BlockRows final : public EventConsumer {
         free_ns ? Cell(*free_ns) : Cell(),
         as_int(b.size),
         id_or_null(b.stack.value, b.stack.valid()),
-        process.valid() ? Cell(as_int(tables_.process(process).pid)) : Cell(),
-        b.heap.valid() ? Cell(as_int(tables_.heap(b.heap).handle)) : Cell(),
+        process.valid() ? pid_cell(tables_.process(process).pid) : Cell(),
+        b.heap.valid() ? heap_handles_[b.heap.index()] : Cell(),
         std::int64_t{b.thread},
         block_kind_name(b.kind),
         std::int64_t{b.is_realloc ? 1 : 0},
@@ -137,6 +156,7 @@ class BlockRows final : public EventConsumer {
   }
   const TraceTables& tables_;
   TableSink& sink_;
+  std::vector<Cell> heap_handles_;  // by heap index
 };
 
 void export_blocks(const TraceStore& store, TableSink& sink) {

@@ -5,11 +5,14 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "tests/support/etw_scenarios.h"
 #include "tests/support/flat_json.h"
 #include "tests/support/test_support.h"
 
@@ -117,6 +120,64 @@ TEST_F(Export, CsvAndJsonLinesHoldTheSameRows) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')), "block_id,alloc_ns,free_ns,size,stack_id,pid,heap,thread,kind,is_realloc,temporary");
   const std::string jsonl = read_file(dir_.file("jsonl/trace.jsonl"));
   EXPECT_NE(jsonl.find("\"block_identity\":\"exact\""), std::string::npos) << jsonl;
+}
+
+// NULL where the source has no such thing (docs/export.md): heaptrack records
+// no heaps, and this file's name (not heaptrack.<program>.<pid>.zst) no pid.
+TEST_F(Export, PidAndHeapAreNullWhereTheSourceHasNone) {
+  const std::string db = dir_.file("app.db");
+  ASSERT_EQ(run_heapql("export " + shell_quote(trace_) + " --to sqlite " + shell_quote(db)).exit_code, 0);
+  EXPECT_EQ(one(db, "SELECT COUNT(*) FROM blocks WHERE pid IS NOT NULL OR heap IS NOT NULL"), "0");
+  EXPECT_NE(one(db, "SELECT COUNT(*) FROM blocks"), "0");
+  // heaptrack's own name for a file carries the pid.
+  const std::string named = dir_.file("heaptrack.memory_test_app.4242.zst");
+  fs::copy_file(kExample, named);
+  const std::string named_db = dir_.file("named.db");
+  ASSERT_EQ(run_heapql("export " + shell_quote(named) + " --no-raw --to sqlite " + shell_quote(named_db)).exit_code, 0);
+  EXPECT_EQ(one(named_db, "SELECT DISTINCT pid FROM blocks"), "4242");
+  EXPECT_EQ(one(named_db, "SELECT COUNT(*) FROM blocks WHERE heap IS NOT NULL"), "0");
+}
+
+// An event CSV: a hex heap's handle is the source's; the default heap and a
+// named heap have none (a named heap's handle is heapql's own numbering); a
+// bare process name has no pid.
+TEST_F(Export, EventCsvHandlesAndPidsAreTheSources) {
+  const std::string csv = dir_.file("events.csv");
+  write_file(csv,
+             "time,event,process,thread,heap,address,size,old_address,stack\n"
+             "0,alloc,demo (4242),1,0x1A0000,0x10,8,,demo!main\n"
+             "1,alloc,demo (4242),1,,0x20,16,,demo!main\n"
+             "2,alloc,demo (4242),1,arena,0x30,32,,demo!main\n"
+             "3,alloc,other,1,default,0x40,64,,demo!main\n");
+  const std::string out = dir_.file("csv-out");
+  ASSERT_EQ(run_heapql("export " + shell_quote(csv) + " --to csv " + shell_quote(out)).exit_code, 0);
+  const std::string blocks = read_file(out + "/blocks.csv");
+  std::vector<std::string> pid_heap;  // "size:pid:heap" a row
+  std::istringstream lines(blocks.substr(blocks.find('\n') + 1));
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+    if (line.ends_with(',')) cells.emplace_back();
+    ASSERT_EQ(cells.size(), 11u) << line;
+    pid_heap.push_back(cells[3] + ":" + cells[5] + ":" + cells[6]);
+  }
+  std::sort(pid_heap.begin(), pid_heap.end());
+  EXPECT_EQ(pid_heap, (std::vector<std::string>{"16:4242:", "32:4242:", "64::", "8:4242:1703936"})) << blocks;
+}
+
+// ETW (a SYNTHETIC trace, tests/support/etw_scenarios.h): a heap's handle is
+// the source's; the VirtualAlloc pseudo heap has none.
+TEST_F(Export, EtwHeapHandlesAreTheSourcesAndVirtualAllocHasNone) {
+  const std::string etl = dir_.file("MemoryTestApp.etl");
+  const MemoryTestAppTrace trace = write_memory_test_app(etl);
+  const std::string db = dir_.file("etl.db");
+  ASSERT_EQ(run_heapql("export " + shell_quote(etl) + " --to sqlite " + shell_quote(db)).exit_code, 0);
+  ASSERT_NE(trace.heap, 0u);
+  EXPECT_EQ(one(db, "SELECT group_concat(DISTINCT heap) FROM blocks WHERE kind = 'heap'"), std::to_string(trace.heap));
+  EXPECT_EQ(one(db, "SELECT COUNT(*) FROM blocks WHERE kind = 'virtual' AND heap IS NOT NULL"), "0");
+  EXPECT_NE(one(db, "SELECT COUNT(*) FROM blocks WHERE kind = 'virtual'"), "0");
+  EXPECT_EQ(one(db, "SELECT group_concat(DISTINCT pid) FROM blocks"), std::to_string(trace.pid));
 }
 
 TEST_F(Export, FromAStoreAsFromTheTrace) {
