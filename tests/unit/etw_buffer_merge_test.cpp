@@ -107,6 +107,30 @@ TEST(EtwBufferMerge, SyntheticStackWalkInAnEarlierBufferOfAnotherProcessorIsAtta
   EXPECT_EQ(etw_number(*store, "records_out_of_time_order"), 0u);
 }
 
+// The issue as reported: each of two allocations has its walk in the other
+// processor's buffer. Read in file order, the first buffer's walk was lost
+// and the second's attached, and swapping the two buffers swapped which
+// (etw-heap.md §3.4). Merged by time, both attach in both orders.
+TEST(EtwBufferMerge, SyntheticSwappingTwoBuffersChangesNoStack) {
+  TempDir dir;
+  EtlWriter w;
+  start_app(w);
+  const std::int64_t t1 = w.ticks_at_ms(1), t2 = w.ticks_at_ms(2);
+  w.heap_alloc(0, kTid, kPid, t1, kHeap, 16, 0x1000);
+  late_stack_walk(w, 1, t1 + 2, t1, kBase + 0x10);
+  w.heap_alloc(1, kTid, kPid, t2, kHeap, 32, 0x2000);
+  late_stack_walk(w, 0, t2 + 2, t2, kBase + 0x20);
+  const std::vector<std::uint8_t> bytes = w.bytes();
+  ASSERT_EQ(etl_buffers(bytes).size(), 3u);
+  const std::vector<std::vector<std::string>> expected = {{"app.exe!0x10"}, {"app.exe!0x20"}};
+  for (const std::vector<std::size_t>& order : {std::vector<std::size_t>{0, 1, 2}, std::vector<std::size_t>{0, 2, 1}}) {
+    SCOPED_TRACE(order[1]);
+    const auto store = load_bytes(reorder_etl_buffers(bytes, order), dir, "swapped.etl");
+    EXPECT_EQ(block_stacks(*store), expected);
+    EXPECT_EQ(etw_number(*store, "stacks", "unattached"), 0u);
+  }
+}
+
 // Two events of one thread with the same timestamp on two processors: each
 // walk goes to the event on its own processor (etw-heap.md §3.3).
 TEST(EtwBufferMerge, SyntheticStackWalkPrefersTheEventOnItsOwnProcessor) {
