@@ -415,4 +415,39 @@ SingleAllocTrace single_alloc_free(EtlWriter& writer) {
   return trace;
 }
 
+MigratingThreadTrace migrating_thread(EtlWriter& writer) {
+  MigratingThreadTrace trace;
+  ProcessInfo process;
+  process.pid = trace.pid;
+  process.image_file_name = "app.exe";
+  writer.process_start(0, writer.ticks_at_ns(0), process);
+  writer.image_load(0, writer.ticks_at_ns(0), ImageInfo{trace.image_base, 0x10000, trace.pid, 0, 0, 0, u"\\app.exe"});
+  for (std::size_t i = 0; i < trace.blocks; ++i) {
+    const std::int64_t t = writer.ticks_at_ns(static_cast<std::int64_t>(1 + i) * kMs);
+    const auto event_processor = static_cast<std::uint32_t>(i % 2);
+    const auto walk_processor = static_cast<std::uint32_t>((i / 2) % 2);
+    if (walk_processor != event_processor) ++trace.walks_on_another_processor;
+    const std::uint64_t address = 0x1000 + 0x100 * i;
+    writer.heap_alloc(event_processor, trace.tid, trace.pid, t, trace.heap, 16 + i, address);
+    const std::uint64_t frames[] = {trace.image_base + 0x10 * (i % 7), trace.image_base + 0x800};
+    if (i % 3 == 0) {
+      // A walk stamped later than its event (EtlWriter::stack_walk stamps it
+      // with the event's time): written as the PERFINFO record it is.
+      std::vector<std::uint8_t> payload;
+      auto put = [&](std::uint64_t value, int bytes) {
+        for (int b = 0; b < bytes; ++b) payload.push_back(static_cast<std::uint8_t>(value >> (8 * b)));
+      };
+      put(static_cast<std::uint64_t>(t), 8);
+      put(trace.pid, 4);
+      put(trace.tid, 4);
+      for (std::uint64_t frame : frames) put(frame, static_cast<int>(writer.pointer_size()));
+      writer.perfinfo(walk_processor, hook::kStackWalk, 2, t + 2, payload);
+    } else {
+      writer.stack_walk(walk_processor, t, trace.pid, trace.tid, frames);
+    }
+    if (i % 4 == 1) writer.heap_free(walk_processor, trace.tid, trace.pid, t + 5, trace.heap, address);
+  }
+  return trace;
+}
+
 }  // namespace heapql::test

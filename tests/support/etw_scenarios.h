@@ -153,4 +153,19 @@ struct SingleAllocTrace {
 };
 SingleAllocTrace single_alloc_free(EtlWriter& writer);
 
+// SYNTHETIC: "app.exe" (pid 500, one image at 0x7ff6'0000'0000), one thread
+// (501) that moves between processors 0 and 1: 120 HeapAllocs (every fourth
+// freed), each with a stack walk on its event's processor or the other one,
+// stamped with the event's time or 2 ticks later. With small buffers the walks
+// often lie in another processor's buffer, before or after their event's.
+struct MigratingThreadTrace {
+  static constexpr bool kSynthetic = true;
+  std::uint32_t pid = 500, tid = 501;
+  std::uint64_t heap = 0x2a0000;
+  std::uint64_t image_base = 0x7ff6'0000'0000;
+  std::size_t blocks = 120;
+  std::size_t walks_on_another_processor = 0;
+};
+MigratingThreadTrace migrating_thread(EtlWriter& writer);
+
 }  // namespace heapql::test

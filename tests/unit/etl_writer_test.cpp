@@ -311,22 +311,31 @@ TEST(EtlWriterReadBack, MemoryTestAppParsesInEveryVariant) {
     EXPECT_EQ(back.classic_by_hook.at(hook::kImageLoad), trace.counts.image_load);
 
     // Each processor's records are in time order; the file as a whole is not
-    // (when there is more than one data buffer per processor).
+    // (when there is more than one data buffer per processor). The reader
+    // hands them over merged by time.
+    std::vector<const EtlRecord*> in_file_order;
+    for (const EtlRecord& r : back.records) in_file_order.push_back(&r);
+    std::stable_sort(in_file_order.begin(), in_file_order.end(), [](const EtlRecord* a, const EtlRecord* b) {
+      return std::pair(a->buffer_offset, a->offset_in_buffer) < std::pair(b->buffer_offset, b->offset_in_buffer);
+    });
     std::map<std::uint32_t, std::int64_t> last_by_processor;
-    bool globally_ordered = true;
+    bool file_in_time_order = true;
     std::int64_t last = 0;
-    for (const EtlRecord& r : back.records) {
-      auto [it, fresh] = last_by_processor.emplace(r.processor, r.timestamp);
+    for (const EtlRecord* r : in_file_order) {
+      auto [it, fresh] = last_by_processor.emplace(r->processor, r->timestamp);
       if (!fresh) {
-        EXPECT_GE(r.timestamp, it->second);
-        it->second = r.timestamp;
+        EXPECT_GE(r->timestamp, it->second);
+        it->second = r->timestamp;
       }
-      if (r.timestamp < last) globally_ordered = false;
-      last = std::max(last, r.timestamp);
+      if (r->timestamp < last) file_in_time_order = false;
+      last = std::max(last, r->timestamp);
     }
     if (v.buffer_size <= 8192) {
-      EXPECT_FALSE(globally_ordered);
+      EXPECT_FALSE(file_in_time_order);
     }
+    EXPECT_TRUE(std::is_sorted(back.records.begin(), back.records.end(),
+                               [](const EtlRecord& a, const EtlRecord& b) { return a.timestamp < b.timestamp; }));
+    EXPECT_EQ(back.stats.records_out_of_time_order, 0u);
 
     // Payload layout (§3.2): the HeapAlloc sizes and addresses of the description.
     std::vector<std::pair<std::uint64_t, std::uint64_t>> allocs, expected;

@@ -8,6 +8,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <queue>
+#include <tuple>
 #include <system_error>
 #include <vector>
 
@@ -34,6 +37,7 @@ constexpr std::uint32_t kMaxDecompressedBuffer = std::uint32_t{64} << 20;
 constexpr std::size_t kLogfileHeaderSize32 = 272;
 constexpr std::size_t kLogfileHeaderSize64 = 280;
 constexpr std::size_t kSniffBytes = 200;
+constexpr std::uint16_t kHeaderBufferType = 4;  // the buffer holding a session's logfile header
 
 std::uint16_t u16_at(std::span<const std::uint8_t> bytes, std::size_t at) {
   return static_cast<std::uint16_t>(bytes[at] | bytes[at + 1] << 8);
@@ -65,6 +69,7 @@ struct BufferHeader {
   bool compressed() const { return (flags & kBufferFlagCompressed) != 0; }
   // The low 16 bits: the processor index (with flag 0x20) or number.
   std::uint32_t processor() const { return client_context & 0xFFFFU; }
+  std::uint32_t logger() const { return client_context >> 16; }
 };
 
 // Where each header kind keeps its fields (etw-heap.md §4.3).
@@ -227,55 +232,195 @@ bool EtlFile::sniff(const std::string& path) {
   const BufferHeader buffer = BufferHeader::parse(bytes);
   if (buffer.size < kFirstRecordEnd || buffer.saved_offset < kFirstRecordEnd) return false;
   // A compressed header buffer cannot be looked into from its first bytes.
-  if (buffer.compressed()) return buffer.type == 4;
+  if (buffer.compressed()) return buffer.type == kHeaderBufferType;
   if (buffer.saved_offset > buffer.size) return false;
   const auto kind = static_cast<EtlHeaderKind>(bytes[kBufferHeaderSize + 2]);
   return is_system(kind) && u16_at(bytes, kBufferHeaderSize + 4) >= 32 &&
          u16_at(bytes, kBufferHeaderSize + 6) == kLogfileHeaderHook;
 }
 
-void EtlFile::read(const Visitor& visit, const EtlReadOptions& options) {
-  header_ = {};
-  stats_ = {};
-  cut_.reset();
-  std::ifstream in;
-  std::uint64_t file_size = 0;
-  if (bytes_) {
-    file_size = bytes_->size();
-  } else {
+namespace {
+
+// Where the bytes come from: the file (seeking, since the merge visits the
+// buffers of several processors in turn) or bytes in memory.
+class ByteSource {
+ public:
+  ByteSource(const std::string& path, std::optional<std::string_view> bytes) : path_(path), bytes_(bytes) {}
+
+  // Opens the file (not for bytes in memory) and returns its size.
+  std::uint64_t open() {
+    if (bytes_) return bytes_->size();
     std::error_code size_error;
     if (std::filesystem::is_directory(path_, size_error)) {
       throw Error(SourceLocation::of_file(path_), "cannot open: " + errno_text(EISDIR));
     }
-    in.open(path_, std::ios::binary);
-    if (!in) throw Error(SourceLocation::of_file(path_), "cannot open: " + errno_text(errno));
-    file_size = std::filesystem::file_size(path_, size_error);
+    in_.open(path_, std::ios::binary);
+    if (!in_) throw Error(SourceLocation::of_file(path_), "cannot open: " + errno_text(errno));
+    const std::uint64_t size = std::filesystem::file_size(path_, size_error);
     if (size_error) throw Error(SourceLocation::of_file(path_), "cannot open: " + size_error.message());
+    return size;
   }
+
+  // False when fewer than `size` bytes are there at `at`.
+  bool read_at(std::uint8_t* into, std::size_t size, std::uint64_t at) {
+    if (bytes_) {
+      if (at > bytes_->size() || bytes_->size() - at < size) return false;
+      std::memcpy(into, bytes_->data() + at, size);
+      return true;
+    }
+    if (position_ != at || !in_) {
+      in_.clear();
+      in_.seekg(static_cast<std::streamoff>(at));
+    }
+    in_.read(reinterpret_cast<char*>(into), static_cast<std::streamsize>(size));
+    const auto got = static_cast<std::size_t>(in_.gcount());
+    position_ = at + got;
+    return got == size;
+  }
+
+ private:
+  const std::string& path_;
+  std::optional<std::string_view> bytes_;
+  std::ifstream in_;
+  std::uint64_t position_ = 0;
+};
+
+// The buffers one logger wrote for one processor, in file order. Each is in
+// time order and follows the previous one in time (etw-heap.md §3.4), so a
+// stream is read front to back with one buffer in memory.
+struct BufferStream {
+  // Merge order among equal timestamps: by this key, never by file place,
+  // so the same buffers in another order read the same.
+  std::uint32_t session = 0;  // which logfile-header buffer it follows (concatenated files)
+  std::uint32_t logger = 0;
+  std::uint32_t processor = 0;
+  std::vector<std::uint64_t> buffers;  // file offsets
+  std::size_t next_buffer = 0;
+
+  // The buffer being read: its header, bytes and records.
+  std::uint64_t offset = 0;
+  BufferHeader header;
+  std::vector<std::uint8_t> raw;       // as stored
+  std::vector<std::uint8_t> inflated;  // its records when it was compressed
+  std::span<const std::uint8_t> data;  // the records, from buffer offset 72 to the data end
+  std::size_t at = 0;                  // the next record, in `data`
+  EtlRecord record;                    // the head: the stream's next record in time
+  std::size_t bytes_held = 0;          // raw + inflated, counted against max_bytes_held
+};
+
+}  // namespace
+
+void EtlFile::read(const Visitor& visit, const EtlReadOptions& options) {
+  header_ = {};
+  stats_ = {};
+  cut_.reset();
+  ByteSource source(path_, bytes_);
+  const std::uint64_t file_size = source.open();
   if (file_size == 0) throw Error(SourceLocation::of_file(path_), "empty file");
   stats_.bytes = file_size;
 
   bool header_seen = false;
-  std::uint64_t buffer_offset = 0;
-  // Counted by the kind byte, named once at the end: no string per record.
-  std::array<std::uint64_t, 256> records_by_kind{};
   // Until the logfile header is read the file may be anything: say so.
   auto fail = [&](std::uint64_t at, const std::string& what) {
     throw Error(SourceLocation{path_, {}, {}, at}, header_seen ? what : "not an ETL file: " + what);
   };
   auto read_exactly = [&](std::uint8_t* into, std::size_t size, std::uint64_t at) {
-    if (bytes_) {
-      if (at > bytes_->size() || bytes_->size() - at < size) fail(at, "read failed: the file ended early");
-      std::memcpy(into, bytes_->data() + at, size);
-      return;
-    }
-    in.read(reinterpret_cast<char*>(into), static_cast<std::streamsize>(size));
-    if (static_cast<std::size_t>(in.gcount()) != size) fail(at, "read failed: the file ended early");
+    if (!source.read_at(into, size, at)) fail(at, "read failed: the file ended early");
   };
 
-  ProgressBar progress(path_, file_size, options.show_progress);
-  std::vector<std::uint8_t> raw;         // one buffer as stored
-  std::vector<std::uint8_t> inflated;    // its records when it was compressed
+  std::size_t bytes_held = 0;  // by every stream's buffer
+  std::size_t streams_held = 0;
+  auto hold = [&](BufferStream& stream) {
+    bytes_held -= stream.bytes_held;
+    stream.bytes_held = stream.raw.capacity() + stream.inflated.capacity();
+    bytes_held += stream.bytes_held;
+    if (bytes_held > options.max_bytes_held) {
+      fail(stream.offset, fmt::format("buffer at byte {}: merging the buffers of {} processor streams by time would "
+                                      "hold {} bytes at once (expected at most {})",
+                                      stream.offset, streams_held, bytes_held, options.max_bytes_held));
+    }
+  };
+  // Reads the buffer at `stream.offset` (its header in stream.header) and
+  // finds its records.
+  auto load_buffer = [&](BufferStream& stream) {
+    const BufferHeader& buffer = stream.header;
+    const std::uint64_t buffer_offset = stream.offset;
+    stream.raw.resize(buffer.size);
+    hold(stream);
+    read_exactly(stream.raw.data(), buffer.size, buffer_offset);
+    if (buffer.compressed()) {
+      if (buffer.saved_offset < kBufferHeaderSize || buffer.saved_offset - kBufferHeaderSize > kMaxDecompressedBuffer) {
+        fail(buffer_offset, fmt::format("buffer at byte {}: compressed buffer with SavedOffset {} (expected 72 to {})",
+                                        buffer_offset, buffer.saved_offset, kMaxDecompressedBuffer + kBufferHeaderSize));
+      }
+      const std::string problem =
+          xpress_decompress(std::span<const std::uint8_t>(stream.raw).subspan(kBufferHeaderSize),
+                            buffer.saved_offset - kBufferHeaderSize, stream.inflated);
+      if (!problem.empty()) {
+        fail(buffer_offset, fmt::format("buffer at byte {}: corrupt Xpress data (compressed data starts at file byte "
+                                        "{}): {}",
+                                        buffer_offset, buffer_offset + kBufferHeaderSize, problem));
+      }
+      stream.data = stream.inflated;
+      hold(stream);
+    } else {
+      if (buffer.saved_offset < kBufferHeaderSize || buffer.saved_offset > buffer.size) {
+        fail(buffer_offset, fmt::format("buffer at byte {}: SavedOffset {} is outside the buffer (expected {} to {})",
+                                        buffer_offset, buffer.saved_offset, kBufferHeaderSize, buffer.size));
+      }
+      stream.data =
+          std::span<const std::uint8_t>(stream.raw).subspan(kBufferHeaderSize, buffer.saved_offset - kBufferHeaderSize);
+    }
+    stream.at = 0;
+  };
+
+  // Decodes the record at stream.at into stream.record; false at the data end.
+  auto decode_next = [&](BufferStream& stream) {
+    const std::span<const std::uint8_t> data = stream.data;
+    const std::size_t at = stream.at;
+    // A record header needs at least a word; 0xFFFFFFFF there ends the data.
+    if (at >= data.size() || data.size() - at < 4 || u32_at(data, at) == kNoMoreRecords) return false;
+    // Offsets below are within `data`; messages give them from the buffer
+    // start, as the layouts count them.
+    auto fail_record = [&](const std::string& what) {
+      fail(stream.offset, fmt::format("buffer at byte {}: record at buffer offset {}{}: {}", stream.offset,
+                                      at + kBufferHeaderSize, stream.header.compressed() ? " (decompressed)" : "",
+                                      what));
+    };
+    const std::uint8_t kind_byte = data[at + 2];
+    const auto layout = layout_of(kind_byte);
+    if (!layout) fail_record(fmt::format("unknown trace header kind 0x{:02x} (expected 0x01-0x04, 0x0a, 0x0b, "
+                                         "0x10-0x15)",
+                                         kind_byte));
+    const std::size_t size = layout->size_after_version ? u16_at(data, at + 4) : u16_at(data, at);
+    if (size < layout->header_size) {
+      fail_record(fmt::format("record size {} is smaller than its {} header ({} bytes)", size,
+                              etl_header_kind_name(static_cast<EtlHeaderKind>(kind_byte)), layout->header_size));
+    }
+    if (size > data.size() - at) {
+      fail_record(fmt::format("record size {} runs past the data end (expected at most {})", size, data.size() - at));
+    }
+    const auto bytes = data.subspan(at, size);
+    EtlRecord& record = stream.record;
+    record = EtlRecord{};
+    record.kind = static_cast<EtlHeaderKind>(kind_byte);
+    record.pointer_size = layout->pointer_size;
+    record.processor = stream.header.processor();
+    record.buffer_offset = stream.offset;
+    record.offset_in_buffer = static_cast<std::uint32_t>(at + kBufferHeaderSize);
+    std::string problem;
+    const std::size_t user_data = decode_header_fields(bytes, *layout, record, problem);
+    if (!problem.empty()) fail_record(problem);
+    record.payload = bytes.subspan(user_data);
+    stream.at = at + align8(size);
+    return true;
+  };
+
+  // ---- pass 1: the buffer headers, into one stream per logger and processor ----
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, BufferStream> streams;
+  std::uint32_t session = 0;
+  std::uint64_t buffer_offset = 0;
+  std::array<std::uint8_t, kBufferHeaderSize> header_bytes{};
   while (buffer_offset < file_size) {
     const std::uint64_t left = file_size - buffer_offset;
     if (left < kBufferHeaderSize) {
@@ -287,13 +432,11 @@ void EtlFile::read(const Visitor& visit, const EtlReadOptions& options) {
                                         "a {}-byte WMI_BUFFER_HEADER)",
                                         buffer_offset, left, kBufferHeaderSize));
       }
-      cut_ = TraceCut{path_, buffer_offset, left,
-                      fmt::format("the file ends {} bytes into a buffer header", left)};
+      cut_ = TraceCut{path_, buffer_offset, left, fmt::format("the file ends {} bytes into a buffer header", left)};
       break;
     }
-    raw.resize(kBufferHeaderSize);
-    read_exactly(raw.data(), kBufferHeaderSize, buffer_offset);
-    const BufferHeader buffer = BufferHeader::parse(raw);
+    read_exactly(header_bytes.data(), kBufferHeaderSize, buffer_offset);
+    const BufferHeader buffer = BufferHeader::parse(header_bytes);
     if (buffer.size < kBufferHeaderSize) {
       fail(buffer_offset, fmt::format("buffer at byte {}: BufferSize {} is smaller than the {}-byte buffer header",
                                       buffer_offset, buffer.size, kBufferHeaderSize));
@@ -309,99 +452,99 @@ void EtlFile::read(const Visitor& visit, const EtlReadOptions& options) {
                       fmt::format("the last buffer is cut short ({} of its {} bytes)", left, buffer.size)};
       break;
     }
-    raw.resize(buffer.size);
-    read_exactly(raw.data() + kBufferHeaderSize, buffer.size - kBufferHeaderSize, buffer_offset + kBufferHeaderSize);
-
-    // The records, from buffer offset 72 to the data end.
-    std::span<const std::uint8_t> data;
-    if (buffer.compressed()) {
-      if (buffer.saved_offset < kBufferHeaderSize || buffer.saved_offset - kBufferHeaderSize > kMaxDecompressedBuffer) {
-        fail(buffer_offset, fmt::format("buffer at byte {}: compressed buffer with SavedOffset {} (expected 72 to {})",
-                                        buffer_offset, buffer.saved_offset, kMaxDecompressedBuffer + kBufferHeaderSize));
+    if (!header_seen) {
+      // The first record of the file is the logfile header: read it now, so
+      // header() is known before any record is visited.
+      BufferStream first;
+      first.offset = buffer_offset;
+      first.header = buffer;
+      load_buffer(first);
+      if (!decode_next(first)) {
+        fail(buffer_offset, fmt::format("buffer at byte {}: no records (expected a logfile header)", buffer_offset));
       }
-      const std::string problem =
-          xpress_decompress(std::span<const std::uint8_t>(raw).subspan(kBufferHeaderSize),
-                            buffer.saved_offset - kBufferHeaderSize, inflated);
-      if (!problem.empty()) {
-        fail(buffer_offset, fmt::format("buffer at byte {}: corrupt Xpress data (compressed data starts at file byte "
-                                        "{}): {}",
-                                        buffer_offset, buffer_offset + kBufferHeaderSize, problem));
+      const EtlRecord& record = first.record;
+      const std::string_view decompressed = buffer.compressed() ? " (decompressed)" : "";
+      if (!is_system(record.kind) || record.hook != kLogfileHeaderHook) {
+        fail(buffer_offset, fmt::format("buffer at byte {}: record at buffer offset {}{}: the first record is {} hook "
+                                        "0x{:04x} (expected a SYSTEM32/64 logfile header, hook 0x0000)",
+                                        buffer_offset, record.offset_in_buffer, decompressed,
+                                        etl_header_kind_name(record.kind), record.hook));
       }
-      data = inflated;
-      ++stats_.compressed_buffers;
-    } else {
-      if (buffer.saved_offset < kBufferHeaderSize || buffer.saved_offset > buffer.size) {
-        fail(buffer_offset, fmt::format("buffer at byte {}: SavedOffset {} is outside the buffer (expected {} to {})",
-                                        buffer_offset, buffer.saved_offset, kBufferHeaderSize, buffer.size));
+      const std::size_t needed = record.pointer_size == 8 ? kLogfileHeaderSize64 : kLogfileHeaderSize32;
+      if (record.payload.size() < needed) {
+        fail(buffer_offset, fmt::format("buffer at byte {}: record at buffer offset {}{}: logfile header payload is "
+                                        "{} bytes (expected at least {})",
+                                        buffer_offset, record.offset_in_buffer, decompressed, record.payload.size(),
+                                        needed));
       }
-      data = std::span<const std::uint8_t>(raw).subspan(kBufferHeaderSize, buffer.saved_offset - kBufferHeaderSize);
+      header_ = parse_logfile_header(record.payload, record.pointer_size);
+      header_.header_timestamp = record.timestamp;
+      header_seen = true;
+      bytes_held -= first.bytes_held;  // read again with its stream
+    } else if (buffer.type == kHeaderBufferType) {
+      ++session;  // another session's file after this one's (concatenated files)
     }
-
-    std::size_t record_size = 0;
-    // Offsets below are within `data`; messages give them from the buffer
-    // start, as the layouts count them.
-    auto fail_record = [&](std::size_t at, const std::string& what) {
-      fail(buffer_offset, fmt::format("buffer at byte {}: record at buffer offset {}{}: {}", buffer_offset,
-                                      at + kBufferHeaderSize, buffer.compressed() ? " (decompressed)" : "", what));
-    };
-    // A record header needs at least a word; 0xFFFFFFFF there ends the data.
-    for (std::size_t at = 0; at < data.size() && data.size() - at >= 4 && u32_at(data, at) != kNoMoreRecords;
-         at += align8(record_size)) {
-      const std::uint8_t kind_byte = data[at + 2];
-      const auto layout = layout_of(kind_byte);
-      if (!layout) fail_record(at, fmt::format("unknown trace header kind 0x{:02x} (expected 0x01-0x04, 0x0a, 0x0b, "
-                                               "0x10-0x15)",
-                                               kind_byte));
-      const std::size_t size = layout->size_after_version ? u16_at(data, at + 4) : u16_at(data, at);
-      if (size < layout->header_size) {
-        fail_record(at, fmt::format("record size {} is smaller than its {} header ({} bytes)", size,
-                                    etl_header_kind_name(static_cast<EtlHeaderKind>(kind_byte)), layout->header_size));
-      }
-      if (size > data.size() - at) {
-        fail_record(at, fmt::format("record size {} runs past the data end (expected at most {})", size,
-                                    data.size() - at));
-      }
-      const auto bytes = data.subspan(at, size);
-      EtlRecord record;
-      record.kind = static_cast<EtlHeaderKind>(kind_byte);
-      record.pointer_size = layout->pointer_size;
-      record.processor = buffer.processor();
-      record.buffer_offset = buffer_offset;
-      record.offset_in_buffer = static_cast<std::uint32_t>(at + kBufferHeaderSize);
-      std::string problem;
-      const std::size_t user_data = decode_header_fields(bytes, *layout, record, problem);
-      if (!problem.empty()) fail_record(at, problem);
-      record.payload = bytes.subspan(user_data);
-
-      const bool logfile_header = is_system(record.kind) && record.hook == kLogfileHeaderHook;
-      if (!header_seen) {
-        if (!logfile_header) {
-          fail_record(at, fmt::format("the first record is {} hook 0x{:04x} (expected a SYSTEM32/64 logfile header, "
-                                      "hook 0x0000)",
-                                      etl_header_kind_name(record.kind), record.hook));
-        }
-        const std::size_t needed = record.pointer_size == 8 ? kLogfileHeaderSize64 : kLogfileHeaderSize32;
-        if (record.payload.size() < needed) {
-          fail_record(at, fmt::format("logfile header payload is {} bytes (expected at least {})",
-                                      record.payload.size(), needed));
-        }
-        header_ = parse_logfile_header(record.payload, record.pointer_size);
-        header_.header_timestamp = record.timestamp;
-        header_seen = true;
-      }
-      if (logfile_header) ++stats_.logfile_headers;
-      ++stats_.records;
-      ++records_by_kind[kind_byte];
-      visit(record);
-      record_size = size;
-    }
-    if (!header_seen) fail(buffer_offset, fmt::format("buffer at byte {}: no records (expected a logfile header)",
-                                                      buffer_offset));
+    BufferStream& stream = streams[{session, buffer.logger(), buffer.processor()}];
+    stream.session = session;
+    stream.logger = buffer.logger();
+    stream.processor = buffer.processor();
+    stream.buffers.push_back(buffer_offset);
     ++stats_.buffers;
     buffer_offset += buffer.size;
-    progress.update(buffer_offset);
   }
   if (!cut_) cut_ = cut_between_buffers(header_, stats_.buffers, path_, file_size);
+
+  // ---- pass 2: every stream's records, merged by timestamp ----
+  ProgressBar progress(path_, file_size, options.show_progress);
+  std::uint64_t bytes_read = 0;
+  // Advances `stream` to its next record, loading its next buffer when one
+  // ends; false when the stream has no more records.
+  auto advance = [&](BufferStream& stream) {
+    while (!decode_next(stream)) {
+      if (stream.next_buffer == stream.buffers.size()) {
+        stream.raw = {};
+        stream.inflated = {};
+        stream.data = {};
+        hold(stream);
+        --streams_held;
+        return false;
+      }
+      stream.offset = stream.buffers[stream.next_buffer++];
+      read_exactly(header_bytes.data(), kBufferHeaderSize, stream.offset);
+      stream.header = BufferHeader::parse(header_bytes);
+      load_buffer(stream);
+      if (stream.header.compressed()) ++stats_.compressed_buffers;
+      bytes_read += stream.header.size;
+      progress.update(bytes_read);
+    }
+    return true;
+  };
+  std::vector<BufferStream*> ordered;  // by key: the merge's tie order
+  for (auto& [key, stream] : streams) ordered.push_back(&stream);
+  streams_held = ordered.size();
+  using Head = std::pair<std::int64_t, std::size_t>;  // (timestamp, index in `ordered`)
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+  for (std::size_t i = 0; i < ordered.size(); ++i) {
+    if (advance(*ordered[i])) heads.emplace(ordered[i]->record.timestamp, i);
+  }
+  // Counted by the kind byte, named once at the end: no string per record.
+  std::array<std::uint64_t, 256> records_by_kind{};
+  std::int64_t last_timestamp = std::numeric_limits<std::int64_t>::min();
+  while (!heads.empty()) {
+    const std::size_t index = heads.top().second;
+    heads.pop();
+    BufferStream& stream = *ordered[index];
+    const EtlRecord& record = stream.record;
+    // A stream whose buffers are not in time order: its record is read
+    // where it comes, late, and counted (never a reason to stop).
+    if (record.timestamp < last_timestamp) ++stats_.records_out_of_time_order;
+    last_timestamp = std::max(last_timestamp, record.timestamp);
+    if (is_system(record.kind) && record.hook == kLogfileHeaderHook) ++stats_.logfile_headers;
+    ++stats_.records;
+    ++records_by_kind[static_cast<std::uint8_t>(record.kind)];
+    visit(record);
+    if (advance(stream)) heads.emplace(stream.record.timestamp, index);
+  }
   for (std::size_t kind = 0; kind < records_by_kind.size(); ++kind) {
     if (records_by_kind[kind] != 0) {
       stats_.records_by_header_kind[std::string(etl_header_kind_name(static_cast<EtlHeaderKind>(kind)))] =

@@ -31,6 +31,7 @@ InfoValue etw_object(const EtwInfo& e) {
   etw.set("clock_type", V::whole(e.clock_type));
   etw.set("perf_freq", V::whole(e.perf_freq));
   etw.set("logfile_headers", V::whole(e.logfile_headers));
+  etw.set("records_out_of_time_order", V::whole(e.records_out_of_time_order));
   etw.set("os_version", V::string(e.os_version));
   etw.set("processors", V::whole(e.processors));
   etw.set("events_by_header_kind", counts_object(e.events_by_header_kind));
@@ -101,6 +102,11 @@ SourceDetails etw_details(const EtwInfo& e) {
                                         e.pointer_size, e.clock_type, e.perf_freq,
                                         format_count(e.processors, "processor", "processors"), e.os_version));
   if (e.logfile_headers > 1) table.emplace_back("sessions", fmt::format("{} (merged)", e.logfile_headers));
+  if (e.records_out_of_time_order > 0) {
+    table.emplace_back("out of time order",
+                       fmt::format("{} (a processor's buffers are not in time order; read where they come)",
+                                   format_count(e.records_out_of_time_order, "record", "records")));
+  }
   table.emplace_back("events", counts_text(e.events_by_header_kind));
   table.emplace_back("heap events", fmt::format("{} heap, {} VirtualAlloc; {} ({} dropped)", e.heap_events,
                                                 e.virtual_events,

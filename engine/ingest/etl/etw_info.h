@@ -18,6 +18,7 @@ struct EtwInfo {
   std::uint32_t clock_type = 0;
   std::uint64_t perf_freq = 0;
   std::uint64_t logfile_headers = 0;  // more than one: merged sessions
+  std::uint64_t records_out_of_time_order = 0;  // a processor's buffers out of time order (EtlFile)
   std::string os_version;             // "10.0.19041" style, from the logfile header
   std::uint32_t processors = 0;
   std::map<std::string, std::uint64_t> events_by_header_kind;  // "sys64" -> n

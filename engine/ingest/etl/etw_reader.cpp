@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
 #include <memory>
@@ -106,6 +107,7 @@ class EtwTraceReader {
     EtlReadOptions read_options;
     read_options.show_progress = options_.show_progress;
     file.read([this](const EtlRecord& r) { take(r); }, read_options);
+    expire_pending_stacks(std::numeric_limits<std::int64_t>::max());
     header_ = file.header();
     set_clock();
     stacks_.resolve_keys();
@@ -123,9 +125,10 @@ class EtwTraceReader {
   }
 
  private:
-  // ---- pass 1: every record, in file order ----
+  // ---- pass 1: every record, in time order (merged from every buffer) ----
 
   void take(const EtlRecord& r) {
+    if (!pending_stacks_.empty()) expire_pending_stacks(r.timestamp);
     event_counts_.count(r);
     last_timestamp_ = std::max(last_timestamp_, r.timestamp);
     if (!r.classic) {
@@ -178,8 +181,12 @@ class EtwTraceReader {
       case etw_hook::kStackWalk: {
         ++info_.stack_walks;
         const auto s = decode_stack_walk(r, path_);
-        if (TimedEvent* e = event_for_stack(r, s.event_timestamp, s.thread)) {
+        if (TimedEvent* e = event_for_stack(r.processor, s.event_timestamp, s.thread)) {
           stacks_.attach_frames(e->stack, s.frames, r.pointer_size);
+        } else if (may_wait_for_event(r, s.event_timestamp)) {
+          PendingStack& pending = wait_for_event(s.event_timestamp, s.thread, r.processor);
+          pending.frames.assign(s.frames.begin(), s.frames.end());
+          pending.pointer_size = r.pointer_size;
         } else {
           ++info_.stack_walks_unattached;
         }
@@ -189,8 +196,14 @@ class EtwTraceReader {
       case etw_hook::kStackKeyUser: {
         ++info_.stack_key_uses;
         const auto s = decode_stack_key(r, path_);
-        if (TimedEvent* e = event_for_stack(r, s.event_timestamp, s.thread)) {
-          stacks_.attach_key(e->stack, r.hook == etw_hook::kStackKeyKernel, s.key, s.event_timestamp);
+        const bool kernel = r.hook == etw_hook::kStackKeyKernel;
+        if (TimedEvent* e = event_for_stack(r.processor, s.event_timestamp, s.thread)) {
+          stacks_.attach_key(e->stack, kernel, s.key, s.event_timestamp);
+        } else if (may_wait_for_event(r, s.event_timestamp)) {
+          PendingStack& pending = wait_for_event(s.event_timestamp, s.thread, r.processor);
+          pending.is_key = true;
+          pending.kernel_key = kernel;
+          pending.key = s.key;
         } else {
           ++info_.stack_walks_unattached;
         }
@@ -260,26 +273,88 @@ class EtwTraceReader {
     push_stackable(r, e);
   }
 
-  // Events that can get a stack are remembered per thread and per processor:
-  // a stack walk follows its event on the same processor (§3.3).
+  // Records arrive merged by time from every buffer (EtlFile), so a stack
+  // walk comes after its event whichever processor's buffer holds either.
+  // Events that can get a stack are remembered per thread (the last few) and
+  // per processor (the last one): VirtualAlloc events may carry no thread.
   void push_stackable(const EtlRecord& r, const TimedEvent& e) {
     const auto index = static_cast<std::uint32_t>(events_.size());
     events_.push_back(e);
-    if (r.has_ids) last_event_of_thread_[r.thread] = index;
+    if (r.has_ids) recent_events_of_thread_[r.thread].add(index, r.processor);
     if (last_event_of_processor_.size() <= r.processor) last_event_of_processor_.resize(r.processor + 1, kNoEvent);
     last_event_of_processor_[r.processor] = index;
+    if (!pending_stacks_.empty()) attach_pending_stacks(r, index);
   }
 
-  TimedEvent* event_for_stack(const EtlRecord& r, std::int64_t event_timestamp, std::uint32_t thread) {
-    if (auto found = last_event_of_thread_.find(thread); found != last_event_of_thread_.end()) {
-      TimedEvent& e = events_[found->second];
-      if (e.timestamp == event_timestamp) return &e;
+  // The event a stack walk or key use of `thread` names by its timestamp
+  // (etw-heap.md §3.3): the most recent event of that thread with exactly
+  // that timestamp, one on the stack record's processor first; failing that,
+  // the last event of that processor, if it has the timestamp and the thread
+  // or no thread.
+  TimedEvent* event_for_stack(std::uint32_t processor, std::int64_t event_timestamp, std::uint32_t thread) {
+    if (auto found = recent_events_of_thread_.find(thread); found != recent_events_of_thread_.end()) {
+      if (const std::uint32_t index = found->second.find(events_, event_timestamp, processor); index != kNoEvent) {
+        return &events_[index];
+      }
     }
-    if (r.processor < last_event_of_processor_.size() && last_event_of_processor_[r.processor] != kNoEvent) {
-      TimedEvent& e = events_[last_event_of_processor_[r.processor]];
+    if (processor < last_event_of_processor_.size() && last_event_of_processor_[processor] != kNoEvent) {
+      TimedEvent& e = events_[last_event_of_processor_[processor]];
       if (e.timestamp == event_timestamp && (e.thread == thread || e.thread == 0)) return &e;
     }
     return nullptr;
+  }
+
+  // A stack walk or key use waiting for its event.
+  struct PendingStack {
+    std::int64_t event_timestamp = 0;
+    std::uint32_t thread = 0;
+    std::uint32_t processor = 0;
+    bool is_key = false;
+    bool kernel_key = false;
+    std::uint64_t key = 0;
+    std::vector<std::uint64_t> frames;
+    std::uint8_t pointer_size = 8;
+  };
+
+  // A stack read before its event: both have the same timestamp, and the
+  // event's processor comes later in the merge's order of equal times. It
+  // waits for an event of that time until the records move past it (at most
+  // kMaxPendingStacks wait at once; a walk beyond them is unattached).
+  void attach_pending_stacks(const EtlRecord& r, std::uint32_t index) {
+    TimedEvent& e = events_[index];
+    std::erase_if(pending_stacks_, [&](PendingStack& p) {
+      if (p.event_timestamp != e.timestamp) return false;
+      const bool same_thread = r.has_ids && p.thread == r.thread;
+      const bool same_processor = p.processor == r.processor && (e.thread == p.thread || e.thread == 0);
+      if (!same_thread && !same_processor) return false;
+      if (p.is_key) {
+        stacks_.attach_key(e.stack, p.kernel_key, p.key, p.event_timestamp);
+      } else {
+        stacks_.attach_frames(e.stack, p.frames, p.pointer_size);
+      }
+      return true;
+    });
+  }
+
+  // Only a walk stamped with its event's own time can come before it (equal
+  // times go by processor), and only a few share one tick: more than that is
+  // no logger's output, and is not worth a slower read.
+  bool may_wait_for_event(const EtlRecord& r, std::int64_t event_timestamp) const {
+    return event_timestamp == r.timestamp && pending_stacks_.size() < kMaxPendingStacks;
+  }
+
+  PendingStack& wait_for_event(std::int64_t event_timestamp, std::uint32_t thread, std::uint32_t processor) {
+    PendingStack& pending = pending_stacks_.emplace_back();
+    pending.event_timestamp = event_timestamp;
+    pending.thread = thread;
+    pending.processor = processor;
+    return pending;
+  }
+
+  // Stacks whose event time the records have passed found no event.
+  void expire_pending_stacks(std::int64_t now) {
+    info_.stack_walks_unattached += std::erase_if(
+        pending_stacks_, [now](const PendingStack& p) { return p.event_timestamp < now; });
   }
 
   std::uint32_t keep_name(std::string name) {
@@ -357,6 +432,7 @@ class EtwTraceReader {
   }
 
   void order_events() {
+    // Already in time order, unless a processor's buffers were not.
     std::stable_sort(events_.begin(), events_.end(),
                      [](const TimedEvent& x, const TimedEvent& y) { return x.timestamp < y.timestamp; });
   }
@@ -606,6 +682,7 @@ class EtwTraceReader {
     info_.clock_type = header_.clock_type;
     info_.perf_freq = header_.perf_freq;
     info_.logfile_headers = stats.logfile_headers;
+    info_.records_out_of_time_order = stats.records_out_of_time_order;
     info_.processors = header_.processors;
     const std::uint32_t v = header_.os_version;
     info_.os_version = fmt::format("{}.{}.{}", v & 0xFF, (v >> 8) & 0xFF, header_.provider_version);
@@ -646,12 +723,14 @@ class EtwTraceReader {
     source.time_resolution_ns = std::max<std::int64_t>(1, static_cast<std::int64_t>(1'000'000'000 / frequency_));
     source.lines = stats.records;
     source.anomalies = matcher.anomalies();
+    source.anomalies.decreasing_timestamps += stats.records_out_of_time_order;
     source.end_ns = to_ns(last_timestamp_);
     source.details = etw_details(info_);
     return source;
   }
 
   static constexpr std::uint32_t kNoEvent = 0xFFFFFFFFu;
+  static constexpr std::size_t kMaxPendingStacks = 64;
 
   const std::string& path_;
   TraceTables& tables_;
@@ -667,7 +746,32 @@ class EtwTraceReader {
   std::vector<std::string> names_;
   // The logfile-header record is taken too, so this ends at or after its time.
   std::int64_t last_timestamp_ = std::numeric_limits<std::int64_t>::min();
-  std::unordered_map<std::uint32_t, std::uint32_t> last_event_of_thread_;
+  // A thread's last few stackable events, for the stack walks that follow.
+  struct RecentEvents {
+    static constexpr std::size_t kKept = 4;
+    std::array<std::uint32_t, kKept> index{};
+    std::array<std::uint32_t, kKept> processor{};
+    std::size_t count = 0;  // ever added; the newest is at (count - 1) % kKept
+
+    void add(std::uint32_t event, std::uint32_t on_processor) {
+      index[count % kKept] = event;
+      processor[count % kKept] = on_processor;
+      ++count;
+    }
+    // The newest event at `timestamp`, one on `on_processor` first; kNoEvent if none.
+    std::uint32_t find(const std::vector<TimedEvent>& events, std::int64_t timestamp, std::uint32_t on_processor) const {
+      std::uint32_t any = kNoEvent;
+      for (std::size_t back = 1; back <= std::min(count, kKept); ++back) {
+        const std::size_t slot = (count - back) % kKept;
+        if (events[index[slot]].timestamp != timestamp) continue;
+        if (processor[slot] == on_processor) return index[slot];
+        if (any == kNoEvent) any = index[slot];
+      }
+      return any;
+    }
+  };
+  std::unordered_map<std::uint32_t, RecentEvents> recent_events_of_thread_;
+  std::vector<PendingStack> pending_stacks_;
   std::vector<std::uint32_t> last_event_of_processor_;
   std::multimap<std::uint32_t, std::string> process_names_;  // every (pid, name) seen, in file order
   std::unordered_map<std::uint32_t, std::string> current_name_;
