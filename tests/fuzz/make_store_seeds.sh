@@ -20,6 +20,14 @@ for source in tests/data/worked_example.txt tests/data/two_phase.txt tests/data/
     { printf "\\x0$fix"; cat "$work/$name.hqdb"; } > "$out/${name}_$fix.hqdb"
   done
 done
+# One whose end is near 2^63 ns, where a harness's arithmetic on the end
+# would overflow (store_fuzz.cpp asks for windows at fractions of it).
+printf 'time,event,process,thread,heap,address,size,old_address,stack\n0,alloc,p,,,0x10,8,,f;main\n%s\n' \
+  '9223372036854775000,free,p,,,0x10,,,' > "$work/huge_end.csv"
+"$heapql" ingest "$work/huge_end.csv" -o "$work/huge_end.hqdb" --no-progress 2>/dev/null
+for fix in 0 1; do
+  { printf "\\x0$fix"; cat "$work/huge_end.hqdb"; } > "$out/huge_end_$fix.hqdb"
+done
 # One with live checkpoints every few events (a test hook), which the
 # target's windowed queries start from.
 cp tests/data/worked_example.txt "$work/"
