@@ -102,6 +102,10 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     throw UsageError{fmt::format("unknown command '{}' (try heapql help)", command)};
+  } catch (const ReaderGone&) {
+    // `heapql query ... | head`: the reader has what it wanted. Quiet, as
+    // standard tools are when the pipe's signal ends them (docs/cli.md).
+    return kExitReaderGone;
   } catch (const UsageError& e) {
     fmt::print(stderr, "heapql {}: {}\n", command, e.message);
     return kExitBadQuery;
