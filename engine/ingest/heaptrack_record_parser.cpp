@@ -36,11 +36,14 @@ RecordParser::RecordParser(const HeaptrackFiles& files, const std::string& user_
       raw_.emplace(*files.raw, options.show_progress);
     }
     if (options.write_block_identity && !files.interpreted_bytes) {
+      const std::string identity = block_identity_beside(files.interpreted);
       try {
-        identity_writer_ = std::make_unique<BlockIdentityWriter>(block_identity_beside(files.interpreted),
-                                                                 store_file::identify_file(files.interpreted));
+        identity_writer_ = std::make_unique<BlockIdentityWriter>(identity, store_file::identify_file(files.interpreted));
       } catch (const Error& e) {
-        emit_warning(options.warnings, fmt::format("{}; the trace is read without writing it\n", e.what()));
+        emit_warning(options.warnings,
+                     fmt::format("{}: not written, {}; the trace is read without it (later readings read the raw "
+                                 "twin again)\n",
+                                 identity, e.what()));
       }
     }
   } else if (files.identity) {

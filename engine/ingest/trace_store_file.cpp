@@ -157,7 +157,9 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
   OpenOptions reading = options;
   reading.use_store = false;
   // Beside the trace, as the store: not where -o sends the store elsewhere.
-  reading.write_block_identity = target == store_beside(trace_path);
+  // When the store went to the cache, the trace's folder could not be
+  // written: the attempt fails with a warning saying so (docs/cli.md).
+  reading.write_block_identity = output.empty();
   store_file::SourceRecord record;
   record.files.push_back(store_file::identify_file(trace_path));  // before the read: a change during it shows
   const std::string identity = heaptrack::block_identity_beside(trace_path);

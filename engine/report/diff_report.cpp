@@ -106,14 +106,18 @@ void append_csv_measures(std::string& out, const ResultDiff& d, const DiffRow& r
 void diff_table(TextOut& to, const ResultDiff& d, const SourceInfo& a, const SourceInfo& b,
                 const DisplayOptions& display) {
   std::string& out = to.text();
-  out += fmt::format("A        {} ({} {})  window {}\n", a.path, a.source, a.format, window_text(d.a.query.window));
-  out += fmt::format("B        {} ({} {})  window {}\n", b.path, b.source, b.format, window_text(d.b.query.window));
+  append_header_line(out, fmt::format("A        {} ({} {})  window {}", a.path, a.source, a.format, window_text(d.a.query.window)),
+                     display);
+  append_header_line(out, fmt::format("B        {} ({} {})  window {}", b.path, b.source, b.format, window_text(d.b.query.window)),
+                     display);
   std::string by;
   for (GroupBy g : d.a.query.by) by += (by.empty() ? "" : ",") + std::string(group_by_name(g));
-  out += fmt::format("query    by {}  sorted by |delta {}|  top {}\n", by.empty() ? "-" : by, measure_name(d.sort()),
-                     d.a.query.top);
-  if (!d.realloc_known) out += "note     src is unavailable: a source does not mark reallocs\n";
-  for (const std::string& note : d.notes) out += "note     " + note + "\n";
+  append_header_line(out,
+                     fmt::format("query    by {}  sorted by |delta {}|  top {}", by.empty() ? "-" : by,
+                                 measure_name(d.sort()), d.a.query.top),
+                     display);
+  if (!d.realloc_known) append_header_note(out, "note     src is unavailable: a source does not mark reallocs\n", display);
+  for (const std::string& note : d.notes) append_header_note(out, "note     " + note + "\n", display);
   const std::vector<Measure> deltas = delta_columns(d);
   const std::size_t indent = (2 + deltas.size()) * 13;
   out += "\n";

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/query/result.h"
@@ -19,6 +20,13 @@ std::string window_text(const TimeWindow& window);
 
 // A frame as tables show it: shortened (short_name.h) unless full names.
 std::string shown_frame(const std::string& frame, const DisplayOptions& display);
+
+// Appends a header line (`trace ...`, `query ...`, without its newline),
+// cut to the display's width as the rows are.
+void append_header_line(std::string& out, std::string line, const DisplayOptions& display);
+// Appends a note (`note     ...`, whose text may already run over lines),
+// wrapped at the display's width under its label: a caveat is not cut.
+void append_header_note(std::string& out, std::string_view note, const DisplayOptions& display);
 
 // Appends the key (from its first line's text on) and its frame lines, each
 // cut to the display's width.

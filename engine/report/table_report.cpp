@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "engine/report/reports.h"
 #include "engine/query/short_name.h"
 #include "engine/report/table_parts.h"
@@ -76,7 +78,40 @@ std::string fitted(std::string text, std::size_t room) {
   return text + "\xE2\x80\xA6";
 }
 
+constexpr std::string_view kNoteLabel = "note     ";
+
 }  // namespace
+
+void append_header_line(std::string& out, std::string line, const DisplayOptions& display) {
+  out += display.width > 0 ? fitted(std::move(line), display.width) : line;
+  out += "\n";
+}
+
+void append_header_note(std::string& out, std::string_view note, const DisplayOptions& display) {
+  if (display.width == 0) {
+    out += note;
+    return;
+  }
+  // Its words again, wrapped anew under the label.
+  std::string_view text = note.substr(note.starts_with(kNoteLabel) ? kNoteLabel.size() : 0);
+  const std::size_t room =
+      std::max<std::size_t>(display.width > kNoteLabel.size() ? display.width - kNoteLabel.size() : 0, 20);
+  std::vector<std::string> lines(1);
+  while (true) {
+    const std::size_t start = text.find_first_not_of(" \n");
+    if (start == std::string_view::npos) break;
+    text.remove_prefix(start);
+    const std::string_view word = text.substr(0, std::min(text.find_first_of(" \n"), text.size()));
+    text.remove_prefix(word.size());
+    if (!lines.back().empty() && columns_of(lines.back()) + 1 + columns_of(word) > room) lines.emplace_back();
+    lines.back() += (lines.back().empty() ? "" : " ") + std::string(word);
+  }
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    out += i == 0 ? std::string(kNoteLabel) : std::string(kNoteLabel.size(), ' ');
+    out += fitted(lines[i], room);  // a word longer than the room
+    out += "\n";
+  }
+}
 
 std::string shown_frame(const std::string& frame, const DisplayOptions& display) {
   return display.full_names ? frame : short_frame_name(frame);
@@ -123,27 +158,37 @@ void append_table_key(std::string& out, const std::vector<KeyValue>& key, std::s
 
 void result_table(TextOut& to, const Result& r, const SourceInfo& source, const DisplayOptions& display) {
   std::string& out = to.text();
-  out += fmt::format("trace    {} ({} {}, block identity {})\n", source.path, source.source, source.format,
-                     block_identity_name(source.block_identity));
+  append_header_line(out,
+                     fmt::format("trace    {} ({} {}, block identity {})", source.path, source.source, source.format,
+                                 block_identity_name(source.block_identity)),
+                     display);
   std::string by;
   for (GroupBy g : r.query.by) by += (by.empty() ? "" : ",") + std::string(group_by_name(g));
-  out += fmt::format("query    window {}  by {}  sorted by {}  top {}{}\n", window_text(r.query.window),
-                     by.empty() ? "-" : by, measure_name(r.query.sort), r.query.top,
-                     r.query.block_set == BlockSet::kAtPeak ? "  blocks alive at the peak" : "");
+  append_header_line(out,
+                     fmt::format("query    window {}  by {}  sorted by {}  top {}{}", window_text(r.query.window),
+                                 by.empty() ? "-" : by, measure_name(r.query.sort), r.query.top,
+                                 r.query.block_set == BlockSet::kAtPeak ? "  blocks alive at the peak" : ""),
+                     display);
   if (source.block_identity == BlockIdentity::kBucketLifo) {
-    out += "note     no block addresses in this trace: which block a free ended is attributed (last in, first out "
-           "per size and stack);\n         window outstanding counts, lifetimes and impacting types are attributions\n";
+    append_header_note(out,
+                       "note     no block addresses in this trace: which block a free ended is attributed (last in, "
+                       "first out per size and stack);\n         window outstanding counts, lifetimes and impacting "
+                       "types are attributions\n",
+                       display);
   }
-  if (!r.realloc_known) out += "note     this source does not mark reallocs: src is unavailable (-)\n";
+  if (!r.realloc_known) append_header_note(out, "note     this source does not mark reallocs: src is unavailable (-)\n", display);
   if (r.query.window.begin_ns > r.trace_end_ns) {
-    out += fmt::format("note     the window starts at {}, after the trace ends ({}): no block was allocated in it; "
-                       "the peak is what was outstanding at its start\n",
-                       format_duration(r.query.window.begin_ns), format_duration(r.trace_end_ns));
+    append_header_note(out,
+                       fmt::format("note     the window starts at {}, after the trace ends ({}): no block was allocated "
+                                   "in it; the peak is what was outstanding at its start\n",
+                                   format_duration(r.query.window.begin_ns), format_duration(r.trace_end_ns)),
+                       display);
   } else if (r.query.window.end_ns == r.query.window.begin_ns) {
-    out += fmt::format(
-        "note     the window is empty (it is [T1, T2) and ends where it begins): no block was allocated "
-        "in it; the peak is what was outstanding at {}\n",
-        format_duration(r.query.window.begin_ns));
+    append_header_note(out,
+                       fmt::format("note     the window is empty (it is [T1, T2) and ends where it begins): no block "
+                                   "was allocated in it; the peak is what was outstanding at {}\n",
+                                   format_duration(r.query.window.begin_ns)),
+                       display);
   }
   const std::vector<Column> cols = columns(r);
   const std::size_t indent = (cols.size() + r.derived_columns.size()) * 13;

@@ -14,6 +14,33 @@ bool Arguments::at_option() const {
   return a.size() > 1 && a[0] == '-' && a != "--";
 }
 
+void Arguments::accept_only(std::string command, std::vector<lua::AcceptedOption> options) {
+  command_ = std::move(command);
+  accepted_ = std::move(options);
+}
+
+const lua::AcceptedOption* Arguments::accepted(std::string_view name) const {
+  if (!accepted_) return nullptr;
+  for (const lua::AcceptedOption& option : *accepted_) {
+    if (option.name == name) return &option;
+    for (const std::string& alias : option.aliases) {
+      if (alias == name) return &option;
+    }
+  }
+  return nullptr;
+}
+
+Arguments Arguments::over(std::vector<std::string> words) const {
+  Arguments arguments(std::move(words));
+  arguments.command_ = command_;
+  arguments.accepted_ = accepted_;
+  return arguments;
+}
+
+void Arguments::unknown_option(std::string_view name) const {
+  throw UsageError{fmt::format("unknown option '{}' (see heapql help {})", name, command_)};
+}
+
 std::string Arguments::take_option() {
   std::string a = args_[next_++];
   inline_value_.reset();
@@ -23,7 +50,13 @@ std::string Arguments::take_option() {
       a.resize(eq);
     }
   }
-  return a;
+  if (!accepted_) return a;
+  const lua::AcceptedOption* option = accepted(a);
+  if (option == nullptr) unknown_option(a);
+  if (inline_value_ && !option->takes_value) {
+    throw UsageError{fmt::format("{} takes no value (got '{}={}')", a, a, *inline_value_)};
+  }
+  return option->name;
 }
 
 std::string Arguments::take_value(std::string_view option) {

@@ -218,9 +218,12 @@ int run_xperf(Arguments& args) {
       if (args.done()) throw UsageError{"--run needs a trace file"};
       trace = args.take_any();
     } else if (word.starts_with("--") || word == "-o") {
+      // Which of ours take a value: heapql.commands says (an unknown one is named as such).
+      const std::string name = word.substr(0, word.find('='));
+      const lua::AcceptedOption* option = args.accepted(name);
+      if (option == nullptr) args.unknown_option(name);
       ours.push_back(word);
-      if (word != "--trusted" && word != "--no-raw" && word != "--no-progress" && word != "--strict" &&
-          word != "--no-store" && word != "--verbose") {
+      if (option->takes_value && name == word) {
         if (args.done()) throw UsageError{fmt::format("{} needs a value", word)};
         ours.push_back(args.take_any());
       }
@@ -245,7 +248,7 @@ int run_xperf(Arguments& args) {
   run.trace_path = *trace;
   // Files the flags name (cull lists) are relative to where the command runs.
   run.options.readable_files.clear();
-  Arguments rest(ours);
+  Arguments rest = args.over(std::move(ours));
   std::optional<ReportOutput> output;
   const RunOutcome outcome = run_with_options(std::move(run), rest, output);
   return report_outcome(outcome, *output);

@@ -42,6 +42,7 @@ ReportOutput::~ReportOutput() {
 
 void ReportOutput::fail() const {
   const int error = errno;
+  if (error == EPIPE) throw ReaderGone{};
   throw Error(SourceLocation::of_file(name_),
               std::string("cannot write the report: ") + (error != 0 ? std::strerror(error) : "the write failed"));
 }

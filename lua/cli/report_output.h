@@ -3,7 +3,9 @@
 // folder that cannot be written) is an error naming where it was going, never
 // a silent short report with exit 0. A regular -o file is written under a
 // temporary name and renamed into place once complete, so a failed command
-// leaves no half report there, and an older report stays as it was.
+// leaves no half report there, and an older report stays as it was. A pipe
+// whose reader has gone ends the command quietly (ReaderGone), as it ends
+// standard tools.
 #pragma once
 
 #include <cstdio>
@@ -16,6 +18,10 @@
 #include "engine/store_file/output_file.h"
 
 namespace heapql::cli {
+
+// Thrown when the report's pipe has no reader any more (EPIPE: SIGPIPE is
+// ignored, or heapql would have died of it). Not an error: main ends quietly.
+struct ReaderGone {};
 
 class ReportOutput {
  public:

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <regex>
+#include <string_view>
 
 #include "engine/error.h"
 #include "engine/text_file.h"
@@ -84,6 +87,19 @@ std::string message_for_recipe(lua_State* L, std::string message) {
   const std::string where = recipe_location(L);
   if (where.empty() || message.starts_with(where.substr(0, where.rfind(':')) + ":")) return message;
   return where + ": " + message;
+}
+
+// `return hq.recipe {...}` is a tail call, so an error the declaration
+// raises (a field too many, 'query' and 'run' both) finds no frame of the
+// recipe's to name: the message gets the recipe's file and the line of its
+// `.recipe {` (or its file alone when that is not found).
+std::string at_declaration(const std::string& file, std::string_view text, std::string message) {
+  if (!message.starts_with("hq.recipe: ")) return message;  // named already, or not the declaration's
+  static const std::regex declaration(R"([.:]\s*recipe\s*[({"'])");
+  std::match_results<std::string_view::const_iterator> found;
+  if (!std::regex_search(text.begin(), text.end(), found, declaration)) return file + ": " + message;
+  const auto line = 1 + std::count(text.begin(), found[0].first, '\n');
+  return fmt::format("{}:{}: {}", file, line, message);
 }
 
 // Message handler: keeps the error's kind; says where in the recipe it
@@ -176,7 +192,12 @@ struct Session {
       lua_pop(L, 1);
       throw Failure{RunStatus::kRecipeError, message};
     }
-    call(0, 1);
+    try {
+      call(0, 1);
+    } catch (Failure& failure) {
+      failure.message = at_declaration(recipe.path.string(), text, std::move(failure.message));
+      throw;
+    }
     lua_pushstring(L, recipe.path.string().c_str());
     call_library("heapql.recipe", "snapshot", 2, 1, keep_message);
   }

@@ -1,5 +1,7 @@
--- Writes docs/cli.md's table of query options from heapql.schema (the one
--- definition of a query), between its two marker lines:
+-- Writes docs/cli.md's generated blocks, each between its two marker lines:
+-- the synopsis from heapql.commands (the one definition of the command line)
+-- and the table of query options from heapql.schema (the one definition of a
+-- query):
 --
 --   lua5.4 -e 'package.cpath="build/?.so;"..package.cpath' lua/tools/gen_cli_doc.lua docs/cli.md
 --
@@ -12,16 +14,26 @@ local M = {}
 
 M.BEGIN = "<!-- query options: generated from lua/heapql/schema.lua by lua/tools/gen_cli_doc.lua -->"
 M.END = "<!-- end of the generated query options -->"
+M.SYNOPSIS_BEGIN = "<!-- synopsis: generated from lua/heapql/commands.lua by lua/tools/gen_cli_doc.lua -->"
+M.SYNOPSIS_END = "<!-- end of the generated synopsis -->"
 
--- `text` (docs/cli.md) with the schema's table between the markers.
-function M.cli(text)
-  local schema = require("heapql").schema
-  local first = text:find(M.BEGIN, 1, true)
-  local last = text:find(M.END, 1, true)
+-- `text` with `body` between the markers `first` and `last`.
+local function replace_block(text, first_marker, last_marker, body)
+  local first = text:find(first_marker, 1, true)
+  local last = text:find(last_marker, 1, true)
   if not first or not last or last < first then
-    error("docs/cli.md has no '" .. M.BEGIN .. "' ... '" .. M.END .. "' block", 0)
+    error("docs/cli.md has no '" .. first_marker .. "' ... '" .. last_marker .. "' block", 0)
   end
-  return text:sub(1, first - 1) .. M.BEGIN .. "\n" .. schema.options_markdown() .. text:sub(last)
+  return text:sub(1, first - 1) .. first_marker .. "\n" .. body .. text:sub(last)
+end
+
+-- `text` (docs/cli.md) with the command definition's synopsis and the
+-- schema's table between their markers.
+function M.cli(text)
+  local heapql = require "heapql"
+  local commands = require "heapql.commands"
+  text = replace_block(text, M.SYNOPSIS_BEGIN, M.SYNOPSIS_END, commands.synopsis_markdown())
+  return replace_block(text, M.BEGIN, M.END, heapql.schema.options_markdown())
 end
 
 local function main(args)

@@ -183,6 +183,36 @@ TEST_F(BlockIdentity, OnlyAStoreBesideTheTraceBringsOne) {
   expect_contains(beside.err, "heapql: wrote " + trace + ".hqid (");
 }
 
+// Where the trace's folder cannot be written, the store goes to the cache
+// and a warning says the block-identity file is not written (docs/cli.md).
+TEST_F(BlockIdentity, AFolderThatCannotBeWrittenGetsAWarningNotAFile) {
+  const fs::path folder = dir_.path() / "read-only";
+  fs::create_directories(folder);
+  const std::string trace = (folder / "p").string();
+  const TracePair p = random_pair(7, 300);
+  write_file(trace, p.interpreted);
+  write_file(trace + ".raw", p.raw);
+  // chmod does not stop root; an immutable folder (chattr +i) does.
+  const std::string folder_arg = shell_quote(folder.string());
+  const bool immutable = run_command("chattr +i " + folder_arg + " 2>/dev/null").exit_code == 0;
+  if (!immutable) fs::permissions(folder, fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
+                                  fs::perm_options::remove);
+  const bool cannot_write = run_command("touch " + shell_quote(trace + ".probe") + " 2>/dev/null").exit_code != 0;
+  CommandResult ingest;
+  if (cannot_write) {
+    ingest = run_command("XDG_CACHE_HOME=" + shell_quote(dir_.file("cache")) + " " + shell_quote(heapql_binary()) +
+                         " ingest " + shell_quote(trace));
+  }
+  if (immutable) run_command("chattr -i " + folder_arg);
+  fs::permissions(folder, fs::perms::owner_all, fs::perm_options::add);
+  if (!cannot_write) GTEST_SKIP() << "no way to make a folder that cannot be written here";
+  expect_no_crash(ingest);
+  ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
+  expect_contains(ingest.err, "heapql: wrote " + dir_.file("cache") + "/heapql/");
+  expect_contains(ingest.err, "heapql: warning: " + trace + ".hqid");
+  EXPECT_FALSE(fs::exists(trace + ".hqid"));
+}
+
 TEST_F(BlockIdentity, AStaleOneIsPassedOverWithAWarning) {
   const std::string trace = generated_pair(7);
   const std::vector<std::string> with_twin = answers(trace);

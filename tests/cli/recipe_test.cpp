@@ -149,6 +149,22 @@ TEST_F(Recipes, ARuntimeErrorHasFileAndLineAndATracebackWithVerbose) {
   expect_contains(verbose.err, "stack traceback:");
 }
 
+// `return hq.recipe {...}` is a tail call: a mistake in the declaration is
+// still named at the recipe's file and the line of its declaration, by run
+// and by help.
+TEST_F(Recipes, AMistakeInTheDeclarationNamesTheFileAndLine) {
+  const std::string both = "-- two ways to run\nlocal hq = require 'heapql'\nreturn hq.recipe {\n  name = 'x', doc = 'd',\n"
+                           "  query = function() return {} end,\n  run = function() end,\n}\n";
+  const CommandResult r = run(both);
+  EXPECT_EQ(r.exit_code, kRecipeError);
+  expect_contains(r.err, dir_.file("recipe.lua") + ":3: hq.recipe: give 'query' (with an optional 'report') or 'run', not both");
+  const CommandResult help = run_command(heapql() + " help " + shell_quote(dir_.file("recipe.lua")));
+  EXPECT_EQ(help.exit_code, kRecipeError);
+  expect_contains(help.err, dir_.file("recipe.lua") + ":3: hq.recipe: give 'query'");
+  const CommandResult field = run("local hq = require 'heapql'\nreturn hq.recipe { name = 'x', doc = 'd', colour = 1 }\n");
+  expect_contains(field.err, dir_.file("recipe.lua") + ":2: hq.recipe: unknown field 'colour'");
+}
+
 // A recipe's own mistake inside a library call is shown at the recipe's
 // line, without heapql's library files (they come with --verbose).
 TEST_F(Recipes, AMistakeInALibraryCallPointsAtTheRecipe) {

@@ -4,10 +4,16 @@
 // all, and an older one stays as it was.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/support/test_support.h"
 
@@ -183,6 +189,54 @@ TEST_F(ReportOutput, LinkIsFollowedAndDevicesAreWrittenAsStreams) {
   EXPECT_EQ(to_pipe.exit_code, 0) << to_pipe.err;
   EXPECT_TRUE(fs::is_fifo(pipe));
   EXPECT_EQ(read_file(dir_.file("got")), shown.out);
+}
+
+// heapql with `arguments` and a standard output whose reader has gone (the
+// pipe's read end closed before it starts), SIGPIPE ignored or as it comes:
+// how it ended (waitpid's status) and what it said on stderr.
+std::pair<int, std::string> heapql_into_a_closed_pipe(const std::vector<std::string>& arguments, bool ignore_sigpipe,
+                                                      const std::string& stderr_file) {
+  int ends[2];
+  if (::pipe(ends) != 0) return {-1, "no pipe"};
+  ::close(ends[0]);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::signal(SIGPIPE, ignore_sigpipe ? SIG_IGN : SIG_DFL);
+    ::dup2(ends[1], STDOUT_FILENO);
+    const int err = ::open(stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(err, STDERR_FILENO);
+    std::vector<char*> argv;
+    const std::string binary = heapql_binary();
+    argv.push_back(const_cast<char*>(binary.c_str()));
+    for (const std::string& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(ends[1]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return {status, read_file(stderr_file)};
+}
+
+// `heapql query ... | head`: a reader that stops reading ends heapql quietly,
+// with the status a shell shows for standard tools the pipe's signal ends
+// (141), whether SIGPIPE was ignored by whoever started heapql or not. A full
+// disk is still exit 2 with a message (FullStandardOutputIsAnErrorNotAShortReport).
+TEST_F(ReportOutput, AClosedPipeEndsTheCommandQuietly) {
+  const std::string trace = std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.zst";
+  const std::vector<std::vector<std::string>> commands = {
+      {"query", trace, "--format", "csv", "--no-progress"}, {"run", "leaks", trace}, {"help"}, {"list"}};
+  for (const std::vector<std::string>& command : commands) {
+    for (const bool ignored : {false, true}) {
+      SCOPED_TRACE(command.front() + (ignored ? " with SIGPIPE ignored" : " with SIGPIPE as it comes"));
+      const auto [status, err] = heapql_into_a_closed_pipe(command, ignored, dir_.file("err.txt"));
+      const bool as_a_shell_shows_141 = (WIFEXITED(status) && WEXITSTATUS(status) == 141) ||
+                                        (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE);
+      EXPECT_TRUE(as_a_shell_shows_141) << "status " << status << ", stderr: " << err;
+      EXPECT_EQ(err, "");
+    }
+  }
 }
 
 }  // namespace
