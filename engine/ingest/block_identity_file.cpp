@@ -398,4 +398,13 @@ void BlockIdentityWriter::commit(std::uint64_t unmatched_frees, std::uint64_t do
 
 std::string block_identity_beside(const std::string& interpreted_path) { return interpreted_path + ".hqid"; }
 
+bool is_block_identity_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  std::array<char, kMagic.size()> head{};
+  const ssize_t got = ::pread(fd, head.data(), head.size(), 0);
+  ::close(fd);
+  return got == static_cast<ssize_t>(head.size()) && head == kMagic;
+}
+
 }  // namespace heapql::heaptrack

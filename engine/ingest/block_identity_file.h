@@ -109,4 +109,8 @@ class BlockIdentityWriter final : public OutOfOrderEnds {
 // NAME.hqid for an interpreted file NAME.
 std::string block_identity_beside(const std::string& interpreted_path);
 
+// True when the file starts with the block-identity magic (for messages
+// about such a file given where a trace was expected).
+bool is_block_identity_file(const std::string& path);
+
 }  // namespace heapql::heaptrack

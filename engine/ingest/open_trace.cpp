@@ -1,6 +1,7 @@
 #include "engine/ingest/open_trace.h"
 
 #include "engine/error.h"
+#include "engine/ingest/block_identity_file.h"
 #include "engine/ingest/etl/etl_file.h"
 #include "engine/ingest/etl/etw_reader.h"
 #include "engine/ingest/event_csv_reader.h"
@@ -29,9 +30,18 @@ SourceInfo stream_trace(const std::string& path, TraceTables& tables, EventConsu
 
 namespace {
 
+// Its bytes would read as "not a heaptrack file" with a binary dump.
+[[noreturn]] void refuse_block_identity_file(const std::string& path) {
+  const std::string trace = path.ends_with(".hqid") ? ": " + path.substr(0, path.size() - 5) : std::string();
+  throw Error(SourceLocation::of_file(path),
+              "a heapql block-identity file, not a trace (a reading with the raw twin writes it beside the trace, "
+              "for exact readings later); give the trace itself" + trace);
+}
+
 SourceInfo read_trace_of_its_format(const std::string& path, TraceTables& tables, EventConsumer& consumer,
                                     const OpenOptions& options) {
   const TraceFormat format = options.format == TraceFormat::kAuto ? detect_trace_format(path) : options.format;
+  if (format == TraceFormat::kHeaptrack && heaptrack::is_block_identity_file(path)) refuse_block_identity_file(path);
   if (format == TraceFormat::kEtl) {
     EtwReadOptions etw;
     etw.show_progress = options.show_progress;

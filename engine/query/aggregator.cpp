@@ -13,6 +13,7 @@
 #include "engine/query/byte_sums.h"
 #include "engine/query/cull_list.h"
 #include "engine/query/group_key.h"
+#include "engine/query/id_or_name.h"
 #include "engine/query/suppressions.h"
 #include "engine/store/dense_rank.h"
 #include "engine/store/on_both_cores.h"
@@ -27,32 +28,6 @@ namespace heapql {
 namespace {
 
 constexpr std::int64_t kAutoSeriesStartNs = 1'000'000;  // open windows start at 1 ms buckets
-
-bool iequals(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-  });
-}
-
-std::optional<std::uint64_t> parse_number(std::string_view text) {
-  int base = 10;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    text.remove_prefix(2);
-    base = 16;
-  }
-  std::uint64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
-  return value;
-}
-
-bool matches_id_or_name(const std::vector<std::string>& wanted, std::uint64_t id, std::string_view name) {
-  for (const std::string& w : wanted) {
-    if (auto n = parse_number(w); n && *n == id) return true;
-    if (iequals(w, name)) return true;
-  }
-  return false;
-}
 
 void append(SuppressionList& into, SuppressionList list) {
   for (SuppressionPattern& p : list.patterns) into.patterns.push_back(std::move(p));

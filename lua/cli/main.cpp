@@ -7,8 +7,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/error.h"
+#include "engine/near_names.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
 #include "lua/cli/report_output.h"
@@ -53,7 +55,10 @@ int main(int argc, char** argv) {
       emit("heapql 0.1.0\n", std::nullopt);
       return kExitOk;
     }
-    throw UsageError{fmt::format("unknown command '{}' (try heapql help)", command)};
+    const std::vector<std::string> near = heapql::near_names(
+        command, {"run", "list", "help", "xperf", "ingest", "export", "info", "query", "import", "diff", "record"});
+    throw UsageError{fmt::format("unknown command '{}' ({}try heapql help)", command,
+                                 near.empty() ? "" : "did you mean " + heapql::quoted_alternatives(near) + "? ")};
   } catch (const ReaderGone&) {
     // `heapql query ... | head`: the reader has what it wanted. Quiet, as
     // standard tools are when the pipe's signal ends them (docs/cli.md).

@@ -7,12 +7,15 @@
 #include <filesystem>
 
 #include "engine/error.h"
+#include "engine/ingest/file_kind.h"
+#include "engine/near_names.h"
 #include "engine/report/html_report.h"
 #include "engine/units.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
 #include "lua/cli/query_options.h"
 #include "lua/cli/report_output.h"
+#include "lua/host/query_flags.h"
 #include "lua/host/recipe_runner.h"
 
 namespace heapql::cli {
@@ -25,6 +28,16 @@ using lua::RunOutcome;
 using lua::RunStatus;
 
 namespace {
+
+std::vector<std::string> shipped_recipe_names() {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(lua::queries_folder(), error)) {
+    if (entry.path().extension() == ".lua") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
 // A recipe named by path, or by name from the shipped queries/ folder.
 RecipeSource find_recipe(const std::string& name) {
@@ -41,8 +54,21 @@ RecipeSource find_recipe(const std::string& name) {
       return source;
     }
   }
-  throw UsageError{fmt::format("no recipe '{}': not a file, nor a recipe in {} (see heapql list)", name,
-                               lua::queries_folder().string())};
+  const std::vector<std::string> near = near_names(name, shipped_recipe_names());
+  throw UsageError{fmt::format("no recipe '{}': not a file, nor a recipe in {} ({}heapql list names them)", name,
+                               lua::queries_folder().string(),
+                               near.empty() ? "" : "did you mean " + quoted_alternatives(near) + "? ")};
+}
+
+// A trace given where the recipe goes (`heapql run prog.zst leaks`) would be
+// read as Lua; say which argument is which instead.
+void refuse_trace_as_recipe(const std::string& first, Arguments& args) {
+  if (first.ends_with(".lua")) return;
+  const FileKind kind = sniff_file_kind(first);
+  if (kind == FileKind::kOther) return;
+  const std::string recipe = !args.done() && !args.at_option() ? args.take_positional() : "RECIPE";
+  throw UsageError{fmt::format("'{}' is {}, not a recipe: the recipe comes first, then the trace: heapql run {} {}",
+                               first, file_kind_phrase(kind), recipe, first)};
 }
 
 // Options every recipe command takes; false when `option` is not one.
@@ -132,6 +158,11 @@ RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<Report
     } else if (option == "--symbols") {
       run.open.symbol_paths.push_back(take_symbol_path(args));
     } else if (!parse_recipe_option(option, args, run.options)) {
+      if (lua::QueryFlags().find(option) != nullptr) {
+        throw UsageError{fmt::format("'{}' is an option of heapql query; a recipe is set with its params "
+                                     "(--param NAME=VALUE; heapql help RECIPE lists them)",
+                                     option)};
+      }
       throw UsageError{fmt::format("unknown option '{}' (see heapql help)", option)};
     }
   }
@@ -145,7 +176,9 @@ RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<Report
 int run_run(Arguments& args) {
   if (args.done() || args.at_option()) throw UsageError{"needs a recipe: heapql run RECIPE TRACE [--param NAME=VALUE]..."};
   RecipeRun run;
-  run.recipe = find_recipe(args.take_positional());
+  const std::string recipe = args.take_positional();
+  refuse_trace_as_recipe(recipe, args);
+  run.recipe = find_recipe(recipe);
   run.open.show_progress = false;
   std::optional<ReportOutput> output;
   const RunOutcome outcome = run_with_options(std::move(run), args, output);

@@ -5,10 +5,12 @@
 #include <cstdio>
 
 #include "engine/error.h"
+#include "engine/ingest/file_kind.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/ingest/trace_store_file.h"
 #include "engine/store_file/store_reader.h"
 #include "engine/query/aggregator.h"
+#include "engine/query/filter_value_check.h"
 #include "engine/query/pattern_check.h"
 #include "engine/query/summary.h"
 #include "engine/report/html_report.h"
@@ -27,6 +29,16 @@ std::string take_trace_path(Arguments& args, std::string& path) {
   std::string p = args.take_positional();
   if (!path.empty()) throw UsageError{fmt::format("one trace at a time (got '{}' and '{}')", path, p)};
   return p;
+}
+
+// A heaptrack or ETW trace given to `heapql import` (which would call it a
+// malformed CSV, or tell to decompress it): name it and the command for it.
+void refuse_other_trace_kind_for_import(const std::string& path) {
+  const FileKind kind = sniff_file_kind(path);
+  if (kind != FileKind::kHeaptrack && kind != FileKind::kEtl) return;
+  throw UsageError{fmt::format("'{}' is {}, not an event CSV: read it with heapql query {} (or heapql run RECIPE {}); "
+                               "heapql import reads event CSV files only (docs/import.md)",
+                               path, file_kind_phrase(kind), path, path)};
 }
 
 }  // namespace
@@ -84,7 +96,7 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
     }
     const std::string option = args.take_option();
     if (!parse_common_option(option, args, common) && !take_query_option(option, args, flags)) {
-      throw UsageError{fmt::format("unknown option '{}' (see heapql help)", option)};
+      throw UsageError{unknown_query_option(option, flags)};
     }
   }
   Query query = query_of(flags, trace_format == TraceFormat::kEventCsv ? "heapql import" : "heapql query");
@@ -97,6 +109,7 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
     // The page charts outstanding size over time even when --series was not given.
     if (query.series_buckets == 0) query.series_buckets = kHtmlSeriesBuckets;
   }
+  if (trace_format == TraceFormat::kEventCsv) refuse_other_trace_kind_for_import(path);
   ReportOutput output(common.output_file, {path});
   Answer a = answer(path, query, common, false);
   const TraceTables& tables = a.store ? a.store->tables() : *a.tables;
@@ -107,6 +120,9 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
     for (const UnmatchedPattern& unmatched : unmatched_patterns(tables, patterns)) {
       fmt::print(stderr, "heapql: warning: {}\n", describe_unmatched(unmatched, option));
     }
+  }
+  for (const std::string& warning : unmatched_filter_values(tables, query)) {
+    fmt::print(stderr, "heapql: warning: {}\n", warning);
   }
   output.write_report([&](TextOut& out) {
     switch (common.format) {

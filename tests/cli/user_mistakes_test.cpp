@@ -1,0 +1,161 @@
+// A new user's mistakes: arguments swapped, a file given to the wrong
+// command, a typo in a name or an option. Each must end in a message that
+// names the mistake and the fix (never a Lua syntax error about a compressed
+// trace, a binary dump, or an empty table without a word). The list of
+// mistakes and their messages is in docs/cli.md ("Mistakes and what heapql
+// says").
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <initializer_list>
+#include <string>
+
+#include "tests/support/test_support.h"
+
+namespace heapql::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kBadTrace = 2;
+constexpr int kBadQuery = 3;
+
+CommandResult heapql(const std::string& arguments) {
+  return run_command(shell_quote(heapql_binary()) + " " + arguments);
+}
+
+// Exit `code`, nothing on stdout, each of `parts` in the message and none of
+// `wrong` (what the message said before it was fixed).
+void expect_message(const CommandResult& r, int code, std::initializer_list<std::string> parts,
+                    std::initializer_list<std::string> wrong = {}) {
+  expect_no_crash(r);
+  EXPECT_EQ(r.exit_code, code) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("heapql", 0), 0u) << "messages start with the program name: " << r.err;
+  for (const std::string& part : parts) EXPECT_NE(r.err.find(part), std::string::npos) << "missing '" << part << "' in: " << r.err;
+  for (const std::string& part : wrong) EXPECT_EQ(r.err.find(part), std::string::npos) << "'" << part << "' in: " << r.err;
+}
+
+// An answer (exit 0, a report) with each of `warnings` on stderr.
+void expect_answer_warning(const CommandResult& r, std::initializer_list<std::string> warnings) {
+  expect_no_crash(r);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("[total]"), std::string::npos) << r.out;
+  for (const std::string& part : warnings) EXPECT_NE(r.err.find(part), std::string::npos) << "missing '" << part << "' in: " << r.err;
+}
+
+class UserMistakes : public ::testing::Test {
+ protected:
+  // The bundled example (process memory_test_app, heap default, thread 0)
+  // with its raw twin, in the test's folder.
+  std::string example() {
+    const std::string trace = dir_.file("prog.zst");
+    if (!fs::exists(trace)) {
+      fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.zst", trace);
+      fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.raw.zst", dir_.file("prog.raw.zst"));
+    }
+    return trace;
+  }
+  std::string q(const std::string& path) { return shell_quote(path); }
+
+  TempDir dir_;
+};
+
+// ---- the issue's five ----
+
+TEST_F(UserMistakes, RunWithTraceAndRecipeSwappedSaysWhichIsWhich) {
+  // Before: "prog.zst:1: unexpected symbol near '<\181>'" (the trace read as Lua).
+  const std::string trace = example();
+  expect_message(heapql("run " + q(trace) + " leaks"), kBadQuery,
+                 {"'" + trace + "' is a heaptrack trace, not a recipe", "the recipe comes first",
+                  "heapql run leaks " + trace},
+                 {"unexpected symbol"});
+}
+
+TEST_F(UserMistakes, RunWithOnlyATraceSaysTheRecipeIsMissing) {
+  // Before: "needs a trace file" (the trace was taken as the recipe).
+  const std::string trace = example();
+  expect_message(heapql("run " + q(trace)), kBadQuery, {"is a heaptrack trace, not a recipe", "heapql run RECIPE " + trace},
+                 {"needs a trace file"});
+}
+
+TEST_F(UserMistakes, ImportOfAHeaptrackTraceNamesTheCommandThatReadsIt) {
+  // Before: "zstd-compressed: ... decompress it first", and with a store
+  // beside the trace a warning that contradicted itself before that.
+  const std::string trace = example();
+  ASSERT_EQ(heapql("ingest --no-progress " + q(trace)).exit_code, 0);
+  expect_message(heapql("import " + q(trace)), kBadQuery,
+                 {"'" + trace + "' is a heaptrack trace, not an event CSV", "heapql query " + trace},
+                 {"decompress", "warning"});
+}
+
+TEST_F(UserMistakes, ImportOfAPlainHeaptrackTraceToo) {
+  write_file(dir_.file("plain.txt"), "v 10400 3\ns 4 /bin\ni 1000 1\nt 1 0\na 10 1\n+ 0\n");
+  expect_message(heapql("import " + q(dir_.file("plain.txt"))), kBadQuery, {"is a heaptrack trace, not an event CSV"});
+}
+
+TEST_F(UserMistakes, ProcessTypoNamesTheNearProcess) {
+  // Before: an empty table, exit 0, nothing on stderr.
+  expect_answer_warning(heapql("query " + q(example()) + " --process memory_test_ap"),
+                        {"--process 'memory_test_ap' names no process of the trace",
+                         "did you mean 'memory_test_app' (pid 0)?"});
+}
+
+TEST_F(UserMistakes, ProcessNumberNotInTheTraceListsItsProcesses) {
+  expect_answer_warning(heapql("query " + q(example()) + " --process 12"),
+                        {"--process '12' names no process", "the trace's processes: 'memory_test_app' (pid 0)"});
+}
+
+TEST_F(UserMistakes, HeapTypoNamesTheNearHeap) {
+  expect_answer_warning(heapql("query " + q(example()) + " --heap defualt"),
+                        {"--heap 'defualt' names no heap of the trace", "did you mean 'default' (0x0)?"});
+}
+
+TEST_F(UserMistakes, ThreadNotInTheTraceListsItsThreads) {
+  expect_answer_warning(heapql("query " + q(example()) + " --thread 99"),
+                        {"--thread 99 is no thread of the trace", "the trace's threads: 0"});
+}
+
+TEST_F(UserMistakes, FiltersThatMatchSayNothing) {
+  const CommandResult r = heapql("query " + q(example()) + " --process MEMORY_TEST_APP --heap 0x0 --thread 0");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(UserMistakes, BlockIdentityFileGivenAsTheTraceNamesTheTrace) {
+  // Before: "not a heaptrack file: expected the 'v' record first, got 'HEAPQLBI\x01..."
+  const std::string trace = example();
+  ASSERT_EQ(heapql("ingest --no-progress " + q(trace)).exit_code, 0);
+  ASSERT_TRUE(fs::exists(trace + ".hqid"));
+  for (const char* command : {"info ", "query ", "run leaks "}) {
+    expect_message(heapql(command + q(trace + ".hqid")), kBadTrace, {trace + ".hqid: a heapql block-identity file, not a trace", "give the trace itself: " + trace},
+                   {"HEAPQLBI", "not a heaptrack file"});
+  }
+}
+
+// ---- more mistakes ----
+
+TEST_F(UserMistakes, RecipeNameTypoSuggestsTheNearRecipe) {
+  expect_message(heapql("run leak " + q(example())), kBadQuery, {"no recipe 'leak'", "did you mean 'leaks'"});
+}
+
+TEST_F(UserMistakes, LongOptionWithOneDashSuggestsTwo) {
+  expect_message(heapql("query " + q(example()) + " -top 5"), kBadQuery, {"unknown option '-top'", "did you mean '--top'?"});
+}
+
+TEST_F(UserMistakes, MisspeltOptionSuggestsTheNearOne) {
+  expect_message(heapql("query " + q(example()) + " --tpo 5"), kBadQuery, {"unknown option '--tpo'", "did you mean '--top'?"});
+}
+
+TEST_F(UserMistakes, ParamGivenToQuerySaysItIsForRecipes) {
+  expect_message(heapql("query " + q(example()) + " --param top=5"), kBadQuery,
+                 {"unknown option '--param'", "heapql run RECIPE TRACE --param NAME=VALUE"});
+}
+
+TEST_F(UserMistakes, QueryOptionGivenToRunSaysRecipesTakeParams) {
+  expect_message(heapql("run leaks " + q(example()) + " --by image"), kBadQuery,
+                 {"'--by' is an option of heapql query", "--param NAME=VALUE", "heapql help RECIPE"});
+}
+
+}  // namespace
+}  // namespace heapql::test
