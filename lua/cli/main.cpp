@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     if (command == "list") return run_list(args);
     if (command == "xperf") return run_xperf(args);
     if (command == "help" && argc > 2) {
-      if (print_recipe_help(argv[2])) return kExitOk;
+      if (print_recipe_help(args)) return kExitOk;
       throw UsageError{fmt::format("no recipe '{}' (see heapql list)", argv[2])};
     }
     if (command == "help" || command == "--help" || command == "-h") {
