@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include <fmt/format.h>
 
@@ -12,6 +11,7 @@
 #include <cstring>
 
 #include "engine/error.h"
+#include "engine/ingest/zstd_memory.h"
 #include "engine/store_file/byte_codec.h"
 #include "engine/store_file/checksum.h"
 #include "engine/store_file/output_file.h"
@@ -111,7 +111,7 @@ class BlockIdentityReader::Source {
 class BlockIdentityReader::Column {
  public:
   Column(const Source& source, const std::string& path, std::string_view name, std::uint64_t at, std::uint64_t bytes)
-      : source_(source), path_(path), name_(name), at_(at), end_(at + bytes), context_(ZSTD_createDCtx()) {
+      : source_(source), path_(path), name_(name), at_(at), end_(at + bytes), context_(ZSTD_createDCtx_advanced(counted_zstd_memory())) {
     if (context_ == nullptr) throw std::bad_alloc();
   }
   ~Column() { ZSTD_freeDCtx(context_); }
@@ -300,7 +300,7 @@ FileIdentity peek_block_identity_file(const std::string& path) { return BlockIde
 // the file until commit() copies it in.
 class BlockIdentityWriter::Column {
  public:
-  explicit Column(const std::string& folder) : compressed_(folder), context_(ZSTD_createCCtx()) {
+  explicit Column(const std::string& folder) : compressed_(folder), context_(ZSTD_createCCtx_advanced(counted_zstd_memory())) {
     if (context_ == nullptr) throw std::bad_alloc();
     // A small window: three of these live beside an ingest, whose memory
     // is counted; the columns' numbers repeat little beyond it anyway.

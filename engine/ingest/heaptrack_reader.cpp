@@ -10,6 +10,7 @@
 #include "engine/ingest/block_identity_file.h"
 #include "engine/ingest/heaptrack_line_pipeline.h"
 #include "engine/ingest/heaptrack_record_parser.h"
+#include "engine/ingest/side_file.h"
 #include "engine/store_file/source_identity.h"
 #include "engine/warnings.h"
 
@@ -133,23 +134,38 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 }  // namespace
 
-HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin) {
-  namespace fs = std::filesystem;
-  static constexpr std::array<std::string_view, 3> kSuffixes = {".zst", ".gz", ""};
-  std::string stem = path;
-  std::string_view suffix;
+namespace {
+
+constexpr std::array<std::string_view, 3> kSuffixes = {".zst", ".gz", ""};
+
+// `path` without its compression suffix.
+std::string stem_of(const std::string& path) {
   for (std::string_view s : kSuffixes) {
-    if (!s.empty() && ends_with(path, s)) {
-      stem = path.substr(0, path.size() - s.size());
-      suffix = s;
-      break;
-    }
+    if (!s.empty() && ends_with(path, s)) return path.substr(0, path.size() - s.size());
   }
+  return path;
+}
+
+}  // namespace
+
+std::vector<std::string> heaptrack_side_file_names(const std::string& path) {
+  const std::string stem = stem_of(path);
+  std::vector<std::string> names;
+  const bool raw = ends_with(stem, ".raw");
+  for (std::string_view s : kSuffixes) {
+    names.push_back((raw ? stem.substr(0, stem.size() - 4) : stem + ".raw") + std::string(s));
+  }
+  if (!raw) names.push_back(heaptrack::block_identity_beside(path));
+  return names;
+}
+
+HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin, bool confined) {
+  const std::string stem = stem_of(path);
   if (ends_with(stem, ".raw")) {
     const std::string base = stem.substr(0, stem.size() - 4);
     for (std::string_view s : kSuffixes) {
       const std::string candidate = base + std::string(s);
-      if (fs::is_regular_file(candidate)) {
+      if (side_file_present(candidate, confined)) {
         HeaptrackFiles files;
         files.interpreted = candidate;
         files.raw = path;
@@ -166,14 +182,13 @@ HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin) 
   if (!use_raw_twin) return files;
   for (std::string_view s : kSuffixes) {
     const std::string candidate = stem + ".raw" + std::string(s);
-    if (fs::is_regular_file(candidate)) {
+    if (side_file_present(candidate, confined)) {
       files.raw = candidate;
       break;
     }
   }
   const std::string identity = heaptrack::block_identity_beside(path);
-  std::error_code ec;
-  if (!fs::exists(identity, ec)) return files;
+  if (!side_file_present(identity, confined)) return files;
   const FileIdentity written_for = heaptrack::peek_block_identity_file(identity);
   // Compared with the trace where it is now: a folder moved or copied whole keeps it.
   const FileIdentity here = store_file::identify_file(path);
@@ -196,7 +211,7 @@ HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin) 
 
 SourceInfo read_heaptrack(const std::string& path, TraceTables& tables, EventConsumer& consumer,
                           const HeaptrackReadOptions& options) {
-  const HeaptrackFiles files = find_heaptrack_files(path, options.use_raw_twin);
+  const HeaptrackFiles files = find_heaptrack_files(path, options.use_raw_twin, options.confined);
   if (!files.identity_passed_over.empty()) emit_warning(options.warnings, files.identity_passed_over + "\n");
   HeaptrackBatchDriver parser(files, path, tables, consumer, options);
   return parser.run();

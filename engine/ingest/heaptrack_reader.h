@@ -30,6 +30,9 @@ struct HeaptrackReadOptions {
   bool write_block_identity = false;
   // Warnings (skipped records) go here; null = stderr.
   std::string* warnings = nullptr;
+  // For a recipe's run: the files beside the trace are read only as
+  // themselves, never through a link (side_file.h).
+  bool confined = false;
 };
 
 // The file pair heapql reads for `path`: the interpreted file, and the raw
@@ -60,7 +63,11 @@ struct HeaptrackFiles {
 };
 // With the twin in use, a fresh block-identity file beside the interpreted
 // file is read instead of it; a damaged one is an Error.
-HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin);
+HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin, bool confined = false);
+
+// Every name find_heaptrack_files may read beside `path` (its twins, its
+// block-identity file), whether or not it is there: nothing is looked at.
+std::vector<std::string> heaptrack_side_file_names(const std::string& path);
 
 // Reads the trace into `tables`, feeding `consumer`; returns what was learned.
 // Throws Error (file, line, what was expected) on malformed input.

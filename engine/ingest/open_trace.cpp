@@ -48,6 +48,7 @@ SourceInfo read_trace_of_its_format(const std::string& path, TraceTables& tables
     etw.symbol_paths = options.symbol_paths;
     etw.strict = options.strict;
     etw.warnings = options.warnings;
+    etw.confined = options.confined;
     return read_etw(path, tables, consumer, etw);
   }
   if (format == TraceFormat::kEventCsv) {
@@ -62,6 +63,7 @@ SourceInfo read_trace_of_its_format(const std::string& path, TraceTables& tables
   heaptrack.warnings = options.warnings;
   heaptrack.strict = options.strict;
   heaptrack.write_block_identity = options.write_block_identity;
+  heaptrack.confined = options.confined;
   return read_heaptrack(path, tables, consumer, heaptrack);
 }
 

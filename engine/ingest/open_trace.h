@@ -33,6 +33,11 @@ struct OpenOptions {
   // A heaptrack trace read with its raw twin also writes its block-identity
   // file (heapql ingest, heapql record).
   bool write_block_identity = false;
+  // For a recipe's run (the sandbox): the files beside a trace are read
+  // only as themselves, never through a link (side_file.h); and a store file
+  // named as the trace answers as it is, without looking at the sources its
+  // header records, which may be anywhere.
+  bool confined = false;
 };
 
 TraceFormat detect_trace_format(const std::string& path);

@@ -12,6 +12,7 @@
 
 #include "engine/error.h"
 #include "engine/ingest/block_identity_file.h"
+#include "engine/ingest/side_file.h"
 #include "engine/ingest/trace_cut.h"
 #include "engine/ingest/trace_is_a_file.h"
 #include "engine/query/aggregator.h"
@@ -41,9 +42,15 @@ std::string why_not_fresh(const StoreFileInfo& info, const std::string& trace_pa
                ? fmt::format("it is the store of {}, and this trace differs from it ({})", trace_then.path, why)
                : fmt::format("{} has changed since it was ingested ({})", trace_now.path, why);
   }
+  const std::filesystem::path folder_now = std::filesystem::path(trace_now.path).parent_path();
   for (FileIdentity file : std::span(info.files).subspan(1)) {
     file.path = store_file::relocated(file.path, trace_then.path, trace_now.path);
-    const std::string why = store_file::identity_mismatch(file);
+    // heapql records only files beside the trace; a header that says
+    // otherwise is not followed elsewhere.
+    if (std::filesystem::path(file.path).parent_path() != folder_now) {
+      return fmt::format("it records {} as a file of the trace, which is not beside it", file.path);
+    }
+    const std::string why = store_file::identity_mismatch(file, !options.confined);
     if (!why.empty()) return fmt::format("{} has changed since it was ingested ({})", file.path, why);
   }
   if (info.reading != reading_key(options)) {
@@ -99,8 +106,7 @@ std::optional<FoundStore> store_answering(const std::string& path, const OpenOpt
   if (store_file::is_store_file(path) || path.ends_with(".hqdb")) return FoundStore{path, false};
   if (!options.use_store) return std::nullopt;
   for (const std::string& candidate : {store_beside(path), store_in_cache(path)}) {
-    std::error_code ec;
-    if (candidate.empty() || !std::filesystem::is_regular_file(candidate, ec)) continue;
+    if (candidate.empty() || !side_file_present(candidate, options.confined)) continue;
     try {
       const std::string why = why_not_fresh(store_file::peek_store_file(candidate), path, options);
       if (why.empty()) return FoundStore{candidate, true};
@@ -116,8 +122,16 @@ std::optional<FoundStore> store_answering(const std::string& path, const OpenOpt
 store_file::OpenedStore open_store(const FoundStore& store, const OpenOptions& options) {
   const std::string& store_path = store.path;
   store_file::OpenedStore opened = store_file::read_store_file(store_path);
-  // A store may travel without its trace; but where its trace is, the two must agree.
-  for (const FileIdentity& file : store.sources_checked ? std::vector<FileIdentity>{} : opened.info.files) {
+  // A store may travel without its trace; but where its trace is, the two
+  // must agree. Not in a recipe's run: the paths its header records may be
+  // anywhere, and looking at them would tell the recipe what is there.
+  const bool check_sources = !store.sources_checked && !options.confined;
+  if (!store.sources_checked && options.confined && !opened.info.files.empty()) {
+    warn(options, fmt::format("{}: answered as it is: a recipe's run does not check that the trace it records is "
+                              "unchanged ({} does)",
+                              store_path, "heapql query"));
+  }
+  for (const FileIdentity& file : check_sources ? opened.info.files : std::vector<FileIdentity>{}) {
     const std::string why = store_file::identity_mismatch(file);
     if (!why.empty() && why != "it is gone") {
       throw Error(SourceLocation::of_file(store_path),

@@ -33,17 +33,23 @@ std::uint64_t checksum_of_range(int fd, std::uint64_t offset, std::size_t n, con
 
 }  // namespace
 
-FileIdentity identify_file(const std::string& path) {
+FileIdentity identify_file(const std::string& path, bool follow_links) {
   std::error_code ec;
   std::filesystem::path absolute = std::filesystem::absolute(path, ec);
   FileIdentity id;
   id.path = ec ? path : absolute.lexically_normal().string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(SourceLocation::of_file(path), std::string("cannot open: ") + std::strerror(errno));
+  // Looked at before it is opened, and opened without waiting: opening a
+  // FIFO for reading would block until a writer came.
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
+  if ((follow_links ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0) {
+    throw Error(SourceLocation::of_file(path), std::string("cannot open: ") + std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) throw Error(SourceLocation::of_file(path), "is not a regular file");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow_links ? 0 : O_NOFOLLOW));
+  if (fd < 0) throw Error(SourceLocation::of_file(path), std::string("cannot open: ") + std::strerror(errno));
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw Error(SourceLocation::of_file(path), "cannot stat");
+    throw Error(SourceLocation::of_file(path), "is not a regular file");
   }
   try {
     id.size = static_cast<std::uint64_t>(st.st_size);
@@ -66,12 +72,17 @@ std::string relocated(const std::string& recorded, const std::string& trace_then
   return (fs::path(trace_now).parent_path() / beside).lexically_normal().string();
 }
 
-std::string identity_mismatch(const FileIdentity& recorded) {
-  std::error_code ec;
-  if (!std::filesystem::exists(recorded.path, ec)) return "it is gone";
+std::string identity_mismatch(const FileIdentity& recorded, bool follow_links) {
+  struct stat st {};
+  if (::lstat(recorded.path.c_str(), &st) != 0) return "it is gone";
+  if (S_ISLNK(st.st_mode)) {
+    if (!follow_links) return "it is a link";
+    if (::stat(recorded.path.c_str(), &st) != 0) return "it is gone";
+  }
+  if (!S_ISREG(st.st_mode)) return "it is not a regular file";
   FileIdentity now;
   try {
-    now = identify_file(recorded.path);
+    now = identify_file(recorded.path, follow_links);
   } catch (const Error&) {
     return "it cannot be read";
   }

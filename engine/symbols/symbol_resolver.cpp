@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "engine/error.h"
+#include "engine/path_beneath.h"
 
 namespace heapql {
 namespace {
@@ -18,28 +19,44 @@ std::string lower(std::string text) {
   return text;
 }
 
+// Where `p` is opened: itself; or, for a confined resolver, `p` walked
+// component by component beneath the search path `root` (path_beneath.h),
+// nullopt when it leads out of it, whatever is there.
+std::optional<fs::path> opened_as(const std::string& root, const fs::path& p, bool confined) {
+  if (!confined) return p;
+  const std::optional<std::string> beneath = resolve_beneath(absolute_as_given(root), absolute_as_given(p.string()));
+  if (!beneath) return std::nullopt;
+  return fs::path(*beneath);
+}
+
 // `dir/name` if it exists, else the one entry of `dir` whose name equals
-// `name` ignoring ASCII case (the first in directory order if several do).
-std::optional<fs::path> child_ignoring_case(const fs::path& dir, const std::string& name, bool want_dir) {
+// `name` ignoring ASCII case (the first in directory order if several do);
+// as opened_as gives it.
+std::optional<fs::path> child_ignoring_case(const std::string& root, bool confined, const fs::path& dir,
+                                            const std::string& name, bool want_dir) {
   std::error_code ec;
-  auto fits = [&](const fs::path& p) {
+  auto fits = [&](const fs::path& p) -> std::optional<fs::path> {
+    const std::optional<fs::path> at = opened_as(root, p, confined);
     std::error_code type_ec;
-    return want_dir ? fs::is_directory(p, type_ec) : fs::is_regular_file(p, type_ec);
+    if (!at || !(want_dir ? fs::is_directory(*at, type_ec) : fs::is_regular_file(*at, type_ec))) return std::nullopt;
+    return at;
   };
-  if (const fs::path exact = dir / name; fits(exact)) return exact;
+  if (auto exact = fits(dir / name)) return exact;
   const std::string wanted = lower(name);
   fs::directory_iterator it(dir, ec);
   if (ec) return std::nullopt;
   for (const fs::directory_iterator end; it != end; it.increment(ec)) {
     if (ec) return std::nullopt;
-    if (lower(it->path().filename().string()) == wanted && fits(it->path())) return it->path();
+    if (lower(it->path().filename().string()) != wanted) continue;
+    if (auto found = fits(it->path())) return found;
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-SymbolResolver::SymbolResolver(std::vector<std::string> search_paths) : search_paths_(std::move(search_paths)) {}
+SymbolResolver::SymbolResolver(std::vector<std::string> search_paths, bool confined)
+    : search_paths_(std::move(search_paths)), confined_(confined) {}
 
 const PdbSymbolTable* SymbolResolver::find(const PdbIdentity& id) {
   const std::string name = pdb_base_name(id.pdb_name);
@@ -50,10 +67,10 @@ const PdbSymbolTable* SymbolResolver::find(const PdbIdentity& id) {
   std::vector<fs::path> candidates;
   if (!name.empty()) {
     for (const std::string& root : search_paths_) {
-      if (auto folder = child_ignoring_case(root, name, /*want_dir=*/true))
-        if (auto keyed = child_ignoring_case(*folder, key, /*want_dir=*/true))
-          if (auto file = child_ignoring_case(*keyed, name, /*want_dir=*/false)) candidates.push_back(*file);
-      if (auto file = child_ignoring_case(root, name, /*want_dir=*/false)) candidates.push_back(*file);
+      if (auto folder = child_ignoring_case(root, confined_, root, name, /*want_dir=*/true))
+        if (auto keyed = child_ignoring_case(root, confined_, *folder, key, /*want_dir=*/true))
+          if (auto file = child_ignoring_case(root, confined_, *keyed, name, /*want_dir=*/false)) candidates.push_back(*file);
+      if (auto file = child_ignoring_case(root, confined_, root, name, /*want_dir=*/false)) candidates.push_back(*file);
     }
   }
 

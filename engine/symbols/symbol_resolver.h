@@ -37,7 +37,10 @@ class SymbolResolver {
   // laid out as NAME.pdb/KEY/NAME.pdb (KEY: symbol_store_key()). Both are
   // tried for every path, the store layout first. Names match
   // case-insensitively (stores copied from Windows mix cases).
-  explicit SymbolResolver(std::vector<std::string> search_paths);
+  // `confined` (a recipe's run): each file is opened only as walked beneath
+  // its search path (engine/path_beneath.h), so a link in a PDB folder to a
+  // file elsewhere counts as no file, whatever it points at.
+  explicit SymbolResolver(std::vector<std::string> search_paths, bool confined = false);
 
   // The table for `id`, or nullptr when no matching PDB is found. The search
   // runs once per identity; later calls answer from the cache.
@@ -51,6 +54,7 @@ class SymbolResolver {
 
  private:
   std::vector<std::string> search_paths_;
+  bool confined_ = false;
   std::map<std::string, std::unique_ptr<PdbSymbolTable>> cache_;  // null: searched, none found
   Stats stats_;
 };

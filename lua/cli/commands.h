@@ -23,7 +23,7 @@ int run_diff(Arguments& args);
 int run_list(Arguments& args);
 int run_xperf(Arguments& args);
 // `heapql help NAME` for a recipe; false when NAME names none.
-bool print_recipe_help(const std::string& name);
+bool print_recipe_help(Arguments& args);
 
 // "heapql: wrote FILE.hqdb (size: blocks, frees, bytes a block) from TRACE" on stderr.
 void print_ingested(const heapql::IngestResult& result, const std::string& trace_path);

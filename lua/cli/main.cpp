@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
         emit(*help, std::nullopt);
         return kExitOk;
       }
-      if (print_recipe_help(argv[2])) return kExitOk;
+      if (print_recipe_help(args)) return kExitOk;
       throw UsageError{fmt::format("no command or recipe '{}' (see heapql help, heapql list)", argv[2])};
     }
     if (command == "help" || command == "--help" || command == "-h") {

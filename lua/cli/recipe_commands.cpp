@@ -215,18 +215,25 @@ int run_list(Arguments& args) {
   return failures == 0 ? kExitOk : kExitBadQuery;
 }
 
-// `heapql help NAME` for a recipe; false when NAME is not one.
-bool print_recipe_help(const std::string& name) {
+// `heapql help NAME [--timeout T] [--memory M] [--trusted] [--verbose]` for
+// a recipe: its top level runs, under the limits given; false when NAME is
+// not one.
+bool print_recipe_help(Arguments& args) {
+  const std::string name = args.take_positional();
   RecipeSource source;
   try {
     source = find_recipe(name);
   } catch (const UsageError&) {
     return false;
   }
+  RecipeOptions options;
+  options.message_prefix = "heapql help: ";
+  while (!args.done()) {
+    const std::string option = args.take_option();
+    if (!parse_recipe_option(option, args, options)) throw UsageError{fmt::format("unknown option '{}'", option)};
+  }
   std::string help;
   try {
-    RecipeOptions options;
-    options.message_prefix = "heapql help: ";
     help = lua::describe_recipe(source, options).help;
   } catch (const Error& e) {
     throw UsageError{e.what()};

@@ -88,7 +88,8 @@ commands.list = {
     options = { TRUSTED, VERBOSE, TIMEOUT, MEMORY } },
   { name = "help", args = "[COMMAND|RECIPE]",
     doc = "this text; a command's options; a recipe's params, defaults and report",
-    options = {} },
+    -- A recipe's top level runs for its help, under the same limits as `run`.
+    options = { TIMEOUT, MEMORY, TRUSTED, VERBOSE } },
   { name = "xperf", args = "XPERF-HEAP-FLAGS...",
     doc = "print (or --run) the recipe equivalent to xperf -a heap flags",
     options = { option { "--run", "TRACE", "run the recipe on TRACE instead of printing it" },

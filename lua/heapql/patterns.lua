@@ -18,8 +18,10 @@ local M = {}
 
 local PatternSet = {}
 local methods = {}
--- The sets this module made: the metatable is locked against recipes
--- (getmetatable gives its name), so identity is kept here.
+-- The sets this module made, each to its contents: the metatable is locked
+-- against recipes (getmetatable gives its name), so identity is kept here;
+-- and the contents live here, not in the set, so that no rawset, rawget or
+-- write to a field reaches them (a set is an empty table to a recipe).
 local made = setmetatable({}, { __mode = "k" })
 
 local function fold(text)
@@ -31,21 +33,21 @@ local function trim(text)
 end
 
 local function new(texts, includes_defaults)
-  local set = { _texts = {}, _keys = {}, _includes_defaults = includes_defaults and true or false }
+  local data = { texts = {}, keys = {}, includes_defaults = includes_defaults and true or false }
   for _, text in ipairs(texts) do
     local key = fold(text)
-    if not set._keys[key] then
-      set._keys[key] = true
-      set._texts[#set._texts + 1] = text
+    if not data.keys[key] then
+      data.keys[key] = true
+      data.texts[#data.texts + 1] = text
     end
   end
-  setmetatable(set, PatternSet)
-  made[set] = true
+  local set = setmetatable({}, PatternSet)
+  made[set] = data
   return set
 end
 
 local function is_set(x)
-  return made[x] == true
+  return made[x] ~= nil
 end
 M.is_set = is_set
 
@@ -54,8 +56,8 @@ M.is_set = is_set
 -- caller, so that they point at the user's code.
 local function collect(x, out, level, where)
   if is_set(x) then
-    for _, text in ipairs(x._texts) do out[#out + 1] = text end
-    return x._includes_defaults
+    for _, text in ipairs(made[x].texts) do out[#out + 1] = text end
+    return made[x].includes_defaults
   end
   if type(x) == "string" then
     local ok, message = grammar.frame_pattern(x)
@@ -98,7 +100,7 @@ end
 
 function M.defaults(texts)
   local set = coerce(texts, 2)
-  return new(set._texts, true)
+  return new(made[set].texts, true)
 end
 
 function M.from_file(text, name)
@@ -112,9 +114,9 @@ end
 function PatternSet.__add(a, b)
   a, b = coerce(a, 2), coerce(b, 2)
   local texts = {}
-  for _, text in ipairs(a._texts) do texts[#texts + 1] = text end
-  for _, text in ipairs(b._texts) do texts[#texts + 1] = text end
-  return new(texts, a._includes_defaults or b._includes_defaults)
+  for _, text in ipairs(made[a].texts) do texts[#texts + 1] = text end
+  for _, text in ipairs(made[b].texts) do texts[#texts + 1] = text end
+  return new(texts, made[a].includes_defaults or made[b].includes_defaults)
 end
 
 -- Difference: a without the patterns equal to one of b's (compared after
@@ -124,16 +126,16 @@ end
 function PatternSet.__sub(a, b)
   a, b = coerce(a, 2), coerce(b, 2)
   local removed = {}
-  for _, text in ipairs(b._texts) do removed[fold(trim(text))] = true end
+  for _, text in ipairs(made[b].texts) do removed[fold(trim(text))] = true end
   local texts = {}
-  for _, text in ipairs(a._texts) do
+  for _, text in ipairs(made[a].texts) do
     if not removed[fold(trim(text))] then texts[#texts + 1] = text end
   end
   return new(texts, false)
 end
 
 function PatternSet.__len(s)
-  return #s._texts
+  return #made[s].texts
 end
 
 -- Equal when both hold the same patterns (in any order, compared as for
@@ -141,24 +143,24 @@ end
 -- equal to a set.
 function PatternSet.__eq(a, b)
   if not (is_set(a) and is_set(b)) then return false end
-  if #a._texts ~= #b._texts or a._includes_defaults ~= b._includes_defaults then return false end
-  for key in pairs(a._keys) do
-    if not b._keys[key] then return false end
+  if #made[a].texts ~= #made[b].texts or made[a].includes_defaults ~= made[b].includes_defaults then return false end
+  for key in pairs(made[a].keys) do
+    if not made[b].keys[key] then return false end
   end
   return true
 end
 
 function PatternSet.__tostring(s)
   local quoted = {}
-  for i, text in ipairs(s._texts) do quoted[i] = grammar.quote(text) end
-  local head = s._includes_defaults and ("PatternSet(%d, includes defaults"):format(#quoted)
+  for i, text in ipairs(made[s].texts) do quoted[i] = grammar.quote(text) end
+  local head = made[s].includes_defaults and ("PatternSet(%d, includes defaults"):format(#quoted)
     or ("PatternSet(%d"):format(#quoted)
   if #quoted == 0 then return head .. ")" end
   return head .. ": " .. table.concat(quoted, ", ") .. ")"
 end
 
 function PatternSet.__index(s, key)
-  if key == "includes_defaults" then return rawget(s, "_includes_defaults") end
+  if key == "includes_defaults" then return made[s].includes_defaults end
   return methods[key]
 end
 
@@ -171,13 +173,13 @@ PatternSet.__metatable = "heapql.PatternSet"
 
 function methods.texts(s)
   local copy = {}
-  for i, text in ipairs(s._texts) do copy[i] = text end
+  for i, text in ipairs(made[s].texts) do copy[i] = text end
   return copy
 end
 
 -- Whether s holds `text` (case-insensitively, as de-duplication compares).
 function methods.contains(s, text)
-  return type(text) == "string" and s._keys[fold(text)] == true
+  return type(text) == "string" and made[s].keys[fold(text)] == true
 end
 
 return M

@@ -39,12 +39,13 @@ int core_read_text(lua_State* L) {
   return protected_call(L, [&] {
     if (lua_type(L, 1) != LUA_TSTRING) throw Error("read: expected a path");
     const std::string path = lua_tostring(L, 1);
-    if (!may_read(L, path)) {
+    const std::optional<std::string> readable = readable_path(L, path);
+    if (!readable) {
       throw Error(fmt::format("'{}': a recipe may read files beside it, in the shipped queries/ folder, or named "
                               "on the command line (run with --trusted to read others)",
                               path));
     }
-    const std::string text = read_text_file(path, "file", kMaxReadBytes);
+    const std::string text = read_text_file(*readable, "file", kMaxReadBytes);
     lua_pushlstring(L, text.data(), text.size());
     return 1;
   });
@@ -205,6 +206,7 @@ OpenOptions open_options(lua_State* L) {
   options.use_store = lua_isnil(L, -1) || lua_toboolean(L, -1);
   lua_pop(L, 1);
   options.symbol_paths = registry_string_array(L, kOpenSymbolsKey);
+  options.confined = is_sandboxed(L);
   return options;
 }
 

@@ -122,12 +122,12 @@ int add_traceback(lua_State* L) {
 }
 
 struct Session {
-  explicit Session(const RecipeSource& recipe, const RecipeOptions& options, const std::vector<fs::path>& files) {
+  Session(const RecipeSource& recipe, const RecipeOptions& options, std::optional<fs::path> trace = std::nullopt) {
     SandboxOptions sandbox;
     sandbox.trusted = options.trusted;
     sandbox.folders = {recipe.folder(), queries_folder()};
-    sandbox.files = files;
-    sandbox.files.insert(sandbox.files.end(), options.readable_files.begin(), options.readable_files.end());
+    sandbox.files = options.readable_files;
+    sandbox.trace = std::move(trace);
     L = state.get();
     RunGuard::watch(L);
     open_sandbox(L, sandbox);
@@ -287,9 +287,11 @@ namespace {
 RunOutcome run_recipe_here(const RecipeRun& run) {
   RunOutcome outcome;
   try {
-    Session s(run.recipe, run.options, {fs::path(run.trace_path)});
+    Session s(run.recipe, run.options, fs::path(run.trace_path));
     lua_State* L = s.L;
     set_open_options(L, run.open);
+    OpenOptions open = run.open;
+    open.confined = !run.options.trusted;  // the trace's side files only as themselves
     set_display_options(L, DisplayOptions{run.full_names, 0});
     s.load_declaration(run.recipe);
     const int declaration = lua_gettop(L);
@@ -313,7 +315,7 @@ RunOutcome run_recipe_here(const RecipeRun& run) {
     s.require("heapql");
     lua_pushvalue(L, declaration);
     lua_pushvalue(L, params);
-    push_trace(L, std::make_shared<TraceHandle>(run.trace_path, run.open, true));
+    push_trace(L, std::make_shared<TraceHandle>(run.trace_path, open, true));
     lua_pushstring(L, run.format.c_str());
     lua_pushstring(L, where.c_str());
     s.call_library("heapql.recipe", "run", 6, 0);
@@ -329,7 +331,7 @@ RunOutcome run_recipe_here(const RecipeRun& run) {
 
 RecipeInfo describe_recipe_here(const RecipeSource& recipe, const RecipeOptions& options) {
   try {
-    Session s(recipe, options, {});
+    Session s(recipe, options);
     lua_State* L = s.L;
     s.load_declaration(recipe);
     const int declaration = lua_gettop(L);
@@ -348,7 +350,7 @@ RecipeInfo describe_recipe_here(const RecipeSource& recipe, const RecipeOptions&
 
 std::string translate_xperf_here(const std::vector<std::string>& words, const RecipeOptions& options) {
   try {
-    Session s(RecipeSource{"xperf", std::string()}, options, {});
+    Session s(RecipeSource{"xperf", std::string()}, options);
     lua_State* L = s.L;
     push_string_array(L, words);
     s.call_library("heapql.xperf", "parse", 1, 2);

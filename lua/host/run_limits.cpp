@@ -14,6 +14,7 @@
 
 #include "engine/stderr_in_signal.h"
 #include "engine/units.h"
+#include "engine/warnings.h"
 
 namespace heapql::lua {
 
@@ -31,6 +32,9 @@ std::atomic<bool> g_deadline_passed{false};
 std::atomic<bool> g_ending{false};
 char g_memory_message[512];
 char g_timeout_message[512];
+char g_stderr_message[512];
+std::atomic<bool> g_run_armed{false};
+std::atomic<std::size_t> g_stderr_bytes{0};  // print, and the engine's warnings (any thread)
 
 // The first caller ends the process; any other waits for it to.
 bool claim_ending() {
@@ -123,6 +127,12 @@ RunGuard::RunGuard(const Limits& limits, const std::string& prefix) {
   std::snprintf(g_timeout_message, sizeof g_timeout_message,
                 "%sthe recipe ran longer than its time limit of %s (--timeout)\n", prefix.c_str(),
                 describe_timeout(limits.timeout).c_str());
+  std::snprintf(g_stderr_message, sizeof g_stderr_message,
+                "%sthe recipe printed more than %s to stderr (print), heapql's limit\n", prefix.c_str(),
+                describe_memory(kMostStderrBytes).c_str());
+  g_stderr_bytes.store(0);
+  set_stderr_meter(count_stderr_output);
+  g_run_armed.store(true);
   g_deadline_passed.store(false);
   g_net_bytes.store(0);
   g_cap_bytes = static_cast<std::int64_t>(
@@ -132,6 +142,7 @@ RunGuard::RunGuard(const Limits& limits, const std::string& prefix) {
 }
 
 RunGuard::~RunGuard() {
+  g_run_armed.store(false);
   g_counting_allocations.store(false);
   delete g_watchdog;
   g_watchdog = nullptr;
@@ -141,6 +152,14 @@ void RunGuard::watch(lua_State* L) { lua_sethook(L, deadline_hook, LUA_MASKCOUNT
 
 bool RunGuard::memory_pressure() {
   return g_counting_allocations.load(std::memory_order_relaxed) && g_net_bytes.load(std::memory_order_relaxed) > g_cap_bytes / 2;
+}
+
+void count_stderr_output(std::size_t bytes) {
+  if (!g_run_armed.load(std::memory_order_relaxed)) return;
+  if (g_stderr_bytes.fetch_add(bytes) + bytes > kMostStderrBytes) {
+    claim_ending();
+    end_run(g_stderr_message);
+  }
 }
 
 void count_allocation(std::int64_t delta_bytes) {

@@ -47,6 +47,15 @@ class RunGuard {
   static bool memory_pressure();
 };
 
+// What a run's `print` may write to stderr, in all (docs/recipes.md): a
+// recipe's notes, not a stream to fill a CI log or a disk with.
+constexpr std::size_t kMostStderrBytes = std::size_t{16} << 20;
+
+// Counts `bytes` a run's recipe is about to write to stderr; past
+// kMostStderrBytes ends the run (exit 3) as the other limits do. Outside a
+// run (stock Lua) it counts nothing.
+void count_stderr_output(std::size_t bytes);
+
 // Whether a run's memory cap is armed: allocators ask before they measure.
 extern std::atomic<bool> g_counting_allocations;
 inline bool counting_allocations() { return g_counting_allocations.load(std::memory_order_relaxed); }

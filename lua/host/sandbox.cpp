@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -9,10 +11,13 @@
 
 #include "engine/error.h"
 #include "engine/ingest/heaptrack_reader.h"
+#include "engine/ingest/trace_store_file.h"
+#include "engine/path_beneath.h"
 #include "engine/text_file.h"
 #include "lua/host/embedded_modules.h"
 #include "lua/host/heapql_core.h"
 #include "lua/host/lua_strings.h"
+#include "lua/host/run_limits.h"
 
 extern "C" int luaopen_lpeg(lua_State* L);
 
@@ -30,8 +35,9 @@ constexpr const char* kPreloadKey = "heapql.preload";  // name -> loader
 constexpr const char* kLoadedKey = "heapql.loaded";    // name -> module value
 constexpr const char* kFrozenKey = "heapql.frozen";    // set of read-only tables
 constexpr const char* kFoldersKey = "heapql.folders";  // array of folder paths
-constexpr const char* kFilesKey = "heapql.files";      // set of file paths
+constexpr const char* kFilesKey = "heapql.files";      // file path -> true (named) or "beside" (never a link)
 constexpr const char* kSandboxedKey = "heapql.sandboxed";
+constexpr const char* kTraceKey = "heapql.trace";  // the trace named on the command line, absolute as given
 constexpr const char* kLibrarySourcesKey = "heapql.library_sources";  // set of the embedded modules' chunk names
 
 // heapql.core is the library's own: in a sandbox nobody requires it; the
@@ -199,9 +205,22 @@ bool is_frozen(lua_State* L, int index) {
   return frozen;
 }
 
+// A table whose metatable is protected (__metatable) is an object whose
+// maker guards its fields (heapql's pattern sets and outputs).
+bool has_protected_metatable(lua_State* L, int index) {
+  if (!lua_getmetatable(L, index)) return false;
+  lua_pushliteral(L, "__metatable");
+  const bool protected_metatable = lua_rawget(L, -2) != LUA_TNIL;
+  lua_pop(L, 2);
+  return protected_metatable;
+}
+
 int safe_rawset(lua_State* L) {
   luaL_checktype(L, 1, LUA_TTABLE);
-  if (is_frozen(L, 1)) return luaL_error(L, "rawset: the globals and library tables are read-only in a recipe");
+  if (is_frozen(L, 1) || has_protected_metatable(L, 1)) {
+    return luaL_error(L, "rawset: the globals and library tables are read-only in a recipe, and so are objects "
+                      "with a protected metatable (heapql's pattern sets and outputs)");
+  }
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
   lua_call(L, lua_gettop(L) - 1, 1);
@@ -232,13 +251,26 @@ int safe_load(lua_State* L) {
   return lua_gettop(L);
 }
 
+// The largest step collectgarbage("step", n) takes, in KiB (1 GiB of work).
+constexpr lua_Integer kMostStepKib = lua_Integer{1} << 20;
+
 // collectgarbage with the options that collect or measure. Those that stop
 // or retune the collector are left out: they only let a recipe hold garbage
 // until the memory cap ends it, or slow the whole run.
 int safe_collectgarbage(lua_State* L) {
   const std::string_view option = luaL_optstring(L, 1, "collect");
+  if (option == "step" && !lua_isnoneornil(L, 2)) {
+    // Lua takes the step's size in KiB as an int: a larger one would wrap,
+    // and a negative step stops the collector as "stop" would.
+    const lua_Integer kib = luaL_checkinteger(L, 2);
+    if (kib < 0 || kib > kMostStepKib) {
+      return luaL_error(L, "collectgarbage('step', n): n must be a whole number of KiB from 0 to %d",
+                        static_cast<int>(kMostStepKib));
+    }
+  }
   for (const char* allowed : {"collect", "count", "step", "isrunning"}) {
     if (option == allowed) {
+      lua_settop(L, option == "step" ? 2 : 1);  // what Lua would read past them is not passed on
       lua_pushvalue(L, lua_upvalueindex(1));
       lua_insert(L, 1);
       lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
@@ -286,16 +318,19 @@ int sandbox_global(lua_State* L) {
   return 1;
 }
 
-// print writes to stderr: stdout belongs to the report.
+// print writes to stderr: stdout belongs to the report. What a run prints
+// is bounded (run_limits.h): nothing past the bound is written.
 int stderr_print(lua_State* L) {
   const int n = lua_gettop(L);
   for (int i = 1; i <= n; ++i) {
     std::size_t length = 0;
     const char* text = luaL_tolstring(L, i, &length);
+    count_stderr_output(length + 1);  // with its tab or newline
     if (i > 1) std::fputc('\t', stderr);
     std::fwrite(text, 1, length, stderr);
     lua_pop(L, 1);
   }
+  if (n == 0) count_stderr_output(1);
   std::fputc('\n', stderr);
   return 0;
 }
@@ -317,26 +352,6 @@ std::vector<fs::path> folders_of(lua_State* L) {
   return std::vector<fs::path>(texts.begin(), texts.end());
 }
 
-// The path with links and `..` resolved, as allowed paths are compared; the
-// path as given when that fails.
-std::string canonical_text(const fs::path& path) {
-  std::error_code error;
-  const fs::path canonical = fs::weakly_canonical(path, error);
-  return (error ? path : canonical).string();
-}
-
-// Whether `path`, resolved, lies in one of the allowed folders (or below).
-bool may_read_in_folders(lua_State* L, const fs::path& path) {
-  std::error_code error;
-  const fs::path canonical = fs::weakly_canonical(path, error);
-  if (error) return false;
-  for (const fs::path& folder : folders_of(L)) {
-    const auto mismatch = std::mismatch(folder.begin(), folder.end(), canonical.begin(), canonical.end());
-    if (mismatch.first == folder.end()) return true;
-  }
-  return false;
-}
-
 // Pushes the loaded chunk of module `name` from the allowed folders.
 // Returns 1 (found, chunk pushed), 0 (not found), -1 (error message pushed).
 int load_from_folders(lua_State* L, const char* name, std::string& searched) {
@@ -348,17 +363,19 @@ int load_from_folders(lua_State* L, const char* name, std::string& searched) {
   for (const fs::path& folder : folders_of(L)) {
     const fs::path path = folder / relative;
     searched += "\n\tno file '" + path.string() + "'";
-    std::error_code error;
-    if (!fs::is_regular_file(path, error)) continue;
+    // A link beside the recipe may point anywhere: it is refused, whether or
+    // not its target exists, unless it stays inside the folder.
+    const std::optional<std::string> readable = readable_path(L, path.string());
+    if (!readable) {
+      lua_pushstring(L, fmt::format("module '{}': '{}' leads outside the folders a recipe may read", name,
+                                    path.string()).c_str());
+      return -1;
+    }
+    struct stat st {};
+    if (::stat(readable->c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
     std::string text;
     try {
-      // A link beside the recipe may point anywhere: the file it resolves
-      // to must be inside the folders too.
-      if (!may_read_in_folders(L, path)) {
-        throw Error(fmt::format("module '{}': '{}' resolves to '{}', outside the folders a recipe may read", name,
-                                path.string(), canonical_text(path)));
-      }
-      text = read_text_file(path.string(), fmt::format("module '{}'", name));
+      text = read_text_file(*readable, fmt::format("module '{}'", name));
     } catch (const Error& e) {
       lua_pushstring(L, e.what());
       return -1;
@@ -430,14 +447,54 @@ int sandbox_require(lua_State* L) {
   return 1;
 }
 
+// Marks `path` readable as named (`true`) or as a file beside the trace ("beside").
+void allow_path(lua_State* L, const std::string& path, bool beside) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kFilesKey);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return;
+  }
+  const std::string key = absolute_as_given(path);
+  lua_getfield(L, -1, key.c_str());
+  const bool named = lua_toboolean(L, -1) && !lua_isstring(L, -1);
+  lua_pop(L, 1);
+  if (beside && !named) {
+    lua_pushliteral(L, "beside");
+  } else {
+    lua_pushboolean(L, 1);
+  }
+  lua_setfield(L, -2, key.c_str());
+  lua_pop(L, 1);
+}
+
 void set_registry_paths(lua_State* L, const SandboxOptions& options) {
+  // Each folder as named (the links in its own path are the user's choice)
+  // and as it resolves, so that a path given either way is found beneath it.
   std::vector<std::string> folders;
-  for (const fs::path& folder : options.folders) folders.push_back(canonical_text(folder));
+  for (const fs::path& folder : options.folders) {
+    for (std::string form : {absolute_as_given(folder.string()), std::string()}) {
+      if (form.empty()) {
+        std::error_code error;
+        const fs::path canonical = fs::canonical(folder, error);
+        if (error) continue;
+        form = canonical.string();
+      }
+      if (std::find(folders.begin(), folders.end(), form) == folders.end()) folders.push_back(form);
+    }
+  }
   push_string_array(L, folders);
   lua_setfield(L, LUA_REGISTRYINDEX, kFoldersKey);
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, kFilesKey);
   for (const fs::path& file : options.files) allow_file(L, file);
+  if (options.trace) {
+    const std::string trace = options.trace->string();
+    lua_pushstring(L, absolute_as_given(trace).c_str());
+    lua_setfield(L, LUA_REGISTRYINDEX, kTraceKey);
+    allow_path(L, trace, false);
+    for (const std::string& side : heaptrack_side_file_names(trace)) allow_path(L, side, true);
+    allow_path(L, store_beside(trace), true);
+  }
   lua_pushboolean(L, !options.trusted);
   lua_setfield(L, LUA_REGISTRYINDEX, kSandboxedKey);
 }
@@ -602,42 +659,54 @@ bool is_library_source(lua_State* L, const char* source) {
   return library;
 }
 
-bool may_read(lua_State* L, const fs::path& path) {
+bool is_sandboxed(lua_State* L) {
   lua_getfield(L, LUA_REGISTRYINDEX, kSandboxedKey);
   const bool sandboxed = lua_toboolean(L, -1);
   lua_pop(L, 1);
-  if (!sandboxed) return true;
-  if (may_read_in_folders(L, path)) return true;
-  std::error_code error;
-  const fs::path canonical = fs::weakly_canonical(path, error);
-  if (error) return false;
-  lua_getfield(L, LUA_REGISTRYINDEX, kFilesKey);
-  lua_getfield(L, -1, canonical.string().c_str());
-  const bool allowed = lua_toboolean(L, -1);
-  lua_pop(L, 2);
-  return allowed;
+  return sandboxed;
 }
 
-void allow_file(lua_State* L, const fs::path& path) {
+std::optional<std::string> readable_path(lua_State* L, const std::string& path) {
+  if (!is_sandboxed(L)) return path;
+  if (path.empty() || path.find('\0') != std::string::npos) return std::nullopt;
+  const std::string absolute = absolute_as_given(path);
+  lua_getfield(L, LUA_REGISTRYINDEX, kFilesKey);
+  lua_getfield(L, -1, absolute.c_str());
+  const bool allowed = lua_toboolean(L, -1);
+  const bool beside = lua_isstring(L, -1);
+  lua_pop(L, 2);
+  if (allowed) {
+    // A file beside the trace counts only as itself: never through a link,
+    // never a FIFO or a device.
+    struct stat st {};
+    if (!beside || ::lstat(absolute.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return path;
+    return std::nullopt;
+  }
+  for (const fs::path& folder : folders_of(L)) {
+    if (std::optional<std::string> resolved = resolve_beneath(folder.string(), absolute)) return resolved;
+  }
+  return std::nullopt;
+}
+
+bool is_named_file(lua_State* L, const std::string& path) {
   lua_getfield(L, LUA_REGISTRYINDEX, kFilesKey);
   if (!lua_istable(L, -1)) {
     lua_pop(L, 1);
-    return;
+    return false;
   }
-  lua_pushboolean(L, 1);
-  lua_setfield(L, -2, canonical_text(path).c_str());
-  // A heaptrack file is read with its twin beside it (the raw file of an
-  // interpreted one, the interpreted file of a raw one).
-  try {
-    const HeaptrackFiles twins = find_heaptrack_files(path.string(), true);
-    for (const std::string& twin : twins.paths()) {
-      lua_pushboolean(L, 1);
-      lua_setfield(L, -2, canonical_text(twin).c_str());
-    }
-  } catch (const Error&) {
-    // Not a heaptrack file with twins: the reader says what is wrong.
-  }
-  lua_pop(L, 1);
+  lua_getfield(L, -1, absolute_as_given(path).c_str());
+  const bool named = lua_isboolean(L, -1) && lua_toboolean(L, -1);
+  lua_pop(L, 2);
+  return named;
 }
+
+bool is_command_line_trace(lua_State* L, const std::string& path) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kTraceKey);
+  const bool trace = lua_type(L, -1) == LUA_TSTRING && absolute_as_given(path) == lua_tostring(L, -1);
+  lua_pop(L, 1);
+  return trace;
+}
+
+void allow_file(lua_State* L, const fs::path& path) { allow_path(L, path.string(), false); }
 
 }  // namespace heapql::lua

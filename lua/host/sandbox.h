@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,8 +21,13 @@ struct SandboxOptions {
   bool trusted = false;
   // Folders whose .lua files `require` may load and whose files the helpers may read.
   std::vector<std::filesystem::path> folders;
-  // Single files the helpers may read (named on the command line).
+  // Single files the helpers may read (named on the command line): each
+  // allows itself only.
   std::vector<std::filesystem::path> files;
+  // The trace named on the command line: it, and the files heapql reads
+  // beside it (its twins, block-identity file and store), each only as
+  // itself, never through a link.
+  std::optional<std::filesystem::path> trace;
 };
 
 // Opens the libraries into a fresh state and freezes its globals (unless
@@ -41,10 +47,26 @@ bool load_recipe_chunk(lua_State* L, std::string_view source, const std::string&
 // at the recipe.
 bool is_library_source(lua_State* L, const char* source);
 
-// Whether the helpers may read `path` in this state (always true outside a
-// sandbox: stock Lua or --trusted).
-bool may_read(lua_State* L, const std::filesystem::path& path);
-// Adds a single file the helpers may read (a path named by a typed --param).
+// Whether recipe code in this state runs sandboxed (not stock Lua, not --trusted).
+bool is_sandboxed(lua_State* L);
+
+// The path to open for `path` when the helpers may read it in this state,
+// or nullopt when they may not (`path` itself outside a sandbox: stock Lua or
+// --trusted). A path is readable when it is one of the files named on the
+// command line, exactly as named; or when, walked component by component
+// beneath one of the allowed folders (as openat2's RESOLVE_BENEATH walks
+// it), it stays there: links and `..` beneath the folder are resolved in the
+// path returned. The answer never depends on what lies outside: a link out
+// is refused whether or not its target exists. Never a FIFO or a device.
+std::optional<std::string> readable_path(lua_State* L, const std::string& path);
+inline bool may_read(lua_State* L, const std::string& path) { return readable_path(L, path).has_value(); }
+// Whether `path` is, exactly, a file named on the command line (the trace
+// or a path param's value).
+bool is_named_file(lua_State* L, const std::string& path);
+// Whether `path` is, exactly, the trace named on the command line.
+bool is_command_line_trace(lua_State* L, const std::string& path);
+// Adds a single file the helpers may read (a path named by a typed --param):
+// only itself, never its twins.
 void allow_file(lua_State* L, const std::filesystem::path& path);
 
 }  // namespace heapql::lua

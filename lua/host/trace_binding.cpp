@@ -1,7 +1,9 @@
 // The Trace userdata: hq.open(path), trace:summary(), trace:query{...}.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "engine/error.h"
 #include "engine/query/aggregator.h"
@@ -9,6 +11,7 @@
 #include "engine/query/summary.h"
 #include "lua/host/heapql_core.h"
 #include "engine/ingest/heaptrack_reader.h"
+#include "engine/ingest/trace_store_file.h"
 #include "lua/host/lua_class.h"
 #include "lua/host/lua_error.h"
 #include "lua/host/lua_strings.h"
@@ -116,6 +119,13 @@ int trace_query(lua_State* L) {
     lua_rawget(L, 2);
     const int key_function = lua_gettop(L);
     const bool custom = lua_isfunction(L, key_function);
+    // A recipe's mistake is said here, as the recipe's: past this point the
+    // engine's errors are the trace's (exit 2).
+    const auto custom_levels = std::count(query.by.begin(), query.by.end(), GroupBy::kCustom);
+    if (custom_levels > 1) throw Error("query: `by` may have one custom level (a function) at most");
+    if (custom_levels == 1 && !custom) {
+      throw Error("query: `by` has a custom level without its function (by_function must be a function)");
+    }
     std::size_t custom_level = 0;
     std::uint64_t top = query.top;
     if (custom) {
@@ -166,30 +176,45 @@ void add_symbol_paths(lua_State* L, int options_index, OpenOptions& options) {
   }
   lua_pop(L, 1);
   for (const std::string& path : paths) {
-    if (!may_read(L, path)) {
+    const std::optional<std::string> readable = readable_path(L, path);
+    if (!readable) {
       throw Error(fmt::format("hq.open: symbols '{}': every trace a recipe opens already uses the folders given "
                               "with --symbols; a recipe may name others only beside it, in the shipped queries/ "
                               "folder or as path params (run with --trusted for any)",
                               path));
     }
-    options.symbol_paths.push_back(path);
+    options.symbol_paths.push_back(*readable);
   }
 }
 
-// A heaptrack file is read with its twin beside it: that file, resolved, is
-// under the same rule (a link beside the recipe may point anywhere).
-void check_twins_readable(lua_State* L, const std::string& path) {
-  HeaptrackFiles twins;
-  try {
-    twins = find_heaptrack_files(path, open_options(L).use_raw_twin);
-  } catch (const Error&) {
-    return;  // the reader says what is wrong
+// The files heapql reads beside a trace (a heaptrack file's twins and
+// block-identity file, its store) are under the trace's rule, each as
+// itself. Beside a file in the recipe's folder they are checked there (a
+// link out is refused, whatever it points at); the trace named on the
+// command line brings its own; a path param allows only itself, so beside
+// one nothing is read, nor looked at.
+void limit_side_files(lua_State* L, const std::string& path, OpenOptions& options) {
+  if (!is_sandboxed(L)) return;
+  std::vector<std::string> names = heaptrack_side_file_names(path);
+  names.push_back(store_beside(path));
+  const auto refused = std::find_if(names.begin(), names.end(), [&](const std::string& name) { return !may_read(L, name); });
+  if (refused == names.end()) return;
+  if (!is_named_file(L, path) || is_command_line_trace(L, path)) {
+    throw Error(fmt::format("hq.open('{}'): '{}' beside it (a twin, block-identity file or store heapql would read) "
+                            "leads outside what a recipe may read",
+                            path, *refused));
   }
-  for (const std::string& twin : twins.paths()) {
-    if (!may_read(L, twin)) {
-      throw Error(fmt::format("hq.open('{}'): its twin '{}' resolves outside what a recipe may read", path, twin));
-    }
+  std::string_view stem = path;
+  for (std::string_view compressed : {".zst", ".gz"}) {
+    if (stem.ends_with(compressed)) stem.remove_suffix(compressed.size());
   }
+  if (stem.ends_with(".raw")) {  // read only with its interpreted twin
+    throw Error(fmt::format("hq.open('{}'): a raw heaptrack file is read with its interpreted twin, which a path "
+                            "param does not allow: name the interpreted file",
+                            path));
+  }
+  options.use_raw_twin = false;
+  options.use_store = false;
 }
 
 int open_trace(lua_State* L) {
@@ -202,8 +227,8 @@ int open_trace(lua_State* L) {
                               "(run with --trusted to open others)",
                               path));
     }
-    check_twins_readable(L, path);
     OpenOptions options = open_options(L);
+    limit_side_files(L, path, options);
     add_symbol_paths(L, 2, options);
     auto trace = std::make_shared<TraceHandle>(path, std::move(options));
     {
@@ -240,7 +265,11 @@ Result TraceHandle::answer(const Query& query, StackFilters filters, SourceInfo&
   // Embedded suppressions must be known before the first event: load first.
   if (stream_next_ && !store_ && !query.embedded_suppressions) {
     stream_next_ = false;
-    found_store_ = store_answering(path_, options_);
+    try {
+      found_store_ = store_answering(path_, options_);
+    } catch (const Error& e) {
+      throw TraceReadError(e);  // the trace or a file beside it: as its reading says
+    }
     if (found_store_) return answer(query, std::move(filters), source);  // answered from the store file
     options_.use_store = false;  // none, and why was said once
     TraceTables tables;

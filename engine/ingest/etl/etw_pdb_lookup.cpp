@@ -8,7 +8,7 @@ namespace {
 
 class ResolverLookup final : public EtwPdbLookup {
  public:
-  explicit ResolverLookup(const std::vector<std::string>& paths) : resolver_(paths) {}
+  ResolverLookup(const std::vector<std::string>& paths, bool confined) : resolver_(paths, confined) {}
 
   bool lookup(const PdbIdentity& pdb, std::uint32_t rva, std::vector<std::string>& names) override {
     return resolver_.resolve(pdb, rva, names);
@@ -28,8 +28,8 @@ class ResolverLookup final : public EtwPdbLookup {
 
 }  // namespace
 
-std::unique_ptr<EtwPdbLookup> make_pdb_lookup(const std::vector<std::string>& symbol_paths) {
-  return std::make_unique<ResolverLookup>(symbol_paths);
+std::unique_ptr<EtwPdbLookup> make_pdb_lookup(const std::vector<std::string>& symbol_paths, bool confined) {
+  return std::make_unique<ResolverLookup>(symbol_paths, confined);
 }
 
 }  // namespace heapql

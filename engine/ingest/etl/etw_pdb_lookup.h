@@ -19,6 +19,7 @@ class EtwPdbLookup : public EtwSymbolLookup {
   virtual void fill_counts(EtwInfo& info) const = 0;
 };
 
-std::unique_ptr<EtwPdbLookup> make_pdb_lookup(const std::vector<std::string>& symbol_paths);
+// `confined`: PDBs only as walked beneath their folder (SymbolResolver).
+std::unique_ptr<EtwPdbLookup> make_pdb_lookup(const std::vector<std::string>& symbol_paths, bool confined = false);
 
 }  // namespace heapql

@@ -102,7 +102,7 @@ class EtwTraceReader {
   SourceInfo read(EventConsumer& consumer) {
     EtlFile file = options_.bytes ? EtlFile(path_, *options_.bytes) : EtlFile(path_);
     info_.symbols_requested = !options_.symbol_paths.empty();
-    if (info_.symbols_requested) symbols_ = make_pdb_lookup(options_.symbol_paths);
+    if (info_.symbols_requested) symbols_ = make_pdb_lookup(options_.symbol_paths, options_.confined);
     modules_ = std::make_unique<EtwModules>(tables_, symbols_.get());
     EtlReadOptions read_options;
     read_options.show_progress = options_.show_progress;

@@ -27,6 +27,8 @@ struct EtwReadOptions {
   std::optional<std::string_view> bytes;
   // Folders of PDBs, or symbol stores (name.pdb/GUIDAGE/name.pdb).
   std::vector<std::string> symbol_paths;
+  // A recipe's run: PDBs are opened only as walked beneath their folder.
+  bool confined = false;
 };
 
 // Reads the whole file (the events of a trace must be ordered by time before
