@@ -1,6 +1,7 @@
 #include "engine/ingest/trace_store_file.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,8 @@
 #include <filesystem>
 #include <functional>
 #include <span>
+#include <string_view>
+#include <vector>
 
 #include "engine/error.h"
 #include "engine/ingest/block_identity_file.h"
@@ -26,6 +29,84 @@ namespace heapql {
 namespace {
 
 void warn(const OpenOptions& options, const std::string& text) { emit_warning(options.warnings, text + "\n"); }
+
+// A reading key (reading_key) in its parts: "no raw twin, as ETL, symbols A,
+// symbols B" is {false, "ETL", {"A", "B"}}.
+struct ReadingParts {
+  bool raw_twin = true;
+  std::string forced_format;
+  std::vector<std::string> symbols;
+};
+
+constexpr std::string_view kForcedFormat = ", as ";
+constexpr std::string_view kSymbols = ", symbols ";
+
+ReadingParts reading_parts(std::string_view key) {
+  ReadingParts parts;
+  if (key.starts_with(kReadingNoRawTwin)) {
+    parts.raw_twin = false;
+    key.remove_prefix(kReadingNoRawTwin.size());
+  } else if (key.starts_with(kReadingRawTwin)) {
+    key.remove_prefix(kReadingRawTwin.size());
+  }
+  const std::size_t symbols_at = key.find(kSymbols);
+  if (const std::string_view format = key.substr(0, symbols_at); format.starts_with(kForcedFormat)) {
+    parts.forced_format = format.substr(kForcedFormat.size());
+  }
+  for (std::size_t at = symbols_at; at != std::string_view::npos;) {
+    const std::size_t next = key.find(kSymbols, at + kSymbols.size());
+    const std::size_t from = at + kSymbols.size();
+    parts.symbols.emplace_back(key.substr(from, next == std::string_view::npos ? next : next - from));
+    at = next;
+  }
+  return parts;
+}
+
+std::string symbols_in_words(const std::vector<std::string>& symbols) {
+  if (symbols.empty()) return "no --symbols";
+  std::string words;
+  for (const std::string& path : symbols) words += (words.empty() ? "--symbols " : " --symbols ") + path;
+  return words;
+}
+
+// What the reading that ingested a store and this command's reading (both
+// reading keys) differ in, as options, and only that: "ingested with
+// --no-raw; this command reads with its raw twin where there is one".
+std::string reading_change(const std::string& then, const std::string& now) {
+  const ReadingParts a = reading_parts(then);
+  const ReadingParts b = reading_parts(now);
+  std::vector<std::string> was;
+  std::vector<std::string> is;
+  const auto raw_in_words = [](bool raw_twin) { return raw_twin ? "its raw twin where there is one" : "--no-raw"; };
+  if (a.raw_twin != b.raw_twin) {
+    was.emplace_back(raw_in_words(a.raw_twin));
+    is.emplace_back(raw_in_words(b.raw_twin));
+  }
+  const auto format_in_words = [](const std::string& forced) {
+    return forced.empty() ? std::string("the format its bytes say") : "the " + forced + " reader";
+  };
+  if (a.forced_format != b.forced_format) {
+    was.push_back(format_in_words(a.forced_format));
+    is.push_back(format_in_words(b.forced_format));
+  }
+  if (a.symbols != b.symbols) {
+    was.push_back(symbols_in_words(a.symbols));
+    is.push_back(symbols_in_words(b.symbols));
+  }
+  if (was.empty()) return fmt::format("{}, not {}", then, now);  // a key no heapql of this version writes
+  return fmt::format("ingested with {}; this command reads with {}", fmt::join(was, ", "), fmt::join(is, ", "));
+}
+
+// The command that writes a store for `trace_path` read as `options` say,
+// with the options that matter to the store: `heapql ingest` itself reads
+// every trace as found, so a forced format has none.
+std::string ingest_advice(const std::string& trace_path, const OpenOptions& options) {
+  const ReadingParts parts = reading_parts(reading_key(options, trace_path));
+  if (!parts.forced_format.empty()) return "--no-store reads the trace without looking for a store";
+  return fmt::format("heapql ingest {}{}{}{} writes one for this reading", trace_path,
+                     parts.raw_twin ? "" : " --no-raw", parts.symbols.empty() ? "" : " ",
+                     parts.symbols.empty() ? "" : symbols_in_words(parts.symbols));
+}
 
 // Why a store does not answer for the trace at `trace_path` read as
 // `options` say, or empty when it does.
@@ -53,11 +134,31 @@ std::string why_not_fresh(const StoreFileInfo& info, const std::string& trace_pa
     const std::string why = store_file::identity_mismatch(file, !options.confined);
     if (!why.empty()) return fmt::format("{} has changed since it was ingested ({})", file.path, why);
   }
-  if (info.reading != reading_key(options)) {
-    return fmt::format("it was read with other options ({}, not {})", reading_in_words(info.reading),
-                       reading_in_words(reading_key(options)));
+  if (const std::string wanted = reading_key(options, trace_path); info.reading != wanted) {
+    return fmt::format("it was read with other options ({})", reading_change(info.reading, wanted));
   }
   return {};
+}
+
+// The files a store named on the command line was ingested from, where they
+// are now: beside it when its trace's name is there (TRACE.hqdb beside
+// TRACE, as after `cp -a` or `mv` of their folder, which keeps the recorded
+// paths of the old place), else where they were recorded. So a named store
+// is judged against the trace beside it, as a store found beside it is.
+std::vector<FileIdentity> sources_where_they_are(std::vector<FileIdentity> files, const std::string& store_path) {
+  namespace fs = std::filesystem;
+  constexpr std::string_view kStoreSuffix = ".hqdb";  // store_beside's
+  if (files.empty() || !store_path.ends_with(kStoreSuffix)) return files;
+  const std::string beside = store_path.substr(0, store_path.size() - kStoreSuffix.size());
+  std::error_code ec;
+  const fs::path trace_now = fs::absolute(beside, ec).lexically_normal();
+  const std::string trace_then = files.front().path;
+  if (ec || trace_now.string() == trace_then || trace_now.filename() != fs::path(trace_then).filename() ||
+      !fs::is_regular_file(trace_now, ec)) {
+    return files;
+  }
+  for (FileIdentity& file : files) file.path = store_file::relocated(file.path, trace_then, trace_now.string());
+  return files;
 }
 
 std::optional<ino_t> inode_of(const std::string& path) {
@@ -78,15 +179,25 @@ std::string cache_folder() {
 
 }  // namespace
 
-std::string reading_key(const OpenOptions& options) {
-  std::string key(options.use_raw_twin ? kReadingRawTwin : kReadingNoRawTwin);
-  switch (options.format) {
-    case TraceFormat::kAuto: break;
-    case TraceFormat::kHeaptrack: key += ", as heaptrack"; break;
-    case TraceFormat::kEtl: key += ", as ETL"; break;
-    case TraceFormat::kEventCsv: key += ", as event CSV"; break;
+std::string reading_key(const OpenOptions& options, const std::string& trace_path) {
+  // Only what changes the events read parts a store from a reading: the raw
+  // twin is heaptrack's, the symbol paths are ETL's (docs/cli.md: other
+  // sources ignore them), and a format forced to the one the bytes say
+  // changes nothing.
+  const TraceFormat found = detect_trace_format(trace_path);
+  const TraceFormat format = options.format == TraceFormat::kAuto ? found : options.format;
+  std::string key(options.use_raw_twin || format != TraceFormat::kHeaptrack ? kReadingRawTwin : kReadingNoRawTwin);
+  if (format != found) {
+    switch (format) {
+      case TraceFormat::kAuto: break;
+      case TraceFormat::kHeaptrack: key += ", as heaptrack"; break;
+      case TraceFormat::kEtl: key += ", as ETL"; break;
+      case TraceFormat::kEventCsv: key += ", as event CSV"; break;
+    }
   }
-  for (const std::string& symbols : options.symbol_paths) key += ", symbols " + symbols;
+  if (format == TraceFormat::kEtl) {
+    for (const std::string& symbols : options.symbol_paths) key += std::string(kSymbols) + symbols;
+  }
   return key;
 }
 
@@ -110,10 +221,9 @@ std::optional<FoundStore> store_answering(const std::string& path, const OpenOpt
     try {
       const std::string why = why_not_fresh(store_file::peek_store_file(candidate), path, options);
       if (why.empty()) return FoundStore{candidate, true};
-      warn(options, fmt::format("{}: not used, {}; reading the trace (heapql ingest {} writes a new one)", candidate,
-                                why, path));
+      warn(options, fmt::format("{}: not used, {}; reading the trace ({})", candidate, why, ingest_advice(path, options)));
     } catch (const Error& e) {
-      warn(options, fmt::format("{}; reading the trace (heapql ingest {} writes a new one)", e.what(), path));
+      warn(options, fmt::format("{}; reading the trace ({})", e.what(), ingest_advice(path, options)));
     }
   }
   return std::nullopt;
@@ -131,7 +241,8 @@ store_file::OpenedStore open_store(const FoundStore& store, const OpenOptions& o
                               "unchanged ({} does)",
                               store_path, "heapql query"));
   }
-  for (const FileIdentity& file : check_sources ? opened.info.files : std::vector<FileIdentity>{}) {
+  for (const FileIdentity& file : check_sources ? sources_where_they_are(opened.info.files, store_path)
+                                                : std::vector<FileIdentity>{}) {
     const std::string why = store_file::identity_mismatch(file);
     if (!why.empty() && why != "it is gone") {
       throw Error(SourceLocation::of_file(store_path),
@@ -179,7 +290,7 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
   const std::string identity = heaptrack::block_identity_beside(trace_path);
   const std::optional<ino_t> identity_before = inode_of(identity);
   record.info = read_trace(trace_path, tables, writer->consumer(), reading);
-  record.reading = reading_key(options);
+  record.reading = reading_key(options, trace_path);
   for (const std::string& file : record.info.files) {
     FileIdentity id = store_file::identify_file(file);
     if (id.path != record.files.front().path) record.files.push_back(std::move(id));

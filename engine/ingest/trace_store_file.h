@@ -12,9 +12,10 @@
 
 namespace heapql {
 
-// How a trace is read, as far as it changes the store: the raw twin, the
-// forced format, the symbol paths. A store answers only a reading like its own.
-std::string reading_key(const OpenOptions& options);
+// How the trace at `trace_path` is read, as far as it changes the store: the
+// raw twin (heaptrack), a forced format other than its own, the symbol paths
+// (ETL). A store answers only a reading like its own.
+std::string reading_key(const OpenOptions& options, const std::string& trace_path);
 
 std::string store_beside(const std::string& trace_path);    // TRACE.hqdb
 std::string store_in_cache(const std::string& trace_path);  // ~/.cache/heapql/HASH-NAME.hqdb

@@ -55,6 +55,10 @@ struct Query {
   std::vector<std::string> cull;
   std::vector<std::string> cull_files;
   bool default_cull = true;
+  // How a recipe's pattern set of cull patterns was made ("defaults +
+  // shipped stl + 2 patterns"): what reports show instead of its patterns
+  // and default_cull. Empty when cull and default_cull are options.
+  std::string cull_origin;
   // Exclusion and suppressions (§11): frame patterns whose match drops a
   // block, LSan patterns and files of them, and the trace's own.
   std::vector<std::string> exclude;

@@ -145,7 +145,8 @@ bool PageRowKeeper::keep(const std::vector<KeyValue>& key, bool passes_share) {
 
 // The query's options that result_json does not carry (it has the window,
 // by, sort, top and block set), as the command line would say them: each
-// option once, with its values (a recipe's cull list runs to dozens).
+// option once, with its values. A recipe's cull set is named by the lists
+// it was made of (its patterns run to dozens).
 void write_page_filters(JsonWriter& w, const Query& q) {
   w.key("filters").begin_array();
   const auto options = [&](std::string_view name, const std::vector<std::string>& values) {
@@ -181,9 +182,13 @@ void write_page_filters(JsonWriter& w, const Query& q) {
   options("suppressions", q.suppressions);  // a recipe's `suppressions` field
   options("--suppressions", q.suppression_files);
   if (q.embedded_suppressions) option("--embedded-suppressions", "");
-  options("--cull", q.cull);
+  if (q.cull_origin.empty()) {
+    options("--cull", q.cull);
+    if (!q.default_cull) option("--no-default-cull", "");
+  } else if (q.cull_origin != "defaults") {  // the defaults alone are what no option says
+    option("cull", q.cull_origin);
+  }
   options("--cull-list", q.cull_files);
-  if (!q.default_cull) option("--no-default-cull", "");
   if (q.temporary_only) option("--temporary", "");
   if (q.series_buckets > 0) option("--series", fmt::format("{}", q.series_buckets));
   w.end_array();

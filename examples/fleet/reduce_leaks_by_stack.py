@@ -32,7 +32,9 @@ def main():
     ranked = sorted(so, key=lambda s: (-so[s], s))[: args.top]
     print(f"{'so':>14} {'soc':>10} {'traces':>7}  stack (top frame first)")
     for stack in ranked:
-        print(f"{so[stack]:>14} {soc[stack]:>10} {traces[stack]:>7}  {' <- '.join(stack[:4])}")
+        # The top 4 frames, and "..." where the stack goes on.
+        shown = " <- ".join(stack[:4]) + (" <- ..." if len(stack) > 4 else "")
+        print(f"{so[stack]:>14} {soc[stack]:>10} {traces[stack]:>7}  {shown}")
     print(f"{len(args.results)} traces, {len(so)} leaking stacks")
 
 

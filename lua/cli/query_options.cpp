@@ -17,12 +17,13 @@ namespace heapql::cli {
 
 namespace {
 
-// A file, or the name of one heapql ships (queries/suppressions/NAME.txt)
-// when no file of that name is here.
-std::string suppressions_path(const std::string& value) {
+// A file, or the name of one heapql ships (queries/FOLDER/NAME.txt) when no
+// file of that name is here: `--cull-list stl` and `--suppressions
+// heaptrack-builtin` work from an installed heapql, wherever it runs.
+std::string file_or_shipped(const std::string& value, const char* folder) {
   std::error_code ignored;
   if (value.find('/') != std::string::npos || std::filesystem::exists(value, ignored)) return value;
-  const std::filesystem::path shipped = lua::queries_folder() / "suppressions" / (value + ".txt");
+  const std::filesystem::path shipped = lua::queries_folder() / folder / (value + ".txt");
   return std::filesystem::exists(shipped, ignored) ? shipped.string() : value;
 }
 
@@ -127,7 +128,8 @@ Query query_of(lua::QueryFlags& flags, std::string_view command) {
   } catch (const Error& e) {
     throw UsageError{e.message()};
   }
-  for (std::string& file : query.suppression_files) file = suppressions_path(file);
+  for (std::string& file : query.suppression_files) file = file_or_shipped(file, "suppressions");
+  for (std::string& file : query.cull_files) file = file_or_shipped(file, "cull");
   return query;
 }
 

@@ -166,7 +166,7 @@ api.groups = {
       field("schema", "heapql.Schema", "The query fields and their validator, for tools (docs/recipes.md is generated from it)."),
     } },
   { name = "hq.cull", class = "heapql.Cull", access = "hq.cull.", probe = "hq.cull",
-    doc = "Frame pattern sets. A set is an immutable, ordered list of distinct patterns (compared case-insensitively) that also says whether it holds the built-in default cull list.",
+    doc = "Frame pattern sets. A set is an immutable, ordered list of distinct patterns (compared case-insensitively) that also says whether it holds the built-in default cull list. A set remembers the lists it was made of: reports (the HTML page's filters) name them rather than print its patterns, as `cull: defaults + shipped stl + 2 patterns` (the defaults alone are not shown, as on the command line).",
     members = {
       field("defaults", "heapql.PatternSet",
         "The built-in allocator cull list (docs/default-cull-list.md), flagged as holding the defaults."),

@@ -39,12 +39,12 @@ hq.cull = {
     if type(path) ~= "string" then error("hq.cull.file: expected a path string", 2) end
     local resolved = beside_recipe(path)
     local text = core.read_text(resolved)
-    return patterns.from_file(text, resolved)
+    return patterns.from_file(text, resolved, "file " .. path)
   end,
   -- A cull list heapql ships (queries/cull/NAME.txt), from wherever the recipe is.
   shipped = function(name)
     local text, label = read_shipped("hq.cull.shipped", "cull", "cull list", "libc-linux", name)
-    return patterns.from_file(text, label)
+    return patterns.from_file(text, label, "shipped " .. name)
   end,
 }
 

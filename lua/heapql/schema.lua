@@ -191,6 +191,8 @@ schema.fields = {
       local set = pattern_texts("cull", v)
       out.cull = set:texts()
       if patterns.is_set(v) then
+        -- Reports name the lists the set was made of, not its dozens of patterns.
+        out.cull_origin = patterns.origin(v)
         if q.default_cull ~= nil then
           fail("default_cull", "not needed when cull is a pattern set, which says itself whether it holds hq.cull.defaults", q.default_cull)
         end
@@ -199,7 +201,7 @@ schema.fields = {
     end },
   { name = "cull_files", type = "list", default = "none", command_line_only = true,
     flag = { "--cull-list", "FILE", repeatable = true, help = "a file of cull patterns (repeatable)",
-             doc = "§5, §6. Repeatable. A file of cull patterns, one a line (blank lines and `#` comments skipped); its patterns are not checked against the trace (a list names many allocators a program may not use)" },
+             doc = "§5, §6. Repeatable. A file of cull patterns, one a line (blank lines and `#` comments skipped); its patterns are not checked against the trace (a list names many allocators a program may not use). A NAME with no such file reads the shipped `queries/cull/NAME.txt` (`stl`, `libc-linux`, `crt-windows`)" },
     doc = "Files of cull patterns (the command line's `--cull-list`).",
     normalize = function(v, out) out.cull_files = plain_strings("cull_files", v) end },
   { name = "default_cull", type = "boolean", default = "true",

@@ -10,7 +10,7 @@ namespace heapql::lua {
 
 struct EmbeddedModule {
   std::string_view name;         // as `require` names it: "heapql.grammar"
-  std::string_view source_path;  // where it was read from at build time (for messages)
+  std::string_view source_path;  // its path in the library, as tracebacks name it: "heapql/grammar.lua"
   std::string_view source;
 };
 

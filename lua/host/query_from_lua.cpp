@@ -194,6 +194,7 @@ Query query_from_table(lua_State* L, int index, QueryDoor door) {
   q.cull_files = f.strings("cull_files");
   q.suppression_files = f.strings("suppression_files");
   q.default_cull = f.boolean("default_cull", true);
+  q.cull_origin = f.string("cull_origin").value_or("");
   q.by.clear();
   for (const std::string& level : f.strings("by")) {
     const auto g = level == "custom" ? std::optional<GroupBy>(GroupBy::kCustom) : parse_group_by(level);

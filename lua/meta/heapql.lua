@@ -192,7 +192,10 @@
 ---@field tree? heapql.TreeOptions Defaults for the stack tree report: {direction = "top-down"|"bottom-up", threshold = 0.01, depth = 0, measure = sort}. (default: {})
 
 ---Frame pattern sets. A set is an immutable, ordered list of distinct patterns (compared
----case-insensitively) that also says whether it holds the built-in default cull list.
+---case-insensitively) that also says whether it holds the built-in default cull list. A set
+---remembers the lists it was made of: reports (the HTML page's filters) name them rather than print
+---its patterns, as `cull: defaults + shipped stl + 2 patterns` (the defaults alone are not shown,
+---as on the command line).
 ---@class heapql.Cull
 ---@field defaults heapql.PatternSet The built-in allocator cull list (docs/default-cull-list.md), flagged as holding the defaults.
 ---@field none heapql.PatternSet The empty set: `cull = hq.cull.none` culls nothing at all.

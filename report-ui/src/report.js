@@ -288,7 +288,7 @@
         summary.append(el('dt', { text: filter.option }), el('dd', { text: values.join(', ') }));
         continue;
       }
-      // A long list (a recipe's cull list) only when asked for.
+      // A long list (many --require or --cull patterns) only when asked for.
       const details = el('details', null, el('summary', { text: plural(values.length, 'value') + ': ' +
         values.slice(0, 3).join(', ') + ', ...' }));
       details.append(el('div', { className: 'values', text: values.join(', ') }));

@@ -176,6 +176,19 @@ TEST_F(Recipes, AMistakeInALibraryCallPointsAtTheRecipe) {
   EXPECT_EQ(r.err.find("lua/heapql/"), std::string::npos) << r.err;
 }
 
+// An installed heapql's user has no build tree: a traceback names the
+// library's files by their module (heapql/init.lua:42), not by where the
+// build machine read them from.
+TEST_F(Recipes, ATracebackNamesLibraryFilesByTheirModule) {
+  const CommandResult r = run("local hq = require 'heapql'\nlocal c = hq.cull.file 'missing.txt'\n"
+                              "return hq.recipe { name = 't', doc = 'd', query = function() return {} end }\n",
+                              "--verbose");
+  EXPECT_EQ(r.exit_code, kRecipeError);
+  expect_contains(r.err, "stack traceback:");
+  expect_contains(r.err, "\n\theapql/init.lua:");
+  EXPECT_EQ(r.err.find(std::string(HEAPQL_SOURCE_DIR) + "/lua/"), std::string::npos) << r.err;
+}
+
 TEST_F(Recipes, AnUnknownQueryFieldIsNamedWithASuggestion) {
   const CommandResult r = run(recipe_with("", "{ sortt = 'so' }"));
   EXPECT_EQ(r.exit_code, kRecipeError);

@@ -318,8 +318,72 @@ TEST_F(StoreBeside, AStoreOfAnotherReadingIsPassedOver) {
   ASSERT_EQ(run_heapql("ingest " + shell_quote(trace)).exit_code, 0);
   const CommandResult r = run_heapql("query " + shell_quote(trace) + " --no-raw --totals --format json");
   EXPECT_EQ(r.exit_code, 0);
-  expect_contains(r.err, "it was read with other options (its raw twin where there is one, not --no-raw)");
+  // Only what differs is said, each side once, and the advice writes a store for this reading.
+  expect_contains(r.err, "it was read with other options (ingested with its raw twin where there is one; this "
+                         "command reads with --no-raw); reading the trace (heapql ingest " + trace +
+                             " --no-raw writes one for this reading)");
   expect_contains(r.out, "\"block_identity\":\"bucket-lifo\"");
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(trace) + " --no-raw").exit_code, 0);
+  const CommandResult after = run_heapql("query " + shell_quote(trace) + " --no-raw --totals --format json");
+  EXPECT_EQ(after.err, "") << "the store the advice wrote answers";
+  EXPECT_EQ(after.out, r.out);
+}
+
+// --symbols names PDBs for ETW traces; other sources ignore it, their store
+// too: a heaptrack trace's fresh store answers with it, without a warning.
+TEST_F(StoreBeside, SymbolsDoNotPartAHeaptrackStoreFromItsTrace) {
+  const std::string trace = dir_.file("worked_example.txt");
+  fs::copy_file(kWorked, trace);
+  fs::create_directory(dir_.file("pdbs"));
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(trace)).exit_code, 0);
+  const std::string symbols = " --symbols " + shell_quote(dir_.file("pdbs"));
+  const CommandResult r = run_heapql("info " + shell_quote(trace) + symbols + " --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  expect_contains(r.out, "\"store_file\":{");
+  // Nor does ingest record them for such a trace.
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(trace) + symbols).exit_code, 0);
+  const CommandResult plain = run_heapql("info " + shell_quote(trace) + " --format json");
+  EXPECT_EQ(plain.err, "");
+  expect_contains(plain.out, "\"read_with\":\"raw twin\"");
+}
+
+// An ETL trace's store is of its symbol paths: another set passes it over,
+// saying which, and the advice ingests with them.
+TEST_F(StoreBeside, AnEtlStoreOfOtherSymbolsIsPassedOverNamingThem) {
+  const std::string trace = dir_.file("synthetic.etl");
+  write_memory_test_app(trace);
+  fs::create_directory(dir_.file("pdbs"));
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(trace)).exit_code, 0);
+  const std::string pdbs = dir_.file("pdbs");
+  const CommandResult r = run_heapql("query " + shell_quote(trace) + " --totals --symbols " + shell_quote(pdbs));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  expect_contains(r.err, "it was read with other options (ingested with no --symbols; this command reads with "
+                         "--symbols " + pdbs + "); reading the trace (heapql ingest " + trace + " --symbols " + pdbs +
+                             " writes one for this reading)");
+  EXPECT_EQ(r.err.find("where there is one"), std::string::npos) << r.err;
+}
+
+// A store named on the command line in a copy of its folder (cp -a keeps the
+// recorded paths of the original) is judged by the trace beside it, as the
+// same store found beside that trace is.
+TEST_F(StoreBeside, ANamedStoreInACopiedFolderIsJudgedByTheTraceBesideIt) {
+  const fs::path first = dir_.file("first");
+  fs::create_directory(first);
+  fs::copy_file(kWorked, first / "worked_example.txt");
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(first / "worked_example.txt")).exit_code, 0);
+  ASSERT_EQ(run_command("cp -a " + shell_quote(first) + " " + shell_quote(dir_.file("copy"))).exit_code, 0);
+  const std::string trace = dir_.file("copy") + "/worked_example.txt";
+  EXPECT_EQ(run_heapql("query " + shell_quote(trace + ".hqdb") + " --totals").exit_code, 0);
+  std::ofstream(trace, std::ios::app) << "# edited\n";
+  const CommandResult found = run_heapql("query " + shell_quote(trace) + " --totals");
+  expect_contains(found.err, trace + ".hqdb: not used, it is the store of " + (first / "worked_example.txt").string() +
+                                 ", and this trace differs from it (its size changed)");
+  const CommandResult named = run_heapql("query " + shell_quote(trace + ".hqdb") + " --totals");
+  EXPECT_EQ(named.exit_code, 2) << named.err;
+  expect_contains(named.err, "heapql: " + trace + ".hqdb: stale: its trace " + trace + " has changed since it was ingested");
+  // The original, unchanged, still answers for its own trace.
+  EXPECT_EQ(run_heapql("query " + shell_quote((first / "worked_example.txt.hqdb").string()) + " --totals").exit_code, 0);
 }
 
 TEST(BadInputStaleStore, ANamedStaleStoreIsRefused) {
