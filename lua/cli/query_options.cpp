@@ -22,8 +22,19 @@ namespace {
 std::string suppressions_path(const std::string& value) {
   std::error_code ignored;
   if (value.find('/') != std::string::npos || std::filesystem::exists(value, ignored)) return value;
-  const std::filesystem::path shipped = lua::queries_folder() / "suppressions" / (value + ".txt");
-  return std::filesystem::exists(shipped, ignored) ? shipped.string() : value;
+  const std::filesystem::path folder = lua::queries_folder() / "suppressions";
+  const std::filesystem::path shipped = folder / (value + ".txt");
+  if (std::filesystem::exists(shipped, ignored)) return shipped.string();
+  // Neither: a misspelt shipped name is named (the engine would only say the file cannot be opened).
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ignored)) {
+    if (entry.path().extension() == ".txt") names.push_back(entry.path().stem().string());
+  }
+  if (const std::vector<std::string> near = near_names(value, names); !near.empty()) {
+    throw UsageError{fmt::format("--suppressions '{}': no such file, nor a shipped list of that name; did you mean {}?",
+                                 value, quoted_alternatives(near))};
+  }
+  return value;
 }
 
 // Engine parse errors become usage errors that name the option.

@@ -79,6 +79,14 @@ TEST_F(UserMistakes, RunWithOnlyATraceSaysTheRecipeIsMissing) {
                  {"needs a trace file"});
 }
 
+TEST_F(UserMistakes, ARecipeFileWithoutLuaSuffixIsStillARecipe) {
+  // The trace check looks at content: a recipe file named without .lua runs.
+  const std::string recipe = dir_.file("my-leaks");
+  fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/queries/leaks.lua", recipe);
+  const CommandResult r = heapql("run " + q(recipe) + " " + q(example()));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST_F(UserMistakes, ImportOfAHeaptrackTraceNamesTheCommandThatReadsIt) {
   // Before: "zstd-compressed: ... decompress it first", and with a store
   // beside the trace a warning that contradicted itself before that.
@@ -155,6 +163,50 @@ TEST_F(UserMistakes, ParamGivenToQuerySaysItIsForRecipes) {
 TEST_F(UserMistakes, QueryOptionGivenToRunSaysRecipesTakeParams) {
   expect_message(heapql("run leaks " + q(example()) + " --by image"), kBadQuery,
                  {"'--by' is an option of heapql query", "--param NAME=VALUE", "heapql help RECIPE"});
+  // leaks has a param `top`: the option's name is the param's to try.
+  expect_message(heapql("run leaks " + q(example()) + " --top 1"), kBadQuery, {"--param top=..."});
+}
+
+TEST_F(UserMistakes, CommandTypoSuggestsTheNearCommand) {
+  expect_message(heapql("qeury " + q(example())), kBadQuery, {"unknown command 'qeury'", "did you mean 'query'?"});
+}
+
+TEST_F(UserMistakes, EmptyCullPatternSaysWhatTurnsCullingOff) {
+  // Before: "--cull: item 1: frame pattern '': empty pattern; got a table".
+  expect_message(heapql("query " + q(example()) + " --cull ''"), kBadQuery,
+                 {"--cull '': an empty pattern culls nothing", "--no-default-cull"}, {"got a table", "item 1"});
+}
+
+TEST_F(UserMistakes, BadSecondCullPatternIsNamedNotTheList) {
+  expect_message(heapql("query " + q(example()) + " --cull malloc --cull '!'"), kBadQuery,
+                 {"--cull: frame pattern '!'", "expected a module name"}, {"got a table", "item 2"});
+}
+
+TEST_F(UserMistakes, TraceGivenToRecordSaysItIsNoProgram) {
+  // Before: heaptrack's "Debuggee ... is not an executable" after "heaptrack wrote no raw trace".
+  const std::string trace = example();
+  expect_message(heapql("record -- " + q(trace)), kBadQuery,
+                 {"'" + trace + "' is a heaptrack trace, not a program", "heapql query " + trace}, {"wrote no raw trace"});
+}
+
+TEST_F(UserMistakes, GroupingKeyInTheWrongCaseIsNamed) {
+  expect_message(heapql("query " + q(example()) + " --by Stack"), kBadQuery, {"--by 'Stack'", "did you mean 'stack'?"});
+}
+
+TEST_F(UserMistakes, WindowWithADashShowsTheRangeMeant) {
+  expect_message(heapql("query " + q(example()) + " --window 2-8s"), kBadQuery,
+                 {"--window", "a range is written with '..', each end with its unit ('2s..8s')"});
+}
+
+TEST_F(UserMistakes, SizeWithoutDotsShowsBothOpenRanges) {
+  expect_message(heapql("query " + q(example()) + " --size 10MB"), kBadQuery,
+                 {"--size", "'10MB..' is from 10MB on, '..10MB' is below 10MB"});
+}
+
+TEST_F(UserMistakes, MisspeltShippedSuppressionsNameIsNamed) {
+  // Before: "heaptrack-bultin: cannot open suppressions file".
+  expect_message(heapql("query " + q(example()) + " --suppressions heaptrack-bultin"), kBadQuery,
+                 {"--suppressions 'heaptrack-bultin'", "did you mean 'heaptrack-builtin'?"});
 }
 
 }  // namespace
