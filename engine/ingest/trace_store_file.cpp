@@ -12,6 +12,7 @@
 
 #include "engine/error.h"
 #include "engine/ingest/block_identity_file.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/ingest/trace_cut.h"
 #include "engine/ingest/trace_is_a_file.h"
 #include "engine/query/aggregator.h"
@@ -47,6 +48,11 @@ std::string why_not_fresh(const StoreFileInfo& info, const std::string& trace_pa
     if (!why.empty()) return fmt::format("{} has changed since it was ingested ({})", file.path, why);
   }
   if (info.reading != reading_key(options)) {
+    // A format named (heapql import's event CSV) that the trace has anyway
+    // reads it as the store's detected one did.
+    OpenOptions detected = options;
+    if (detected.format == detect_trace_format(trace_path)) detected.format = TraceFormat::kAuto;
+    if (info.reading == reading_key(detected)) return {};
     return fmt::format("it was read with other options ({}, not {})", reading_in_words(info.reading),
                        reading_in_words(reading_key(options)));
   }

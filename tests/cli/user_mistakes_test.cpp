@@ -97,6 +97,18 @@ TEST_F(UserMistakes, ImportOfAHeaptrackTraceNamesTheCommandThatReadsIt) {
                  {"decompress", "warning"});
 }
 
+TEST_F(UserMistakes, ImportOfAnIngestedCsvUsesItsStoreWithoutAWarning) {
+  // Before: "not used, it was read with other options (its raw twin where
+  // there is one, not its raw twin where there is one, as event CSV)": the
+  // store, written with the format detected, passed over for the same format named.
+  const std::string csv = dir_.file("events.csv");
+  fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/tests/data/csv/example.csv", csv);
+  ASSERT_EQ(heapql("ingest --no-progress " + q(csv)).exit_code, 0);
+  const CommandResult r = heapql("import --no-progress " + q(csv));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("not used"), std::string::npos) << r.err;
+}
+
 TEST_F(UserMistakes, ImportOfAPlainHeaptrackTraceToo) {
   write_file(dir_.file("plain.txt"), "v 10400 3\ns 4 /bin\ni 1000 1\nt 1 0\na 10 1\n+ 0\n");
   expect_message(heapql("import " + q(dir_.file("plain.txt"))), kBadQuery, {"is a heaptrack trace, not an event CSV"});
