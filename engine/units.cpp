@@ -194,8 +194,8 @@ struct RangeText {
     std::size_t unit = right.size();
     while (unit > 0 && !is_digit(right[unit - 1]) && right[unit - 1] != '.') --unit;
     if (is_digit(left.back())) left += right.substr(unit);
-    fail(text, dash, fmt::format("expected A..B: a range is written with '..', each end with its unit ('{}..{}')",
-                                 left, right));
+    fail(text, dash,
+         fmt::format("expected A..B: a range is written with '..', each end with its unit ('{}..{}')", left, right));
   }
   if (text.empty() || !is_digit(text[0])) fail(text, text.size(), "expected A..B (or A.., ..B, all)");
   fail(text, text.size(),

@@ -147,8 +147,8 @@ std::string unknown_query_option(const std::string& option, const lua::QueryFlag
     return "unknown option '--param': a recipe's params are for heapql run RECIPE TRACE --param NAME=VALUE; "
            "heapql query takes the query's options themselves (see heapql help)";
   }
-  std::vector<std::string> known = {"--format", "-o", "--output", "--full-names", "--no-progress", "--no-raw",
-                                    "--strict", "--store", "--no-store", "--symbols"};
+  std::vector<std::string> known = {"--format", "-o",       "--output", "--full-names", "--no-progress",
+                                    "--no-raw", "--strict", "--store",  "--no-store",   "--symbols"};
   for (const lua::QueryFlag& flag : flags.all()) known.push_back(flag.option);
   // `-top`: a long option written with one dash.
   const std::string dashed = option.starts_with("--") ? option : "-" + option;
