@@ -50,7 +50,8 @@ std::vector<std::string> near_names(std::string_view wanted, const std::vector<s
     if (n.empty() || n == w) continue;
     const std::size_t distance = edit_distance(w, n);
     // Containment counts when the shorter side is not a mere letter or two.
-    const bool contains = std::min(w.size(), n.size()) >= 3 && (n.find(w) != std::string::npos || w.find(n) != std::string::npos);
+    const bool contains =
+        std::min(w.size(), n.size()) >= 3 && (n.find(w) != std::string::npos || w.find(n) != std::string::npos);
     if (distance <= allowed || contains) near.push_back({distance, i});
   }
   std::stable_sort(near.begin(), near.end(), [](const Candidate& a, const Candidate& b) { return a.score < b.score; });

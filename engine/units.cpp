@@ -184,10 +184,28 @@ struct RangeText {
   std::size_t right_begin = 0;  // right side is [right_begin, size)
 };
 
+// A range written without '..': `2s-8s` (a dash), or one value (`5s`).
+[[noreturn]] void fail_not_a_range(std::string_view text) {
+  const std::size_t dash = text.find('-', 1);
+  if (dash != std::string_view::npos && dash + 1 < text.size()) {
+    std::string left(text.substr(0, dash));
+    const std::string_view right = text.substr(dash + 1);
+    // `2-8s`: each end needs its unit, so the right one's goes to the left too.
+    std::size_t unit = right.size();
+    while (unit > 0 && !is_digit(right[unit - 1]) && right[unit - 1] != '.') --unit;
+    if (is_digit(left.back())) left += right.substr(unit);
+    fail(text, dash,
+         fmt::format("expected A..B: a range is written with '..', each end with its unit ('{}..{}')", left, right));
+  }
+  if (text.empty() || !is_digit(text[0])) fail(text, text.size(), "expected A..B (or A.., ..B, all)");
+  fail(text, text.size(),
+       fmt::format("expected A..B (or A.., ..B, all): '{0}..' is from {0} on, '..{0}' is below {0}", text));
+}
+
 RangeText split_range(std::string_view text) {
   if (equal_folded(text, "all")) return RangeText{0, text.size()};
   std::size_t dots = text.find("..");
-  if (dots == std::string_view::npos) fail(text, text.size(), "expected A..B (or A.., ..B, all)");
+  if (dots == std::string_view::npos) fail_not_a_range(text);
   std::size_t second = text.find("..", dots + 2);
   if (second != std::string_view::npos) fail(text, second, "expected A..B with a single '..'");
   return RangeText{dots, dots + 2};

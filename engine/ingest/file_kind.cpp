@@ -12,15 +12,24 @@ namespace heapql {
 
 namespace {
 
+bool is_hex_word(std::string_view word) {
+  return !word.empty() && word.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
 // A heaptrack file (interpreted or raw, of any compression) starts with its
-// `v` record; heaptrack_interpret may put comment lines before it.
+// `v` record, `v VERSION FILE_VERSION` in hex (a Lua file may start with
+// `v = 1`); heaptrack_interpret may put comment lines before it.
 bool starts_like_heaptrack(const std::string& path) {
   try {
     LineReader in(path, false);
     std::string_view line;
     for (int i = 0; i < 16 && in.next(line); ++i) {
       if (line.starts_with("#")) continue;
-      return line.starts_with("v ");
+      if (!line.starts_with("v ")) return false;
+      line.remove_prefix(2);
+      const std::size_t space = line.find(' ');
+      return space != std::string_view::npos && is_hex_word(line.substr(0, space)) &&
+             is_hex_word(line.substr(space + 1));
     }
   } catch (const Error&) {
   }

@@ -35,7 +35,8 @@ namespace {
   const std::string trace = path.ends_with(".hqid") ? ": " + path.substr(0, path.size() - 5) : std::string();
   throw Error(SourceLocation::of_file(path),
               "a heapql block-identity file, not a trace (a reading with the raw twin writes it beside the trace, "
-              "for exact readings later); give the trace itself" + trace);
+              "for exact readings later); give the trace itself" +
+                  trace);
 }
 
 SourceInfo read_trace_of_its_format(const std::string& path, TraceTables& tables, EventConsumer& consumer,

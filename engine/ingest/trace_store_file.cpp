@@ -15,6 +15,7 @@
 
 #include "engine/error.h"
 #include "engine/ingest/block_identity_file.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/ingest/side_file.h"
 #include "engine/ingest/trace_cut.h"
 #include "engine/ingest/trace_is_a_file.h"

@@ -67,7 +67,8 @@ std::vector<std::string> unmatched_filter_values(const TraceTables& tables, cons
     for (std::size_t i = 0; i < tables.heap_count(); ++i) {
       const Heap& h = tables.heap(HeapId(static_cast<std::uint32_t>(i)));
       const std::string name(tables.string(h.name));
-      const bool seen = std::any_of(heaps.begin(), heaps.end(), [&](const Named& n) { return n.name == name && n.id == h.handle; });
+      const bool seen =
+          std::any_of(heaps.begin(), heaps.end(), [&](const Named& n) { return n.name == name && n.id == h.handle; });
       if (!seen) heaps.push_back({h.handle, name, fmt::format("'{}' (0x{:x})", name, h.handle)});
     }
     check(query.heaps, heaps, "--heap", "heap", "heaps", out);

@@ -23,8 +23,20 @@ namespace {
 std::string file_or_shipped(const std::string& value, const char* folder) {
   std::error_code ignored;
   if (value.find('/') != std::string::npos || std::filesystem::exists(value, ignored)) return value;
-  const std::filesystem::path shipped = lua::queries_folder() / folder / (value + ".txt");
-  return std::filesystem::exists(shipped, ignored) ? shipped.string() : value;
+  const std::filesystem::path shipped_folder = lua::queries_folder() / folder;
+  const std::filesystem::path shipped = shipped_folder / (value + ".txt");
+  if (std::filesystem::exists(shipped, ignored)) return shipped.string();
+  // Neither: a misspelt shipped name is named (the engine would only say the file cannot be opened).
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(shipped_folder, ignored)) {
+    if (entry.path().extension() == ".txt") names.push_back(entry.path().stem().string());
+  }
+  if (const std::vector<std::string> near = near_names(value, names); !near.empty()) {
+    throw UsageError{fmt::format("--{} '{}': no such file, nor a shipped list of that name; did you mean {}?",
+                                 folder == std::string_view("cull") ? "cull-list" : folder, value,
+                                 quoted_alternatives(near))};
+  }
+  return value;
 }
 
 // Engine parse errors become usage errors that name the option.
@@ -138,8 +150,8 @@ std::string unknown_query_option(const std::string& option, const lua::QueryFlag
     return "unknown option '--param': a recipe's params are for heapql run RECIPE TRACE --param NAME=VALUE; "
            "heapql query takes the query's options themselves (see heapql help)";
   }
-  std::vector<std::string> known = {"--format", "-o", "--output", "--full-names", "--no-progress", "--no-raw",
-                                    "--strict", "--store", "--no-store", "--symbols"};
+  std::vector<std::string> known = {"--format", "-o",       "--output", "--full-names", "--no-progress",
+                                    "--no-raw", "--strict", "--store",  "--no-store",   "--symbols"};
   for (const lua::QueryFlag& flag : flags.all()) known.push_back(flag.option);
   // `-top`: a long option written with one dash.
   const std::string dashed = option.starts_with("--") ? option : "-" + option;

@@ -159,9 +159,11 @@ RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<Report
       run.open.symbol_paths.push_back(take_symbol_path(args));
     } else if (!parse_recipe_option(option, args, run.options)) {
       if (lua::QueryFlags().find(option) != nullptr) {
-        throw UsageError{fmt::format("'{}' is an option of heapql query; a recipe is set with its params "
-                                     "(--param NAME=VALUE; heapql help RECIPE lists them)",
-                                     option)};
+        throw UsageError{
+            fmt::format("'{}' is an option of heapql query; a recipe is set with its params "
+                        "(--param NAME=VALUE, such as --param {}=... where the recipe has that param; "
+                        "heapql help RECIPE lists them)",
+                        option, option.substr(2))};
       }
       throw UsageError{fmt::format("unknown option '{}' (see heapql help)", option)};
     }

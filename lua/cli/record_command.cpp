@@ -261,9 +261,10 @@ int run_record(Arguments& args) {
   const std::vector<std::string> program = args.take_rest();
   if (program.empty()) throw UsageError{"usage: heapql record [-o NAME] -- PROGRAM [ARGS...]"};
   if (const FileKind kind = sniff_file_kind(program[0]); kind != FileKind::kOther) {
-    throw UsageError{fmt::format("'{}' is {}, not a program: heapql record runs a program under heaptrack "
-                                 "(heapql record -- ./PROGRAM ARGS...); read a trace with heapql query {}",
-                                 program[0], file_kind_phrase(kind), program[0])};
+    throw UsageError{
+        fmt::format("'{}' is {}, not a program: heapql record runs a program under heaptrack "
+                    "(heapql record -- ./PROGRAM ARGS...); read a trace with heapql query {}",
+                    program[0], file_kind_phrase(kind), program[0])};
   }
   if (name.empty()) name = fmt::format("heaptrack.{}.{}", fs::path(program[0]).filename().string(), getpid());
   for (std::string_view suffix : {".zst", ".gz"}) {

@@ -8,13 +8,13 @@
 #include "engine/ingest/file_kind.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/ingest/trace_store_file.h"
-#include "engine/store_file/store_reader.h"
 #include "engine/query/aggregator.h"
 #include "engine/query/filter_value_check.h"
 #include "engine/query/pattern_check.h"
 #include "engine/query/summary.h"
 #include "engine/report/html_report.h"
 #include "engine/report/reports.h"
+#include "engine/store_file/store_reader.h"
 #include "lua/cli/answer.h"
 #include "lua/cli/commands.h"
 #include "lua/cli/exit_codes.h"
@@ -36,9 +36,10 @@ std::string take_trace_path(Arguments& args, std::string& path) {
 void refuse_other_trace_kind_for_import(const std::string& path) {
   const FileKind kind = sniff_file_kind(path);
   if (kind != FileKind::kHeaptrack && kind != FileKind::kEtl) return;
-  throw UsageError{fmt::format("'{}' is {}, not an event CSV: read it with heapql query {} (or heapql run RECIPE {}); "
-                               "heapql import reads event CSV files only (docs/import.md)",
-                               path, file_kind_phrase(kind), path, path)};
+  throw UsageError{
+      fmt::format("'{}' is {}, not an event CSV: read it with heapql query {} (or heapql run RECIPE {}); "
+                  "heapql import reads event CSV files only (docs/import.md)",
+                  path, file_kind_phrase(kind), path, path)};
 }
 
 }  // namespace

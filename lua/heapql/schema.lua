@@ -14,6 +14,34 @@ local LEVELS = { stack = true, frame = true, image = true, process = true, heap 
                  kind = true, thread = true, impacting = true }
 local IMPACTING = { AIFI = true, AIFO = true, AOFI = true, AOFO = true }
 
+-- Edit distance, for "did you mean" hints on misspelt field names and values.
+local function distance(a, b)
+  local previous = {}
+  for j = 0, #b do previous[j] = j end
+  for i = 1, #a do
+    local current = { [0] = i }
+    for j = 1, #b do
+      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
+      current[j] = math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+    end
+    previous = current
+  end
+  return previous[#b]
+end
+
+-- " (did you mean 'stack'?)" for a word near one of a set's keys (case
+-- ignored), else "".
+local function near_key(set, word)
+  if type(word) ~= "string" then return "" end
+  local best, best_score = nil, math.max(2, #word // 3 + 1)
+  for key in pairs(set) do
+    local score = distance(word:lower(), key:lower())
+    if score < best_score or (score == best_score and best and key < best) then best, best_score = key, score end
+  end
+  return best and (" (did you mean '" .. best .. "'?)") or ""
+end
+
+
 local function describe(value)
   if type(value) == "string" then return string.format("%q", value) end
   if type(value) == "table" then return patterns.is_set(value) and "a pattern set" or "a table" end
@@ -226,7 +254,8 @@ schema.fields = {
         elseif type(level) == "string" and LEVELS[level] then
           levels[#levels + 1] = level
         else
-          fail("by", "level " .. #levels + 1 .. ": expected one of stack|frame|image|process|heap|kind|thread|impacting or a function", level)
+          fail("by", "level " .. #levels + 1 .. ": expected one of stack|frame|image|process|heap|kind|thread|impacting or a function"
+            .. near_key(LEVELS, level), level)
         end
       end
       for _, item in ipairs(type(v) == "table" and v or { v }) do
@@ -240,7 +269,10 @@ schema.fields = {
     flag = { "--sort", "M", help = "so|soc|st|stc|src (default so)", doc = "§3. `so` (default), `soc`, `st`, `stc` or `src`" },
     doc = "The measure rows are sorted by, descending: so, soc, st, stc or src.",
     normalize = function(v, out)
-      if type(v) ~= "string" or not MEASURES[v] then fail("sort", "expected one of so|soc|st|stc|src", v) end
+      if type(v) ~= "string" or not MEASURES[v] then
+        fail("sort", "expected one of so|soc|st|stc|src (outstanding size, outstanding count, total size, total count, "
+          .. "realloc count)" .. near_key(MEASURES, v), v)
+      end
       out.sort = v
     end },
   { name = "top", type = "integer", default = "10000",
@@ -283,21 +315,6 @@ schema.fields = {
 local by_name = {}
 for i, f in ipairs(schema.fields) do by_name[f.name] = i end
 
--- Edit distance, for "did you mean" hints on misspelt field names.
-local function distance(a, b)
-  local previous = {}
-  for j = 0, #b do previous[j] = j end
-  for i = 1, #a do
-    local current = { [0] = i }
-    for j = 1, #b do
-      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
-      current[j] = math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-    end
-    previous = current
-  end
-  return previous[#b]
-end
-
 local function nearest(name)
   local best, best_score = nil, 3
   for _, f in ipairs(schema.recipe_fields()) do
@@ -319,10 +336,24 @@ local recipe_door = {
   end,
 }
 
+-- What an empty value of a repeatable option most likely meant.
+local empty_value_hint = {
+  cull = "an empty pattern culls nothing; --no-default-cull turns the built-in cull list off",
+}
+
 local command_line_door = {
   unknown_fields = function() return false end,
   bad_value = function(_, field, message, given)
     local option = schema.fields[by_name[field]].flag[1]
+    -- A repeatable option's values come as a list: name the one at fault,
+    -- not the list ("got a table").
+    local item, rest = message:match("^item (%d+): (.*)$")
+    if type(given) == "table" and item and type(given[tonumber(item)]) == "string" then
+      local value = given[tonumber(item)]
+      if value == "" and empty_value_hint[field] then return option .. " '': " .. empty_value_hint[field] end
+      if rest:find("'" .. value .. "'", 1, true) then return option .. ": " .. rest end
+      return string.format("%s '%s': %s", option, value, rest)
+    end
     if type(given) == "string" then
       -- A small language's message quotes the text itself.
       if message:sub(1, #given + 2) == "'" .. given .. "'" then return option .. ": " .. message end

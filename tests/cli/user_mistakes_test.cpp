@@ -32,8 +32,10 @@ void expect_message(const CommandResult& r, int code, std::initializer_list<std:
   EXPECT_EQ(r.exit_code, code) << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err.rfind("heapql", 0), 0u) << "messages start with the program name: " << r.err;
-  for (const std::string& part : parts) EXPECT_NE(r.err.find(part), std::string::npos) << "missing '" << part << "' in: " << r.err;
-  for (const std::string& part : wrong) EXPECT_EQ(r.err.find(part), std::string::npos) << "'" << part << "' in: " << r.err;
+  for (const std::string& part : parts)
+    EXPECT_NE(r.err.find(part), std::string::npos) << "missing '" << part << "' in: " << r.err;
+  for (const std::string& part : wrong)
+    EXPECT_EQ(r.err.find(part), std::string::npos) << "'" << part << "' in: " << r.err;
 }
 
 // An answer (exit 0, a report) with each of `warnings` on stderr.
@@ -41,7 +43,8 @@ void expect_answer_warning(const CommandResult& r, std::initializer_list<std::st
   expect_no_crash(r);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("[total]"), std::string::npos) << r.out;
-  for (const std::string& part : warnings) EXPECT_NE(r.err.find(part), std::string::npos) << "missing '" << part << "' in: " << r.err;
+  for (const std::string& part : warnings)
+    EXPECT_NE(r.err.find(part), std::string::npos) << "missing '" << part << "' in: " << r.err;
 }
 
 class UserMistakes : public ::testing::Test {
@@ -52,7 +55,8 @@ class UserMistakes : public ::testing::Test {
     const std::string trace = dir_.file("prog.zst");
     if (!fs::exists(trace)) {
       fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.zst", trace);
-      fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.raw.zst", dir_.file("prog.raw.zst"));
+      fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.raw.zst",
+                    dir_.file("prog.raw.zst"));
     }
     return trace;
   }
@@ -66,17 +70,25 @@ class UserMistakes : public ::testing::Test {
 TEST_F(UserMistakes, RunWithTraceAndRecipeSwappedSaysWhichIsWhich) {
   // Before: "prog.zst:1: unexpected symbol near '<\181>'" (the trace read as Lua).
   const std::string trace = example();
-  expect_message(heapql("run " + q(trace) + " leaks"), kBadQuery,
-                 {"'" + trace + "' is a heaptrack trace, not a recipe", "the recipe comes first",
-                  "heapql run leaks " + trace},
-                 {"unexpected symbol"});
+  expect_message(
+      heapql("run " + q(trace) + " leaks"), kBadQuery,
+      {"'" + trace + "' is a heaptrack trace, not a recipe", "the recipe comes first", "heapql run leaks " + trace},
+      {"unexpected symbol"});
 }
 
 TEST_F(UserMistakes, RunWithOnlyATraceSaysTheRecipeIsMissing) {
   // Before: "needs a trace file" (the trace was taken as the recipe).
   const std::string trace = example();
-  expect_message(heapql("run " + q(trace)), kBadQuery, {"is a heaptrack trace, not a recipe", "heapql run RECIPE " + trace},
-                 {"needs a trace file"});
+  expect_message(heapql("run " + q(trace)), kBadQuery,
+                 {"is a heaptrack trace, not a recipe", "heapql run RECIPE " + trace}, {"needs a trace file"});
+}
+
+TEST_F(UserMistakes, ARecipeFileWithoutLuaSuffixIsStillARecipe) {
+  // The trace check looks at content: a recipe file named without .lua runs.
+  const std::string recipe = dir_.file("my-leaks");
+  fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/queries/leaks.lua", recipe);
+  const CommandResult r = heapql("run " + q(recipe) + " " + q(example()));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST_F(UserMistakes, ImportOfAHeaptrackTraceNamesTheCommandThatReadsIt) {
@@ -89,6 +101,18 @@ TEST_F(UserMistakes, ImportOfAHeaptrackTraceNamesTheCommandThatReadsIt) {
                  {"decompress", "warning"});
 }
 
+TEST_F(UserMistakes, ImportOfAnIngestedCsvUsesItsStoreWithoutAWarning) {
+  // Before: "not used, it was read with other options (its raw twin where
+  // there is one, not its raw twin where there is one, as event CSV)": the
+  // store, written with the format detected, passed over for the same format named.
+  const std::string csv = dir_.file("events.csv");
+  fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/tests/data/csv/example.csv", csv);
+  ASSERT_EQ(heapql("ingest --no-progress " + q(csv)).exit_code, 0);
+  const CommandResult r = heapql("import --no-progress " + q(csv));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("not used"), std::string::npos) << r.err;
+}
+
 TEST_F(UserMistakes, ImportOfAPlainHeaptrackTraceToo) {
   write_file(dir_.file("plain.txt"), "v 10400 3\ns 4 /bin\ni 1000 1\nt 1 0\na 10 1\n+ 0\n");
   expect_message(heapql("import " + q(dir_.file("plain.txt"))), kBadQuery, {"is a heaptrack trace, not an event CSV"});
@@ -96,9 +120,9 @@ TEST_F(UserMistakes, ImportOfAPlainHeaptrackTraceToo) {
 
 TEST_F(UserMistakes, ProcessTypoNamesTheNearProcess) {
   // Before: an empty table, exit 0, nothing on stderr.
-  expect_answer_warning(heapql("query " + q(example()) + " --process memory_test_ap"),
-                        {"--process 'memory_test_ap' names no process of the trace",
-                         "did you mean 'memory_test_app' (pid 0)?"});
+  expect_answer_warning(
+      heapql("query " + q(example()) + " --process memory_test_ap"),
+      {"--process 'memory_test_ap' names no process of the trace", "did you mean 'memory_test_app' (pid 0)?"});
 }
 
 TEST_F(UserMistakes, ProcessNumberNotInTheTraceListsItsProcesses) {
@@ -128,7 +152,8 @@ TEST_F(UserMistakes, BlockIdentityFileGivenAsTheTraceNamesTheTrace) {
   ASSERT_EQ(heapql("ingest --no-progress " + q(trace)).exit_code, 0);
   ASSERT_TRUE(fs::exists(trace + ".hqid"));
   for (const char* command : {"info ", "query ", "run leaks "}) {
-    expect_message(heapql(command + q(trace + ".hqid")), kBadTrace, {trace + ".hqid: a heapql block-identity file, not a trace", "give the trace itself: " + trace},
+    expect_message(heapql(command + q(trace + ".hqid")), kBadTrace,
+                   {trace + ".hqid: a heapql block-identity file, not a trace", "give the trace itself: " + trace},
                    {"HEAPQLBI", "not a heaptrack file"});
   }
 }
@@ -140,11 +165,13 @@ TEST_F(UserMistakes, RecipeNameTypoSuggestsTheNearRecipe) {
 }
 
 TEST_F(UserMistakes, LongOptionWithOneDashSuggestsTwo) {
-  expect_message(heapql("query " + q(example()) + " -top 5"), kBadQuery, {"unknown option '-top'", "did you mean '--top'?"});
+  expect_message(heapql("query " + q(example()) + " -top 5"), kBadQuery,
+                 {"unknown option '-top'", "did you mean '--top'?"});
 }
 
 TEST_F(UserMistakes, MisspeltOptionSuggestsTheNearOne) {
-  expect_message(heapql("query " + q(example()) + " --tpo 5"), kBadQuery, {"unknown option '--tpo'", "did you mean '--top'?"});
+  expect_message(heapql("query " + q(example()) + " --tpo 5"), kBadQuery,
+                 {"unknown option '--tpo'", "did you mean '--top'?"});
 }
 
 TEST_F(UserMistakes, ParamGivenToQuerySaysItIsForRecipes) {
@@ -155,6 +182,51 @@ TEST_F(UserMistakes, ParamGivenToQuerySaysItIsForRecipes) {
 TEST_F(UserMistakes, QueryOptionGivenToRunSaysRecipesTakeParams) {
   expect_message(heapql("run leaks " + q(example()) + " --by image"), kBadQuery,
                  {"'--by' is an option of heapql query", "--param NAME=VALUE", "heapql help RECIPE"});
+  // leaks has a param `top`: the option's name is the param's to try.
+  expect_message(heapql("run leaks " + q(example()) + " --top 1"), kBadQuery, {"--param top=..."});
+}
+
+TEST_F(UserMistakes, CommandTypoSuggestsTheNearCommand) {
+  expect_message(heapql("qeury " + q(example())), kBadQuery, {"unknown command 'qeury'", "did you mean 'query'?"});
+}
+
+TEST_F(UserMistakes, EmptyCullPatternSaysWhatTurnsCullingOff) {
+  // Before: "--cull: item 1: frame pattern '': empty pattern; got a table".
+  expect_message(heapql("query " + q(example()) + " --cull ''"), kBadQuery,
+                 {"--cull '': an empty pattern culls nothing", "--no-default-cull"}, {"got a table", "item 1"});
+}
+
+TEST_F(UserMistakes, BadSecondCullPatternIsNamedNotTheList) {
+  expect_message(heapql("query " + q(example()) + " --cull malloc --cull '!'"), kBadQuery,
+                 {"--cull: frame pattern '!'", "expected a module name"}, {"got a table", "item 2"});
+}
+
+TEST_F(UserMistakes, TraceGivenToRecordSaysItIsNoProgram) {
+  // Before: heaptrack's "Debuggee ... is not an executable" after "heaptrack wrote no raw trace".
+  const std::string trace = example();
+  expect_message(heapql("record -- " + q(trace)), kBadQuery,
+                 {"'" + trace + "' is a heaptrack trace, not a program", "heapql query " + trace},
+                 {"wrote no raw trace"});
+}
+
+TEST_F(UserMistakes, GroupingKeyInTheWrongCaseIsNamed) {
+  expect_message(heapql("query " + q(example()) + " --by Stack"), kBadQuery, {"--by 'Stack'", "did you mean 'stack'?"});
+}
+
+TEST_F(UserMistakes, WindowWithADashShowsTheRangeMeant) {
+  expect_message(heapql("query " + q(example()) + " --window 2-8s"), kBadQuery,
+                 {"--window", "a range is written with '..', each end with its unit ('2s..8s')"});
+}
+
+TEST_F(UserMistakes, SizeWithoutDotsShowsBothOpenRanges) {
+  expect_message(heapql("query " + q(example()) + " --size 10MB"), kBadQuery,
+                 {"--size", "'10MB..' is from 10MB on, '..10MB' is below 10MB"});
+}
+
+TEST_F(UserMistakes, MisspeltShippedSuppressionsNameIsNamed) {
+  // Before: "heaptrack-bultin: cannot open suppressions file".
+  expect_message(heapql("query " + q(example()) + " --suppressions heaptrack-bultin"), kBadQuery,
+                 {"--suppressions 'heaptrack-bultin'", "did you mean 'heaptrack-builtin'?"});
 }
 
 }  // namespace

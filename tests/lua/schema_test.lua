@@ -69,7 +69,13 @@ end)
 t:case("messages name the recipe, the field, the value and what is allowed", function()
   fails_with({ sortt = "so" }, "recipe r.lua, query field 'sortt': unknown field (did you mean 'sort'?)")
   fails_with({ [1] = "so" }, "query field '1': unknown field")
-  fails_with({ sort = "big" }, "recipe r.lua, query field 'sort': expected one of so|soc|st|stc|src; got \"big\"")
+  fails_with({ sort = "big" }, "recipe r.lua, query field 'sort': expected one of so|soc|st|stc|src (outstanding size, "
+    .. "outstanding count, total size, total count, realloc count); got \"big\"")
+  -- A value near an allowed one is named (case aside).
+  fails_with({ sort = "sco" }, "(did you mean 'so'?)")
+  fails_with({ by = "Stack" }, "query field 'by': level 1: expected one of stack|frame|image|process|heap|kind|thread|"
+    .. "impacting or a function (did you mean 'stack'?)")
+  fails_with({ by = "stak" }, "(did you mean 'stack'?)")
   fails_with({ top = 0 }, "query field 'top': expected a whole number of at least 1; got 0 (number)")
   fails_with({ top = 1.5 }, "query field 'top': expected a whole number of at least 1")
   fails_with({ window = "2s..1s" }, "query field 'window': '2s..1s' at column")

@@ -175,7 +175,13 @@ TEST(ParseDurationRange, Forms) {
 }
 
 TEST(ParseDurationRange, Errors) {
-  EXPECT_EQ(duration_range_error("1s"), "'1s' at column 3: expected A..B (or A.., ..B, all)");
+  EXPECT_EQ(duration_range_error("1s"),
+            "'1s' at column 3: expected A..B (or A.., ..B, all): '1s..' is from 1s on, '..1s' is below 1s");
+  // A dash for '..': the fix, with the unit on both ends.
+  EXPECT_EQ(duration_range_error("2-8s"),
+            "'2-8s' at column 2: expected A..B: a range is written with '..', each end with its unit ('2s..8s')");
+  EXPECT_EQ(duration_range_error("2s-8s"),
+            "'2s-8s' at column 3: expected A..B: a range is written with '..', each end with its unit ('2s..8s')");
   EXPECT_EQ(duration_range_error(""), "'' at column 1: expected A..B (or A.., ..B, all)");
   EXPECT_EQ(duration_range_error("3s..1s"), "'3s..1s' at column 5: the end '1s' is before the begin '3s'");
   EXPECT_EQ(duration_range_error("1s..3xs"), "'1s..3xs' at column 6: unknown unit 'xs', expected one of ns us ms s m h");
@@ -209,7 +215,10 @@ TEST(ParseSizeRange, Forms) {
 }
 
 TEST(ParseSizeRange, Errors) {
-  EXPECT_EQ(size_range_error("4KB"), "'4KB' at column 4: expected A..B (or A.., ..B, all)");
+  EXPECT_EQ(size_range_error("4KB"),
+            "'4KB' at column 4: expected A..B (or A.., ..B, all): '4KB..' is from 4KB on, '..4KB' is below 4KB");
+  EXPECT_EQ(size_range_error("1-10MB"),
+            "'1-10MB' at column 2: expected A..B: a range is written with '..', each end with its unit ('1MB..10MB')");
   EXPECT_EQ(size_range_error("1MiB..4KB"), "'1MiB..4KB' at column 7: the end '4KB' is before the begin '1MiB'");
   EXPECT_EQ(size_range_error("1K..end"), "'1K..end' at column 5: expected a number");
   EXPECT_EQ(size_range_error("1.5B..4"), "'1.5B..4' at column 3: not a whole number of bytes");
