@@ -188,7 +188,8 @@ HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin, 
     }
   }
   const std::string identity = heaptrack::block_identity_beside(path);
-  if (!side_file_present(identity, confined)) return files;
+  // A folder there is named by the identity file's reader as what it is.
+  if (side_file_at(identity, confined) == SideFile::kNone) return files;
   const FileIdentity written_for = heaptrack::peek_block_identity_file(identity);
   // Compared with the trace where it is now: a folder moved or copied whole keeps it.
   const FileIdentity here = store_file::identify_file(path);

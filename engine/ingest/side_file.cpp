@@ -6,9 +6,9 @@
 
 namespace heapql {
 
-bool side_file_present(const std::string& path, bool confined) {
+SideFile side_file_at(const std::string& path, bool confined) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return false;
+  if (::lstat(path.c_str(), &st) != 0) return SideFile::kNone;
   if (S_ISLNK(st.st_mode)) {
     if (confined) {
       throw Error(SourceLocation::of_file(path),
@@ -16,9 +16,10 @@ bool side_file_present(const std::string& path, bool confined) {
                   "and store only as themselves, never through a link (put the file itself there, or run with "
                   "--trusted)");
     }
-    if (::stat(path.c_str(), &st) != 0) return false;
+    if (::stat(path.c_str(), &st) != 0) return SideFile::kNone;
   }
-  return S_ISREG(st.st_mode);
+  if (S_ISREG(st.st_mode)) return SideFile::kFile;
+  return S_ISDIR(st.st_mode) ? SideFile::kFolder : SideFile::kNone;
 }
 
 }  // namespace heapql

@@ -9,9 +9,17 @@
 
 namespace heapql {
 
-// Whether a regular file is at `path` (a FIFO, device or folder is not one:
-// it is never opened). A link is followed unless `confined`, which throws
-// Error naming it instead, the same for a link to anything or to nothing.
-bool side_file_present(const std::string& path, bool confined);
+enum class SideFile { kNone, kFile, kFolder };
+
+// What is at `path`: a regular file, a folder, or nothing heapql opens (a
+// FIFO, device or socket is never opened, so looking never blocks). A link
+// is followed unless `confined`, which throws Error naming it instead, the
+// same for a link to anything or to nothing.
+SideFile side_file_at(const std::string& path, bool confined);
+
+// Whether a regular file is at `path` (side_file_at).
+inline bool side_file_present(const std::string& path, bool confined) {
+  return side_file_at(path, confined) == SideFile::kFile;
+}
 
 }  // namespace heapql

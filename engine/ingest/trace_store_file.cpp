@@ -261,6 +261,7 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
   if (store_file::is_store_file(trace_path)) {
     throw Error(SourceLocation::of_file(trace_path), "is a store already; ingest takes a trace");
   }
+  require_trace_file(trace_path);  // before identify_file, which would say less
   std::string target = output.empty() ? store_beside(trace_path) : output;
   TraceTables tables;
   std::unique_ptr<store_file::StoreWriter> writer;

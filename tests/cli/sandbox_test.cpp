@@ -7,9 +7,12 @@
 // its memory cap. Run under ASan+UBSan too (the RecipeSandbox* suites).
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <ostream>
 #include <regex>
 #include <string>
@@ -57,7 +60,8 @@ class RecipeSandboxTest : public ::testing::Test {
     const std::string path = dir_.file("recipe.lua");
     write_file(path, text);
     std::string line = environment + heapql() + " " + command + " " + shell_quote(path);
-    if (command == "run") line += " " + shell_quote(trace) + " " + options;
+    if (command == "run") line += " " + shell_quote(trace);
+    line += " " + options;
     const bool timed = fs::exists("/usr/bin/time");
     if (timed) line = environment + "/usr/bin/time -f 'peak-rss-kib %M' " + line.substr(environment.size());
     const auto start = std::chrono::steady_clock::now();
@@ -149,6 +153,11 @@ const Attack kAttacks[] = {
     {"collectgarbage_stop", "collectgarbage('stop')", "", "collectgarbage('stop') is not available in a recipe"},
     {"collectgarbage_generational", "collectgarbage('generational', 0, 0)", "",
      "collectgarbage('generational') is not available"},
+    // A step past an int wraps negative in Lua, which stops the collector.
+    {"collectgarbage_step_that_wraps", "collectgarbage('step', 2^31)", "",
+     "collectgarbage('step', n): n must be a whole number of KiB from 0 to 1048576"},
+    {"collectgarbage_negative_step", "collectgarbage('step', -1)", "",
+     "collectgarbage('step', n): n must be a whole number of KiB from 0 to 1048576"},
     // Userdata that recipes cannot break.
     {"userdata_gc_called_directly", "", "local r = trace:query{}; getmetatable(r).__gc(r)",
      "attempt to call a nil value (field '__gc')"},  // getmetatable gives a string
@@ -236,6 +245,21 @@ const Attack kAttacks[] = {
      "rawset: the globals and library tables are read-only"},
     {"rawset_on_a_nested_module_table", "rawset(hq.cull, 'file', function() return 'x' end)", "",
      "rawset: the globals and library tables are read-only"},
+    {"rawset_on_a_frozen_pattern_set", "rawset(hq.cull.defaults, 'texts', function() return {} end)", "",
+     "rawset: the globals and library tables are read-only"},
+    {"rawset_on_an_output", "", "rawset(out, 'write', function() end)",
+     "rawset: the globals and library tables are read-only"},
+    {"a_pattern_sets_contents_are_out_of_reach",
+     "local d = hq.cull.defaults\n"
+     "if rawget(d, '_texts') == nil and d._texts == nil and next(d) == nil and #d:texts() > 0 then\n"
+     "  d:texts()[1] = 'changed'; if d:texts()[1] ~= 'changed' then error('held: a set is out of reach') end\n"
+     "end",
+     "", "held: a set is out of reach"},
+    // A recipe's mistake is exit 3, never the exit 2 of a bad trace.
+    {"custom_level_without_its_function", "", "trace:query_normalized{by = {'custom'}}",
+     "`by` has a custom level without its function"},
+    {"two_custom_levels", "", "trace:query_normalized{by = {'custom', 'custom'}, by_function = tostring}",
+     "`by` may have one custom level"},
     {"real_globals_through_G", "_G.string.format = nil", "", "cannot set 'format': library tables are read-only"},
     {"real_globals_through_load", "load('string.format = nil')()", "",
      "cannot set 'format': library tables are read-only"},
@@ -292,7 +316,7 @@ TEST_F(RecipeSandboxFiles, OpenRefusesARawTwinLinkedFromOutside) {
   fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.raw.zst",
                 outside_.file("t.raw.zst"));
   link(outside_.file("t.raw.zst"), "t.raw.zst");
-  expect_held(run_recipe(attack_recipe("", "hq.open('" + dir_.file("t.zst") + "')"), ""), "its twin");
+  expect_held(run_recipe(attack_recipe("", "hq.open('" + dir_.file("t.zst") + "')"), ""), "t.raw.zst' beside it");
 }
 
 TEST_F(RecipeSandboxFiles, SymbolsRefuseAFolderLinkedFromOutside) {
@@ -313,6 +337,216 @@ TEST_F(RecipeSandboxFiles, FilesBesideTheRecipeStillWork) {
       "");
   EXPECT_EQ(o.result.exit_code, kOk) << o.result.err;
   EXPECT_EQ(o.result.out, "MINEDEEPER1");
+}
+
+// --- files: a refusal reads the same whether or not the target exists --------------
+
+std::string without_time(const std::string& err) { return std::regex_replace(err, std::regex("peak-rss-kib \\d+\\n?"), ""); }
+
+// One way a recipe names a file: the link `link` is made beside the recipe
+// (the recipe's folder is `dir`), then the recipe runs `prelude` and `body`
+// with "DIR" replaced by the folder.
+struct FileReader {
+  const char* name;
+  const char* link;
+  bool to_a_folder;  // the link's target, when there is one, is a folder
+  const char* prelude;
+  const char* body;
+  const char* message;
+};
+
+void PrintTo(const FileReader& r, std::ostream* os) { *os << r.name; }
+
+class RecipeSandboxRefusals : public RecipeSandboxFiles, public ::testing::WithParamInterface<FileReader> {
+ protected:
+  std::string with_dir(std::string text) {
+    for (std::size_t at = text.find("DIR"); at != std::string::npos; at = text.find("DIR", at)) {
+      text.replace(at, 3, dir_.path().string());
+    }
+    return text;
+  }
+};
+
+TEST_P(RecipeSandboxRefusals, ALinkOutIsRefusedAlikeWhetherItsTargetExistsOrNot) {
+  const FileReader& r = GetParam();
+  fs::create_directory(outside_.file("folder"));
+  write_file(outside_.file("folder/secret.lua"), "return 'SECRET-MODULE'\n");
+  fs::copy_file(worked_example(), outside_.file("folder/t.txt"));
+  const std::string recipe = attack_recipe(with_dir(r.prelude), with_dir(r.body));
+  std::string errors[2];
+  for (int missing = 0; missing < 2; ++missing) {
+    fs::remove(dir_.file(r.link));
+    // A file, a folder, or a name that is not there; absolute, or climbing with `..`.
+    std::string target = outside_.file(missing ? "absent" : r.to_a_folder ? "folder" : "secret.txt");
+    if (std::string(r.name).ends_with("relative")) target = fs::relative(target, dir_.path()).string();
+    fs::create_symlink(target, dir_.file(r.link));
+    const Outcome o = run_recipe(recipe, "--timeout 10s");
+    expect_held(o, with_dir(r.message));
+    EXPECT_EQ(o.result.err.find("SECRET"), std::string::npos);
+    errors[missing] = without_time(o.result.err);
+  }
+  EXPECT_EQ(errors[0], errors[1]) << "the refusal tells whether the target exists";
+}
+
+const FileReader kFileReaders[] = {
+    {"require", "evil.lua", false, "local v = require 'evil'", "out:write(v)", "leads outside the folders a recipe may read"},
+    {"require_relative", "evil.lua", false, "local v = require 'evil'", "out:write(v)",
+     "leads outside the folders a recipe may read"},
+    {"require_through_a_folder", "dlib", true, "local v = require 'dlib.secret'", "out:write(v)",
+     "leads outside the folders a recipe may read"},
+    {"include", "inc.lua", false, "local v = hq.include 'inc.lua'", "out:write(v)", "a recipe may read files beside it"},
+    {"include_through_a_folder", "dlib", true, "local v = hq.include 'dlib/secret.lua'", "out:write(v)",
+     "a recipe may read files beside it"},
+    {"include_through_a_folder_relative", "dlib", true, "local v = hq.include 'dlib/secret.lua'", "out:write(v)",
+     "a recipe may read files beside it"},
+    {"cull_file", "cull.txt", false, "local s = hq.cull.file 'cull.txt'", "out:write(tostring(s))",
+     "a recipe may read files beside it"},
+    {"cull_file_relative", "cull.txt", false, "local s = hq.cull.file 'cull.txt'", "out:write(tostring(s))",
+     "a recipe may read files beside it"},
+    {"suppressions_file", "supp.txt", false, "local s = hq.suppressions.file 'supp.txt'", "out:write(#s)",
+     "a recipe may read files beside it"},
+    {"open", "t.txt", false, "", "hq.open('DIR/t.txt')", "a recipe may open only the trace named"},
+    {"open_relative", "t.txt", false, "", "hq.open('DIR/t.txt')", "a recipe may open only the trace named"},
+    {"open_through_a_folder", "dtraces", true, "", "hq.open('DIR/dtraces/t.txt')", "a recipe may open only the trace named"},
+    {"symbols", "dpdbs", true, "", "hq.open(trace:path(), {symbols = 'DIR/dpdbs'})", "hq.open: symbols 'DIR/dpdbs'"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Recipes, RecipeSandboxRefusals, ::testing::ValuesIn(kFileReaders),
+                         [](const ::testing::TestParamInfo<FileReader>& info) { return std::string(info.param.name); });
+
+// A recipe that only reports (no attack): its run writes what `body` writes.
+std::string plain_recipe(const std::string& body) {
+  return "local hq = require 'heapql'\nreturn hq.recipe { name = 'plain', doc = 'd', run = function(trace, p, out)\n" +
+         body + "\nend }\n";
+}
+
+// --- files beside a trace: only as themselves ------------------------------------------
+
+// A recipe bundle: bundle/sample.zst, the trace the user names, with a
+// file beside it (`beside`) that is a link to `target`.
+class RecipeSandboxBesideTheTrace : public RecipeSandboxFiles {
+ protected:
+  std::string bundle_trace() {
+    const std::string trace = dir_.file("sample.zst");
+    if (!fs::exists(trace)) fs::copy_file(example_trace(), trace);
+    return trace;
+  }
+  Outcome run_with_link(const std::string& beside, const std::string& target, const std::string& body) {
+    const std::string trace = bundle_trace();
+    fs::remove(trace.substr(0, trace.size() - 4) + beside);
+    fs::create_symlink(target, trace.substr(0, trace.size() - 4) + beside);
+    return run_recipe(attack_recipe("", body), "--timeout 20s", trace);
+  }
+};
+
+TEST_F(RecipeSandboxBesideTheTrace, ALinkedRawTwinBlockIdentityFileOrStoreIsNeverRead) {
+  fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.raw.zst", outside_.file("t.raw.zst"));
+  for (const char* beside : {".raw.zst", ".raw.gz", ".raw", ".zst.hqid", ".zst.hqdb"}) {
+    std::string errors[2];
+    for (int missing = 0; missing < 2; ++missing) {
+      const std::string target = outside_.file(missing ? "absent" : "t.raw.zst");
+      // The trace named on the command line, read by heapql: input it refuses (exit 2).
+      const Outcome run = run_with_link(beside, target, "out:write(trace:summary().blocks)");
+      EXPECT_EQ(run.result.exit_code, 2) << beside << "\n" << run.result.err;
+      EXPECT_EQ(run.result.out, "");
+      expect_contains(run.result.err, "is a link beside the trace");
+      errors[missing] = without_time(run.result.err);
+      // The same trace opened by the recipe: refused before anything is read (exit 3).
+      expect_held(run_with_link(beside, target, "hq.open(trace:path()):summary()"), "beside it");
+      fs::remove(dir_.file(std::string("sample") + beside));
+    }
+    EXPECT_EQ(errors[0], errors[1]) << beside;
+  }
+  // Without the links the bundle runs.
+  const Outcome plain = run_recipe(plain_recipe("out:write(hq.open(trace:path()):summary().blocks)"), "",
+                                   bundle_trace());
+  EXPECT_EQ(plain.result.exit_code, kOk) << plain.result.err;
+}
+
+TEST_F(RecipeSandboxFiles, APathParamAllowsOnlyItselfNeverItsTwins) {
+  write_file(outside_.file("notes.raw"), "notes\n");
+  for (const char* twin : {"notes.zst", "notes.gz", "notes"}) write_file(outside_.file(twin), "SECRET-TEXT!*\n");
+  const std::string recipe =
+      "local hq = require 'heapql'\n"
+      "return hq.recipe { name = 'p', doc = 'd', params = { cfg = { type = 'path' } },\n"
+      "  run = function(trace, p, out)\n"
+      "    local base = p.cfg:gsub('%.raw$', '')\n"
+      "    for _, name in ipairs { base .. '.zst', base .. '.gz', base } do\n"
+      "      if pcall(hq.cull.file, name) then error('ESCAPED ' .. name) end\n"
+      "    end\n"
+      "    out:write(tostring(hq.cull.file(p.cfg)))\n"  // itself: allowed
+      "    hq.open(p.cfg)\n"
+      "  end }\n";
+  const Outcome o = run_recipe(recipe, "--param cfg=" + shell_quote(outside_.file("notes.raw")));
+  EXPECT_EQ(o.result.exit_code, kRecipeError) << o.result.err;
+  EXPECT_EQ(o.result.out, "");
+  EXPECT_EQ(o.result.err.find("ESCAPED"), std::string::npos) << o.result.err;
+  expect_contains(o.result.err, "a raw heaptrack file is read with its interpreted twin, which a path param does not allow");
+}
+
+TEST_F(RecipeSandboxFiles, AStoreARecipeOpensAnswersAsItIsWithoutLookingAtItsRecordedSources) {
+  // The store records a trace outside the recipe's folder; what is there
+  // now (the trace, a changed one, nothing, a FIFO) changes nothing.
+  const std::string source = outside_.file("t.txt");
+  fs::copy_file(worked_example(), source);
+  const std::string store = dir_.file("s.hqdb");
+  ASSERT_EQ(run_command(heapql() + " ingest " + shell_quote(source) + " -o " + shell_quote(store)).exit_code, 0);
+  const std::string recipe = plain_recipe("out:line('blocks %d', hq.open('" + store + "'):summary().blocks)");
+  std::string outputs[4], errors[4];
+  for (int state = 0; state < 4; ++state) {
+    if (state == 1) std::ofstream(source, std::ios::app) << "# changed\n";
+    if (state >= 2) fs::remove(source);
+    if (state == 3) {
+      ASSERT_EQ(::mkfifo(source.c_str(), 0600), 0);
+    }
+    const Outcome o = run_recipe(recipe, "--timeout 20s");
+    EXPECT_EQ(o.result.exit_code, kOk) << state << ": " << o.result.err;
+    EXPECT_LT(o.seconds, 10.0) << "a FIFO was opened";
+    expect_contains(o.result.err, "answered as it is");
+    outputs[state] = o.result.out;
+    errors[state] = without_time(o.result.err);
+    EXPECT_EQ(outputs[state], outputs[0]) << state;
+    EXPECT_EQ(errors[state], errors[0]) << state;
+  }
+  expect_contains(outputs[0], "blocks ");
+}
+
+TEST_F(RecipeSandboxFiles, NoFreshnessCheckOpensAFifo) {
+  // A store beside a trace records its raw twin; the twin is now a FIFO.
+  const std::string trace = dir_.file("m.zst");
+  fs::copy_file(example_trace(), trace);
+  fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.raw.zst", dir_.file("m.raw.zst"));
+  ASSERT_EQ(run_command(heapql() + " ingest " + shell_quote(trace)).exit_code, 0);
+  fs::remove(dir_.file("m.raw.zst"));
+  ASSERT_EQ(::mkfifo(dir_.file("m.raw.zst").c_str(), 0600), 0);
+  const auto start = std::chrono::steady_clock::now();
+  const CommandResult query = run_command("timeout 20 " + heapql() + " query " + shell_quote(trace) + " --totals");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10.0);
+  EXPECT_EQ(query.exit_code, 0) << query.err;
+  const Outcome run = run_recipe(plain_recipe("out:write(trace:summary().blocks)"), "--timeout 20s", trace);
+  EXPECT_EQ(run.result.exit_code, kOk) << run.result.err;
+  EXPECT_LT(run.seconds, 10.0);
+}
+
+// --- help, print ------------------------------------------------------------------------
+
+TEST_F(RecipeSandboxTest, HelpRunsTheTopLevelUnderTimeout) {
+  const Outcome o = run_recipe(attack_recipe("while true do end", ""), "--timeout 2s", "", "help");
+  expect_timed_out(o);
+  expect_contains(o.result.err, "heapql help: ");
+}
+
+TEST_F(RecipeSandboxTest, HelpRunsTheTopLevelUnderMemory) {
+  expect_over_memory(run_recipe(attack_recipe("local t = {} for i = 1, 1e9 do t[i] = {i} end", ""),
+                                "--timeout 60s --memory 256MiB", "", "help"));
+}
+
+TEST_F(RecipeSandboxTest, PrintToStderrIsBounded) {
+  const Outcome o = run_recipe(attack_recipe("", "local s = string.rep('x', 1 << 20) for i = 1, 64 do print(s) end"),
+                               "--timeout 60s");
+  expect_held(o, "the recipe printed more than 16 MiB to stderr (print), heapql's limit");
+  EXPECT_LT(o.result.err.size(), std::size_t{17} << 20);
+  EXPECT_LT(o.seconds, 20.0);
 }
 
 // --- the declaration and what the library's functions return ---------------------

@@ -415,6 +415,31 @@ TEST(SymbolResolver, FlatFolderWorks) {
   EXPECT_NE(resolver.find(id), nullptr);
 }
 
+// A recipe's run (confined): a PDB is opened only as walked beneath its
+// folder; a link there to one elsewhere counts as no PDB, whether or not
+// its target exists, and a link that stays inside is followed.
+TEST(SymbolResolver, ConfinedOpensNoPdbThroughALinkOut) {
+  const PdbIdentity id = read_pe(fixture("nested/nested.dll")).rsds;
+  TempDir flat;
+  TempDir elsewhere;
+  fs::copy_file(fixture("nested/nested.pdb"), elsewhere.path() / "nested.pdb");
+  fs::create_symlink(elsewhere.path() / "nested.pdb", flat.path() / "nested.pdb");
+  EXPECT_NE(SymbolResolver({flat.path().string()}).find(id), nullptr);  // not confined: followed
+  SymbolResolver confined({flat.path().string()}, true);
+  EXPECT_EQ(confined.find(id), nullptr);
+  EXPECT_EQ(confined.stats().pdbs_missing, 1u);
+  TempDir dangling;
+  fs::create_symlink(elsewhere.path() / "absent.pdb", dangling.path() / "nested.pdb");
+  SymbolResolver confined_dangling({dangling.path().string()}, true);
+  EXPECT_EQ(confined_dangling.find(id), nullptr);
+  EXPECT_EQ(confined_dangling.stats().pdbs_missing, 1u);  // the same answer
+  TempDir inside;
+  fs::create_directory(inside.path() / "real");
+  fs::copy_file(fixture("nested/nested.pdb"), inside.path() / "real" / "nested.pdb");
+  fs::create_symlink("real/nested.pdb", inside.path() / "nested.pdb");
+  EXPECT_NE(SymbolResolver({inside.path().string()}, true).find(id), nullptr);
+}
+
 TEST(PdbSymbolTable, NotAPdbIsAnError) {
   TempDir tmp;
   test::write_file(tmp.file("fake.pdb"), "this is not a program database\n");
