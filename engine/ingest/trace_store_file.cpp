@@ -11,6 +11,7 @@
 #include <span>
 
 #include "engine/error.h"
+#include "engine/ingest/anomaly_report.h"
 #include "engine/ingest/block_identity_file.h"
 #include "engine/ingest/trace_cut.h"
 #include "engine/ingest/trace_is_a_file.h"
@@ -128,6 +129,8 @@ store_file::OpenedStore open_store(const FoundStore& store, const OpenOptions& o
   }
   const SourceInfo& source = opened.store->source();
   if (source.cut) report_cut(*source.cut, source.end_ns, options.strict, options.warnings);
+  // Their warnings were given when the trace was read; --strict still refuses them.
+  report_anomaly_counts(source.anomalies, store_path, options.strict, false, options.warnings);
   return opened;
 }
 

@@ -54,8 +54,8 @@ reading and output options:
   --full-names         tables and HTML show frames exactly, not shortened (std::vector<…>::push_back)
   --no-progress        no progress bar
   --no-raw             ignore a raw twin: read the interpreted file alone
-  --strict             refuse a trace that ends early (a killed recording) instead of
-                       answering from its complete part with a warning (exit 2)
+  --strict             refuse a trace that ends early (a killed recording) or has an
+                       anomaly (exit 2) instead of answering with a warning
   --store              load the trace into the store and replay it (same answers)
   --no-store           read the trace itself, not a store file of it
   --symbols PATH       ETL: a folder of PDBs or a symbol store (repeatable; docs/windows.md)
