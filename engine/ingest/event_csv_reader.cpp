@@ -649,6 +649,9 @@ class EventCsvParser {
   // ---- warnings ----
 
   void warn(const std::string& what) {
+    if (options_.strict) {
+      throw Error(SourceLocation{path_, line_, {}, {}}, what + "; --strict refuses a trace with an anomaly");
+    }
     if (++warning_count_ > kMaxListedWarnings) return;
     warn_text(fmt::format("{}{}\n", format_location(SourceLocation{path_, line_, {}, {}}), what));
   }

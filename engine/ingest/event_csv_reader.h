@@ -23,6 +23,8 @@ struct EventCsvReadOptions {
   bool show_progress = true;
   // Warnings (anomalies with their line, the first few) go here; null = stderr.
   std::string* warnings = nullptr;
+  // An anomaly is refused (exit 2) instead of counted with a warning.
+  bool strict = false;
   // In-memory input (tests, fuzzing): these bytes are the file the path names.
   std::optional<std::string_view> bytes;
 };

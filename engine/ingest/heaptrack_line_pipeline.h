@@ -123,6 +123,8 @@ class HeaptrackLinePipeline {
   const std::string& path() const { return path_; }
   // Once next() has returned null: where the file ends early, if it does.
   const std::optional<TraceCut>& cut() const { return reader_->cut(); }
+  // Once next() has returned null: the start of a last line cut off, if any.
+  const std::string& left_over_start() const { return reader_->left_over_start(); }
   // Once next() has returned null: the bytes of the file read, all of it.
   std::uint64_t bytes_read() const { return reader_->compressed_bytes_read(); }
 

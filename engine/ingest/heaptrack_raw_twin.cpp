@@ -4,13 +4,15 @@
 
 namespace heapql::heaptrack {
 
-RawTwin::RawTwin(const std::string& path, bool show_progress)
+RawTwin::RawTwin(const std::string& path, bool show_progress, AnomalyReport& anomalies)
     : lines_(std::make_unique<HeaptrackLinePipeline>(path, show_progress, HeaptrackLinePipeline::Decode::kRawEvents,
-                                                    HeaptrackLinePipeline::kSlotsBesideTwin)) {}
+                                                    HeaptrackLinePipeline::kSlotsBesideTwin)),
+      anomalies_(anomalies) {}
 
-RawTwin::RawTwin(const std::string& name, std::string_view bytes)
+RawTwin::RawTwin(const std::string& name, std::string_view bytes, AnomalyReport& anomalies)
     : lines_(std::make_unique<HeaptrackLinePipeline>(name, bytes, HeaptrackLinePipeline::Decode::kRawEvents,
-                                                    HeaptrackLinePipeline::kSlotsBesideTwin)) {}
+                                                    HeaptrackLinePipeline::kSlotsBesideTwin)),
+      anomalies_(anomalies) {}
 
 bool RawTwin::next_line(const RawEvent*& event, std::string_view& line) {
   while (batch_ == nullptr || next_in_batch_ == batch_->codes.size()) {
@@ -38,11 +40,16 @@ void RawTwin::mismatch(const Asker& here, const std::string& interpreted, const 
 
 // A `-` of the twin on the way to a record of `wanted` type: true when it
 // frees a live block, which is then taken into pending_block_ (one lookup)
-// and must be what was wanted; a free of an address not alive is counted
-// (heaptrack_interpret drops it too) and passed over.
+// and must be what was wanted; a free of an address not alive is an anomaly
+// (heaptrack_interpret drops it), counted and passed over.
 bool RawTwin::free_on_the_way(std::uint64_t address, char wanted, BlockMatcher& matcher, const Asker& here) {
   if (!matcher.take_live(address, pending_block_)) {
-    matcher.count_unmatched_free(address);
+    const bool twice = matcher.count_unmatched_free(address);
+    anomalies_.note(SourceLocation{lines_->path(), line_number_, {}, {}},
+                    twice ? fmt::format("free of 0x{:x}, freed before and not allocated since (double_frees)", address)
+                          : fmt::format("free of 0x{:x}, where no block is alive (unmatched_frees; "
+                                        "heaptrack_interpret drops it)",
+                                        address));
     return false;
   }
   if (wanted != '-') {

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "engine/error.h"
+#include "engine/ingest/anomaly_report.h"
 #include "engine/ingest/heaptrack_command_line.h"
 #include "engine/ingest/heaptrack_fields.h"
 #include "engine/ingest/heaptrack_line_pipeline.h"
@@ -26,8 +27,9 @@ class RawTwin {
   // From the file, or (tests, fuzzing) from its bytes under that name.
   // `show_progress`: the twin draws the read's progress bar (it is the larger
   // file, read in step with the interpreted one, so its bar moves evenly).
-  RawTwin(const std::string& path, bool show_progress);
-  RawTwin(const std::string& name, std::string_view bytes);
+  // Its frees of addresses not alive are anomalies, told to `anomalies`.
+  RawTwin(const std::string& path, bool show_progress, AnomalyReport& anomalies);
+  RawTwin(const std::string& name, std::string_view bytes, AnomalyReport& anomalies);
 
   // The interpreted file's line that wants the twin's next record: where a
   // disagreement is reported. A reference and a number rather than a
@@ -43,7 +45,8 @@ class RawTwin {
   };
   // `here` is the interpreted record that wants the twin's next one, for
   // the message when they disagree; frees of addresses that are not alive
-  // on the way are counted by `matcher` (heaptrack_interpret drops them too).
+  // on the way are counted by `matcher` and noted at the twin's line
+  // (heaptrack_interpret drops them).
   Alloc next_alloc(BlockMatcher& matcher, const Asker& here);
   // The next free of a live block: its address, with the block taken out of
   // `matcher` for the caller to check and end (BlockMatcher::end_taken).
@@ -70,6 +73,7 @@ class RawTwin {
 
   // Read and split on another thread; only walked here.
   std::unique_ptr<HeaptrackLinePipeline> lines_;
+  AnomalyReport& anomalies_;
   const HeaptrackLinePipeline::Batch* batch_ = nullptr;
   std::size_t next_in_batch_ = 0;
   std::uint64_t line_number_ = 0;

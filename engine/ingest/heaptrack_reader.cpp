@@ -81,7 +81,7 @@ class HeaptrackBatchDriver {
       if (count > 0) parser_.set_line(batch->first_line + count - 1);
       if (batch->error) std::rethrow_exception(batch->error);
     }
-    return parser_.finish(pipeline_->cut(), pipeline_->bytes_read());
+    return parser_.finish(pipeline_->cut(), pipeline_->bytes_read(), pipeline_->left_over_start());
   }
 
  private:
@@ -102,22 +102,25 @@ class HeaptrackBatchDriver {
   std::span<const std::uint32_t> pending_run() const { return {run_.data(), run_size_}; }
 
   // Applies the pending run of events. A free that finds no live block stops
-  // it; the checked parser then reports that free with its line.
+  // it; the checked parser then counts that free at its line (an anomaly,
+  // semantics.md §1), and the rest of the run goes on.
   void flush_run(const HeaptrackLinePipeline::Batch& batch, std::size_t run_start) {
-    if (run_size_ == 0) return;
-    const std::size_t applied = parser_.apply_run(pending_run());
-    const std::size_t pending = run_size_;
+    std::span<const std::uint32_t> rest = pending_run();
     run_size_ = 0;
-    if (applied == pending) return;
-    // The run holds every event code from run_start on: find the failed one.
-    std::size_t at = run_start;
-    for (std::size_t seen = 0;; ++at) {
-      if (batch.codes[at] & kNotEventBits) continue;
-      if (seen++ == applied) break;
+    std::size_t at = run_start;  // the code of rest's first event
+    while (!rest.empty()) {
+      const std::size_t applied = parser_.apply_run(rest);
+      if (applied == rest.size()) return;
+      // The run holds every event code from `at` on: find the refused one.
+      for (std::size_t seen = 0;; ++at) {
+        if (batch.codes[at] & kNotEventBits) continue;
+        if (seen++ == applied) break;
+      }
+      parser_.set_line(batch.first_line + at);
+      parser_.apply_event(batch.codes[at] >> 1, (batch.codes[at] & 1) != 0);
+      rest = rest.subspan(applied + 1);
+      ++at;
     }
-    parser_.set_line(batch.first_line + at);
-    parser_.apply_event(batch.codes[at] >> 1, (batch.codes[at] & 1) != 0);
-    throw Error(parser_.location(), "internal error: a free refused in a run was accepted alone");
   }
 
   std::unique_ptr<HeaptrackLinePipeline> pipeline_;  // the interpreted file, read on a second thread

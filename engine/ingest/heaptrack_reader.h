@@ -18,8 +18,8 @@ namespace heapql {
 
 struct HeaptrackReadOptions {
   bool show_progress = true;
-  // A trace that ends early is refused (exit 2) instead of answered from
-  // its complete part with a warning.
+  // A trace that ends early or has an anomaly is refused (exit 2) instead
+  // of answered from its complete part, or the anomaly counted, with a warning.
   bool strict = false;
   // Look for the raw twin beside the file (NAME.raw.zst / .raw.gz / .raw for
   // NAME.zst / NAME.gz / NAME) and use it when present.
@@ -28,7 +28,7 @@ struct HeaptrackReadOptions {
   // the interpreted file (block_identity_file.h), for later exact readings
   // without the twin (heapql ingest, heapql record).
   bool write_block_identity = false;
-  // Warnings (skipped records) go here; null = stderr.
+  // Warnings (anomalies, a cut) go here; null = stderr.
   std::string* warnings = nullptr;
   // For a recipe's run: the files beside the trace are read only as
   // themselves, never through a link (side_file.h).

@@ -27,13 +27,17 @@ std::string_view base_name(std::string_view path) {
 
 RecordParser::RecordParser(const HeaptrackFiles& files, const std::string& user_path, std::string_view compression,
                            TraceTables& tables, EventConsumer& consumer, const HeaptrackReadOptions& options)
-    : tables_(tables), options_(options), path_(files.interpreted), consumer_(consumer) {
+    : tables_(tables),
+      options_(options),
+      anomaly_report_(options.strict, options.warnings),
+      path_(files.interpreted),
+      consumer_(consumer) {
   info_.compression = std::string(compression);
   if (files.raw) {
     if (files.raw_bytes) {
-      raw_.emplace(*files.raw, *files.raw_bytes);
+      raw_.emplace(*files.raw, *files.raw_bytes, anomaly_report_);
     } else {
-      raw_.emplace(*files.raw, options.show_progress);
+      raw_.emplace(*files.raw, options.show_progress, anomaly_report_);
     }
     if (options.write_block_identity && !files.interpreted_bytes) {
       const std::string identity = block_identity_beside(files.interpreted);
@@ -63,8 +67,27 @@ RecordParser::RecordParser(const HeaptrackFiles& files, const std::string& user_
   ips_.emplace_back();             // index 0: no instruction pointer
 }
 
-SourceInfo RecordParser::finish(std::optional<TraceCut> cut, std::uint64_t end_byte) {
-  if (line_ == 0) throw Error(SourceLocation::of_file(path_), "no records: the file holds no text");
+void RecordParser::no_whole_line(const std::optional<TraceCut>& cut, std::string_view left_over_start) const {
+  if (!cut) throw Error(SourceLocation::of_file(path_), "no records: the file holds no text");
+  const SourceLocation at{path_, {}, {}, cut->at_byte};
+  // Text without a newline that is no start of a heaptrack file is not a
+  // cut trace, whatever holds it (a .zst of a word).
+  if (!left_over_start.empty() && !left_over_start.starts_with("v ") && !left_over_start.starts_with("#")) {
+    throw Error(SourceLocation::of_file(path_),
+                fmt::format("not a heaptrack file: expected the 'v' record first, got {} ({} bytes without a newline)",
+                            excerpt(left_over_start), cut->left_over_bytes));
+  }
+  std::string how = cut->what;
+  if (how.find("zstd") != std::string::npos) how += " (its zstd frame is incomplete)";
+  if (cut->left_over_bytes > 0) how += fmt::format(", {} bytes of a line left over", cut->left_over_bytes);
+  throw Error(at, fmt::format("the trace is cut short before its first whole line: {}; nothing complete remains to "
+                              "answer",
+                              how));
+}
+
+SourceInfo RecordParser::finish(std::optional<TraceCut> cut, std::uint64_t end_byte,
+                                std::string_view left_over_start) {
+  if (line_ == 0) no_whole_line(cut, left_over_start);
   if (!matcher_) throw Error(SourceLocation::of_file(path_), "not a heaptrack file: no 'v' record");
   if (command_.open()) {
     throw Error(location(), "the 'X' record's command line runs on to the end of the file without the 'I' "
@@ -81,9 +104,18 @@ SourceInfo RecordParser::finish(std::optional<TraceCut> cut, std::uint64_t end_b
     if (next_end_seq_ != kNoEnd && !cut) {
       identity_disagrees(fmt::format("it ends a block as event {}, after the trace's last event", next_end_seq_));
     }
+    // The twin's frees of addresses not alive, as counted when the file was
+    // written: their places are the twin's, which this reading has not.
     info_.anomalies.unmatched_frees = identity_->unmatched_frees();
     info_.anomalies.double_frees = identity_->double_frees();
+    if (identity_->unmatched_frees() + identity_->double_frees() > 0) {
+      anomaly_report_.note(SourceLocation::of_file(identity_->path()),
+                           fmt::format("the raw twin it was written from frees {} addresses where no block is alive "
+                                       "(unmatched_frees) and {} twice (double_frees)",
+                                       identity_->unmatched_frees(), identity_->double_frees()));
+    }
   }
+  anomaly_report_.finish(path_);
   info_.anomalies.decreasing_timestamps = decreasing_timestamps_;
   info_.anomalies.skipped_records = skipped_records_;
   info_.peak_rss_bytes = peak_rss_pages_ * page_size_;
@@ -126,6 +158,9 @@ bool RecordParser::take_out_of_order_ends(BucketId bucket, bool is_free) {
     }
     if (end.is_free) return true;
     ++matcher_->anomalies().alloc_over_live;
+    anomaly_report_.note(location(), fmt::format("allocates where block {} is still alive, as {} tells: the earlier "
+                                                 "block ends here (alloc_over_live)",
+                                                 block.id.value, identity_->path()));
   }
   return false;
 }
@@ -205,10 +240,8 @@ void RecordParser::on_unknown(char type, Fields& f) {
   const bool letter = (type >= 'a' && type <= 'z') || (type >= 'A' && type <= 'Z');
   if (!letter) f.fail("unknown record type: the line does not start with a heaptrack record type");
   ++skipped_records_;
-  const std::string warning =
-      fmt::format("{}skipped unknown record type {} (as heaptrack does)\n", format_location(location()),
-                  record_name(type));
-  if (options_.warnings != nullptr || skipped_records_ <= 10) emit_warning(options_.warnings, warning);
+  anomaly_report_.note(location(), fmt::format("skipped unknown record type {} (as heaptrack does; skipped_records)",
+                                               record_name(type)));
 }
 
 void RecordParser::on_version(Fields& f) {
@@ -410,7 +443,9 @@ void RecordParser::on_alloc(Fields& f) {
     const std::uint32_t trace = trace_index(f, "trace");
     const std::uint64_t address = f.hex("address");
     f.expect_end();
-    return matcher_->alloc(bucket_for(size, trace), address);
+    const Anomalies before = matcher_->anomalies();
+    matcher_->alloc(bucket_for(size, trace), address);
+    return note_counted(before, address);
   }
   const std::uint32_t index = alloc_info_index(f);
   f.expect_end();
@@ -430,24 +465,51 @@ void RecordParser::alloc_with_twin(std::uint32_t index) {
     raw_->mismatch(asker(), fmt::format("an allocation of {} bytes of allocation-info {:x}", expected.size, index),
                    fmt::format("a '+' of {} bytes from trace {:x}", raw.size, raw.trace));
   }
+  const Anomalies before = matcher_->anomalies();
   matcher_->alloc(bucket, raw.address);
+  note_counted(before, raw.address);
 }
 
 void RecordParser::on_free(Fields& f) {
   if (format_version_ == 0) {
     const std::uint64_t address = f.hex("address");
     f.expect_end();
+    const Anomalies before = matcher_->anomalies();
     matcher_->free_address(address);
-    return;
+    return note_counted(before, address);
   }
   const std::uint32_t index = alloc_info_index(f);
   f.expect_end();
   if (raw_) return free_with_twin(index);
   const BucketId bucket = alloc_info_bucket(index);
   if (next_end_seq_ == matcher_->event_count() && take_out_of_order_ends(bucket, true)) return;
-  if (!matcher_->free_bucket(bucket)) {
-    f.fail(fmt::format("frees a block of allocation-info {:x} ({} bytes), which has no live block", index,
-                       tables_.bucket(bucket).size));
+  if (!matcher_->free_bucket(bucket)) free_without_block(index, bucket);
+}
+
+void RecordParser::free_without_block(std::uint32_t index, BucketId bucket) {
+  const std::string what = fmt::format("'-' record: frees a block of allocation-info {:x} ({} bytes), which has no "
+                                       "live block",
+                                       index, tables_.bucket(bucket).size);
+  // The block-identity file was written from a reading that paired every
+  // free: this one cannot be the trace it describes.
+  if (identity_) identity_disagrees(what);
+  // As heaptrack_interpret drops a free of an address it does not know.
+  ++matcher_->anomalies().unmatched_frees;
+  anomaly_report_.note(location(), what + ": not paired (unmatched_frees)");
+}
+
+void RecordParser::note_counted(const Anomalies& before, std::uint64_t address) {
+  const Anomalies& now = matcher_->anomalies();
+  if (now.total() == before.total()) [[likely]] return;
+  if (now.alloc_over_live != before.alloc_over_live) {
+    anomaly_report_.note(location(), fmt::format("allocation at 0x{:x}, where a block is still alive: the earlier "
+                                                 "block ends here (alloc_over_live)",
+                                                 address));
+  } else if (now.double_frees != before.double_frees) {
+    anomaly_report_.note(location(),
+                         fmt::format("free of 0x{:x}, freed before and not allocated since (double_frees)", address));
+  } else {
+    anomaly_report_.note(location(), fmt::format("free of 0x{:x}, where no block is alive (unmatched_frees)", address));
   }
 }
 
@@ -470,6 +532,9 @@ void RecordParser::on_clock(Fields& f) {
   const auto ns = static_cast<std::int64_t>(ms) * kNsPerMs;
   if (ns < matcher_->time()) {
     ++decreasing_timestamps_;  // kept at the previous time, as heaptrack's newer reader does
+    anomaly_report_.note(location(), fmt::format("the clock goes back from {} ms to {} ms; the events after it keep "
+                                                 "{} ms (decreasing_timestamps)",
+                                                 matcher_->time() / kNsPerMs, ms, matcher_->time() / kNsPerMs));
     return;
   }
   matcher_->set_time(ns);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/ingest/anomaly_report.h"
 #include "engine/ingest/block_identity_file.h"
 #include "engine/ingest/heaptrack_closing_lines.h"
 #include "engine/ingest/heaptrack_command_line.h"
@@ -46,7 +47,8 @@ class RecordParser {
 
   // A `+ k` / `- k` line the reading thread decoded. Anything unusual about
   // it (an old format, an index out of range, no live block) goes through
-  // the checked parser, which explains it.
+  // the checked parser, which explains it (an error) or counts it (an
+  // anomaly, semantics.md §1).
   void apply_event(std::uint32_t index, bool is_free) {
     if (matcher_ && format_version_ >= 1 && index < alloc_infos_.size() && !command_.open()) {
       if (raw_) return is_free ? free_with_twin(index) : alloc_with_twin(index);
@@ -113,7 +115,7 @@ class RecordParser {
   }
 
   // Applies a run of events (run words); returns how many were applied
-  // before a free that found no live block.
+  // before a free that found no live block (apply_event counts that one).
   std::size_t apply_run(std::span<const std::uint32_t> run) { return matcher_->bucket_run(run); }
 
   // A hint: `record` is applied soon. Most records continue what the record
@@ -134,8 +136,9 @@ class RecordParser {
 
   // After the last line: the checks of a whole file, and what was learned.
   // `cut`: where the interpreted file ends early, if its reading found it;
-  // `end_byte`: where the file ends.
-  SourceInfo finish(std::optional<TraceCut> cut, std::uint64_t end_byte);
+  // `end_byte`: where the file ends; `left_over_start`: the first bytes of
+  // a last line cut off (LineReader::left_over_start).
+  SourceInfo finish(std::optional<TraceCut> cut, std::uint64_t end_byte, std::string_view left_over_start);
 
  private:
   static constexpr std::uint32_t kMaxRunBucket = 0x7FFFFFFFu;  // a run word is bucket << 1 | free
@@ -186,8 +189,14 @@ class RecordParser {
   void on_alloc(Fields& f);
   void alloc_with_twin(std::uint32_t index);
   void on_free(Fields& f);
+  // A free whose bucket has no live block (bucket-LIFO identity).
+  void free_without_block(std::uint32_t index, BucketId bucket);
+  // Notes what an address-paired event just counted, if it counted anything.
+  void note_counted(const Anomalies& before, std::uint64_t address);
   void free_with_twin(std::uint32_t index);
   void on_clock(Fields& f);
+  // No whole line was read: why, as an Error.
+  [[noreturn]] void no_whole_line(const std::optional<TraceCut>& cut, std::string_view left_over_start) const;
   ClosingLines::Counts closing_counts() const { return {strings_.size() - 1, ips_.size() - 1, line_ - quiet_lines_}; }
   // The block-identity file's ends due before the event of `bucket` about
   // to be applied; true when one of them is that event (a free out of order).
@@ -208,6 +217,7 @@ class RecordParser {
 
   TraceTables& tables_;
   const HeaptrackReadOptions& options_;
+  AnomalyReport anomaly_report_;
   std::string path_;        // the interpreted file
   std::uint64_t line_ = 0;  // the line being handled
   std::optional<RawTwin> raw_;

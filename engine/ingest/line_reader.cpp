@@ -198,6 +198,7 @@ bool LineReader::next_slow(std::string_view& line) {
         // as a valid, wrong one), so it is left over, never handed out.
         if (!cut_) cut_ = TraceCut{path_, bytes_read_, 0, "the last line has no newline"};
         cut_->left_over_bytes = static_cast<std::uint64_t>(end_ - begin_);
+        left_over_start_.assign(begin_, std::min<std::size_t>(kLeftOverStart, cut_->left_over_bytes));
         begin_ = scan_ = end_;
       }
       source_->progress->finish();

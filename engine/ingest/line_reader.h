@@ -89,6 +89,10 @@ class LineReader {
   // Set once the input is known to end early: a zstd frame or gzip member
   // cut off, or a last line without its '\n'. Reading stops cleanly there.
   const std::optional<TraceCut>& cut() const { return cut_; }
+  // The first bytes (up to kLeftOverStart) of a last line without its '\n':
+  // what a reader that got no whole line can tell a cut line from other text by.
+  const std::string& left_over_start() const { return left_over_start_; }
+  static constexpr std::size_t kLeftOverStart = 64;
   // 1-based number of the line last returned (0 before the first).
   std::uint64_t line_number() const { return line_number_; }
   const std::string& path() const { return path_; }
@@ -129,6 +133,7 @@ class LineReader {
   char* end_ = nullptr;
   bool text_ended_ = false;  // the decoder has produced all the text there is
   std::optional<TraceCut> cut_;
+  std::string left_over_start_;
 
   std::uint64_t line_number_ = 0;
   std::uint64_t bytes_read_ = 0;

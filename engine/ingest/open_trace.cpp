@@ -1,6 +1,7 @@
 #include "engine/ingest/open_trace.h"
 
 #include "engine/error.h"
+#include "engine/ingest/anomaly_report.h"
 #include "engine/ingest/block_identity_file.h"
 #include "engine/ingest/etl/etl_file.h"
 #include "engine/ingest/etl/etw_reader.h"
@@ -50,12 +51,16 @@ SourceInfo read_trace_of_its_format(const std::string& path, TraceTables& tables
     etw.strict = options.strict;
     etw.warnings = options.warnings;
     etw.confined = options.confined;
-    return read_etw(path, tables, consumer, etw);
+    SourceInfo source = read_etw(path, tables, consumer, etw);
+    // The ETL reader counts its anomalies without their places.
+    report_anomaly_counts(source.anomalies, path, options.strict, true, options.warnings);
+    return source;
   }
   if (format == TraceFormat::kEventCsv) {
     EventCsvReadOptions csv;
     csv.show_progress = options.show_progress;
     csv.warnings = options.warnings;
+    csv.strict = options.strict;
     return read_event_csv(path, tables, consumer, csv);
   }
   HeaptrackReadOptions heaptrack;

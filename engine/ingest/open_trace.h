@@ -21,8 +21,8 @@ enum class TraceFormat { kAuto, kHeaptrack, kEtl, kEventCsv };
 struct OpenOptions {
   bool show_progress = true;
   bool use_raw_twin = true;
-  // A trace that ends early is refused (Error) instead of answered from its
-  // complete part with a warning.
+  // A trace that ends early or has an anomaly is refused (Error) instead of
+  // answered from its complete part, or the anomaly counted, with a warning.
   bool strict = false;
   std::string* warnings = nullptr;  // null: warnings go to stderr
   TraceFormat format = TraceFormat::kAuto;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/ingest/anomaly_report.h"
 #include "engine/ingest/block_identity_file.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/ingest/side_file.h"
@@ -254,6 +255,8 @@ store_file::OpenedStore open_store(const FoundStore& store, const OpenOptions& o
   }
   const SourceInfo& source = opened.store->source();
   if (source.cut) report_cut(*source.cut, source.end_ns, options.strict, options.warnings);
+  // Their warnings were given when the trace was read; --strict still refuses them.
+  report_anomaly_counts(source.anomalies, store_path, options.strict, false, options.warnings);
   return opened;
 }
 

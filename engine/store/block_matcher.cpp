@@ -124,12 +124,13 @@ void BlockMatcher::end_taken(std::uint64_t address_key, const LiveBlock& block, 
   end_block(block, thread);
 }
 
-void BlockMatcher::count_unmatched_free(std::uint64_t address_key) {
+bool BlockMatcher::count_unmatched_free(std::uint64_t address_key) {
   if (live_by_address_.find(address_key) == nullptr && freed_addresses_.contains(address_key)) {
     ++anomalies_.double_frees;
-  } else {
-    ++anomalies_.unmatched_frees;
+    return true;
   }
+  ++anomalies_.unmatched_frees;
+  return false;
 }
 
 bool BlockMatcher::free_bucket_block(BucketId bucket, std::uint32_t thread) {

@@ -109,10 +109,10 @@ class BlockMatcher {
   void end_taken(std::uint64_t address_key, const LiveBlock& block, std::uint32_t thread = 0);
   // kExact: counts a free that found no live block at the key: a double free
   // when the key's last event was a free, else a free of an address never
-  // seen (or whose allocation the trace does not hold).
-  void count_unmatched_free(std::uint64_t address_key);
+  // seen (or whose allocation the trace does not hold). True for a double free.
+  bool count_unmatched_free(std::uint64_t address_key);
   // kBucketLifo: ends the most recently allocated live block of the bucket;
-  // false when the bucket has none (the caller decides whether that is fatal).
+  // false when the bucket has none (the caller counts it: semantics.md §1).
   bool free_bucket(BucketId bucket, std::uint32_t thread = 0) {
     if (counting_) [[likely]] return count_free(bucket, thread);
     return free_bucket_block(bucket, thread);

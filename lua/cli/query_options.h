@@ -23,7 +23,7 @@ struct CommonOptions {
   std::optional<std::string> output_file;
   bool progress = true;
   bool use_raw_twin = true;
-  bool strict = false;     // refuse a trace that ends early (exit 2) instead of answering from its complete part
+  bool strict = false;     // refuse a trace that ends early or has an anomaly (exit 2) instead of warning
   bool via_store = false;  // load the store and replay it (same answers; for checks and benchmarks)
   bool use_store = true;   // answer from a fresh store file of the trace (--no-store: read the trace)
   std::vector<std::string> symbol_paths;  // --symbols: PDB folders and symbol stores (ETL)

@@ -28,7 +28,7 @@ local FULL_NAMES = option { "--full-names", nil, "tables and HTML show frames ex
 local NO_PROGRESS = option { "--no-progress", nil, "no progress bar" }
 local NO_RAW = option { "--no-raw", nil, "ignore a raw twin: read the interpreted file alone" }
 local STRICT = option { "--strict", nil,
-  "refuse a trace that ends early (a killed recording), exit 2, instead of answering from its complete part" }
+  "refuse a trace that ends early (a killed recording) or has an anomaly (exit 2) instead of answering with a warning" }
 local STORE = option { "--store", nil, "load the trace into the store and replay it (same answers)" }
 local NO_STORE = option { "--no-store", nil, "read the trace itself, not a store file of it" }
 local SYMBOLS = option { "--symbols", "PATH", "ETL: a folder of PDBs or a symbol store; docs/symbols.md",

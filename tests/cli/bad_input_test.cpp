@@ -54,6 +54,10 @@ void expect_trace_error(const CommandResult& r, std::initializer_list<std::strin
   expect_error(r, kBadTrace, parts);
 }
 
+void expect_contains(const std::string& text, const std::string& part) {
+  EXPECT_NE(text.find(part), std::string::npos) << "missing '" << part << "' in:\n" << text;
+}
+
 // `heapql info` on a plain-text trace written from `text`.
 CommandResult info_on_text(const TempDir& dir, const std::string& name, const std::string& text) {
   write_file(dir.file(name), text);
@@ -302,35 +306,75 @@ TEST(BadInput, AllocationBeforeAnyAllocInfo) {
   expect_trace_error(r, {"t.txt:2: ", "'+' record", "allocation-info index 0 points nowhere"});
 }
 
-TEST(BadInput, FreeWithNoLiveBlock) {
+// semantics.md §1: with bucket-LIFO identity a free that finds no live
+// block in its bucket is an anomaly, counted as `unmatched_frees` with a
+// warning at its line, and left unpaired (heaptrack_interpret drops a free it
+// cannot pair too); --strict refuses the trace there.
+TEST(BadInputAnomalies, FreeWithNoLiveBlockIsCountedAndWarnedAbout) {
   TempDir dir;
-  const CommandResult r = info_on_text(dir, "t.txt", kPrefix + "+ 0\n- 0\n- 0\n");
-  expect_trace_error(r, {"t.txt:8: ", "'-' record", "no live block"});
+  write_file(dir.file("t.txt"), kPrefix + "+ 0\n- 0\n- 0\n\n# strings: 1\n# ips: 1\n");
+  const CommandResult r = heapql_on("info", dir.file("t.txt"), "--format json");
+  expect_no_crash(r);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_contains(r.err, "heapql: warning: " + dir.file("t.txt") + ":8: '-' record: frees a block of allocation-info 0 "
+                         "(16 bytes), which has no live block: not paired (unmatched_frees)\n");
+  expect_contains(r.out, "\"unmatched_frees\":1,");
+  expect_contains(r.out, "\"allocation_events\":1,");
+  const CommandResult strict = heapql_on("query", dir.file("t.txt"), "--strict");
+  expect_trace_error(strict, {"t.txt:8: ", "'-' record", "no live block", "--strict refuses a trace with an anomaly"});
 }
 
 // Events reach the aggregator in runs between clock lines; a free that fails
 // inside a run, after interleaved `t` and `a` records, is still reported at
 // its own line, by every consumer (info, a counting query, a query that
-// follows blocks one by one).
-TEST(BadInput, FreeWithNoLiveBlockInsideARunIsReportedAtItsLine) {
+// follows blocks one by one), and the rest of its run is read as if it were
+// not there.
+TEST(BadInputAnomalies, FreeWithNoLiveBlockInsideARunIsCountedAtItsLine) {
   TempDir dir;
-  std::string text = kPrefix + "c 1\n";
+  std::string head = kPrefix + "c 1\n";
   int line = 6;
-  for (int i = 0; i < 100; ++i, ++line) text += "+ 0\n";
-  text += "t 1 1\na 20 2\n+ 1\n- 0\n- 1\n";
+  for (int i = 0; i < 100; ++i, ++line) head += "+ 0\n";
+  head += "t 1 1\na 20 2\n+ 1\n- 0\n- 1\n";
   line += 5;
-  for (int i = 0; i < 50; ++i, ++line) text += "- 0\n";
-  text += "- 1\n";  // alloc-info 1's one block is gone already
+  for (int i = 0; i < 50; ++i, ++line) head += "- 0\n";
+  const std::string bad_free = "- 1\n";  // alloc-info 1's one block is gone already
   ++line;
-  text += "+ 0\nc 2\n";
-  write_file(dir.file("t.txt"), text);
+  const std::string tail = "+ 1\n- 0\n+ 0\nc 2\n- 1\n\n# strings: 1\n# ips: 1\n";
+  write_file(dir.file("t.txt"), head + bad_free + tail);
+  write_file(dir.file("without.txt"), head + tail);
   const std::string at = "t.txt:" + std::to_string(line) + ": ";
-  for (const std::string& options : {std::string(), std::string("--by stack"), std::string("--lifetime 0ms..")}) {
+  for (const std::string& options : {std::string("--format csv"), std::string("--by stack --format csv"),
+                                     std::string("--lifetime 0ms.. --format csv")}) {
     SCOPED_TRACE(options);
-    expect_trace_error(heapql_on("query", dir.file("t.txt"), options),
-                       {at, "'-' record", "allocation-info 1", "no live block"});
+    const CommandResult r = heapql_on("query", dir.file("t.txt"), options);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    expect_contains(r.err, at + "'-' record: frees a block of allocation-info 1");
+    expect_contains(r.err, "(unmatched_frees)");
+    const CommandResult without = heapql_on("query", dir.file("without.txt"), options);
+    ASSERT_EQ(without.exit_code, 0) << without.err;
+    EXPECT_EQ(r.out, without.out) << "the unpaired free changes nothing else";
+    expect_trace_error(heapql_on("query", dir.file("t.txt"), options + " --strict"),
+                       {at, "'-' record", "allocation-info 1", "no live block", "--strict"});
   }
-  expect_trace_error(heapql_on("info", dir.file("t.txt")), {at, "'-' record", "no live block"});
+  const CommandResult info = heapql_on("info", dir.file("t.txt"), "--format json");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  expect_contains(info.err, at);
+  expect_contains(info.out, "\"unmatched_frees\":1,");
+}
+
+// The first few anomalies are listed with their places; the rest are counted
+// in one line, and all of them in info.
+TEST(BadInputAnomalies, ManyAnomaliesListTheFirstTenThenCountTheRest) {
+  TempDir dir;
+  std::string text = kPrefix;
+  for (int i = 0; i < 13; ++i) text += "- 0\n";
+  write_file(dir.file("t.txt"), text + "\n# strings: 1\n# ips: 1\n");
+  const CommandResult r = heapql_on("info", dir.file("t.txt"), "--format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_contains(r.err, "t.txt:15: '-' record");
+  EXPECT_EQ(r.err.find("t.txt:16: "), std::string::npos) << r.err;
+  expect_contains(r.err, dir.file("t.txt") + ": 3 more anomalies not listed");
+  expect_contains(r.out, "\"unmatched_frees\":13,");
 }
 
 TEST(BadInput, NonLetterRecordTypeIsAnError) {

@@ -111,6 +111,48 @@ TEST_F(BadInputCutTrace, ZstdStreamCutInsideItsFrame) {
   expect_answered_from_complete_part("cut.zst", bytes, decoded_prefix_path, "the zstd stream ends inside a frame");
 }
 
+// A small recording is one zstd frame of one block, and zstd hands out no
+// part of a block it has not read whole: cut anywhere in it, the file gives no
+// text at all. That is a trace cut short, named with the byte where its frame
+// stops (exit 2: nothing complete remains to answer), not a file without text,
+// and not what a .zst of other text gets.
+TEST_F(BadInputCutTrace, ZstdTraceOfOneBlockCutShortSaysSo) {
+  write_zstd(dir_.file("whole.zst"), long_trace(20));
+  const std::string whole = read_file(dir_.file("whole.zst"));
+  ASSERT_LT(whole.size(), 200u) << "one small block";
+  for (const std::size_t size : {std::size_t{6}, whole.size() / 2, whole.size() - 8}) {
+    SCOPED_TRACE(size);
+    const std::string path = dir_.file("cut" + std::to_string(size) + ".zst");
+    write_file(path, whole.substr(0, size));
+    for (const std::string& options : {std::string(), std::string("--strict")}) {
+      const CommandResult r = heapql_on("query", path, options);
+      EXPECT_EQ(r.exit_code, 2) << r.err;
+      EXPECT_EQ(r.out, "");
+      expect_contains(r.err, path + ": byte " + std::to_string(size) + ": the trace is cut short before its first "
+                             "whole line: the zstd stream ends inside a frame (its zstd frame is incomplete); nothing "
+                             "complete remains to answer");
+      EXPECT_EQ(r.err.find("holds no text"), std::string::npos) << r.err;
+    }
+  }
+  // A whole frame of other text, with or without a newline, is no heaptrack file.
+  write_zstd(dir_.file("garbage.zst"), "garbage");
+  const CommandResult garbage = heapql_on("query", dir_.file("garbage.zst"));
+  EXPECT_EQ(garbage.exit_code, 2);
+  expect_contains(garbage.err, dir_.file("garbage.zst") + ": not a heaptrack file: expected the 'v' record first, got "
+                               "'garbage' (7 bytes without a newline)");
+  EXPECT_EQ(garbage.err.find("cut short"), std::string::npos) << garbage.err;
+  write_zstd(dir_.file("line.zst"), "garbage\n");
+  expect_contains(heapql_on("query", dir_.file("line.zst")).err, "line.zst:1: not a heaptrack file");
+  // A first line cut off is a trace cut short too.
+  write_zstd(dir_.file("v.zst"), "v 10400");
+  expect_contains(heapql_on("query", dir_.file("v.zst")).err,
+                  "the trace is cut short before its first whole line: the last line has no newline, 7 bytes of a "
+                  "line left over");
+  // And a frame of no text holds no text.
+  write_zstd(dir_.file("empty.zst"), "");
+  expect_contains(heapql_on("query", dir_.file("empty.zst")).err, "no records: the file holds no text");
+}
+
 TEST_F(BadInputCutTrace, GzipStreamCutInsideItsMember) {
   const std::string text = long_trace();
   write_gzip(dir_.file("whole.gz"), text);
@@ -169,6 +211,20 @@ TEST(BadInputAnomalies, DoubleFreesAreCountedApartFromUnknownAddresses) {
   expect_contains(text.out, "anomalies          1 double free, 1 unmatched free, 0 allocations over a live block");
   const CommandResult json = heapql_on("info", csv, "--format json");
   expect_contains(json.out, "\"anomalies\":{\"double_frees\":1,\"unmatched_frees\":1,\"alloc_over_live\":0");
+  // semantics.md §1: --strict refuses a trace with an anomaly, at the first one.
+  const CommandResult strict = heapql_on("query", csv, "--strict");
+  EXPECT_EQ(strict.exit_code, 2) << strict.err;
+  EXPECT_EQ(strict.out, "");
+  expect_contains(strict.err, csv + ":4: free of 0x10 in heap default, freed before and not allocated since "
+                              "(double_frees); --strict refuses a trace with an anomaly");
+  // A store keeps the counts, not the places: --strict refuses it by them.
+  const CommandResult ingest = heapql_on("ingest", csv, "-o " + shell_quote(dir.file("events.hqdb")));
+  ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
+  const CommandResult from_store = heapql_on("query", dir.file("events.hqdb"), "--strict");
+  EXPECT_EQ(from_store.exit_code, 2) << from_store.err;
+  expect_contains(from_store.err, dir.file("events.hqdb") + ": 2 anomalies (1 unmatched_frees, 1 double_frees); "
+                                  "--strict refuses a trace with an anomaly");
+  EXPECT_EQ(heapql_on("query", dir.file("events.hqdb")).exit_code, 0);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <initializer_list>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "engine/error.h"
 #include "engine/query/aggregator.h"
@@ -23,17 +25,18 @@ namespace {
 struct Read {
   SourceInfo source;
   Result result;
+  std::string warnings;
 };
 
-Read read(const std::string& path, Query q, bool use_raw_twin = true) {
+Read read(const std::string& path, Query q, bool use_raw_twin = true, bool strict = false) {
   TraceTables tables;
   Aggregator aggregator(tables, q);
   HeaptrackReadOptions options;
   options.show_progress = false;
   options.use_raw_twin = use_raw_twin;
-  std::string warnings;
-  options.warnings = &warnings;
+  options.strict = strict;
   Read r;
+  options.warnings = &r.warnings;
   r.source = read_heaptrack(path, tables, aggregator, options);
   r.result = aggregator.result(r.source);
   return r;
@@ -280,6 +283,43 @@ TEST(HeaptrackReader, ARawTwinSpelledOtherwiseMeansTheSame) {
     EXPECT_EQ(other.result.rows[i].measures.so, canonical.result.rows[i].measures.so);
   }
   EXPECT_EQ(other.source.anomalies.unmatched_frees, 1u);
+}
+
+// semantics.md §1: each anomaly is counted, with a warning naming the file
+// and line, and the read goes on; --strict refuses the trace at it.
+TEST(HeaptrackReader, EveryAnomalyIsWarnedAboutAtItsLineAndRefusedWhenStrict) {
+  TempDir dir;
+  write_file(dir.file("clock"), "v 10400 3\ns 1 m\ni 1 1\nt 1 0\na 8 1\nc 64\n+ 0\nc 32\n+ 0\n");
+  write_file(dir.file("v0"), "v 10000\ns m\ni 1 1\nt 1 0\n+ 8 1 aa\n+ 8 1 aa\n- aa\n- aa\n- cc\n");
+  write_zstd(dir.file("p.zst"), kInterpreted);
+  write_zstd(dir.file("p.raw.zst"), kRaw);
+  write_file(dir.file("skip"), "v 10400 3\ns 1 m\ni 1 1\nt 1 0\na 8 1\nQ 1\n+ 0\n");
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"clock", {":8: the clock goes back from 100 ms to 50 ms; the events after it keep 100 ms "
+                 "(decreasing_timestamps)"}},
+      {"v0", {":6: allocation at 0xaa, where a block is still alive: the earlier block ends here (alloc_over_live)",
+              ":8: free of 0xaa, freed before and not allocated since (double_frees)",
+              ":9: free of 0xcc, where no block is alive (unmatched_frees)"}},
+      {"p.zst", {"p.raw.zst:11: free of 0x999, where no block is alive (unmatched_frees; heaptrack_interpret drops "
+                 "it)"}},
+      {"skip", {":6: skipped unknown record type 'Q' (as heaptrack does; skipped_records)"}},
+  };
+  for (const auto& [name, warnings] : cases) {
+    SCOPED_TRACE(name);
+    const Read r = read(dir.file(name), by_stack());
+    EXPECT_EQ(r.source.anomalies.total(), warnings.size());
+    for (const std::string& warning : warnings) {
+      EXPECT_NE(r.warnings.find(warning + "\n"), std::string::npos) << r.warnings;
+    }
+    try {
+      read(dir.file(name), by_stack(), true, /*strict=*/true);
+      ADD_FAILURE() << "--strict accepted " << name;
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(warnings.front() + "; --strict refuses a trace with an anomaly"), std::string::npos)
+          << what;
+    }
+  }
 }
 
 TEST(HeaptrackReader, AMalformedRawTwinLineIsNamedWithItsFileAndLine) {
