@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "engine/near_names.h"
+#include "lua/host/query_flags.h"
+
 namespace heapql::cli {
 
 Arguments::Arguments(int argc, char** argv, int first) {
@@ -38,7 +41,37 @@ Arguments Arguments::over(std::vector<std::string> words) const {
 }
 
 void Arguments::unknown_option(std::string_view name) const {
-  throw UsageError{fmt::format("unknown option '{}' (see heapql help {})", name, command_)};
+  const std::string see = fmt::format("see heapql help {}", command_);
+  if (name == "--param") {
+    throw UsageError{fmt::format("unknown option '--param' (a recipe's params are for heapql run RECIPE TRACE "
+                                 "--param NAME=VALUE; heapql {} takes none; {})",
+                                 command_, see)};
+  }
+  // A query option given to a command without them: what it is for.
+  if (lua::QueryFlags().find(name) != nullptr) {
+    if (command_ == "run" || command_ == "xperf") {
+      throw UsageError{fmt::format("'{}' is an option of heapql query; a recipe is set with its params "
+                                   "(--param NAME=VALUE, such as --param {}=... where the recipe has that "
+                                   "param; heapql help RECIPE lists them)",
+                                   name, name.substr(name.find_first_not_of('-')))};
+    }
+    throw UsageError{fmt::format("'{}' is an option of heapql query and import, not of heapql {} ({})", name,
+                                 command_, see)};
+  }
+  std::vector<std::string> known;
+  for (const lua::AcceptedOption& option : accepted_ ? *accepted_ : std::vector<lua::AcceptedOption>{}) {
+    known.push_back(option.name);
+    for (const std::string& alias : option.aliases) known.push_back(alias);
+  }
+  // `-top`: a long option written with one dash.
+  std::vector<std::string> near;
+  if (const std::string dashed = "-" + std::string(name); !name.starts_with("--") && accepted(dashed) != nullptr) {
+    near.push_back(dashed);
+  } else if (name.size() >= 4) {  // "-x" is near too many to say which was meant
+    near = near_names(name, known);
+  }
+  throw UsageError{fmt::format("unknown option '{}' ({}{})", name,
+                               near.empty() ? "" : "did you mean " + quoted_alternatives(near) + "? ", see)};
 }
 
 std::string Arguments::take_option() {

@@ -29,7 +29,8 @@ class Arguments {
   const lua::AcceptedOption* accepted(std::string_view name) const;
   // `words` as arguments of the same command, taking the same options.
   Arguments over(std::vector<std::string> words) const;
-  // UsageError "unknown option 'NAME' (see heapql help COMMAND)".
+  // UsageError "unknown option 'NAME' (see heapql help COMMAND)", naming
+  // the accepted options near NAME, or what a query option or --param is for.
   [[noreturn]] void unknown_option(std::string_view name) const;
 
   bool done() const { return next_ >= args_.size(); }

@@ -145,24 +145,4 @@ Query query_of(lua::QueryFlags& flags, std::string_view command) {
   return query;
 }
 
-std::string unknown_query_option(const std::string& option, const lua::QueryFlags& flags) {
-  if (option == "--param") {
-    return "unknown option '--param': a recipe's params are for heapql run RECIPE TRACE --param NAME=VALUE; "
-           "heapql query takes the query's options themselves (see heapql help)";
-  }
-  std::vector<std::string> known = {"--format", "-o",       "--output", "--full-names", "--no-progress",
-                                    "--no-raw", "--strict", "--store",  "--no-store",   "--symbols"};
-  for (const lua::QueryFlag& flag : flags.all()) known.push_back(flag.option);
-  // `-top`: a long option written with one dash.
-  const std::string dashed = option.starts_with("--") ? option : "-" + option;
-  std::vector<std::string> near;
-  if (std::find(known.begin(), known.end(), dashed) != known.end()) {
-    near.push_back(dashed);
-  } else {
-    near = near_names(option, known);
-  }
-  return fmt::format("unknown option '{}' ({}see heapql help)", option,
-                     near.empty() ? "" : "did you mean " + quoted_alternatives(near) + "? ");
-}
-
 }  // namespace heapql::cli

@@ -51,8 +51,4 @@ bool take_query_option(const std::string& option, Arguments& args, lua::QueryFla
 // query is), its suppression files found: UsageError naming the option.
 Query query_of(lua::QueryFlags& flags, std::string_view command);
 
-// "unknown option '-top' (did you mean '--top'? see heapql help)": the
-// query and common options near `option`, or what a recipe option is for.
-std::string unknown_query_option(const std::string& option, const lua::QueryFlags& flags);
-
 }  // namespace heapql::cli

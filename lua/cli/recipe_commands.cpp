@@ -158,14 +158,7 @@ RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<Report
     } else if (option == "--symbols") {
       run.open.symbol_paths.push_back(take_symbol_path(args));
     } else if (!parse_recipe_option(option, args, run.options)) {
-      if (lua::QueryFlags().find(option) != nullptr) {
-        throw UsageError{
-            fmt::format("'{}' is an option of heapql query; a recipe is set with its params "
-                        "(--param NAME=VALUE, such as --param {}=... where the recipe has that param; "
-                        "heapql help RECIPE lists them)",
-                        option, option.substr(2))};
-      }
-      throw UsageError{fmt::format("unknown option '{}' (see heapql help)", option)};
+      args.unknown_option(option);
     }
   }
   if (run.trace_path.empty()) throw UsageError{"needs a trace file"};

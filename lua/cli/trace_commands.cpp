@@ -97,7 +97,7 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
     }
     const std::string option = args.take_option();
     if (!parse_common_option(option, args, common) && !take_query_option(option, args, flags)) {
-      throw UsageError{unknown_query_option(option, flags)};
+      args.unknown_option(option);
     }
   }
   Query query = query_of(flags, trace_format == TraceFormat::kEventCsv ? "heapql import" : "heapql query");

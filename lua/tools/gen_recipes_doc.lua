@@ -510,53 +510,85 @@ function M.doc()
   para("Recipes are shared, so `heapql run` treats them as untrusted code. Each run has a fresh Lua 5.4 state:")
   local rules = {
     "Libraries: base, string, table, math, utf8, lpeg, re and heapql. `os`, `io`, `debug`, `package`, "
-      .. "`coroutine`, `dofile` and `loadfile` are not there (using one says so); `load` takes text only, never "
-      .. "bytecode, and `string.dump` is gone; `collectgarbage` takes only \"collect\", \"count\", \"step\" and "
-      .. "\"isrunning\". `print` writes to stderr: stdout is the report's.",
-    "Read-only: the globals, the library tables, heapql's modules with every table in them, and a recipe's own "
-      .. "modules at their top. `rawset` on them fails, and `pairs` over them iterates without handing the real "
-      .. "table out. The metatables of strings, LPeg patterns, pattern sets, outputs, error objects, traces and "
-      .. "results are locked: getmetatable gives a name, setmetatable fails.",
-    "`require` finds `heapql`, `heapql.*`, `lpeg`, `re`, and `.lua` modules beside the recipe or in the shipped "
-      .. "`queries/` folder (the HEAPQL_QUERIES environment variable says where that is). `heapql.core` is "
-      .. "heapql's own: a recipe cannot require it.",
-    "Files: every path a recipe can make heapql read goes through one check, after links and `..` are "
-      .. "resolved: `require`, hq.include, hq.cull.file, hq.open (and the raw or interpreted twin it reads beside "
-      .. "a heaptrack file) and its `symbols` folders. The path must lie in the recipe's folder or in "
-      .. "`queries/` (or below them), or be the trace named on the command line (with its twin), or a value "
-      .. "given on the command line to a path-typed param with `--param`. A link beside the recipe to a file "
-      .. "elsewhere is refused.",
-    "Traces and results are objects a recipe cannot break: their metatables are locked, every method checks "
-      .. "its receiver and arguments, and an object that a finalizer resurrected after its collection, or that "
-      .. "a `<close>` variable closed, raises an error when used.",
+      .. "`coroutine`, `dofile` and `loadfile` are not there (using one says so); `load` takes text only, "
+      .. "never bytecode, and `string.dump` is gone; `collectgarbage` takes only \"collect\", \"count\", \"step\" "
+      .. "and \"isrunning\", and a step of 0 to 1048576 KiB (a larger one would wrap in Lua and stop the "
+      .. "collector). `print` writes to stderr: stdout is the report's.",
+    "Read-only: the globals, the library tables, heapql's modules with every table in them, and a "
+      .. "recipe's own modules at their top. `rawset` on them fails, and on any table whose metatable is "
+      .. "protected (heapql's pattern sets and outputs); `pairs` over them iterates without handing the real "
+      .. "table out. A pattern set keeps its patterns out of the recipe's reach: to a recipe it is an empty "
+      .. "table with methods. The metatables of strings, LPeg patterns, pattern sets, outputs, error objects, "
+      .. "traces and results are locked: getmetatable gives a name, setmetatable fails.",
+    "`require` finds `heapql`, `heapql.*`, `lpeg`, `re`, and `.lua` modules beside the recipe or in the "
+      .. "shipped `queries/` folder (the HEAPQL_QUERIES environment variable says where that is). "
+      .. "`heapql.core` is heapql's own: a recipe cannot require it.",
+    "Files: every path a recipe can make heapql read goes through one check: `require`, hq.include, "
+      .. "hq.cull.file, hq.suppressions.file, hq.open (and the files it reads beside a trace) and its "
+      .. "`symbols` folders. A path is readable when it is the trace named on the command line, or the value "
+      .. "given with `--param` to a path-typed param, exactly as named (the user chose it, links and all; a "
+      .. "path param allows nothing but itself); or when, walked component by component beneath the recipe's "
+      .. "folder or `queries/` (as `openat2` with `RESOLVE_BENEATH` walks it), it stays there. A link there is "
+      .. "followed while it stays beneath (a relative one, or an absolute one into the folder as named); `..` "
+      .. "may not climb above the folder; a link out, a chain of more than 40 links, a FIFO, a device or a "
+      .. "socket refuses the whole path. The folder's own path may hold links (the user chose it). The check "
+      .. "never looks outside the folder, so a refusal reads the same whether or not the target exists: a link "
+      .. "beside the recipe to a file elsewhere (or to nothing) is refused, and so is a link in the middle of "
+      .. "a path.",
+    "Files beside a trace (a heaptrack file's raw or interpreted twin, its block-identity file NAME.hqid, "
+      .. "its store NAME.hqdb) are read only as themselves: a link there is refused whatever it points at, and "
+      .. "never opened. Only the trace named on the command line brings them; beside a trace in the recipe's "
+      .. "folder they are under that folder's check (hq.open refuses the trace, exit 3); beside a path param "
+      .. "nothing is read or looked at (a heaptrack file given as a path param is read without its raw twin "
+      .. "and store; a raw file so given is refused). For the trace named on the command line, such a link is "
+      .. "input heapql refuses to read (exit 2). PDBs in a `--symbols` or `symbols` folder are opened the same "
+      .. "way: walked beneath the folder, a link out counting as no PDB.",
+    "A store file a recipe opens, or names as the trace, answers as it is: its header records the paths "
+      .. "of the trace it was ingested from, which may be anywhere, and a recipe's run does not look at them "
+      .. "(a note on stderr says so; `heapql query` and `heapql info` still check them). A store found beside "
+      .. "a trace is fresh only while the files it records beside the trace match, each looked at without "
+      .. "following a link; a recorded file that is not beside the trace makes it stale. No freshness check, "
+      .. "in a recipe's run or not, opens anything but a regular file: a FIFO or a device there is never "
+      .. "opened, so the check never blocks.",
+    "Traces and results are objects a recipe cannot break: their metatables are locked, every method "
+      .. "checks its receiver and arguments, and an object that a finalizer resurrected after its collection, "
+      .. "or that a `<close>` variable closed, raises an error when used.",
     "What heapql reads back from a recipe (the declaration it returns, what `params`, `describe` and the "
       .. "library's functions return, error values, query tables and their options) is read raw, so that no "
-      .. "metamethod of the recipe's runs in heapql's code, then type-checked, inside a protected call and under "
-      .. "the limits. A wrong type is a recipe error (exit 3).",
-    "`--timeout 60s` (the default) is wall time, from the start of the run to its end: engine calls (reading "
-      .. "traces, answering queries), `by` functions, finalizers (those lua_close runs too), `__close` "
-      .. "handlers and error handlers all count. A count hook ends the run with the recipe's traceback when Lua "
-      .. "code runs past the deadline; a watchdog thread ends it 50 ms later wherever it is (inside string "
-      .. "matching, an LPeg match, table.sort, a finalizer at close).",
+      .. "metamethod of the recipe's runs in heapql's code, then type-checked, inside a protected call and "
+      .. "under the limits. A wrong type is a recipe error (exit 3). A query is checked whole before the "
+      .. "engine sees it (a `custom` level needs its `by` function, and there is one at most): what the engine "
+      .. "then raises is the trace's.",
+    "`--timeout 60s` (the default) is wall time, from the start of the run to its end: engine calls "
+      .. "(reading traces, answering queries), `by` functions, finalizers (those lua_close runs too), "
+      .. "`__close` handlers and error handlers all count. A count hook ends the run with the recipe's "
+      .. "traceback when Lua code runs past the deadline; a watchdog thread ends it 50 ms later wherever it is "
+      .. "(inside string matching, an LPeg match, table.sort, a finalizer at close).",
     "`--memory 4GiB` (the default) caps every byte allocated during the run, net of what is freed: Lua's "
       .. "allocator and the engine's (results and their copies, traces the recipe opens, the trace named on "
       .. "the command line as it is read, the report buffer, tree texts), through finalizers and lua_close. "
       .. "When the run passes half its cap, heapql collects Lua's garbage first (a dropped trace or result "
-      .. "holds engine memory Lua cannot weigh). Not counted: the few MiB that zstd and zlib allocate "
-      .. "themselves, and the C stack.",
-    "Recipe code runs on a thread with a 1 GiB stack (HEAPQL_RECIPE_STACK=BYTES sets another size): some of "
-      .. "Lua's and LPeg's C code recurses as deep as a recipe's text or patterns make it. An overflow there "
-      .. "ends the run with exit 3.",
-    "Going over the time or the memory limit, or out of stack, ends the process at once with exit 3 and a "
-      .. "message naming the limit: nothing unwinds through recipe code, so no `pcall`, error handler or "
-      .. "finalizer can hold it off, and no report is written. `--timeout 0` and `--memory 0` turn a limit off.",
+      .. "holds engine memory Lua cannot weigh). Every zstd and zlib decoder (of traces, raw twins and "
+      .. "block-identity files) allocates through the engine's counted allocator. Not counted: the C stack.",
+    "Recipe code runs on a thread with a 1 GiB stack (HEAPQL_RECIPE_STACK=BYTES sets another size): some "
+      .. "of Lua's and LPeg's C code recurses as deep as a recipe's text or patterns make it. An overflow "
+      .. "there ends the run with exit 3.",
+    "What a run writes to stderr (`print`, and heapql's warnings during the run) is bounded at 16 MiB: "
+      .. "past it the run ends with exit 3 (\"the recipe printed more than 16 MiB to stderr\"). It is a recipe's "
+      .. "notes, not a stream to fill a CI log or a disk with.",
+    "`heapql help RECIPE` runs the recipe's top level (to read its declaration) under the same sandbox "
+      .. "and limits: it takes `--timeout`, `--memory`, `--trusted` and `--verbose` as `heapql run` does.",
+    "Going over the time or the memory limit, the stderr bound, or out of stack, ends the process at once "
+      .. "with exit 3 and a message naming the limit: nothing unwinds through recipe code, so no `pcall`, "
+      .. "error handler or finalizer can hold it off, and no report is written. `--timeout 0` and `--memory 0` "
+      .. "turn a limit off.",
     "`--trusted` lifts the sandbox: the full standard library, the usual `require` (with the recipe's and "
       .. "`queries/` folders on package.path) and any file. The limits still apply.",
-    "An error gives the recipe's file and line and the message, also when heapql's library raised it for the "
-      .. "recipe; `--verbose` adds a Lua traceback (through heapql's library too). A bad query field names the "
-      .. "recipe and the line where its `query` function starts.",
-    "The report is kept until the recipe finishes, then written to stdout (or `-o FILE`) when the exit code "
-      .. "is 0 or 1; a run that fails writes none of it.",
+    "An error gives the recipe's file and line and the message, also when heapql's library raised it for "
+      .. "the recipe; `--verbose` adds a Lua traceback (through heapql's library too). A bad query field names "
+      .. "the recipe and the line where its `query` function starts.",
+    "The report is kept until the recipe finishes, then written to stdout (or `-o FILE`) when the exit "
+      .. "code is 0 or 1; a run that fails writes none of it.",
   }
   for _, rule in ipairs(rules) do put(wrap(rule, 78, "- ", "  ")) end
   put("")
@@ -569,7 +601,7 @@ function M.doc()
   put("| 1 | a gate failed (hq.fail_if): the report is written, and each failed gate is printed on stderr |")
   put("| 2 | a trace could not be read: the one named on the command line, or one the recipe opened |")
   put("| 3 | the recipe is wrong: it does not load, does not return `hq.recipe{...}`, raises an error, has a bad "
-    .. "query field or `--param`, or went over `--timeout` or `--memory` or out of stack; also a bad command line |")
+    .. "query field or `--param`, or went over `--timeout`, `--memory` or the stderr bound, or out of stack; also a bad command line |")
   put("")
 
   put("## Scripts outside `heapql run`")
