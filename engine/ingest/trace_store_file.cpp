@@ -243,14 +243,19 @@ store_file::OpenedStore open_store(const FoundStore& store, const OpenOptions& o
                               "unchanged ({} does)",
                               store_path, "heapql query"));
   }
-  for (const FileIdentity& file : check_sources ? sources_where_they_are(opened.info.files, store_path)
-                                                : std::vector<FileIdentity>{}) {
+  const std::vector<FileIdentity> sources =
+      check_sources ? sources_where_they_are(opened.info.files, store_path) : std::vector<FileIdentity>{};
+  for (const FileIdentity& file : sources) {
     const std::string why = store_file::identity_mismatch(file);
     if (!why.empty() && why != "it is gone") {
+      // The store is the input here, so --no-store would not help: the
+      // trace itself is read by naming it.
+      const std::string& trace = sources.front().path;
       throw Error(SourceLocation::of_file(store_path),
-                  fmt::format("stale: its trace {} has changed since it was ingested ({}); run heapql ingest {} "
-                              "again, or --no-store",
-                              file.path, why, file.path));
+                  fmt::format("stale: {} has changed since it was ingested ({}); run heapql ingest {} again, or "
+                              "name the trace instead of its store (heapql query {})",
+                              &file == &sources.front() ? "its trace " + trace : file.path + ", beside its trace,",
+                              why, trace, trace));
     }
   }
   const SourceInfo& source = opened.store->source();

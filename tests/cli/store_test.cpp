@@ -395,6 +395,8 @@ TEST(BadInputStaleStore, ANamedStaleStoreIsRefused) {
   const CommandResult r = run_heapql("query " + shell_quote(trace + ".hqdb"));
   EXPECT_EQ(r.exit_code, 2);
   expect_contains(r.err, "heapql: " + trace + ".hqdb: stale: its trace " + trace + " has changed since it was ingested");
+  // --no-store would not help with the store named: the advice names the trace.
+  expect_contains(r.err, "name the trace instead of its store (heapql query " + trace + ")");
 }
 
 TEST(Store, AStoreTravelsWithoutItsTrace) {
