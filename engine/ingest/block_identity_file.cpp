@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "engine/error.h"
+#include "engine/file_begins_with.h"
 #include "engine/ingest/zstd_memory.h"
 #include "engine/store_file/byte_codec.h"
 #include "engine/store_file/checksum.h"
@@ -399,12 +400,7 @@ void BlockIdentityWriter::commit(std::uint64_t unmatched_frees, std::uint64_t do
 std::string block_identity_beside(const std::string& interpreted_path) { return interpreted_path + ".hqid"; }
 
 bool is_block_identity_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  std::array<char, kMagic.size()> head{};
-  const ssize_t got = ::pread(fd, head.data(), head.size(), 0);
-  ::close(fd);
-  return got == static_cast<ssize_t>(head.size()) && head == kMagic;
+  return file_begins_with(path, std::string_view(kMagic.data(), kMagic.size()));
 }
 
 }  // namespace heapql::heaptrack

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "engine/error.h"
+#include "engine/file_begins_with.h"
 #include "engine/store/on_both_cores.h"
 #include "engine/store_file/byte_codec.h"
 #include "engine/store_file/checksum.h"
@@ -592,12 +593,7 @@ class Opener {
 }  // namespace
 
 bool is_store_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  std::array<char, kMagic.size()> head{};
-  const ssize_t got = ::pread(fd, head.data(), head.size(), 0);
-  ::close(fd);
-  return got == static_cast<ssize_t>(head.size()) && head == kMagic;
+  return file_begins_with(path, std::string_view(kMagic.data(), kMagic.size()));
 }
 
 OpenedStore read_store_bytes(std::shared_ptr<const void> owner, std::string_view bytes, const std::string& name) {
