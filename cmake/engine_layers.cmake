@@ -1,15 +1,18 @@
 # The engine in layers (docs/architecture.md), one static library each,
 # linking only the layers below it:
 #
-#   heapql_base     engine/*.cpp: errors, units, text files
-#   heapql_store    engine/store: tables, block matcher, the event store   -> base
-#   heapql_store_file engine/store_file: the store on disk (XXH3 checksums) -> store
-#   heapql_symbols  engine/symbols: PDB symbols (LLVM)                     -> base
-#   heapql_query    engine/query: the aggregator and its patterns          -> store
-#   heapql_ingest   engine/ingest: the readers, store files of traces      -> store_file, store, symbols
-#   heapql_report   engine/report: the report writers                      -> query, store
-#   heapql_export   engine/export: tables to SQLite, CSV, JSON lines       -> report, query, store
-#   heapql_engine   all of them (what the Lua layer, tests and benchmarks link)
+#   heapql_base        engine/*.cpp: errors, units, text files, paths
+#   heapql_util        engine/util: generic containers (no heapql concept)     -> base
+#   heapql_binary_file engine/binary_file: mapped, output and scratch files,
+#                      checksums (XXH3), byte codecs, file identities         -> base
+#   heapql_store       engine/store: interned tables and the event store      -> util, base
+#   heapql_store_file  engine/store_file: the store file (.hqdb) format       -> store, binary_file
+#   heapql_symbols     engine/symbols: PDB symbols (LLVM)                     -> base
+#   heapql_query       engine/query: the aggregator and its patterns          -> store, util
+#   heapql_ingest      engine/ingest: the readers and the block matcher       -> store_file, store, symbols, ...
+#   heapql_report      engine/report: the report writers                      -> query, store
+#   heapql_export      engine/export: tables to SQLite, CSV, JSON lines       -> report, query, store
+#   heapql_engine      all of them (what the Lua layer, tests and benchmarks link)
 #
 # heapql_engine_layer also builds NAME_layer_check, a shared object of the
 # layer linked with --no-undefined against only the layers it may use: code

@@ -11,7 +11,7 @@
 #include "bench/micro/synthetic_trace.h"
 #include "engine/query/aggregator.h"
 #include "engine/query/query.h"
-#include "engine/store/block_matcher.h"
+#include "engine/ingest/block_matcher.h"
 #include "engine/store/trace_store.h"
 
 namespace heapql::bench {

@@ -13,10 +13,10 @@
 #include "engine/error.h"
 #include "engine/file_begins_with.h"
 #include "engine/ingest/zstd_memory.h"
-#include "engine/store_file/byte_codec.h"
-#include "engine/store_file/checksum.h"
-#include "engine/store_file/output_file.h"
-#include "engine/store_file/scratch_column.h"
+#include "engine/binary_file/byte_codec.h"
+#include "engine/binary_file/checksum.h"
+#include "engine/binary_file/output_file.h"
+#include "engine/binary_file/scratch_column.h"
 
 namespace heapql::heaptrack {
 

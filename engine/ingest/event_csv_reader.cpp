@@ -21,7 +21,7 @@
 #include "engine/warnings.h"
 #include "engine/file_base_name.h"
 #include "engine/ingest/progress_bar.h"
-#include "engine/store/block_matcher.h"
+#include "engine/ingest/block_matcher.h"
 #include "engine/units.h"
 
 namespace heapql {

@@ -18,7 +18,7 @@
 #include "engine/ingest/heaptrack_command_line.h"
 #include "engine/ingest/heaptrack_fields.h"
 #include "engine/ingest/heaptrack_line_pipeline.h"
-#include "engine/store/block_matcher.h"
+#include "engine/ingest/block_matcher.h"
 
 namespace heapql::heaptrack {
 

@@ -11,7 +11,7 @@
 #include "engine/ingest/heaptrack_line_pipeline.h"
 #include "engine/ingest/heaptrack_record_parser.h"
 #include "engine/ingest/side_file.h"
-#include "engine/store_file/source_identity.h"
+#include "engine/binary_file/source_identity.h"
 #include "engine/warnings.h"
 
 namespace heapql {

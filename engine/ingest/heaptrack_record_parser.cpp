@@ -7,7 +7,7 @@
 
 #include "engine/ingest/heaptrack_fields.h"
 #include "engine/ingest/trace_cut.h"
-#include "engine/store_file/source_identity.h"
+#include "engine/binary_file/source_identity.h"
 #include "engine/warnings.h"
 
 namespace heapql::heaptrack {

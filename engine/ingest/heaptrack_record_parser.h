@@ -21,9 +21,9 @@
 #include "engine/ingest/heaptrack_line_pipeline.h"
 #include "engine/ingest/heaptrack_raw_twin.h"
 #include "engine/ingest/heaptrack_reader.h"
-#include "engine/store/block_matcher.h"
-#include "engine/store/chunked_vector.h"
-#include "engine/store/id_run_column.h"
+#include "engine/ingest/block_matcher.h"
+#include "engine/util/chunked_vector.h"
+#include "engine/util/id_run_column.h"
 
 namespace heapql::heaptrack {
 

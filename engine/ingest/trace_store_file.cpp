@@ -23,7 +23,7 @@
 #include "engine/query/aggregator.h"
 #include "engine/store/store_file_info.h"
 #include "engine/warnings.h"
-#include "engine/store_file/output_file.h"
+#include "engine/binary_file/output_file.h"
 #include "engine/store_file/store_writer.h"
 
 namespace heapql {

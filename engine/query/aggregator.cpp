@@ -15,9 +15,9 @@
 #include "engine/query/group_key.h"
 #include "engine/query/id_or_name.h"
 #include "engine/query/suppressions.h"
-#include "engine/store/dense_rank.h"
-#include "engine/store/on_both_cores.h"
-#include "engine/store/prefetch_hint.h"
+#include "engine/util/dense_rank.h"
+#include "engine/util/on_both_cores.h"
+#include "engine/util/prefetch_hint.h"
 #include "engine/warnings.h"
 
 namespace heapql {

@@ -20,7 +20,7 @@
 #include "engine/query/query.h"
 #include "engine/query/result.h"
 #include "engine/query/stack_plan.h"
-#include "engine/store/chunked_vector.h"
+#include "engine/util/chunked_vector.h"
 #include "engine/store/events.h"
 #include "engine/store/source_info.h"
 #include "engine/store/stack_view.h"

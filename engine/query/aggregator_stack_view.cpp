@@ -9,7 +9,7 @@
 #include "engine/query/aggregator.h"
 #include "engine/query/byte_sums.h"
 #include "engine/query/cull_list.h"
-#include "engine/store/on_both_cores.h"
+#include "engine/util/on_both_cores.h"
 
 namespace heapql {
 

@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "engine/query/query.h"
-#include "engine/store/chunked_vector.h"
-#include "engine/store/dense_rank.h"
-#include "engine/store/flat_index.h"
-#include "engine/store/id_bits.h"
+#include "engine/util/chunked_vector.h"
+#include "engine/util/dense_rank.h"
+#include "engine/util/flat_index.h"
+#include "engine/util/id_bits.h"
 
 namespace heapql {
 

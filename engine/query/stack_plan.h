@@ -13,7 +13,7 @@
 
 #include "engine/query/frame_pattern.h"
 #include "engine/query/suppressions.h"
-#include "engine/store/chunked_vector.h"
+#include "engine/util/chunked_vector.h"
 #include "engine/store/trace_tables.h"
 
 namespace heapql {

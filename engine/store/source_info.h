@@ -8,11 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/store/block_matcher.h"
 #include "engine/store/events.h"
 #include "engine/store/source_details.h"
 
 namespace heapql {
+
+// How a source tells its blocks apart (semantics.md §1): by address, each
+// block itself; or only by bucket, a free ending its bucket's latest block.
+enum class BlockIdentity { kExact, kBucketLifo };
 
 // Where a trace that ends early stopped (a recording killed with its program,
 // a file copied while it was written): everything before is answered.

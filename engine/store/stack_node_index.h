@@ -16,10 +16,10 @@
 #include <cstdint>
 
 #include "engine/ids.h"
-#include "engine/store/chunked_vector.h"
-#include "engine/store/flat_index.h"
-#include "engine/store/id_bits.h"
-#include "engine/store/prefetch_hint.h"
+#include "engine/util/chunked_vector.h"
+#include "engine/util/flat_index.h"
+#include "engine/util/id_bits.h"
+#include "engine/util/prefetch_hint.h"
 
 namespace heapql {
 

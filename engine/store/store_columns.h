@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "engine/error.h"
-#include "engine/store/chunked_vector.h"
+#include "engine/util/chunked_vector.h"
 #include "engine/store/events.h"
 #include "engine/store/trace_tables.h"
 

@@ -4,8 +4,8 @@
 #include <bit>
 
 #include "engine/error.h"
-#include "engine/store/on_both_cores.h"
-#include "engine/store/prefetch_hint.h"
+#include "engine/util/on_both_cores.h"
+#include "engine/util/prefetch_hint.h"
 
 namespace heapql {
 

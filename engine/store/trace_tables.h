@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "engine/ids.h"
-#include "engine/store/chunked_vector.h"
-#include "engine/store/viewed_prefix_vector.h"
-#include "engine/store/flat_index.h"
-#include "engine/store/id_bits.h"
+#include "engine/util/chunked_vector.h"
+#include "engine/util/viewed_prefix_vector.h"
+#include "engine/util/flat_index.h"
+#include "engine/util/id_bits.h"
 #include "engine/store/stack_node_index.h"
 
 namespace heapql {

@@ -9,8 +9,8 @@
 
 #include "engine/store/source_info.h"
 #include "engine/store/store_columns.h"
-#include "engine/store_file/byte_codec.h"
-#include "engine/store_file/source_identity.h"
+#include "engine/binary_file/byte_codec.h"
+#include "engine/binary_file/source_identity.h"
 
 namespace heapql::store_file {
 

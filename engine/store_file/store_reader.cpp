@@ -15,10 +15,10 @@
 
 #include "engine/error.h"
 #include "engine/file_begins_with.h"
-#include "engine/store/on_both_cores.h"
-#include "engine/store_file/byte_codec.h"
-#include "engine/store_file/checksum.h"
-#include "engine/store_file/mapped_file.h"
+#include "engine/util/on_both_cores.h"
+#include "engine/binary_file/byte_codec.h"
+#include "engine/binary_file/checksum.h"
+#include "engine/binary_file/mapped_file.h"
 #include "engine/store_file/source_record.h"
 #include "engine/store_file/store_format.h"
 

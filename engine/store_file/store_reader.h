@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/store/trace_store.h"
-#include "engine/store_file/source_identity.h"
+#include "engine/binary_file/source_identity.h"
 
 namespace heapql::store_file {
 

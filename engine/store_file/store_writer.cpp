@@ -14,9 +14,9 @@
 #include "engine/error.h"
 #include "engine/store/stack_view_sink.h"
 #include "engine/store/store_columns.h"
-#include "engine/store_file/checksum.h"
-#include "engine/store_file/output_file.h"
-#include "engine/store_file/scratch_column.h"
+#include "engine/binary_file/checksum.h"
+#include "engine/binary_file/output_file.h"
+#include "engine/binary_file/scratch_column.h"
 #include "engine/store_file/store_format.h"
 
 namespace heapql::store_file {

@@ -1,7 +1,7 @@
 // Bad input: every broken trace, option, pattern or cull list must end in a
 // clear message (the file, the line number or byte offset, and what was
 // expected there), the documented exit code (2: the trace cannot be read,
-// 3: the query or its options are wrong; lua/cli/exit_codes.h) and never a
+// 3: the query or its options are wrong; cli/exit_codes.h) and never a
 // crash. The inputs are written at test time into a fresh folder.
 #include <gtest/gtest.h>
 

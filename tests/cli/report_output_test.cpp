@@ -1,4 +1,4 @@
-// Where reports go (lua/cli/report_output.h, docs/cli.md "Output"): a report
+// Where reports go (cli/report_output.h, docs/cli.md "Output"): a report
 // that cannot be written in full is exit 2 and a message naming where it was
 // going, never a short report with exit 0; a -o file appears whole or not at
 // all, and an older one stays as it was.

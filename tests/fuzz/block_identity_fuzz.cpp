@@ -9,7 +9,7 @@
 
 #include "engine/ingest/heaptrack_reader.h"
 #include "engine/query/aggregator.h"
-#include "engine/store_file/checksum.h"
+#include "engine/binary_file/checksum.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {

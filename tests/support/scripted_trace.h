@@ -13,7 +13,7 @@
 
 #include "engine/query/query.h"
 #include "engine/query/result.h"
-#include "engine/store/block_matcher.h"
+#include "engine/ingest/block_matcher.h"
 #include "engine/store/source_info.h"
 #include "engine/store/trace_tables.h"
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "engine/store_file/checksum.h"
+#include "engine/binary_file/checksum.h"
 #include "engine/store_file/store_format.h"
 
 namespace heapql::test {

@@ -1,7 +1,7 @@
 // AddressSet: the freed addresses of a source with addresses, against
 // std::unordered_set, across the recent-key memory and the pending inserts
 // that go into the table together (a lookup must see every insert before it).
-#include "engine/store/address_set.h"
+#include "engine/util/address_set.h"
 
 #include <gtest/gtest.h>
 

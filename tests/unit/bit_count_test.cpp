@@ -1,5 +1,5 @@
 // count_set_bits: the inline bit trick against counting the bits one by one.
-#include "engine/store/bit_count.h"
+#include "engine/util/bit_count.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // BucketLifoLists at a trace's end: the blocks still alive come in block id
 // order, whatever their buckets and the order they were pushed in, and the
 // ones that ended out of order go to `dropped`, not among them.
-#include "engine/store/bucket_lifo_lists.h"
+#include "engine/ingest/bucket_lifo_lists.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/query/aggregator.h"
-#include "engine/store/block_matcher.h"
+#include "engine/ingest/block_matcher.h"
 #include "engine/store/stack_view_sink.h"
 #include "engine/store/store_columns.h"
 #include "engine/store/trace_store.h"

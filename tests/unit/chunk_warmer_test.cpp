@@ -1,7 +1,7 @@
 // The chunk warmer: chunks of the size asked for, whole and writable, and,
 // once its thread has had a moment, with their pages already in place: the
 // thread that writes them takes few page faults.
-#include "engine/store/chunk_warmer.h"
+#include "engine/util/chunk_warmer.h"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>

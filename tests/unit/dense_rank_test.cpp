@@ -1,6 +1,6 @@
 // DenseRank: the set bits of a bit set numbered in bit order, checked against
 // counting them one by one.
-#include "engine/store/dense_rank.h"
+#include "engine/util/dense_rank.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // FlatIndex: the interning index of stack nodes, buckets and group keys.
-#include "engine/store/flat_index.h"
+#include "engine/util/flat_index.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // breaks, at block boundaries, and across the invalid id's wrap to zero; a
 // column allowed to turn plain does so only where breaks are common, and
 // reads back the same across the change.
-#include "engine/store/id_run_column.h"
+#include "engine/util/id_run_column.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // std::unordered_map under random allocations and frees, including the
 // probe runs that wrap around the end of the table and the backward shift of
 // deletion.
-#include "engine/store/live_block_map.h"
+#include "engine/ingest/live_block_map.h"
 
 #include <gtest/gtest.h>
 

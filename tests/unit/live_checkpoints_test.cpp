@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/query/aggregator.h"
-#include "engine/store/block_matcher.h"
+#include "engine/ingest/block_matcher.h"
 #include "engine/store/trace_store.h"
 
 namespace heapql {

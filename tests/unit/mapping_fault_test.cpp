@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/store_file/mapped_file.h"
+#include "engine/binary_file/mapped_file.h"
 #include "tests/support/test_support.h"
 
 namespace heapql::test {

@@ -16,7 +16,7 @@
 
 #include "engine/query/aggregator.h"
 #include "engine/report/reports.h"
-#include "engine/store/block_matcher.h"
+#include "engine/ingest/block_matcher.h"
 #include "engine/store/trace_tables.h"
 #include "tests/support/bucket_grid.h"
 

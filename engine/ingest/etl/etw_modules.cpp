@@ -3,7 +3,7 @@
 #include "engine/file_base_name.h"
 
 #include "engine/ingest/etl/etw_stacks.h"
-#include "engine/store/flat_index.h"
+#include "engine/util/flat_index.h"
 
 namespace heapql {
 

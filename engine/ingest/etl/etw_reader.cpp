@@ -21,8 +21,8 @@
 #include "engine/ingest/etl/etw_pdb_lookup.h"
 #include "engine/ingest/etl/etw_stacks.h"
 #include "engine/ingest/etl/virtual_commits.h"
-#include "engine/store/block_matcher.h"
-#include "engine/store/flat_index.h"
+#include "engine/ingest/block_matcher.h"
+#include "engine/util/flat_index.h"
 
 namespace heapql {
 

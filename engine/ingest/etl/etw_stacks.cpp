@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/store/flat_index.h"
+#include "engine/util/flat_index.h"
 
 namespace heapql {
 

@@ -1,0 +1,31 @@
+// The `heapql` subcommands. Each returns the process exit code (exit_codes.h).
+#pragma once
+
+#include <string>
+
+#include "engine/ingest/trace_store_file.h"
+#include "cli/arguments.h"
+
+namespace heapql::cli {
+
+int run_info(Arguments& args);
+int run_query(Arguments& args);
+// `heapql import EVENTS.csv [query options]`: a query of an event CSV (docs/import.md).
+int run_import(Arguments& args);
+int run_record(Arguments& args);
+// `heapql ingest TRACE [-o FILE.hqdb]`: the trace's store file (docs/store.md).
+int run_ingest(Arguments& args);
+// `heapql export TRACE --to sqlite|csv|jsonl OUT` (docs/export.md).
+int run_export(Arguments& args);
+int run_run(Arguments& args);
+// `heapql diff A B [query options]`: one query on two inputs, rows matched (semantics.md §10).
+int run_diff(Arguments& args);
+int run_list(Arguments& args);
+int run_xperf(Arguments& args);
+// `heapql help NAME` for a recipe; false when NAME names none.
+bool print_recipe_help(Arguments& args);
+
+// "heapql: wrote FILE.hqdb (size: blocks, frees, bytes a block) from TRACE" on stderr.
+void print_ingested(const heapql::IngestResult& result, const std::string& trace_path);
+
+}  // namespace heapql::cli

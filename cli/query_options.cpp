@@ -1,0 +1,148 @@
+#include "cli/query_options.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "engine/error.h"
+#include "engine/near_names.h"
+#include "engine/units.h"
+#include "lua/host/recipe_runner.h"
+
+namespace heapql::cli {
+
+namespace {
+
+// A file, or the name of one heapql ships (queries/FOLDER/NAME.txt) when no
+// file of that name is here: `--cull-list stl` and `--suppressions
+// heaptrack-builtin` work from an installed heapql, wherever it runs.
+std::string file_or_shipped(const std::string& value, const char* folder) {
+  std::error_code ignored;
+  if (value.find('/') != std::string::npos || std::filesystem::exists(value, ignored)) return value;
+  const std::filesystem::path shipped_folder = lua::queries_folder() / folder;
+  const std::filesystem::path shipped = shipped_folder / (value + ".txt");
+  if (std::filesystem::exists(shipped, ignored)) return shipped.string();
+  // Neither: a misspelt shipped name is named (the engine would only say the file cannot be opened).
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(shipped_folder, ignored)) {
+    if (entry.path().extension() == ".txt") names.push_back(entry.path().stem().string());
+  }
+  if (const std::vector<std::string> near = near_names(value, names); !near.empty()) {
+    throw UsageError{fmt::format("--{} '{}': no such file, nor a shipped list of that name; did you mean {}?",
+                                 folder == std::string_view("cull") ? "cull-list" : folder, value,
+                                 quoted_alternatives(near))};
+  }
+  return value;
+}
+
+// Engine parse errors become usage errors that name the option.
+template <class F>
+auto with_option(std::string_view option, F&& parse) {
+  try {
+    return parse();
+  } catch (const Error& e) {
+    throw UsageError{fmt::format("{}: {}", option, e.message())};
+  }
+}
+
+}  // namespace
+
+std::string take_symbol_path(Arguments& args) {
+  std::string path = args.take_value("--symbols");
+  std::error_code error;
+  if (!std::filesystem::is_directory(path, error)) {
+    throw UsageError{fmt::format("--symbols '{}': expected a folder of PDBs or a symbol store", path)};
+  }
+  return path;
+}
+
+DisplayOptions display_options_of(const CommonOptions& common) {
+  DisplayOptions display;
+  display.full_names = common.full_names;
+  winsize size{};
+  if (!common.output_file && isatty(STDOUT_FILENO) == 1 && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0) {
+    display.width = size.ws_col;
+  }
+  return display;
+}
+
+OpenOptions open_options_of(const CommonOptions& common) {
+  OpenOptions open;
+  open.show_progress = common.progress;
+  open.use_raw_twin = common.use_raw_twin;
+  open.strict = common.strict;
+  open.symbol_paths = common.symbol_paths;
+  open.format = common.trace_format;
+  open.use_store = common.use_store;
+  return open;
+}
+
+bool parse_common_option(const std::string& option, Arguments& args, CommonOptions& common) {
+  if (option == "--format") {
+    const std::string v = args.take_value(option);
+    if (v == "table") {
+      common.format = OutputFormat::kTable;
+    } else if (v == "json") {
+      common.format = OutputFormat::kJson;
+    } else if (v == "csv") {
+      common.format = OutputFormat::kCsv;
+    } else if (v == "html") {
+      common.format = OutputFormat::kHtml;
+    } else if (v == "folded") {
+      common.format = OutputFormat::kFolded;
+    } else if (v == "pprof") {
+      common.format = OutputFormat::kPprof;
+    } else {
+      throw UsageError{fmt::format("--format '{}': expected one of table|json|csv|html|folded|pprof", v)};
+    }
+  } else if (option == "-o" || option == "--output") {
+    common.output_file = args.take_value(option);
+  } else if (option == "--full-names") {
+    common.full_names = true;
+  } else if (option == "--no-progress") {
+    common.progress = false;
+  } else if (option == "--no-raw") {
+    common.use_raw_twin = false;
+  } else if (option == "--strict") {
+    common.strict = true;
+  } else if (option == "--store") {
+    common.via_store = true;
+  } else if (option == "--no-store") {
+    common.use_store = false;
+  } else if (option == "--symbols") {
+    common.symbol_paths.push_back(take_symbol_path(args));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+TimeWindow parse_window_option(const std::string& option, const std::string& value) {
+  const DurationRange r = with_option(option, [&] { return parse_duration_range(value); });
+  return TimeWindow{r.begin_ns, r.end_ns};
+}
+
+bool take_query_option(const std::string& option, Arguments& args, lua::QueryFlags& flags) {
+  const lua::QueryFlag* flag = flags.find(option);
+  if (flag == nullptr) return false;
+  flags.add(*flag, flag->takes_value ? std::optional<std::string>(args.take_value(option)) : std::nullopt);
+  return true;
+}
+
+Query query_of(lua::QueryFlags& flags, std::string_view command) {
+  Query query;
+  try {
+    query = flags.query(command);
+  } catch (const Error& e) {
+    throw UsageError{e.message()};
+  }
+  for (std::string& file : query.suppression_files) file = file_or_shipped(file, "suppressions");
+  for (std::string& file : query.cull_files) file = file_or_shipped(file, "cull");
+  return query;
+}
+
+}  // namespace heapql::cli

@@ -1,0 +1,292 @@
+// `heapql run`, `heapql list`, `heapql help NAME` and `heapql xperf`: the
+// recipe side of the command line.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "engine/error.h"
+#include "engine/ingest/file_kind.h"
+#include "engine/near_names.h"
+#include "engine/report/html_report.h"
+#include "engine/units.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/query_options.h"
+#include "cli/report_output.h"
+#include "lua/host/query_flags.h"
+#include "lua/host/recipe_runner.h"
+
+namespace heapql::cli {
+
+namespace fs = std::filesystem;
+using lua::RecipeOptions;
+using lua::RecipeRun;
+using lua::RecipeSource;
+using lua::RunOutcome;
+using lua::RunStatus;
+
+namespace {
+
+std::vector<std::string> shipped_recipe_names() {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(lua::queries_folder(), error)) {
+    if (entry.path().extension() == ".lua") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A recipe named by path, or by name from the shipped queries/ folder.
+RecipeSource find_recipe(const std::string& name) {
+  RecipeSource source;
+  std::error_code error;
+  if (fs::is_regular_file(name, error)) {
+    source.path = name;
+    return source;
+  }
+  if (name.find('/') == std::string::npos) {
+    const fs::path shipped = lua::queries_folder() / (name.ends_with(".lua") ? name : name + ".lua");
+    if (fs::is_regular_file(shipped, error)) {
+      source.path = shipped;
+      return source;
+    }
+  }
+  const std::vector<std::string> near = near_names(name, shipped_recipe_names());
+  throw UsageError{fmt::format("no recipe '{}': not a file, nor a recipe in {} ({}heapql list names them)", name,
+                               lua::queries_folder().string(),
+                               near.empty() ? "" : "did you mean " + quoted_alternatives(near) + "? ")};
+}
+
+// A trace given where the recipe goes (`heapql run prog.zst leaks`) would be
+// read as Lua; say which argument is which instead.
+void refuse_trace_as_recipe(const std::string& first, Arguments& args) {
+  if (first.ends_with(".lua")) return;
+  const FileKind kind = sniff_file_kind(first);
+  if (kind == FileKind::kOther) return;
+  const std::string recipe = !args.done() && !args.at_option() ? args.take_positional() : "RECIPE";
+  throw UsageError{fmt::format("'{}' is {}, not a recipe: the recipe comes first, then the trace: heapql run {} {}",
+                               first, file_kind_phrase(kind), recipe, first)};
+}
+
+// Options every recipe command takes; false when `option` is not one.
+bool parse_recipe_option(const std::string& option, Arguments& args, RecipeOptions& options) {
+  if (option == "--trusted") {
+    options.trusted = true;
+  } else if (option == "--verbose") {
+    options.verbose = true;
+  } else if (option == "--timeout") {
+    const std::string value = args.take_value(option);
+    std::int64_t ns = 0;
+    try {
+      ns = value == "0" ? 0 : parse_duration_ns(value);  // 0: no limit, no unit needed
+    } catch (const Error& e) {
+      throw UsageError{fmt::format("--timeout {}", e.what())};
+    }
+    options.limits.timeout = std::chrono::milliseconds(std::max<std::int64_t>(ns / 1'000'000, ns > 0 ? 1 : 0));
+  } else if (option == "--memory") {
+    const std::string value = args.take_value(option);
+    try {
+      options.limits.memory_bytes = static_cast<std::size_t>(parse_size_bytes(value));
+    } catch (const Error& e) {
+      throw UsageError{fmt::format("--memory {}", e.what())};
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int report_outcome(const RunOutcome& outcome, ReportOutput& output) {
+  switch (outcome.status) {
+    case RunStatus::kBadTrace:
+      fmt::print(stderr, "heapql run: {}\n", outcome.error);
+      return kExitBadTrace;
+    case RunStatus::kRecipeError:
+      fmt::print(stderr, "heapql run: {}\n", outcome.error);
+      return kExitBadQuery;
+    case RunStatus::kOk:
+    case RunStatus::kGateFailed: break;
+  }
+  output.write(outcome.output);
+  output.finish();
+  for (const std::string& gate : outcome.failed_gates) fmt::print(stderr, "heapql run: gate failed: {}\n", gate);
+  return outcome.status == RunStatus::kGateFailed ? kExitGateFailed : kExitOk;
+}
+
+// Opens the output (-o) before the recipe runs, so that an unwritable one is
+// said first.
+RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<ReportOutput>& output) {
+  std::optional<std::string> output_file;
+  while (!args.done()) {
+    if (!args.at_option()) {
+      const std::string word = args.take_positional();
+      if (!run.trace_path.empty()) throw UsageError{fmt::format("one trace at a time (got '{}' and '{}')", run.trace_path, word)};
+      run.trace_path = word;
+      continue;
+    }
+    const std::string option = args.take_option();
+    if (option == "--param") {
+      const std::string value = args.take_value(option);
+      const auto eq = value.find('=');
+      if (eq == std::string::npos || eq == 0) throw UsageError{fmt::format("--param '{}': expected NAME=VALUE", value)};
+      run.params.emplace_back(value.substr(0, eq), value.substr(eq + 1));
+    } else if (option == "--format") {
+      run.format = args.take_value(option);
+      if (run.format != "table" && run.format != "json" && run.format != "csv" && run.format != "html") {
+        throw UsageError{fmt::format("--format '{}': expected table|json|csv|html", run.format)};
+      }
+      if (run.format == "html" && !html_report_built()) {
+        throw UsageError{"--format html: this heapql was built without the HTML report (-DHEAPQL_HTML_REPORT=OFF)"};
+      }
+    } else if (option == "-o") {
+      output_file = args.take_value(option);
+    } else if (option == "--no-raw") {
+      run.open.use_raw_twin = false;
+    } else if (option == "--strict") {
+      run.open.strict = true;
+    } else if (option == "--no-store") {
+      run.open.use_store = false;
+    } else if (option == "--no-progress") {
+      run.open.show_progress = false;
+    } else if (option == "--full-names") {
+      run.full_names = true;
+    } else if (option == "--symbols") {
+      run.open.symbol_paths.push_back(take_symbol_path(args));
+    } else if (!parse_recipe_option(option, args, run.options)) {
+      args.unknown_option(option);
+    }
+  }
+  if (run.trace_path.empty()) throw UsageError{"needs a trace file"};
+  run.options.message_prefix = "heapql run: ";
+  const std::string recipe_file = run.recipe.text ? std::string() : run.recipe.path.string();
+  output.emplace(output_file, std::vector<std::string>{run.trace_path, recipe_file});
+  return lua::run_recipe(run);
+}
+
+int run_run(Arguments& args) {
+  if (args.done() || args.at_option()) throw UsageError{"needs a recipe: heapql run RECIPE TRACE [--param NAME=VALUE]..."};
+  RecipeRun run;
+  const std::string recipe = args.take_positional();
+  refuse_trace_as_recipe(recipe, args);
+  run.recipe = find_recipe(recipe);
+  run.open.show_progress = false;
+  std::optional<ReportOutput> output;
+  const RunOutcome outcome = run_with_options(std::move(run), args, output);
+  return report_outcome(outcome, *output);
+}
+
+int run_list(Arguments& args) {
+  RecipeOptions options;
+  options.message_prefix = "heapql list: ";
+  while (!args.done()) {
+    const std::string option = args.take_option();
+    if (!parse_recipe_option(option, args, options)) throw UsageError{fmt::format("unknown option '{}'", option)};
+  }
+  const fs::path folder = lua::queries_folder();
+  std::vector<fs::path> files;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(folder, error)) {
+    if (entry.path().extension() == ".lua") files.push_back(entry.path());
+  }
+  if (error) throw UsageError{fmt::format("cannot list {}: {}", folder.string(), error.message())};
+  std::sort(files.begin(), files.end());
+  std::string listing = fmt::format("recipes in {} (heapql help NAME for params):\n", folder.string());
+  int failures = 0;
+  for (const fs::path& file : files) {
+    try {
+      const lua::RecipeInfo info = lua::describe_recipe(RecipeSource{file, {}}, options);
+      listing += fmt::format("  {:<16} {}\n", file.stem().string(), info.doc);
+    } catch (const Error& e) {
+      fmt::print(stderr, "heapql list: {}\n", e.what());
+      ++failures;
+    }
+  }
+  emit(listing, std::nullopt);
+  return failures == 0 ? kExitOk : kExitBadQuery;
+}
+
+// `heapql help NAME [--timeout T] [--memory M] [--trusted] [--verbose]` for
+// a recipe: its top level runs, under the limits given; false when NAME is
+// not one.
+bool print_recipe_help(Arguments& args) {
+  const std::string name = args.take_positional();
+  RecipeSource source;
+  try {
+    source = find_recipe(name);
+  } catch (const UsageError&) {
+    return false;
+  }
+  RecipeOptions options;
+  options.message_prefix = "heapql help: ";
+  while (!args.done()) {
+    const std::string option = args.take_option();
+    if (!parse_recipe_option(option, args, options)) throw UsageError{fmt::format("unknown option '{}'", option)};
+  }
+  std::string help;
+  try {
+    help = lua::describe_recipe(source, options).help;
+  } catch (const Error& e) {
+    throw UsageError{e.what()};
+  }
+  emit(help, std::nullopt);
+  return true;
+}
+
+}  // namespace heapql::cli
+
+namespace heapql::cli {
+
+// `heapql xperf FLAGS... [--run TRACE [--format F] [-o FILE]]`: heapql's own
+// options are the double-dash ones and -o; every other word is xperf's.
+int run_xperf(Arguments& args) {
+  std::vector<std::string> words;
+  std::vector<std::string> ours;  // re-parsed below, after --run
+  std::optional<std::string> trace;
+  while (!args.done()) {
+    const std::string word = args.take_any();
+    if (word == "--run") {
+      if (args.done()) throw UsageError{"--run needs a trace file"};
+      trace = args.take_any();
+    } else if (word.starts_with("--") || word == "-o") {
+      // Which of ours take a value: heapql.commands says (an unknown one is named as such).
+      const std::string name = word.substr(0, word.find('='));
+      const lua::AcceptedOption* option = args.accepted(name);
+      if (option == nullptr) args.unknown_option(name);
+      ours.push_back(word);
+      if (option->takes_value && name == word) {
+        if (args.done()) throw UsageError{fmt::format("{} needs a value", word)};
+        ours.push_back(args.take_any());
+      }
+    } else {
+      words.push_back(word);
+    }
+  }
+  std::string text;
+  try {
+    text = lua::translate_xperf(words);
+  } catch (const Error& e) {
+    throw UsageError{e.what()};
+  }
+  if (!trace) {
+    if (!ours.empty()) throw UsageError{fmt::format("'{}' applies with --run TRACE", ours.front())};
+    emit(text, std::nullopt);
+    return kExitOk;
+  }
+  RecipeRun run;
+  run.recipe = RecipeSource{"xperf-heap.lua", text};
+  run.open.show_progress = false;
+  run.trace_path = *trace;
+  // Files the flags name (cull lists) are relative to where the command runs.
+  run.options.readable_files.clear();
+  Arguments rest = args.over(std::move(ours));
+  std::optional<ReportOutput> output;
+  const RunOutcome outcome = run_with_options(std::move(run), rest, output);
+  return report_outcome(outcome, *output);
+}
+
+}  // namespace heapql::cli

@@ -1,0 +1,90 @@
+// A vector that grows by fixed chunks instead of reallocating: no element is
+// ever moved, and growth never holds an old and a new copy at once. For the
+// tables and per-bucket arrays that grow while a trace streams in, where
+// std::vector's doubling made peak memory up to three times the data.
+// A chunk is about 256 KiB, its pages faulted in ahead on another thread
+// (chunk_warmer.h), so the unused end of the last chunk costs at most that.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <vector>
+
+#include "engine/util/chunk_warmer.h"
+
+namespace heapql {
+
+// Chunks of about 256 KiB (at most 64 Ki elements): big enough that a table
+// of millions of entries has few, small enough that the warmer's ready
+// chunks and each table's last one cost little memory. Fuzz builds use 256-element
+// chunks (CMakeLists.txt): their inputs are small, and a 64 Ki-element chunk
+// per table cost most of each run under ASan (mmap, page faults,
+// quarantine); small chunks also cross a chunk boundary far more often,
+// which is worth fuzzing.
+template <class T>
+constexpr std::size_t default_chunk_bits() {
+#ifdef HEAPQL_CHUNK_BITS
+  return HEAPQL_CHUNK_BITS;
+#else
+  std::size_t bits = 8;
+  while (bits < 16 && (std::size_t{2} << bits) * sizeof(T) <= (std::size_t{256} << 10)) ++bits;
+  return bits;
+#endif
+}
+
+template <class T, std::size_t kChunkBits = default_chunk_bits<T>()>
+class ChunkedVector {
+  static_assert(std::is_trivially_destructible_v<T>, "elements are never destroyed one by one");
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+
+ public:
+  static constexpr std::size_t kChunkSize = std::size_t{1} << kChunkBits;
+
+  ChunkedVector() = default;
+  ChunkedVector(const ChunkedVector& other) { *this = other; }
+  ChunkedVector& operator=(const ChunkedVector& other) {
+    if (this == &other) return *this;
+    chunks_.clear();
+    size_ = 0;
+    for (std::size_t i = 0; i < other.size_; ++i) push_back(other[i]);
+    return *this;
+  }
+  ChunkedVector(ChunkedVector&&) noexcept = default;
+  ChunkedVector& operator=(ChunkedVector&&) noexcept = default;
+
+  T& operator[](std::size_t i) { return chunks_[i >> kChunkBits].get()[i & (kChunkSize - 1)]; }
+  const T& operator[](std::size_t i) const { return chunks_[i >> kChunkBits].get()[i & (kChunkSize - 1)]; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+  void push_back(const T& value) {
+    if ((size_ >> kChunkBits) == chunks_.size()) [[unlikely]] add_chunk();
+    ::new (static_cast<void*>(&(*this)[size_])) T(value);
+    ++size_;
+  }
+
+  // Grows to `n` elements, new ones set to `value`; never shrinks.
+  void grow_to(std::size_t n, const T& value = T()) {
+    while (size_ < n) push_back(value);
+  }
+
+  std::size_t memory_bytes() const {
+    return chunks_.size() * kChunkSize * sizeof(T) + chunks_.capacity() * sizeof(Chunk);
+  }
+
+ private:
+  // Out of line, so that push_back itself is small enough to inline: the
+  // interning loops append millions of elements.
+  [[gnu::noinline]] void add_chunk() { chunks_.emplace_back(static_cast<T*>(take_warm_chunk(kChunkSize * sizeof(T)))); }
+
+  struct FreeChunk {
+    void operator()(T* chunk) const { ::operator delete(static_cast<void*>(chunk)); }
+  };
+  using Chunk = std::unique_ptr<T, FreeChunk>;
+  std::vector<Chunk> chunks_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace heapql

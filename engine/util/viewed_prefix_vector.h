@@ -1,0 +1,48 @@
+// A table whose first entries are viewed in place (a store file's mapping,
+// whose records have the entries' own layout) and whose later ones, if any
+// are ever added, are owned. Opening a store then neither copies its big
+// tables nor touches pages a query never reads. A copy owns all its entries,
+// so it never depends on the mapping.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+
+#include "engine/util/chunked_vector.h"
+
+namespace heapql {
+
+template <class T>
+class ViewedPrefixVector {
+ public:
+  ViewedPrefixVector() = default;
+  ViewedPrefixVector(const ViewedPrefixVector& other) {
+    for (std::size_t i = 0; i < other.size(); ++i) added_.push_back(other[i]);
+  }
+  ViewedPrefixVector& operator=(const ViewedPrefixVector& other) {
+    if (this != &other) *this = ViewedPrefixVector(other);
+    return *this;
+  }
+  ViewedPrefixVector(ViewedPrefixVector&&) noexcept = default;
+  ViewedPrefixVector& operator=(ViewedPrefixVector&&) noexcept = default;
+
+  // Only before anything was added; the viewed memory must outlive the vector.
+  void view(std::span<const T> entries) {
+    if (!viewed_.empty() || !added_.empty()) throw std::logic_error("ViewedPrefixVector: view() on a filled vector");
+    viewed_ = entries;
+  }
+
+  const T& operator[](std::size_t i) const { return i < viewed_.size() ? viewed_[i] : added_[i - viewed_.size()]; }
+  std::size_t size() const { return viewed_.size() + added_.size(); }
+  bool empty() const { return size() == 0; }
+  void push_back(const T& value) { added_.push_back(value); }
+  // Owned memory only: the viewed part belongs to its mapping.
+  std::size_t memory_bytes() const { return added_.memory_bytes(); }
+
+ private:
+  std::span<const T> viewed_;
+  ChunkedVector<T> added_;
+};
+
+}  // namespace heapql
