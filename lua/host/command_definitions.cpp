@@ -2,37 +2,32 @@
 
 #include "engine/error.h"
 #include "lua/host/lua_error.h"
+#include "lua/host/lua_fields.h"
 #include "lua/host/sandbox.h"
 
 namespace heapql::lua {
 
 namespace {
 
-constexpr const char* kCommandsKey = "heapql.command_definitions.commands";
-
-std::vector<std::string> strings_of(lua_State* L, int table) {
-  std::vector<std::string> strings;
-  for (lua_Integer i = 1; lua_rawgeti(L, table, i) == LUA_TSTRING; ++i) {
-    strings.emplace_back(lua_tostring(L, -1));
-    lua_pop(L, 1);
-  }
-  lua_pop(L, 1);
-  return strings;
+// Pushes heapql.commands (loaded once: later requires find it in the
+// sandbox's loaded table).
+void push_commands(lua_State* L) {
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "heapql.commands");
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) throw Error(error_message(L, -1));
 }
 
 }  // namespace
 
 CommandDefinitions::CommandDefinitions() : L_(state_.get()) {
   open_sandbox(L_, SandboxOptions{});
-  lua_getglobal(L_, "require");
-  lua_pushliteral(L_, "heapql.commands");
-  if (lua_pcall(L_, 1, 1, 0) != LUA_OK) throw Error(error_message(L_, -1));
-  lua_setfield(L_, LUA_REGISTRYINDEX, kCommandsKey);
+  push_commands(L_);  // loaded now, so that a broken module fails here
+  lua_settop(L_, 0);
 }
 
 void CommandDefinitions::call_function(const char* name, std::optional<std::string_view> command) {
   lua_settop(L_, 0);
-  lua_getfield(L_, LUA_REGISTRYINDEX, kCommandsKey);
+  push_commands(L_);
   lua_getfield(L_, -1, name);
   lua_remove(L_, -2);
   if (command) lua_pushlstring(L_, command->data(), command->size());
@@ -44,16 +39,10 @@ std::optional<std::vector<AcceptedOption>> CommandDefinitions::accepted(std::str
   if (!lua_istable(L_, -1)) return std::nullopt;
   std::vector<AcceptedOption> options;
   for (lua_Integer i = 1; lua_rawgeti(L_, 1, i) == LUA_TTABLE; ++i) {
-    const int option = lua_gettop(L_);
-    AcceptedOption accepted;
-    lua_getfield(L_, option, "name");
-    accepted.name = lua_tostring(L_, -1);
-    lua_getfield(L_, option, "takes_value");
-    accepted.takes_value = lua_toboolean(L_, -1);
-    lua_getfield(L_, option, "aliases");
-    accepted.aliases = strings_of(L_, lua_gettop(L_));
-    options.push_back(std::move(accepted));
-    lua_settop(L_, option - 1);
+    const Fields option(L_, -1, "command option field");
+    options.push_back(AcceptedOption{option.string("name").value_or(""), option.strings("aliases"),
+                                     option.boolean("takes_value", false)});
+    lua_pop(L_, 1);
   }
   lua_settop(L_, 0);
   return options;

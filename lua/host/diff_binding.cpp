@@ -11,7 +11,9 @@
 #include "lua/host/heapql_core.h"
 #include "lua/host/lua_class.h"
 #include "lua/host/lua_error.h"
+#include "lua/host/lua_fields.h"
 #include "lua/host/row_tables.h"
+#include "lua/host/run_context.h"
 
 namespace heapql::lua {
 
@@ -109,7 +111,7 @@ int diff_text(lua_State* L, Writer writer) {
 }
 
 int diff_table_method(lua_State* L) {
-  return diff_text(L, [L](const DiffBox& box) { return diff_table(box.diff, box.a, box.b, display_options(L)); });
+  return diff_text(L, [L](const DiffBox& box) { return diff_table(box.diff, box.a, box.b, run_context(L).display); });
 }
 int diff_json_method(lua_State* L) {
   return diff_text(L, [](const DiffBox& box) { return diff_json(box.diff, box.a, box.b); });
@@ -121,7 +123,7 @@ int diff_folded_method(lua_State* L) {
   return diff_text(L, [](const DiffBox& box) { return diff_folded(box.diff); });
 }
 int diff_html_method(lua_State* L) {
-  return diff_text(L, [L](const DiffBox& box) { return diff_html(box.diff, box.a, box.b, display_options(L)); });
+  return diff_text(L, [L](const DiffBox& box) { return diff_html(box.diff, box.a, box.b, run_context(L).display); });
 }
 
 const LuaMethod kDiffMethods[] = {
@@ -170,17 +172,10 @@ int core_diff(lua_State* L) {
     const ResultRef a = check_result_ref(L, 1, "hq.diff's first argument (a result)");
     const ResultRef b = check_result_ref(L, 2, "hq.diff's second argument (a result)");
     std::uint64_t top = a.result->query.top;
-    if (!lua_isnoneornil(L, 3)) {
-      if (!lua_istable(L, 3)) throw Error("hq.diff: options must be a table ({top = N})");
-      lua_pushliteral(L, "top");
-      lua_rawget(L, 3);
-      if (!lua_isnil(L, -1)) {
-        int ok = 0;
-        const lua_Integer n = lua_tointegerx(L, -1, &ok);
-        if (!ok || n < 1) throw Error("hq.diff: option 'top': expected a whole number of at least 1");
-        top = static_cast<std::uint64_t>(n);
-      }
-      lua_pop(L, 1);
+    if (const std::optional<Fields> options = Arguments(L, "hq.diff").options(3)) {
+      const auto n = options->integer("top", 1, std::numeric_limits<std::int64_t>::max(),
+                                      "expected a whole number of at least 1");
+      if (n) top = static_cast<std::uint64_t>(*n);
     }
     if (a.result->query.by != b.result->query.by) throw Error("hq.diff: the two results are grouped differently");
     if (a.result->query.sort != b.result->query.sort) throw Error("hq.diff: the two results are sorted differently");

@@ -68,22 +68,4 @@ void push_measures_table(lua_State* L, const Measures& m, bool realloc_known, bo
 // `frame_cache`: as push_stack_frames's `cache`, for the rows of one call.
 void set_key_fields(lua_State* L, const std::vector<KeyValue>& key, int frame_cache);
 
-// Where report output goes: a buffer the host writes out at the end (so a
-// failing recipe leaves no half-written file), or stdout when none is set
-// (stock Lua).
-void set_output_buffer(lua_State* L, std::string* buffer);
-void write_output(lua_State* L, std::string_view text);
-
-// Messages of the gates (hq.fail_if) that failed so far.
-std::vector<std::string> failed_gates(lua_State* L);
-
-// Options used when a recipe opens a trace itself (progress, raw twin).
-void set_open_options(lua_State* L, const OpenOptions& options);
-// The folder recipe-relative files are read from (hq.cull.file, hq.include).
-void set_recipe_dir(lua_State* L, const std::string& dir);
-OpenOptions open_options(lua_State* L);
-// How result:table() and :html() show frames in this run (--full-names).
-void set_display_options(lua_State* L, const DisplayOptions& display);
-DisplayOptions display_options(lua_State* L);
-
 }  // namespace heapql::lua

@@ -42,19 +42,4 @@ void push_stack_frames(lua_State* L, const StackFrames& frames, int cache) {
   lua_pop(L, 1);
 }
 
-std::vector<std::string> registry_string_array(lua_State* L, const char* key) {
-  std::vector<std::string> items;
-  lua_getfield(L, LUA_REGISTRYINDEX, key);
-  if (lua_istable(L, -1)) {
-    const auto n = static_cast<lua_Integer>(lua_rawlen(L, -1));
-    for (lua_Integer i = 1; i <= n; ++i) {
-      lua_rawgeti(L, -1, i);
-      if (const char* text = lua_tostring(L, -1)) items.emplace_back(text);
-      lua_pop(L, 1);
-    }
-  }
-  lua_pop(L, 1);
-  return items;
-}
-
 }  // namespace heapql::lua

@@ -1,5 +1,5 @@
 // Lists of strings across the Lua boundary: one way to push them as a Lua
-// array and to read an array of strings kept in the registry.
+// array, and a stack's frames as one.
 #pragma once
 
 #include <string>
@@ -20,8 +20,5 @@ void push_string_array(lua_State* L, const std::vector<std::string>& items);
 // rows: a long string is not interned, and every stack of a C++ trace as
 // separate strings took hundreds of megabytes.
 void push_stack_frames(lua_State* L, const StackFrames& frames, int cache);
-
-// The strings of the array at registry[key]; empty when there is none.
-std::vector<std::string> registry_string_array(lua_State* L, const char* key);
 
 }  // namespace heapql::lua

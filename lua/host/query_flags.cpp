@@ -2,14 +2,13 @@
 
 #include "engine/error.h"
 #include "lua/host/lua_error.h"
+#include "lua/host/lua_fields.h"
 #include "lua/host/query_from_lua.h"
 #include "lua/host/sandbox.h"
 
 namespace heapql::lua {
 
 namespace {
-
-constexpr const char* kSchemaKey = "heapql.query_flags.schema";
 
 // Calls the function under the top `nargs` values; a Lua error becomes a
 // heapql::Error with its message.
@@ -21,37 +20,27 @@ void call(lua_State* L, int nargs, int nresults) {
   }
 }
 
+// Pushes heapql.schema's function `name` (the module is loaded once: its
+// later requires find it in the sandbox's loaded table).
 void push_schema_function(lua_State* L, const char* name) {
-  lua_getfield(L, LUA_REGISTRYINDEX, kSchemaKey);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "heapql.schema");
+  call(L, 1, 1);
   lua_getfield(L, -1, name);
   lua_remove(L, -2);
-}
-
-std::string string_field(lua_State* L, int table, const char* name) {
-  lua_getfield(L, table, name);
-  std::string value = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-  lua_pop(L, 1);
-  return value;
 }
 
 }  // namespace
 
 QueryFlags::QueryFlags() : L_(state_.get()) {
   open_sandbox(L_, SandboxOptions{});
-  lua_getglobal(L_, "require");
-  lua_pushliteral(L_, "heapql.schema");
-  call(L_, 1, 1);
-  lua_setfield(L_, LUA_REGISTRYINDEX, kSchemaKey);
-
   push_schema_function(L_, "flags");
   call(L_, 0, 1);
   const int flags = lua_gettop(L_);
   for (lua_Integer i = 1; lua_rawgeti(L_, flags, i) == LUA_TTABLE; ++i) {
-    const int flag = lua_gettop(L_);
-    lua_getfield(L_, flag, "value");
-    const bool takes_value = !lua_isnil(L_, -1);
-    lua_pop(L_, 1);
-    options_.push_back(QueryFlag{string_field(L_, flag, "option"), string_field(L_, flag, "field"), takes_value});
+    const Fields flag(L_, -1, "query option field");
+    options_.push_back(QueryFlag{flag.string("option").value_or(""), flag.string("field").value_or(""),
+                                 flag.has("value")});
     lua_pop(L_, 1);
   }
   lua_settop(L_, 0);

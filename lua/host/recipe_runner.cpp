@@ -11,9 +11,11 @@
 #include "engine/text_file.h"
 #include "lua/host/heapql_core.h"
 #include "lua/host/lua_error.h"
+#include "lua/host/lua_fields.h"
 #include "lua/host/lua_state.h"
 #include "lua/host/lua_strings.h"
 #include "lua/host/recipe_stack.h"
+#include "lua/host/run_context.h"
 #include "lua/host/run_limits.h"
 #include "lua/host/sandbox.h"
 
@@ -43,15 +45,12 @@ int keep_message(lua_State* L) {
   return 1;
 }
 
-constexpr const char* kVerboseKey = "heapql.verbose";
-constexpr const char* kHostRequireKey = "heapql.host_require";  // `require` as it was before recipe code ran
-
 // Calls function upvalue(2) of module upvalue(1) with the arguments given:
 // the module is found and read inside the protected call, so a module a
 // --trusted recipe has tampered with raises a recipe error, never a panic.
 int call_library_function(lua_State* L) {
   const int nargs = lua_gettop(L);
-  lua_getfield(L, LUA_REGISTRYINDEX, kHostRequireKey);
+  push_run_value(L, RunValue::kHostRequire);
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_call(L, 1, 1);
   lua_pushvalue(L, lua_upvalueindex(2));
@@ -68,7 +67,7 @@ std::string recipe_location(lua_State* L) {
   lua_Debug ar;
   for (int level = 1; lua_getstack(L, level, &ar) != 0; ++level) {
     if (lua_getinfo(L, "Sl", &ar) == 0 || ar.currentline <= 0 || ar.source == nullptr || ar.source[0] != '@') continue;
-    if (is_library_source(L, ar.source)) continue;
+    if (is_library_source(ar.source)) continue;
     return fmt::format("{}:{}", ar.source + 1, ar.currentline);
   }
   return "";
@@ -80,7 +79,7 @@ std::string message_for_recipe(lua_State* L, std::string message) {
   const std::size_t colon = message.find(": ");
   if (colon != std::string::npos) {
     const std::size_t line = message.rfind(':', colon - 1);
-    if (line != std::string::npos && is_library_source(L, ("@" + message.substr(0, line)).c_str())) {
+    if (line != std::string::npos && is_library_source(("@" + message.substr(0, line)).c_str())) {
       message.erase(0, colon + 2);
     }
   }
@@ -108,10 +107,7 @@ int add_traceback(lua_State* L) {
   normalize_error_value(L);
   const ErrorKind kind = error_kind(L, 1);
   std::string message = message_for_recipe(L, error_message(L, 1));
-  lua_getfield(L, LUA_REGISTRYINDEX, kVerboseKey);
-  const bool verbose = lua_toboolean(L, -1);
-  lua_pop(L, 1);
-  if (verbose) {
+  if (run_context(L).verbose) {
     luaL_traceback(L, L, nullptr, 1);
     message += "\n";
     message += lua_tostring(L, -1);
@@ -132,11 +128,11 @@ struct Session {
     RunGuard::watch(L);
     open_sandbox(L, sandbox);
     lua_getglobal(L, "require");
-    lua_setfield(L, LUA_REGISTRYINDEX, kHostRequireKey);
-    set_output_buffer(L, &output);
-    set_recipe_dir(L, recipe.folder().string());
-    lua_pushboolean(L, options.verbose);
-    lua_setfield(L, LUA_REGISTRYINDEX, kVerboseKey);
+    set_run_value(L, RunValue::kHostRequire);
+    RunContext& context = run_context(L);
+    context.report.emplace();
+    context.recipe_dir = recipe.folder().string();
+    context.verbose = options.verbose;
   }
 
   // Calls the function under the stack's top `nargs` arguments with the
@@ -158,7 +154,7 @@ struct Session {
   }
 
   void require(const char* module) {
-    lua_getfield(L, LUA_REGISTRYINDEX, kHostRequireKey);
+    push_run_value(L, RunValue::kHostRequire);
     lua_pushstring(L, module);
     call(1, 1);
   }
@@ -215,27 +211,20 @@ struct Session {
     return fmt::format("recipe {} (query at line {})", recipe.path.string(), ar.linedefined);
   }
 
-  // A string field of a snapshot (raw; "" when it is not a string).
+  // A string field of a snapshot ("" when absent).
   std::string string_field(int table, const char* name) {
-    lua_pushstring(L, name);
-    lua_rawget(L, table);
-    std::string value = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-    lua_pop(L, 1);
-    return value;
+    return Fields(L, table, "recipe field").string(name).value_or("");
   }
 
   // The declared type of param `name` in a snapshot ("" if none).
   std::string param_type(int declaration, const std::string& name) {
-    lua_pushliteral(L, "params");
-    lua_rawget(L, declaration);
+    const int top = lua_gettop(L);
     std::string type;
-    if (lua_type(L, -1) == LUA_TTABLE) {
-      lua_pushstring(L, name.c_str());
-      lua_rawget(L, -2);
-      if (lua_type(L, -1) == LUA_TTABLE) type = string_field(lua_gettop(L), "type");
-      lua_pop(L, 1);
+    if (Fields(L, declaration, "recipe field").push("params") == LUA_TTABLE &&
+        Fields(L, -1, "recipe param").push(name.c_str()) == LUA_TTABLE) {
+      type = string_field(lua_gettop(L), "type");
     }
-    lua_pop(L, 1);
+    lua_settop(L, top);
     return type;
   }
 
@@ -256,7 +245,6 @@ struct Session {
     std::string message;
   };
 
-  std::string output;
   LuaState state;
   lua_State* L = nullptr;
 };
@@ -289,10 +277,15 @@ RunOutcome run_recipe_here(const RecipeRun& run) {
   try {
     Session s(run.recipe, run.options, fs::path(run.trace_path));
     lua_State* L = s.L;
-    set_open_options(L, run.open);
+    RunContext& context = run_context(L);
+    // The traces the recipe opens are read as the one named on the command line.
+    context.open.use_raw_twin = run.open.use_raw_twin;
+    context.open.strict = run.open.strict;
+    context.open.use_store = run.open.use_store;
+    context.open.symbol_paths = run.open.symbol_paths;
+    context.display = DisplayOptions{run.full_names, 0};
     OpenOptions open = run.open;
     open.confined = !run.options.trusted;  // the trace's side files only as themselves
-    set_display_options(L, DisplayOptions{run.full_names, 0});
     s.load_declaration(run.recipe);
     const int declaration = lua_gettop(L);
     const std::string where = s.where(run.recipe, declaration);
@@ -319,9 +312,12 @@ RunOutcome run_recipe_here(const RecipeRun& run) {
     lua_pushstring(L, run.format.c_str());
     lua_pushstring(L, where.c_str());
     s.call_library("heapql.recipe", "run", 6, 0);
-    outcome.failed_gates = failed_gates(L);
+    // Fetched again: the recipe's code ran since (a --trusted one may even
+    // have replaced the context through debug.getregistry).
+    RunContext& finished = run_context(L);
+    outcome.failed_gates = finished.failed_gates;
     if (!outcome.failed_gates.empty()) outcome.status = RunStatus::kGateFailed;
-    outcome.output = std::move(s.output);
+    if (finished.report) outcome.output = std::move(*finished.report);
   } catch (const Session::Failure& f) {
     outcome.status = f.status;
     outcome.error = f.message;

@@ -9,8 +9,10 @@
 #include "lua/host/heapql_core.h"
 #include "lua/host/lua_class.h"
 #include "lua/host/lua_error.h"
+#include "lua/host/lua_fields.h"
 #include "lua/host/lua_strings.h"
 #include "lua/host/row_tables.h"
+#include "lua/host/run_context.h"
 
 namespace heapql::lua {
 
@@ -165,7 +167,7 @@ int result_json(lua_State* L) {
 int result_table(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
-    const std::string text = result_table(*box.result, box.source, display_options(L));
+    const std::string text = result_table(*box.result, box.source, run_context(L).display);
     lua_pushlstring(L, text.data(), text.size());
     return 1;
   });
@@ -174,7 +176,7 @@ int result_table(lua_State* L) {
 int result_html(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
-    const std::string text = result_html(*box.result, box.source, display_options(L));
+    const std::string text = result_html(*box.result, box.source, run_context(L).display);
     lua_pushlstring(L, text.data(), text.size());
     return 1;
   });
@@ -188,57 +190,24 @@ int result_csv(lua_State* L) {
   });
 }
 
+std::optional<TreeDirection> parse_direction(std::string_view text) {
+  if (text == "top-down") return TreeDirection::kTopDown;
+  if (text == "bottom-up") return TreeDirection::kBottomUp;
+  return std::nullopt;
+}
+
 TreeOptions tree_options(lua_State* L, int index, const Result& r) {
   TreeOptions o;
   o.measure = r.query.sort;
-  if (lua_isnoneornil(L, index)) return o;
-  if (!lua_istable(L, index)) throw Error("tree options: expected a table");
-  index = lua_absindex(L, index);
-  const auto field = [&](const char* name) {
-    lua_pushstring(L, name);
-    lua_rawget(L, index);
-  };
-  field("direction");
-  if (!lua_isnil(L, -1)) {
-    const std::string d = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-    if (d == "top-down") {
-      o.direction = TreeDirection::kTopDown;
-    } else if (d == "bottom-up") {
-      o.direction = TreeDirection::kBottomUp;
-    } else {
-      lua_pop(L, 1);
-      throw Error("tree option 'direction': expected top-down|bottom-up");
-    }
+  const std::optional<Fields> f = Fields::optional(L, index, "tree option");
+  if (!f) return o;
+  if (const auto direction = f->parsed("direction", parse_direction, "expected top-down|bottom-up")) {
+    o.direction = *direction;
   }
-  lua_pop(L, 1);
-  field("measure");
-  if (!lua_isnil(L, -1)) {
-    const auto m = lua_type(L, -1) == LUA_TSTRING ? parse_measure(lua_tostring(L, -1)) : std::nullopt;
-    lua_pop(L, 1);
-    if (!m) throw Error("tree option 'measure': expected so|soc|st|stc|src");
-    o.measure = *m;
-  } else {
-    lua_pop(L, 1);
-  }
-  field("threshold");
-  if (!lua_isnil(L, -1)) {
-    int ok = 0;
-    const lua_Number t = lua_tonumberx(L, -1, &ok);
-    lua_pop(L, 1);
-    if (!ok || t < 0 || t > 1) throw Error("tree option 'threshold': expected a fraction from 0 to 1");
-    o.threshold = t;
-  } else {
-    lua_pop(L, 1);
-  }
-  field("depth");
-  if (!lua_isnil(L, -1)) {
-    int ok = 0;
-    const lua_Integer d = lua_tointegerx(L, -1, &ok);
-    lua_pop(L, 1);
-    if (!ok || d < 0 || d > 100000) throw Error("tree option 'depth': expected a whole number (0 = unlimited)");
-    o.max_depth = static_cast<std::uint32_t>(d);
-  } else {
-    lua_pop(L, 1);
+  if (const auto measure = f->parsed("measure", parse_measure, "expected so|soc|st|stc|src")) o.measure = *measure;
+  if (const auto threshold = f->number("threshold", 0, 1, "expected a fraction from 0 to 1")) o.threshold = *threshold;
+  if (const auto depth = f->integer("depth", 0, 100000, "expected a whole number (0 = unlimited)")) {
+    o.max_depth = static_cast<std::uint32_t>(*depth);
   }
   return o;
 }
@@ -327,7 +296,9 @@ int result_tree_json(lua_State* L) {
 int result_with_columns(lua_State* L) {
   return protected_call(L, [&] {
     const ResultBox& box = check_result(L, 1);
-    if (!lua_istable(L, 2) || !lua_istable(L, 3)) throw Error("with_columns(names, values): expected two tables");
+    const Arguments args(L, "result:with_columns");
+    args.table(2, "names");
+    args.table(3, "values");
     Result copy = *box.result;
     const auto names = static_cast<lua_Integer>(lua_rawlen(L, 2));
     for (lua_Integer i = 1; i <= names; ++i) {

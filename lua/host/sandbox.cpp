@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <span>
 #include <system_error>
 
 #include "engine/error.h"
@@ -17,6 +18,7 @@
 #include "lua/host/embedded_modules.h"
 #include "lua/host/heapql_core.h"
 #include "lua/host/lua_strings.h"
+#include "lua/host/run_context.h"
 #include "lua/host/run_limits.h"
 
 extern "C" int luaopen_lpeg(lua_State* L);
@@ -27,33 +29,157 @@ namespace {
 
 namespace fs = std::filesystem;
 
+int safe_load(lua_State* L);
+int safe_rawset(lua_State* L);
+int stderr_print(lua_State* L);
+int safe_collectgarbage(lua_State* L);
 int sandbox_require(lua_State* L);
 
-// Registry keys.
-constexpr const char* kEnvKey = "heapql.env";          // the recipe environment
-constexpr const char* kPreloadKey = "heapql.preload";  // name -> loader
-constexpr const char* kLoadedKey = "heapql.loaded";    // name -> module value
-constexpr const char* kFrozenKey = "heapql.frozen";    // set of read-only tables
-constexpr const char* kFoldersKey = "heapql.folders";  // array of folder paths
-constexpr const char* kFilesKey = "heapql.files";      // file path -> true (named) or "beside" (never a link)
-constexpr const char* kSandboxedKey = "heapql.sandboxed";
-constexpr const char* kTraceKey = "heapql.trace";  // the trace named on the command line, absolute as given
-constexpr const char* kLibrarySourcesKey = "heapql.library_sources";  // set of the embedded modules' chunk names
+// What a recipe gets and what it is refused, one entry a name. open_sandbox
+// builds the environment from it, and every message that names what is
+// allowed or left out is written from it, as is docs/recipes.md's list
+// (through core.sandbox). A C++ table, not a Lua one: its entries are the C
+// functions that build the environment (the libraries' openers, the
+// sandbox's versions of base functions), and it is read before any Lua
+// module can load.
+enum class Access {
+  kLibrary,   // a standard library a recipe gets: its table read-only (base's is the globals)
+  kModule,    // what `require` finds: a C loader, else heapql's embedded modules of that name ("NAME.*": under NAME)
+  kPrivate,   // a module the library loads but a recipe may not require
+  kReplaced,  // a global a recipe gets in the sandbox's version, which holds the original as upvalue 1
+  kRemoved,   // a function taken out of a library ("LIBRARY.NAME")
+  kLeftOut,   // a library or global a recipe does not get: reading it says so
+  kGcOption,  // an option collectgarbage takes: those that collect or measure
+};
 
-// heapql.core is the library's own: in a sandbox nobody requires it; the
-// heapql module gets it as its loader's second argument (load_embedded), so
-// no finalizer a recipe left can reach it while the library loads.
-constexpr std::string_view kPrivateModule = "heapql.core";
+struct SandboxEntry {
+  const char* name;
+  Access access;
+  lua_CFunction function = nullptr;  // kLibrary: its opener; kModule, kPrivate: its loader; kReplaced: the version
+};
+
+constexpr SandboxEntry kSandbox[] = {
+    {"base", Access::kLibrary, luaopen_base},
+    {"string", Access::kLibrary, luaopen_string},
+    {"table", Access::kLibrary, luaopen_table},
+    {"math", Access::kLibrary, luaopen_math},
+    {"utf8", Access::kLibrary, luaopen_utf8},
+    {"lpeg", Access::kModule, luaopen_lpeg},
+    {"re", Access::kModule},
+    {"heapql", Access::kModule},
+    {"heapql.*", Access::kModule},
+    // The heapql module gets it as its loader's second argument
+    // (load_embedded), so no finalizer a recipe left can reach it while the
+    // library loads.
+    {"heapql.core", Access::kPrivate, luaopen_heapql_core},
+    {"os", Access::kLeftOut},
+    {"io", Access::kLeftOut},
+    {"debug", Access::kLeftOut},
+    {"package", Access::kLeftOut},
+    {"coroutine", Access::kLeftOut},
+    {"dofile", Access::kLeftOut},
+    {"loadfile", Access::kLeftOut},
+    {"load", Access::kReplaced, safe_load},
+    {"string.dump", Access::kRemoved},  // it makes bytecode, which load refuses anyway
+    {"rawset", Access::kReplaced, safe_rawset},
+    {"print", Access::kReplaced, stderr_print},
+    {"collectgarbage", Access::kReplaced, safe_collectgarbage},
+    {"require", Access::kReplaced, sandbox_require},
+    // Those that stop or retune the collector are left out: they only let a
+    // recipe hold garbage until the memory cap ends it, or slow the whole run.
+    {"collect", Access::kGcOption},
+    {"count", Access::kGcOption},
+    {"step", Access::kGcOption},
+    {"isrunning", Access::kGcOption},
+};
+
+// The largest step collectgarbage("step", n) takes, in KiB (1 GiB of work).
+constexpr lua_Integer kMostStepKib = lua_Integer{1} << 20;
+
+std::vector<std::string> names_of(Access access) {
+  std::vector<std::string> names;
+  for (const SandboxEntry& entry : kSandbox) {
+    if (entry.access == access) names.emplace_back(entry.name);
+  }
+  return names;
+}
+
+bool has_entry(Access access, std::string_view name) {
+  return std::any_of(std::begin(kSandbox), std::end(kSandbox),
+                     [&](const SandboxEntry& entry) { return entry.access == access && entry.name == name; });
+}
+
+// "a, b and c".
+std::string spoken_list(const std::vector<std::string>& names) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? " and " : ", ";
+    text += names[i];
+  }
+  return text;
+}
+
+// The libraries and modules a recipe has, as messages name them: "base,
+// string, ..., re and heapql".
+const std::string& granted_text() {
+  static const std::string text = [] {
+    std::vector<std::string> names = names_of(Access::kLibrary);
+    for (const std::string& module : names_of(Access::kModule)) {
+      if (!module.ends_with(".*")) names.push_back(module);
+    }
+    return spoken_list(names);
+  }();
+  return text;
+}
+
+// What `require` finds, as its refusal names it.
+const std::string& requirable_text() {
+  static const std::string text = [] {
+    std::vector<std::string> names = names_of(Access::kModule);
+    names.emplace_back(".lua files beside the recipe or in the shipped queries/ folder");
+    return spoken_list(names);
+  }();
+  return text;
+}
+
+const std::string& gc_options_text() {
+  static const std::string text = spoken_list(names_of(Access::kGcOption));
+  return text;
+}
+
+// Whether embedded module `name` is one a kModule entry names.
+bool is_library_module(std::string_view name) {
+  for (const SandboxEntry& entry : kSandbox) {
+    if (entry.access != Access::kModule || entry.function != nullptr) continue;
+    const std::string_view pattern = entry.name;
+    if (pattern.ends_with(".*") ? name.starts_with(pattern.substr(0, pattern.size() - 1)) : name == pattern) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Records the table at `index` as read-only: rawset refuses it.
+void mark_frozen(lua_State* L, int index) {
+  index = lua_absindex(L, index);
+  push_run_value(L, RunValue::kFrozen);
+  if (lua_istable(L, -1)) {
+    lua_pushvalue(L, index);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+  }
+  lua_pop(L, 1);
+}
 
 int load_embedded(lua_State* L) {
-  const auto* module = static_cast<const EmbeddedModule*>(lua_touserdata(L, lua_upvalueindex(1)));
+  const EmbeddedModule* module = &embedded_modules()[static_cast<std::size_t>(lua_tointeger(L, lua_upvalueindex(1)))];
   lua_pushliteral(L, "@");
   lua_pushlstring(L, module->source_path.data(), module->source_path.size());
   lua_concat(L, 2);
   if (luaL_loadbufferx(L, module->source.data(), module->source.size(), lua_tostring(L, -1), "t") != LUA_OK) {
     return lua_error(L);
   }
-  lua_getfield(L, LUA_REGISTRYINDEX, kEnvKey);
+  push_run_value(L, RunValue::kEnvironment);
   if (!lua_isnil(L, -1)) {
     lua_setupvalue(L, -2, 1);
   } else {
@@ -111,11 +237,7 @@ void push_proxy(lua_State* L, int real, const char* what) {
   lua_pushstring(L, "read-only");
   lua_setfield(L, -2, "__metatable");
   lua_setmetatable(L, -2);
-  lua_getfield(L, LUA_REGISTRYINDEX, kFrozenKey);
-  lua_pushvalue(L, -2);
-  lua_pushboolean(L, 1);
-  lua_rawset(L, -3);
-  lua_pop(L, 1);
+  mark_frozen(L, -1);
 }
 
 // Replaces the table at the top by a read-only proxy of it.
@@ -197,7 +319,11 @@ void freeze_module_top(lua_State* L, const char* what) {
 
 bool is_frozen(lua_State* L, int index) {
   index = lua_absindex(L, index);
-  lua_getfield(L, LUA_REGISTRYINDEX, kFrozenKey);
+  push_run_value(L, RunValue::kFrozen);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return false;
+  }
   lua_pushvalue(L, index);
   lua_rawget(L, -2);
   const bool frozen = lua_toboolean(L, -1);
@@ -242,7 +368,7 @@ int safe_load(lua_State* L) {
   lua_pushstring(L, "t");
   lua_replace(L, 3);
   if (lua_isnil(L, 4)) {
-    lua_getfield(L, LUA_REGISTRYINDEX, kEnvKey);
+    push_run_value(L, RunValue::kEnvironment);
     lua_replace(L, 4);
   }
   lua_pushvalue(L, lua_upvalueindex(1));
@@ -251,12 +377,7 @@ int safe_load(lua_State* L) {
   return lua_gettop(L);
 }
 
-// The largest step collectgarbage("step", n) takes, in KiB (1 GiB of work).
-constexpr lua_Integer kMostStepKib = lua_Integer{1} << 20;
-
-// collectgarbage with the options that collect or measure. Those that stop
-// or retune the collector are left out: they only let a recipe hold garbage
-// until the memory cap ends it, or slow the whole run.
+// collectgarbage with the options kSandbox lists.
 int safe_collectgarbage(lua_State* L) {
   const std::string_view option = luaL_optstring(L, 1, "collect");
   if (option == "step" && !lua_isnoneornil(L, 2)) {
@@ -268,18 +389,17 @@ int safe_collectgarbage(lua_State* L) {
                         static_cast<int>(kMostStepKib));
     }
   }
-  for (const char* allowed : {"collect", "count", "step", "isrunning"}) {
-    if (option == allowed) {
-      lua_settop(L, option == "step" ? 2 : 1);  // what Lua would read past them is not passed on
-      lua_pushvalue(L, lua_upvalueindex(1));
-      lua_insert(L, 1);
-      lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-      return lua_gettop(L);
-    }
+  if (has_entry(Access::kGcOption, option)) {
+    lua_settop(L, option == "step" ? 2 : 1);  // what Lua would read past them is not passed on
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
   }
-  // luaL_optstring's text is NUL-terminated; no C++ object may outlive the jump.
-  return luaL_error(L, "collectgarbage('%s') is not available in a recipe (collect, count, step and isrunning are)",
-                    option.data());
+  // luaL_optstring's text is NUL-terminated and the list a static; no C++
+  // object may outlive the jump.
+  return luaL_error(L, "collectgarbage('%s') is not available in a recipe (%s are)", option.data(),
+                    gc_options_text().c_str());
 }
 
 // LPeg's pattern metatable is shared by every pattern (heapql's grammars
@@ -308,14 +428,10 @@ int sandbox_global(lua_State* L) {
   lua_pushvalue(L, 2);
   lua_rawget(L, lua_upvalueindex(1));
   if (!lua_isnil(L, -1) || lua_type(L, 2) != LUA_TSTRING) return 1;
-  const std::string_view name = lua_tostring(L, 2);
-  for (const char* left_out : {"os", "io", "debug", "package", "dofile", "loadfile", "coroutine"}) {
-    if (name == left_out) {
-      return luaL_error(L, "'%s' is not available in a recipe (the sandbox has base, string, table, math, utf8, "
-                        "lpeg, re and heapql; --trusted opens the full standard library)", left_out);
-    }
-  }
-  return 1;
+  const char* name = lua_tostring(L, 2);
+  if (!has_entry(Access::kLeftOut, name)) return 1;
+  return luaL_error(L, "'%s' is not available in a recipe (the sandbox has %s; --trusted opens the full standard "
+                    "library)", name, granted_text().c_str());
 }
 
 // print writes to stderr: stdout belongs to the report. What a run prints
@@ -347,11 +463,6 @@ bool valid_module_name(std::string_view name) {
   return true;
 }
 
-std::vector<fs::path> folders_of(lua_State* L) {
-  const std::vector<std::string> texts = registry_string_array(L, kFoldersKey);
-  return std::vector<fs::path>(texts.begin(), texts.end());
-}
-
 // Pushes the loaded chunk of module `name` from the allowed folders.
 // Returns 1 (found, chunk pushed), 0 (not found), -1 (error message pushed).
 int load_from_folders(lua_State* L, const char* name, std::string& searched) {
@@ -360,8 +471,9 @@ int load_from_folders(lua_State* L, const char* name, std::string& searched) {
     if (c == '.') c = '/';
   }
   relative += ".lua";
-  for (const fs::path& folder : folders_of(L)) {
-    const fs::path path = folder / relative;
+  const std::vector<std::string> folders = run_context(L).folders;  // a copy: loading runs Lua code
+  for (const std::string& folder : folders) {
+    const fs::path path = fs::path(folder) / relative;
     searched += "\n\tno file '" + path.string() + "'";
     // A link beside the recipe may point anywhere: it is refused, whether or
     // not its target exists, unless it stays inside the folder.
@@ -390,15 +502,15 @@ int load_from_folders(lua_State* L, const char* name, std::string& searched) {
 int sandbox_require(lua_State* L) {
   const char* name = luaL_checkstring(L, 1);
   lua_settop(L, 1);
-  if (name == kPrivateModule) {
+  if (has_entry(Access::kPrivate, name)) {
     return luaL_error(L, "module '%s' is heapql's own: a recipe uses its functions through require 'heapql'",
                       name);
   }
-  lua_getfield(L, LUA_REGISTRYINDEX, kLoadedKey);  // 2
+  push_run_value(L, RunValue::kLoaded);  // 2
   lua_getfield(L, 2, name);
   if (!lua_isnil(L, -1)) return 1;
   lua_pop(L, 1);
-  lua_getfield(L, LUA_REGISTRYINDEX, kPreloadKey);
+  push_run_value(L, RunValue::kPreload);
   lua_getfield(L, -1, name);
   int found = 0;
   const bool library = !lua_isnil(L, -1);
@@ -419,11 +531,8 @@ int sandbox_require(lua_State* L) {
     }
     if (found < 0) return lua_error(L);
     if (found == 0) {
-      return luaL_error(L,
-                        "module '%s' is not available in a recipe: recipes may require heapql, heapql.*, lpeg, re "
-                        "and .lua files beside the recipe or in the shipped queries/ folder; the full standard "
-                        "library needs --trusted%s",
-                        name, searched);
+      return luaL_error(L, "module '%s' is not available in a recipe: recipes may require %s; --trusted opens the "
+                        "full standard library%s", name, requirable_text().c_str(), searched);
     }
     lua_pushvalue(L, 1);
     lua_insert(L, -2);  // chunk, name, path
@@ -447,30 +556,16 @@ int sandbox_require(lua_State* L) {
   return 1;
 }
 
-// Marks `path` readable as named (`true`) or as a file beside the trace ("beside").
-void allow_path(lua_State* L, const std::string& path, bool beside) {
-  lua_getfield(L, LUA_REGISTRYINDEX, kFilesKey);
-  if (!lua_istable(L, -1)) {
-    lua_pop(L, 1);
-    return;
-  }
-  const std::string key = absolute_as_given(path);
-  lua_getfield(L, -1, key.c_str());
-  const bool named = lua_toboolean(L, -1) && !lua_isstring(L, -1);
-  lua_pop(L, 1);
-  if (beside && !named) {
-    lua_pushliteral(L, "beside");
-  } else {
-    lua_pushboolean(L, 1);
-  }
-  lua_setfield(L, -2, key.c_str());
-  lua_pop(L, 1);
+// Marks `path` readable as named, or as a file beside the trace.
+void allow_path(RunContext& context, const std::string& path, FileGrant grant) {
+  const auto [it, added] = context.files.emplace(absolute_as_given(path), grant);
+  if (!added && grant == FileGrant::kNamed) it->second = FileGrant::kNamed;  // named wins over beside
 }
 
-void set_registry_paths(lua_State* L, const SandboxOptions& options) {
+void set_readable_paths(RunContext& context, const SandboxOptions& options) {
   // Each folder as named (the links in its own path are the user's choice)
   // and as it resolves, so that a path given either way is found beneath it.
-  std::vector<std::string> folders;
+  std::vector<std::string>& folders = context.folders;
   for (const fs::path& folder : options.folders) {
     for (std::string form : {absolute_as_given(folder.string()), std::string()}) {
       if (form.empty()) {
@@ -482,21 +577,16 @@ void set_registry_paths(lua_State* L, const SandboxOptions& options) {
       if (std::find(folders.begin(), folders.end(), form) == folders.end()) folders.push_back(form);
     }
   }
-  push_string_array(L, folders);
-  lua_setfield(L, LUA_REGISTRYINDEX, kFoldersKey);
-  lua_newtable(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, kFilesKey);
-  for (const fs::path& file : options.files) allow_file(L, file);
+  for (const fs::path& file : options.files) allow_path(context, file.string(), FileGrant::kNamed);
   if (options.trace) {
     const std::string trace = options.trace->string();
-    lua_pushstring(L, absolute_as_given(trace).c_str());
-    lua_setfield(L, LUA_REGISTRYINDEX, kTraceKey);
-    allow_path(L, trace, false);
-    for (const std::string& side : heaptrack_side_file_names(trace)) allow_path(L, side, true);
-    allow_path(L, store_beside(trace), true);
+    context.trace = absolute_as_given(trace);
+    allow_path(context, trace, FileGrant::kNamed);
+    for (const std::string& side : heaptrack_side_file_names(trace)) allow_path(context, side, FileGrant::kBeside);
+    allow_path(context, store_beside(trace), FileGrant::kBeside);
   }
-  lua_pushboolean(L, !options.trusted);
-  lua_setfield(L, LUA_REGISTRYINDEX, kSandboxedKey);
+  context.sandboxed = !options.trusted;
+  context.open.confined = !options.trusted;  // the side files of the traces it opens only as themselves
 }
 
 void open_trusted(lua_State* L, const SandboxOptions& options) {
@@ -514,93 +604,96 @@ void open_trusted(lua_State* L, const SandboxOptions& options) {
   lua_setfield(L, -2, "path");
   lua_pop(L, 1);
   lua_pushglobaltable(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, kEnvKey);
+  set_run_value(L, RunValue::kEnvironment);
+}
+
+// Sets the global `name` of the globals at `globals` to the sandbox's
+// version, which gets the original (or nil) as upvalue 1.
+void replace_global(lua_State* L, int globals, const char* name, lua_CFunction version) {
+  lua_getfield(L, globals, name);
+  lua_pushcclosure(L, version, 1);
+  lua_setfield(L, globals, name);
+}
+
+// Sets field NAME of library LIBRARY ("LIBRARY.NAME") to nil.
+void remove_library_function(lua_State* L, int globals, std::string_view qualified) {
+  const std::size_t dot = qualified.find('.');
+  const std::string library(qualified.substr(0, dot));
+  const std::string name(qualified.substr(dot + 1));
+  lua_getfield(L, globals, library.c_str());
+  lua_pushnil(L);
+  lua_setfield(L, -2, name.c_str());
+  lua_pop(L, 1);
 }
 
 }  // namespace
 
 void register_embedded_modules(lua_State* L) {
   const int preload = lua_gettop(L);
-  const auto add = [&](const char* name, lua_CFunction loader, const void* upvalue) {
+  const auto add = [&](const char* name, lua_CFunction loader, std::optional<std::size_t> embedded) {
     lua_getfield(L, preload, name);
     const bool present = !lua_isnil(L, -1);
     lua_pop(L, 1);
     if (present) return;
-    if (upvalue != nullptr) {
-      lua_pushlightuserdata(L, const_cast<void*>(upvalue));
+    if (embedded) {
+      lua_pushinteger(L, static_cast<lua_Integer>(*embedded));
       lua_pushcclosure(L, loader, 1);
     } else {
       lua_pushcfunction(L, loader);
     }
     lua_setfield(L, preload, name);
   };
-  add("lpeg", luaopen_lpeg, nullptr);
-  add("heapql.core", luaopen_heapql_core, nullptr);
-  for (const EmbeddedModule& module : embedded_modules()) {
-    add(std::string(module.name).c_str(), load_embedded, &module);
+  for (const SandboxEntry& entry : kSandbox) {
+    if ((entry.access == Access::kModule || entry.access == Access::kPrivate) && entry.function != nullptr) {
+      add(entry.name, entry.function, std::nullopt);
+    }
+  }
+  const std::span<const EmbeddedModule> modules = embedded_modules();
+  for (std::size_t i = 0; i < modules.size(); ++i) {
+    if (is_library_module(modules[i].name)) add(std::string(modules[i].name).c_str(), load_embedded, i);
   }
 }
 
 void open_sandbox(lua_State* L, const SandboxOptions& options) {
+  set_readable_paths(run_context(L), options);
   lua_newtable(L);
-  for (const EmbeddedModule& module : embedded_modules()) {
-    lua_pushliteral(L, "@");
-    lua_pushlstring(L, module.source_path.data(), module.source_path.size());
-    lua_concat(L, 2);
-    lua_pushboolean(L, 1);
-    lua_rawset(L, -3);
-  }
-  lua_setfield(L, LUA_REGISTRYINDEX, kLibrarySourcesKey);
+  set_run_value(L, RunValue::kLoaded);
   lua_newtable(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, kLoadedKey);
-  lua_newtable(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, kFrozenKey);
-  set_registry_paths(L, options);
+  set_run_value(L, RunValue::kFrozen);
   if (options.trusted) {
     open_trusted(L, options);
     return;
   }
 
-  luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
-  luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
-  luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
-  luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
-  luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
-  lua_pop(L, 5);
-
   lua_pushglobaltable(L);  // the real globals, hidden behind the environment
   const int globals = lua_gettop(L);
-  for (const char* removed : {"dofile", "loadfile"}) {
-    lua_pushnil(L);
-    lua_setfield(L, globals, removed);
+  // The libraries first: the entries after them change what they opened.
+  for (const SandboxEntry& entry : kSandbox) {
+    if (entry.access != Access::kLibrary) continue;
+    // base opens into the globals themselves.
+    luaL_requiref(L, std::string_view(entry.name) == "base" ? LUA_GNAME : entry.name, entry.function, 1);
+    lua_pop(L, 1);
   }
-  lua_getfield(L, globals, "load");
-  lua_pushcclosure(L, safe_load, 1);
-  lua_setfield(L, globals, "load");
-  lua_getfield(L, globals, "rawset");
-  lua_pushcclosure(L, safe_rawset, 1);
-  lua_setfield(L, globals, "rawset");
-  lua_pushcfunction(L, stderr_print);
-  lua_setfield(L, globals, "print");
-  lua_getfield(L, globals, "collectgarbage");
-  lua_pushcclosure(L, safe_collectgarbage, 1);
-  lua_setfield(L, globals, "collectgarbage");
-  lua_pushcfunction(L, sandbox_require);
-  lua_setfield(L, globals, "require");
+  for (const SandboxEntry& entry : kSandbox) {
+    if (entry.access == Access::kLeftOut) {
+      lua_pushnil(L);  // base brings dofile and loadfile; the libraries left out are never opened
+      lua_setfield(L, globals, entry.name);
+    } else if (entry.access == Access::kReplaced) {
+      replace_global(L, globals, entry.name, entry.function);
+    } else if (entry.access == Access::kRemoved) {
+      remove_library_function(L, globals, entry.name);
+    }
+  }
 
   lua_newtable(L);
   register_embedded_modules(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, kPreloadKey);
+  set_run_value(L, RunValue::kPreload);
 
-  // string.dump makes bytecode, which load refuses anyway.
-  lua_getfield(L, globals, LUA_STRLIBNAME);
-  lua_pushnil(L);
-  lua_setfield(L, -2, "dump");
-  lua_pop(L, 1);
-  for (const char* library : {LUA_STRLIBNAME, LUA_TABLIBNAME, LUA_MATHLIBNAME, LUA_UTF8LIBNAME}) {
-    lua_getfield(L, globals, library);
+  for (const std::string& library : names_of(Access::kLibrary)) {
+    if (library == "base") continue;  // the globals: behind the environment below
+    lua_getfield(L, globals, library.c_str());
     freeze_top(L, "library tables are read-only in a recipe");
-    lua_setfield(L, globals, library);
+    lua_setfield(L, globals, library.c_str());
   }
   // Strings share one metatable; keep recipes from reaching it.
   lua_pushliteral(L, "");
@@ -622,22 +715,35 @@ void open_sandbox(lua_State* L, const SandboxOptions& options) {
   lua_pushstring(L, "read-only");
   lua_setfield(L, -2, "__metatable");
   lua_setmetatable(L, env);
-  lua_getfield(L, LUA_REGISTRYINDEX, kFrozenKey);
-  lua_pushvalue(L, env);
-  lua_pushboolean(L, 1);
-  lua_rawset(L, -3);
-  lua_pop(L, 1);
+  mark_frozen(L, env);
   lua_pushvalue(L, env);
   lua_setfield(L, globals, "_G");
   lua_pushvalue(L, env);
-  lua_setfield(L, LUA_REGISTRYINDEX, kEnvKey);
+  set_run_value(L, RunValue::kEnvironment);
   lua_pop(L, 2);
   lock_lpeg_metatable(L);
 }
 
+void push_sandbox_table(lua_State* L) {
+  lua_createtable(L, 0, 8);
+  const auto set_names = [&](const char* field, Access access) {
+    push_string_array(L, names_of(access));
+    lua_setfield(L, -2, field);
+  };
+  set_names("libraries", Access::kLibrary);
+  set_names("modules", Access::kModule);
+  set_names("private", Access::kPrivate);
+  set_names("replaced", Access::kReplaced);
+  set_names("removed", Access::kRemoved);
+  set_names("left_out", Access::kLeftOut);
+  set_names("collectgarbage", Access::kGcOption);
+  lua_pushinteger(L, kMostStepKib);
+  lua_setfield(L, -2, "most_step_kib");
+}
+
 bool load_recipe_chunk(lua_State* L, std::string_view source, const std::string& chunk_name) {
   if (luaL_loadbufferx(L, source.data(), source.size(), chunk_name.c_str(), "t") != LUA_OK) return false;
-  lua_getfield(L, LUA_REGISTRYINDEX, kEnvKey);
+  push_run_value(L, RunValue::kEnvironment);
   if (lua_isnil(L, -1)) {
     lua_pop(L, 1);
   } else {
@@ -646,67 +752,45 @@ bool load_recipe_chunk(lua_State* L, std::string_view source, const std::string&
   return true;
 }
 
-bool is_library_source(lua_State* L, const char* source) {
-  if (source == nullptr) return false;
-  lua_getfield(L, LUA_REGISTRYINDEX, kLibrarySourcesKey);
-  if (!lua_istable(L, -1)) {
-    lua_pop(L, 1);
-    return false;
-  }
-  lua_getfield(L, -1, source);
-  const bool library = lua_toboolean(L, -1);
-  lua_pop(L, 2);
-  return library;
+bool is_library_source(const char* source) {
+  if (source == nullptr || source[0] != '@') return false;
+  const std::string_view path = source + 1;
+  const std::span<const EmbeddedModule> modules = embedded_modules();
+  return std::any_of(modules.begin(), modules.end(),
+                     [&](const EmbeddedModule& module) { return module.source_path == path; });
 }
 
-bool is_sandboxed(lua_State* L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, kSandboxedKey);
-  const bool sandboxed = lua_toboolean(L, -1);
-  lua_pop(L, 1);
-  return sandboxed;
-}
+bool is_sandboxed(lua_State* L) { return run_context(L).sandboxed; }
 
 std::optional<std::string> readable_path(lua_State* L, const std::string& path) {
-  if (!is_sandboxed(L)) return path;
+  const RunContext& context = run_context(L);
+  if (!context.sandboxed) return path;
   if (path.empty() || path.find('\0') != std::string::npos) return std::nullopt;
   const std::string absolute = absolute_as_given(path);
-  lua_getfield(L, LUA_REGISTRYINDEX, kFilesKey);
-  lua_getfield(L, -1, absolute.c_str());
-  const bool allowed = lua_toboolean(L, -1);
-  const bool beside = lua_isstring(L, -1);
-  lua_pop(L, 2);
-  if (allowed) {
+  if (const auto file = context.files.find(absolute); file != context.files.end()) {
     // A file beside the trace counts only as itself: never through a link,
     // never a FIFO or a device.
     struct stat st {};
-    if (!beside || ::lstat(absolute.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return path;
+    if (file->second == FileGrant::kNamed || ::lstat(absolute.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return path;
     return std::nullopt;
   }
-  for (const fs::path& folder : folders_of(L)) {
-    if (std::optional<std::string> resolved = resolve_beneath(folder.string(), absolute)) return resolved;
+  for (const std::string& folder : context.folders) {
+    if (std::optional<std::string> resolved = resolve_beneath(folder, absolute)) return resolved;
   }
   return std::nullopt;
 }
 
 bool is_named_file(lua_State* L, const std::string& path) {
-  lua_getfield(L, LUA_REGISTRYINDEX, kFilesKey);
-  if (!lua_istable(L, -1)) {
-    lua_pop(L, 1);
-    return false;
-  }
-  lua_getfield(L, -1, absolute_as_given(path).c_str());
-  const bool named = lua_isboolean(L, -1) && lua_toboolean(L, -1);
-  lua_pop(L, 2);
-  return named;
+  const RunContext& context = run_context(L);
+  const auto file = context.files.find(absolute_as_given(path));
+  return file != context.files.end() && file->second == FileGrant::kNamed;
 }
 
 bool is_command_line_trace(lua_State* L, const std::string& path) {
-  lua_getfield(L, LUA_REGISTRYINDEX, kTraceKey);
-  const bool trace = lua_type(L, -1) == LUA_TSTRING && absolute_as_given(path) == lua_tostring(L, -1);
-  lua_pop(L, 1);
-  return trace;
+  const std::optional<std::string>& trace = run_context(L).trace;
+  return trace && absolute_as_given(path) == *trace;
 }
 
-void allow_file(lua_State* L, const fs::path& path) { allow_path(L, path.string(), false); }
+void allow_file(lua_State* L, const fs::path& path) { allow_path(run_context(L), path.string(), FileGrant::kNamed); }
 
 }  // namespace heapql::lua

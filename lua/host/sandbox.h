@@ -1,10 +1,12 @@
-// The environment recipes run in (recipes are shared, so untrusted): only
-// base (without dofile, loadfile and binary chunks), string, table, math,
-// utf8, lpeg, re and heapql; read-only globals and library tables; `require`
-// limited to the embedded library and the recipe's and queries' folders;
-// file reads only through heapql's cull-list and include helpers, and only
-// inside the allowed folders and files. `trusted` opens the full standard
-// library instead (and the normal `require`, with the same folders on its path).
+// The environment recipes run in (recipes are shared, so untrusted): the
+// libraries and modules that sandbox.cpp's one table (kSandbox) grants, with
+// the base functions it replaces or leaves out; read-only globals and
+// library tables; `require` limited to the embedded library and the
+// recipe's and queries' folders; file reads only through heapql's cull-list
+// and include helpers, and only inside the allowed folders and files, which
+// the state's run context (run_context.h) holds. `trusted` opens the full
+// standard library instead (and the normal `require`, with the same folders
+// on its path).
 #pragma once
 
 #include <filesystem>
@@ -31,11 +33,13 @@ struct SandboxOptions {
 };
 
 // Opens the libraries into a fresh state and freezes its globals (unless
-// trusted). Recipe code must be loaded with load_recipe_chunk.
+// trusted); fills the state's run context with what the options allow.
+// Recipe code must be loaded with load_recipe_chunk.
 void open_sandbox(lua_State* L, const SandboxOptions& options);
 
-// Registers the embedded Lua library, LPeg and heapql.core in `preload`
-// (a table on the stack top) without replacing entries already there.
+// Registers the modules kSandbox names (LPeg, heapql.core and the embedded
+// Lua library) in `preload` (a table on the stack top) without replacing
+// entries already there.
 void register_embedded_modules(lua_State* L);
 
 // Loads text (never bytecode) as a function whose _ENV is the recipe
@@ -45,7 +49,13 @@ bool load_recipe_chunk(lua_State* L, std::string_view source, const std::string&
 // Whether `source` (a chunk name, as lua_Debug gives it) is one of heapql's
 // own library files (the embedded modules): error messages point past them,
 // at the recipe.
-bool is_library_source(lua_State* L, const char* source);
+bool is_library_source(const char* source);
+
+// Pushes what the sandbox grants and refuses (core.sandbox, for
+// docs/recipes.md): the names of each kind of kSandbox entry as lists
+// (libraries, modules, private, replaced, removed, left_out, collectgarbage)
+// and most_step_kib, the largest collectgarbage("step", n).
+void push_sandbox_table(lua_State* L);
 
 // Whether recipe code in this state runs sandboxed (not stock Lua, not --trusted).
 bool is_sandboxed(lua_State* L);

@@ -14,9 +14,11 @@
 #include "engine/ingest/trace_store_file.h"
 #include "lua/host/lua_class.h"
 #include "lua/host/lua_error.h"
+#include "lua/host/lua_fields.h"
 #include "lua/host/lua_strings.h"
 #include "lua/host/lua_state.h"
 #include "lua/host/query_from_lua.h"
+#include "lua/host/run_context.h"
 #include "lua/host/sandbox.h"
 
 namespace heapql::lua {
@@ -156,26 +158,9 @@ int trace_query(lua_State* L) {
 
 // hq.open(path, {symbols = "dir" | {"dir", ...}}): PDB folders or symbol
 // stores for an ETW trace, besides those given with --symbols.
-void add_symbol_paths(lua_State* L, int options_index, OpenOptions& options) {
-  if (lua_isnoneornil(L, options_index)) return;
-  if (!lua_istable(L, options_index)) throw Error("hq.open(path, options): options must be a table such as {symbols = \"pdbs\"}");
-  lua_pushliteral(L, "symbols");
-  lua_rawget(L, options_index);
-  std::vector<std::string> paths;
-  if (lua_type(L, -1) == LUA_TSTRING) {
-    paths.emplace_back(lua_tostring(L, -1));
-  } else if (lua_istable(L, -1)) {
-    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) {
-      if (lua_type(L, -1) != LUA_TSTRING) throw Error("hq.open: symbols must be folder paths (strings)");
-      paths.emplace_back(lua_tostring(L, -1));
-      lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-  } else if (!lua_isnil(L, -1)) {
-    throw Error("hq.open: symbols must be a folder path or a list of them");
-  }
-  lua_pop(L, 1);
-  for (const std::string& path : paths) {
+void add_symbol_paths(lua_State* L, const std::optional<Fields>& open_options, OpenOptions& options) {
+  if (!open_options) return;
+  for (const std::string& path : open_options->string_or_strings("symbols")) {
     const std::optional<std::string> readable = readable_path(L, path);
     if (!readable) {
       throw Error(fmt::format("hq.open: symbols '{}': every trace a recipe opens already uses the folders given "
@@ -219,17 +204,18 @@ void limit_side_files(lua_State* L, const std::string& path, OpenOptions& option
 
 int open_trace(lua_State* L) {
   return protected_call(L, [&] {
-    if (lua_type(L, 1) != LUA_TSTRING) throw Error("hq.open(path): expected the trace's path as a string");
-    const std::string path = lua_tostring(L, 1);
+    const Arguments args(L, "hq.open");
+    const std::string path(args.string(1, "path"));
+    const std::optional<Fields> open_options = args.options(2);
     if (!may_read(L, path)) {
       throw Error(fmt::format("hq.open('{}'): a recipe may open only the trace named on the command line, files "
                               "named by its path params, and files beside it or in the shipped queries/ folder "
                               "(run with --trusted to open others)",
                               path));
     }
-    OpenOptions options = open_options(L);
+    OpenOptions options = run_context(L).open;
     limit_side_files(L, path, options);
-    add_symbol_paths(L, 2, options);
+    add_symbol_paths(L, open_options, options);
     auto trace = std::make_shared<TraceHandle>(path, std::move(options));
     {
       const EngineCall engine(L);

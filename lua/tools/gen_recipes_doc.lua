@@ -181,6 +181,46 @@ function M.live()
   return live
 end
 
+-- The sandbox (core.sandbox: sandbox.cpp's one table of what a recipe gets
+-- and is refused). What the sandbox's own version of each base function it
+-- replaces does, as this page says it; the rules below the first describe
+-- rawset (read-only tables) and require.
+local SANDBOX_VERSIONS = {
+  load = "`load` takes text only, never bytecode",
+  collectgarbage = true, -- with its options, in sandbox_libraries_rule
+  print = "`print` writes to stderr: stdout is the report's",
+  rawset = false,
+  require = false,
+}
+
+local function quoted(names, mark)
+  local out = {}
+  for i, name in ipairs(names) do out[i] = mark .. name .. mark end
+  return out
+end
+
+-- "a, b and c".
+local function spoken(names)
+  if #names <= 1 then return names[1] or "" end
+  return table.concat(names, ", ", 1, #names - 1) .. " and " .. names[#names]
+end
+
+-- The first rule of "The sandbox and its limits": what a recipe has and what it does not.
+local function sandbox_libraries_rule()
+  local sandbox = core.sandbox
+  local granted = {}
+  for _, name in ipairs(sandbox.libraries) do granted[#granted + 1] = name end
+  for _, name in ipairs(sandbox.modules) do
+    if not name:match("%.%*$") then granted[#granted + 1] = name end
+  end
+  local removed = quoted(sandbox.removed, "`")
+  return "Libraries: " .. spoken(granted) .. ". " .. spoken(quoted(sandbox.left_out, "`"))
+    .. " are not there (using one says so); " .. SANDBOX_VERSIONS.load .. ", and " .. spoken(removed)
+    .. (#removed == 1 and " is" or " are") .. " gone; `collectgarbage` takes only "
+    .. spoken(quoted(sandbox.collectgarbage, '"')) .. ", and a step of 0 to " .. sandbox.most_step_kib
+    .. " KiB (a larger one would wrap in Lua and stop the collector). " .. SANDBOX_VERSIONS.print .. "."
+end
+
 local function sorted_keys(t)
   local keys = {}
   for k in pairs(t) do keys[#keys + 1] = k end
@@ -241,6 +281,11 @@ function M.coverage_problems()
   end
   for _, probe in ipairs(sorted_keys(live)) do
     if not documented_probes[probe] then problem("no api_doc group describes %s", probe) end
+  end
+  for _, name in ipairs(core.sandbox.replaced) do
+    if SANDBOX_VERSIONS[name] == nil then
+      problem("the sandbox replaces %s, which gen_recipes_doc.lua's SANDBOX_VERSIONS does not describe", name)
+    end
   end
   local known_types = {}
   for _, name in ipairs(recipe.param_types) do
@@ -509,20 +554,17 @@ function M.doc()
   put("")
   para("Recipes are shared, so `heapql run` treats them as untrusted code. Each run has a fresh Lua 5.4 state:")
   local rules = {
-    "Libraries: base, string, table, math, utf8, lpeg, re and heapql. `os`, `io`, `debug`, `package`, "
-      .. "`coroutine`, `dofile` and `loadfile` are not there (using one says so); `load` takes text only, "
-      .. "never bytecode, and `string.dump` is gone; `collectgarbage` takes only \"collect\", \"count\", \"step\" "
-      .. "and \"isrunning\", and a step of 0 to 1048576 KiB (a larger one would wrap in Lua and stop the "
-      .. "collector). `print` writes to stderr: stdout is the report's.",
+    sandbox_libraries_rule(),
     "Read-only: the globals, the library tables, heapql's modules with every table in them, and a "
       .. "recipe's own modules at their top. `rawset` on them fails, and on any table whose metatable is "
       .. "protected (heapql's pattern sets and outputs); `pairs` over them iterates without handing the real "
       .. "table out. A pattern set keeps its patterns out of the recipe's reach: to a recipe it is an empty "
       .. "table with methods. The metatables of strings, LPeg patterns, pattern sets, outputs, error objects, "
       .. "traces and results are locked: getmetatable gives a name, setmetatable fails.",
-    "`require` finds `heapql`, `heapql.*`, `lpeg`, `re`, and `.lua` modules beside the recipe or in the "
-      .. "shipped `queries/` folder (the HEAPQL_QUERIES environment variable says where that is). "
-      .. "`heapql.core` is heapql's own: a recipe cannot require it.",
+    "`require` finds " .. table.concat(quoted(core.sandbox.modules, "`"), ", ") .. ", and `.lua` modules "
+      .. "beside the recipe or in the shipped `queries/` folder (the HEAPQL_QUERIES environment variable says "
+      .. "where that is). " .. spoken(quoted(core.sandbox.private, "`")) .. " is heapql's own: a recipe cannot "
+      .. "require it.",
     "Files: every path a recipe can make heapql read goes through one check: `require`, hq.include, "
       .. "hq.cull.file, hq.suppressions.file, hq.open (and the files it reads beside a trace) and its "
       .. "`symbols` folders. A path is readable when it is the trace named on the command line, or the value "
