@@ -34,7 +34,7 @@ struct RecipeRun {
   RecipeSource recipe;
   std::string trace_path;
   std::vector<std::pair<std::string, std::string>> params;  // --param NAME=VALUE
-  std::string format = "table";                             // table | json | csv
+  std::string format = "table";  // --format: one of those lua/heapql/commands.lua gives `run`
   OpenOptions open;
   RecipeOptions options;
   bool full_names = false;  // --full-names: tables and HTML show frames exactly
