@@ -10,9 +10,8 @@
 #include <system_error>
 
 #include "engine/error.h"
-#include "engine/ingest/heaptrack_reader.h"
-#include "engine/ingest/trace_store_file.h"
 #include "engine/path_beneath.h"
+#include "engine/session/files_beside_trace.h"
 #include "engine/text_file.h"
 #include "lua/host/embedded_modules.h"
 #include "lua/host/heapql_core.h"
@@ -492,8 +491,7 @@ void set_registry_paths(lua_State* L, const SandboxOptions& options) {
     lua_pushstring(L, absolute_as_given(trace).c_str());
     lua_setfield(L, LUA_REGISTRYINDEX, kTraceKey);
     allow_path(L, trace, false);
-    for (const std::string& side : heaptrack_side_file_names(trace)) allow_path(L, side, true);
-    allow_path(L, store_beside(trace), true);
+    for (const std::string& beside : files_beside_trace(trace)) allow_path(L, beside, true);
   }
   lua_pushboolean(L, !options.trusted);
   lua_setfield(L, LUA_REGISTRYINDEX, kSandboxedKey);
