@@ -4,10 +4,10 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <xxhash.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <functional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -201,7 +201,9 @@ std::string store_in_cache(const std::string& trace_path) {
   if (folder.empty()) return {};
   std::error_code ec;
   const std::string absolute = std::filesystem::absolute(trace_path, ec).lexically_normal().string();
-  return fmt::format("{}/{:016x}-{}.hqdb", folder, std::hash<std::string>{}(absolute),
+  // XXH3, not std::hash: a cached store must keep its name across heapql
+  // builds and toolchains, or it is orphaned and the trace read again.
+  return fmt::format("{}/{:016x}-{}.hqdb", folder, XXH3_64bits(absolute.data(), absolute.size()),
                      std::filesystem::path(trace_path).filename().string());
 }
 

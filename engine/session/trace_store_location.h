@@ -21,7 +21,10 @@ struct OpenedStore;  // store_reader.h: its callers include it
 std::string reading_key(const OpenOptions& options, const std::string& trace_path);
 
 std::string store_beside(const std::string& trace_path);  // TRACE.hqdb
-std::string store_in_cache(const std::string& trace_path);  // ~/.cache/heapql/HASH-NAME.hqdb
+// ~/.cache/heapql/HASH-NAME.hqdb, HASH being XXH3 of the trace's absolute
+// path (stable across builds and toolchains); empty when there is no cache
+// folder (neither XDG_CACHE_HOME nor HOME).
+std::string store_in_cache(const std::string& trace_path);
 
 // A store file that answers for a trace. `sources_checked`: it was found
 // beside the trace or in the cache, and its recorded sources matched then.
