@@ -83,38 +83,39 @@ std::string answered_once(const std::string& path, const Query& query, bool keep
   return json_of(answer);
 }
 
-TEST(Session, AnOpenSessionAnswersManyQueriesAsOneShotAnswersDo) {
-  TempDir dir;
-  const std::string trace = worked_example_in(dir);
-  std::string warnings;
-  TraceSession held(trace, quiet(warnings));
-  held.open();
-  ASSERT_TRUE(held.is_open());
+// The worked example, and a session of it held open.
+class OpenSession : public ::testing::Test {
+ protected:
+  void SetUp() override { held_.open(); }
+
+  TempDir dir_;
+  const std::string trace_ = worked_example_in(dir_);
+  std::string warnings_;
+  TraceSession held_{trace_, quiet(warnings_)};
+};
+
+TEST_F(OpenSession, AnswersManyQueriesAsOneShotAnswersDo) {
+  ASSERT_TRUE(held_.is_open());
   for (int round = 0; round < 2; ++round) {  // asked again, answered again the same
     for (const Query& query : several_queries()) {
-      EXPECT_EQ(json_of(held.answer(query, compile_stack_filters(query))), answered_once(trace, query));
+      EXPECT_EQ(json_of(held_.answer(query, compile_stack_filters(query))), answered_once(trace_, query));
     }
   }
-  EXPECT_EQ(warnings, "");
+  EXPECT_EQ(warnings_, "");
 }
 
-TEST(Session, AnOpenSessionAnswersOnSeveralThreadsAtOnce) {
-  TempDir dir;
-  const std::string trace = worked_example_in(dir);
-  std::string warnings;
-  TraceSession held(trace, quiet(warnings));
-  held.open();
+TEST_F(OpenSession, AnswersOnSeveralThreadsAtOnce) {
   const std::vector<Query> queries = several_queries();
   std::vector<std::vector<std::string>> answers(2);
   std::vector<std::thread> threads;
   for (std::vector<std::string>& mine : answers) {
     threads.emplace_back([&] {
-      for (const Query& query : queries) mine.push_back(json_of(held.answer(query, compile_stack_filters(query))));
+      for (const Query& query : queries) mine.push_back(json_of(held_.answer(query, compile_stack_filters(query))));
     });
   }
   for (std::thread& thread : threads) thread.join();
   for (std::size_t i = 0; i < queries.size(); ++i) {
-    const std::string expected = answered_once(trace, queries[i]);
+    const std::string expected = answered_once(trace_, queries[i]);
     EXPECT_EQ(answers[0][i], expected) << i;
     EXPECT_EQ(answers[1][i], expected) << i;
   }
