@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "engine/ingest/trace_store_file.h"
+#include "engine/session/ingest_into_store.h"
 #include "cli/arguments.h"
 
 namespace heapql::cli {

@@ -10,7 +10,7 @@
 #include "engine/export/export_tables.h"
 #include "engine/export/jsonl_sink.h"
 #include "engine/export/sqlite_sink.h"
-#include "engine/ingest/open_trace.h"
+#include "engine/session/trace_session.h"
 #include "engine/units.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
@@ -51,7 +51,9 @@ int run_export(Arguments& args) {
     throw UsageError{"usage: heapql export TRACE|STORE --to sqlite FILE.db | --to csv DIR | --to jsonl DIR"};
   }
   refuse_output_over_input(out, {path});
-  const std::unique_ptr<TraceStore> store = load_trace(path, open_options_of(common));
+  TraceSession session(path, open_options_of(common));
+  session.open();
+  const TraceStore& store = *session.store();
   std::unique_ptr<TableSink> sink;
   if (to == "sqlite") {
     sink = std::make_unique<SqliteSink>(out);
@@ -60,8 +62,8 @@ int run_export(Arguments& args) {
   } else {
     sink = std::make_unique<JsonlSink>(out);
   }
-  naming_file(path, [&] { export_tables(*store, *sink); });  // the trace's sums, checked (semantics.md §3)
-  fmt::print(stderr, "heapql: exported {} of {} to {} ({})\n", format_count(store->block_count(), "block", "blocks"), path,
+  naming_file(path, [&] { export_tables(store, *sink); });  // the trace's sums, checked (semantics.md §3)
+  fmt::print(stderr, "heapql: exported {} of {} to {} ({})\n", format_count(store.block_count(), "block", "blocks"), path,
              out, to);
   return kExitOk;
 }

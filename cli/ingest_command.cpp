@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "engine/ingest/trace_store_file.h"
+#include "engine/session/ingest_into_store.h"
 #include "engine/units.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"

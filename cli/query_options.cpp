@@ -10,6 +10,7 @@
 
 #include "engine/error.h"
 #include "engine/near_names.h"
+#include "engine/query/aggregator.h"
 #include "engine/units.h"
 #include "lua/host/recipe_runner.h"
 
@@ -143,6 +144,15 @@ Query query_of(lua::QueryFlags& flags, std::string_view command) {
   for (std::string& file : query.suppression_files) file = file_or_shipped(file, "suppressions");
   for (std::string& file : query.cull_files) file = file_or_shipped(file, "cull");
   return query;
+}
+
+StackFilters validate_query(const Query& query) {
+  try {
+    validate(query);
+    return compile_stack_filters(query);
+  } catch (const Error& e) {
+    throw UsageError{e.what()};
+  }
 }
 
 }  // namespace heapql::cli

@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/ingest/open_trace.h"
+#include "engine/ingest/open_options.h"
 #include "engine/query/query.h"
+#include "engine/query/stack_plan.h"
 #include "engine/report/reports.h"
 #include "cli/arguments.h"
 #include "lua/host/query_flags.h"
@@ -50,5 +51,9 @@ bool take_query_option(const std::string& option, Arguments& args, lua::QueryFla
 // The query the options taken spell (checked by the schema, as a recipe's
 // query is), its suppression files found: UsageError naming the option.
 Query query_of(lua::QueryFlags& flags, std::string_view command);
+// Query errors (patterns, cull files) are found before the trace is read, so
+// they are told apart from trace errors by exit code: UsageError. Returns the
+// query's patterns compiled (its files read), for the trace's session.
+StackFilters validate_query(const Query& query);
 
 }  // namespace heapql::cli

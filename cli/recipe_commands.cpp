@@ -7,9 +7,9 @@
 #include <filesystem>
 
 #include "engine/error.h"
-#include "engine/ingest/file_kind.h"
 #include "engine/near_names.h"
 #include "engine/report/html_report.h"
+#include "engine/session/file_kind.h"
 #include "engine/units.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"

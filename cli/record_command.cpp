@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "engine/error.h"
-#include "engine/ingest/file_kind.h"
 #include "engine/ingest/line_reader.h"
+#include "engine/session/file_kind.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 

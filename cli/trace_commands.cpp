@@ -5,17 +5,13 @@
 #include <cstdio>
 
 #include "engine/error.h"
-#include "engine/ingest/file_kind.h"
-#include "engine/ingest/open_trace.h"
-#include "engine/ingest/trace_store_file.h"
-#include "engine/query/aggregator.h"
 #include "engine/query/filter_value_check.h"
 #include "engine/query/pattern_check.h"
 #include "engine/query/summary.h"
 #include "engine/report/html_report.h"
 #include "engine/report/reports.h"
-#include "engine/store_file/store_reader.h"
-#include "cli/answer.h"
+#include "engine/session/file_kind.h"
+#include "engine/session/trace_session.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/query_options.h"
@@ -66,16 +62,16 @@ int run_info(Arguments& args) {
     throw UsageError{"info prints --format table or json; the other formats are for query results"};
   }
   ReportOutput output(common.output_file, {path});
-  Answer a = answer(path, summary_query(), common, load);
-  const TraceTables& tables = a.store ? a.store->tables() : *a.tables;
-  TraceSummary summary = summarize(tables, a.source, a.result);
-  summary.store_file = a.store_file;
-  if (a.store && load) {
+  TraceSession session(path, open_options_of(common));
+  const Query query = summary_query();
+  const Answer a = session.answer_once(query, validate_query(query), common.via_store || load);
+  TraceSummary summary = summarize(*a.tables, a.source, a.result);
+  summary.store_file = session.store_file();
+  if (const TraceStore* store = session.store(); store && load) {
     StoreStats stats;
-    stats.column_bytes = a.store->column_bytes();
-    stats.table_bytes = a.store->tables().memory_bytes();
-    stats.bytes_per_block =
-        a.store->block_count() ? double(stats.column_bytes) / double(a.store->block_count()) : 0.0;
+    stats.column_bytes = store->column_bytes();
+    stats.table_bytes = store->tables().memory_bytes();
+    stats.bytes_per_block = store->block_count() ? double(stats.column_bytes) / double(store->block_count()) : 0.0;
     summary.store = stats;
   }
   output.write(common.format == OutputFormat::kJson ? summary_json(summary) : summary_table(summary));
@@ -112,8 +108,10 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
   }
   if (trace_format == TraceFormat::kEventCsv) refuse_other_trace_kind_for_import(path);
   ReportOutput output(common.output_file, {path});
-  Answer a = answer(path, query, common, false);
-  const TraceTables& tables = a.store ? a.store->tables() : *a.tables;
+  StackFilters filters = validate_query(query);
+  TraceSession session(path, open_options_of(common));
+  const Answer a = session.answer_once(query, std::move(filters), common.via_store);
+  const TraceTables& tables = *a.tables;
   // --cull patterns are checked against the trace; a --cull-list file's are
   // not (a list names many allocators a program may not use).
   for (const auto& [option, patterns] : {std::pair{"--require", query.require}, std::pair{"--exclude", query.exclude},

@@ -9,14 +9,19 @@
 #   heapql_store_file  engine/store_file: the store file (.hqdb) format       -> store, binary_file
 #   heapql_symbols     engine/symbols: PDB symbols (LLVM)                     -> base
 #   heapql_query       engine/query: the aggregator and its patterns          -> store, util
-#   heapql_ingest      engine/ingest: the readers and the block matcher       -> store_file, store, symbols, ...
+#   heapql_ingest      engine/ingest: the readers and the block matcher       -> store, binary_file, symbols, util
+#   heapql_session     engine/session: path + open options + query -> answer;
+#                      a trace's store (where, fresh, ingest); the files a
+#                      read uses                                              -> ingest, query, store_file, store
 #   heapql_report      engine/report: the report writers                      -> query, store
 #   heapql_export      engine/export: tables to SQLite, CSV, JSON lines       -> report, query, store
 #   heapql_engine      all of them (what the Lua layer, tests and benchmarks link)
 #
 # heapql_engine_layer also builds NAME_layer_check, a shared object of the
 # layer linked with --no-undefined against only the layers it may use: code
-# that calls into a layer above its own fails to link.
+# that calls into a layer above its own fails to link. Above the engine, the
+# command line (cli/) and the Lua layer (lua/) are held to what they may
+# include of it (check_front_end_includes.cmake, run by ctest).
 
 set(HEAPQL_LAYER_CHECKS ON)
 if(HEAPQL_SANITIZE OR HEAPQL_FUZZ)

@@ -162,6 +162,8 @@ std::vector<std::string> heaptrack_side_file_names(const std::string& path) {
   return names;
 }
 
+bool is_heaptrack_raw_file_name(const std::string& path) { return ends_with(stem_of(path), ".raw"); }
+
 HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin, bool confined) {
   const std::string stem = stem_of(path);
   if (ends_with(stem, ".raw")) {

@@ -68,6 +68,9 @@ HeaptrackFiles find_heaptrack_files(const std::string& path, bool use_raw_twin, 
 // Every name find_heaptrack_files may read beside `path` (its twins, its
 // block-identity file), whether or not it is there: nothing is looked at.
 std::vector<std::string> heaptrack_side_file_names(const std::string& path);
+// Whether `path` names a raw heaptrack file (NAME.raw, .raw.zst, .raw.gz),
+// which is read only with its interpreted twin beside it.
+bool is_heaptrack_raw_file_name(const std::string& path);
 
 // Reads the trace into `tables`, feeding `consumer`; returns what was learned.
 // Throws Error (file, line, what was expected) on malformed input.

@@ -8,7 +8,6 @@
 #include "engine/ingest/event_csv_reader.h"
 #include "engine/ingest/heaptrack_reader.h"
 #include "engine/ingest/trace_is_a_file.h"
-#include "engine/ingest/trace_store_file.h"
 
 namespace heapql {
 
@@ -16,17 +15,6 @@ TraceFormat detect_trace_format(const std::string& path) {
   if (EtlFile::sniff(path)) return TraceFormat::kEtl;
   if (looks_like_event_csv(path)) return TraceFormat::kEventCsv;
   return TraceFormat::kHeaptrack;
-}
-
-SourceInfo stream_trace(const std::string& path, TraceTables& tables, EventConsumer& consumer,
-                        const OpenOptions& options) {
-  if (const auto found = store_answering(path, options)) {
-    const store_file::OpenedStore opened = open_store(*found, options);
-    tables = opened.store->tables();
-    opened.store->replay(consumer);
-    return opened.store->source();
-  }
-  return read_trace(path, tables, consumer, options);
 }
 
 namespace {
@@ -81,20 +69,10 @@ SourceInfo read_trace(const std::string& path, TraceTables& tables, EventConsume
   return naming_file(path, [&] { return read_trace_of_its_format(path, tables, consumer, options); });
 }
 
-std::unique_ptr<TraceStore> load_trace(const std::string& path, const OpenOptions& options, EventConsumer* also) {
-  if (const auto found = store_answering(path, options)) {
-    store_file::OpenedStore opened = open_store(*found, options);
-    if (also != nullptr) opened.store->replay(*also);
-    return std::move(opened.store);
-  }
+std::unique_ptr<TraceStore> load_trace(const std::string& path, const OpenOptions& options) {
   auto store = std::make_unique<TraceStore>();
   TraceStore::Builder builder(*store);
-  if (also != nullptr) {
-    FanOut both({&builder, also});
-    store->source() = read_trace(path, store->tables(), both, options);
-  } else {
-    store->source() = read_trace(path, store->tables(), builder, options);
-  }
+  store->source() = read_trace(path, store->tables(), builder, options);
   return store;
 }
 

@@ -32,7 +32,7 @@ struct StoreFileInfo {
   std::uint32_t format_version = 0;
   std::uint64_t file_bytes = 0;
   std::vector<FileIdentity> files;  // what it was ingested from, the trace first
-  std::string reading;              // how (reading_key in engine/ingest/trace_store_file.h)
+  std::string reading;              // how (reading_key in engine/session/trace_store_location.h)
   std::vector<StoreSectionInfo> sections;
 };
 

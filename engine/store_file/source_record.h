@@ -16,7 +16,7 @@ namespace heapql::store_file {
 
 struct SourceRecord {
   std::vector<FileIdentity> files;  // the trace and every file read with it
-  std::string reading;              // how it was read (reading_key in engine/ingest/trace_store_file.h)
+  std::string reading;              // how it was read (reading_key in engine/session/trace_store_location.h)
   SourceInfo info;
   std::uint64_t event_count = 0;
   std::int64_t end_ns = 0;

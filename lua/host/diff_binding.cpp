@@ -161,8 +161,7 @@ std::shared_ptr<const Result> whole(const ResultRef& side, const char* name) {
         "hq.diff: result {} was cut at top {} and cannot be asked again; query it with a larger top", name, query.top));
   }
   query.top = std::numeric_limits<std::uint64_t>::max();
-  SourceInfo ignored;
-  return std::make_shared<const Result>(side.trace->answer(query, ignored));
+  return std::make_shared<const Result>(side.trace->answer(query).result);
 }
 
 }  // namespace

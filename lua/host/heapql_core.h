@@ -10,13 +10,12 @@
 
 #include <lua.hpp>
 
-#include "engine/ingest/open_trace.h"
-#include "engine/report/reports.h"
-#include "engine/ingest/trace_store_file.h"
+#include "engine/ingest/open_options.h"
 #include "engine/query/result.h"
 #include "engine/query/stack_plan.h"
+#include "engine/report/reports.h"
+#include "engine/session/trace_session.h"
 #include "engine/store/source_info.h"
-#include "engine/store/trace_store.h"
 
 namespace heapql::lua {
 
@@ -25,26 +24,25 @@ int luaopen_heapql_core(lua_State* L);
 // core.grammar, which heapql.grammar parses with.
 void push_grammar_functions(lua_State* L);
 
-// A trace file. With `stream_first`, the first query streams the file (one
-// pass, memory for live blocks only: what a one-query recipe needs); later
-// queries load it into the store once and replay it.
+// A trace file, answered by its session (engine/session). With
+// `stream_first`, the first query streams the file (one pass, memory for live
+// blocks only: what a one-query recipe needs); later queries load it into the
+// store once and replay it. Every error of the session is the trace's:
+// TraceReadError (exit 2), even after it crossed recipe code.
 class TraceHandle {
  public:
   TraceHandle(std::string path, OpenOptions options, bool stream_first = false)
-      : path_(std::move(path)), options_(options), stream_next_(stream_first) {}
-  const std::string& path() const { return path_; }
-  // Both throw TraceReadError when the file cannot be read.
-  TraceStore& store();
-  Result answer(const Query& query, SourceInfo& source);
+      : session_(std::move(path), std::move(options)), stream_next_(stream_first) {}
+  const std::string& path() const { return session_.path(); }
+  // Reads the trace (or maps its store) now, for the queries to come.
+  void open();
+  Answer answer(const Query& query);
   // With the query's patterns compiled already (compile_stack_filters).
-  Result answer(const Query& query, StackFilters filters, SourceInfo& source);
+  Answer answer(const Query& query, StackFilters filters);
 
  private:
-  std::string path_;
-  OpenOptions options_;
+  TraceSession session_;
   bool stream_next_;
-  std::unique_ptr<TraceStore> store_;
-  std::optional<FoundStore> found_store_;  // a store file that answers for the trace
 };
 
 void push_trace(lua_State* L, std::shared_ptr<TraceHandle> trace);

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/ingest/open_trace.h"
+#include "engine/ingest/open_options.h"
 #include "lua/host/run_limits.h"
 
 namespace heapql::lua {

@@ -11,9 +11,8 @@
 #include <system_error>
 
 #include "engine/error.h"
-#include "engine/ingest/heaptrack_reader.h"
-#include "engine/ingest/trace_store_file.h"
 #include "engine/path_beneath.h"
+#include "engine/session/files_beside_trace.h"
 #include "engine/text_file.h"
 #include "lua/host/embedded_modules.h"
 #include "lua/host/heapql_core.h"
@@ -582,8 +581,7 @@ void set_readable_paths(RunContext& context, const SandboxOptions& options) {
     const std::string trace = options.trace->string();
     context.trace = absolute_as_given(trace);
     allow_path(context, trace, FileGrant::kNamed);
-    for (const std::string& side : heaptrack_side_file_names(trace)) allow_path(context, side, FileGrant::kBeside);
-    allow_path(context, store_beside(trace), FileGrant::kBeside);
+    for (const std::string& beside : files_beside_trace(trace)) allow_path(context, beside, FileGrant::kBeside);
   }
   context.sandboxed = !options.trusted;
   context.open.confined = !options.trusted;  // the side files of the traces it opens only as themselves

@@ -2,16 +2,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
 #include <limits>
+#include <new>
 #include <optional>
+#include <utility>
 
 #include "engine/error.h"
 #include "engine/query/aggregator.h"
 #include "engine/query/regroup.h"
 #include "engine/query/summary.h"
+#include "engine/session/files_beside_trace.h"
 #include "lua/host/heapql_core.h"
-#include "engine/ingest/heaptrack_reader.h"
-#include "engine/ingest/trace_store_file.h"
 #include "lua/host/lua_class.h"
 #include "lua/host/lua_error.h"
 #include "lua/host/lua_fields.h"
@@ -58,10 +60,9 @@ int trace_summary(lua_State* L) {
     TraceSummary s;
     {
       const EngineCall engine(L);
-      TraceStore& store = trace->store();
-      Aggregator aggregator(store.tables(), summary_query());
-      store.replay(aggregator);
-      s = summarize(store.tables(), store.source(), aggregator.result(store.source()));
+      trace->open();  // the queries that follow a summary replay the store
+      const Answer whole = trace->answer(summary_query());
+      s = summarize(*whole.tables, whole.source, whole.result);
     }
     lua_createtable(L, 0, 20);
     set_string(L, "path", s.source.path);
@@ -139,19 +140,19 @@ int trace_query(lua_State* L) {
     }
     validate(query);
     StackFilters filters = compile_stack_filters(query);
-    Result result;
-    SourceInfo source;
+    Answer answer;
     {
       const EngineCall engine(L);
-      result = trace->answer(query, std::move(filters), source);
+      answer = trace->answer(query, std::move(filters));
+      answer.tables.reset();  // not kept with the result: a streamed answer's are freed now
       if (custom) {
-        result = regroup_by_stack_key(
-            std::move(result), custom_level,
+        answer.result = regroup_by_stack_key(
+            std::move(answer.result), custom_level,
             [&](const KeyValue& stack) { return call_key_function(L, key_function, stack); }, top);
       }
     }
     lua_settop(L, 2);
-    push_result(L, std::move(result), std::move(source), trace);
+    push_result(L, std::move(answer.result), std::move(answer.source), trace);
     return 1;
   });
 }
@@ -180,8 +181,7 @@ void add_symbol_paths(lua_State* L, const std::optional<Fields>& open_options, O
 // one nothing is read, nor looked at.
 void limit_side_files(lua_State* L, const std::string& path, OpenOptions& options) {
   if (!is_sandboxed(L)) return;
-  std::vector<std::string> names = heaptrack_side_file_names(path);
-  names.push_back(store_beside(path));
+  const std::vector<std::string> names = files_beside_trace(path);
   const auto refused = std::find_if(names.begin(), names.end(), [&](const std::string& name) { return !may_read(L, name); });
   if (refused == names.end()) return;
   if (!is_named_file(L, path) || is_command_line_trace(L, path)) {
@@ -189,11 +189,7 @@ void limit_side_files(lua_State* L, const std::string& path, OpenOptions& option
                             "leads outside what a recipe may read",
                             path, *refused));
   }
-  std::string_view stem = path;
-  for (std::string_view compressed : {".zst", ".gz"}) {
-    if (stem.ends_with(compressed)) stem.remove_suffix(compressed.size());
-  }
-  if (stem.ends_with(".raw")) {  // read only with its interpreted twin
+  if (read_only_with_a_file_beside(path)) {  // a raw heaptrack file: only with its interpreted twin
     throw Error(fmt::format("hq.open('{}'): a raw heaptrack file is read with its interpreted twin, which a path "
                             "param does not allow: name the interpreted file",
                             path));
@@ -219,7 +215,7 @@ int open_trace(lua_State* L) {
     auto trace = std::make_shared<TraceHandle>(path, std::move(options));
     {
       const EngineCall engine(L);
-      trace->store();  // read now, so a bad file is reported where it was opened
+      trace->open();  // read now, so a bad file is reported where it was opened
     }
     push_trace(L, std::move(trace));
     return 1;
@@ -228,61 +224,39 @@ int open_trace(lua_State* L) {
 
 }  // namespace
 
-TraceStore& TraceHandle::store() {
-  if (!store_) {
-    try {
-      store_ = found_store_ ? std::move(open_store(*found_store_, options_).store) : load_trace(path_, options_);
-    } catch (const TraceReadError&) {
-      throw;
-    } catch (const Error& e) {
-      throw TraceReadError(e);
-    } catch (const std::exception& e) {
-      throw TraceReadError(SourceLocation::of_file(path_), e.what());
-    }
+namespace {
+
+// The session's errors are the trace's, whatever their kind, except running
+// out of memory.
+template <class Work>
+decltype(auto) as_trace_error(const std::string& path, Work&& work) {
+  try {
+    return work();
+  } catch (const TraceReadError&) {
+    throw;
+  } catch (const Error& e) {
+    throw TraceReadError(e);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw TraceReadError(SourceLocation::of_file(path), e.what());
   }
-  return *store_;
 }
 
-Result TraceHandle::answer(const Query& query, SourceInfo& source) {
-  return answer(query, compile_stack_filters(query), source);
+}  // namespace
+
+void TraceHandle::open() {
+  as_trace_error(path(), [&] { session_.open(); });
 }
 
-Result TraceHandle::answer(const Query& query, StackFilters filters, SourceInfo& source) {
-  // Embedded suppressions must be known before the first event: load first.
-  if (stream_next_ && !store_ && !query.embedded_suppressions) {
-    stream_next_ = false;
-    try {
-      found_store_ = store_answering(path_, options_);
-    } catch (const Error& e) {
-      throw TraceReadError(e);  // the trace or a file beside it: as its reading says
-    }
-    if (found_store_) return answer(query, std::move(filters), source);  // answered from the store file
-    options_.use_store = false;  // none, and why was said once
-    TraceTables tables;
-    Aggregator aggregator(tables, query, std::move(filters));
-    try {
-      source = stream_trace(path_, tables, aggregator, options_);
-    } catch (const Error& e) {
-      throw TraceReadError(e);
-    } catch (const std::bad_alloc&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw TraceReadError(SourceLocation::of_file(path_), e.what());
-    }
-    tables.release_indexes();  // before the roll-up allocates its arrays
-    // Its errors without a place (sums past 2^63-1 bytes) are the trace's.
-    return naming_file<TraceReadError>(path_, [&] { return aggregator.result(source); });
-  }
-  TraceStore& loaded = store();
-  source = loaded.source();
-  // No recipe code runs here: an error without a place is the trace's (its
-  // own suppressions, S records; an inconsistent store; sums past 2^63-1
-  // bytes), named as the trace, as the command line names it (answer.cpp).
-  return naming_file<TraceReadError>(path_, [&] {
-    add_embedded_suppressions(filters, query, source.embedded_suppressions);
-    Aggregator aggregator(loaded.tables(), query, std::move(filters));
-    aggregator.answer_from(loaded);
-    return aggregator.result(source);
+Answer TraceHandle::answer(const Query& query) { return answer(query, compile_stack_filters(query)); }
+
+Answer TraceHandle::answer(const Query& query, StackFilters filters) {
+  const bool stream = std::exchange(stream_next_, false);
+  return as_trace_error(path(), [&] {
+    if (stream) return session_.answer_once(query, std::move(filters));
+    session_.open();
+    return session_.answer(query, std::move(filters));
   });
 }
 

@@ -188,7 +188,7 @@ Outcome answer(const std::string& path, const Query& query, bool via_store, cons
     }
     TraceTables tables;
     Aggregator aggregator(tables, query);
-    const SourceInfo source = stream_trace(path, tables, aggregator, quiet(warnings));
+    const SourceInfo source = read_trace(path, tables, aggregator, quiet(warnings));
     return {result_json(aggregator.result(source), source), {}};
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << what << ": the error does not name the file: "

@@ -1,30 +1,27 @@
-#include "engine/ingest/trace_store_file.h"
+// A trace's store: where it lives, whether it is fresh, opening it
+// (trace_store_location.h).
+#include "engine/session/trace_store_location.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <xxhash.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <functional>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "engine/error.h"
 #include "engine/ingest/anomaly_report.h"
-#include "engine/ingest/block_identity_file.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/ingest/side_file.h"
 #include "engine/ingest/trace_cut.h"
 #include "engine/ingest/trace_is_a_file.h"
-#include "engine/query/aggregator.h"
+#include "engine/binary_file/source_identity.h"
 #include "engine/store/store_file_info.h"
+#include "engine/store_file/store_reader.h"
 #include "engine/warnings.h"
-#include "engine/binary_file/output_file.h"
-#include "engine/store_file/store_writer.h"
 
 namespace heapql {
 
@@ -163,12 +160,6 @@ std::vector<FileIdentity> sources_where_they_are(std::vector<FileIdentity> files
   return files;
 }
 
-std::optional<ino_t> inode_of(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return st.st_ino;
-}
-
 std::string cache_folder() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
     return std::string(xdg) + "/heapql";
@@ -210,7 +201,9 @@ std::string store_in_cache(const std::string& trace_path) {
   if (folder.empty()) return {};
   std::error_code ec;
   const std::string absolute = std::filesystem::absolute(trace_path, ec).lexically_normal().string();
-  return fmt::format("{}/{:016x}-{}.hqdb", folder, std::hash<std::string>{}(absolute),
+  // XXH3, not std::hash: a cached store must keep its name across heapql
+  // builds and toolchains, or it is orphaned and the trace read again.
+  return fmt::format("{}/{:016x}-{}.hqdb", folder, XXH3_64bits(absolute.data(), absolute.size()),
                      std::filesystem::path(trace_path).filename().string());
 }
 
@@ -263,66 +256,6 @@ store_file::OpenedStore open_store(const FoundStore& store, const OpenOptions& o
   // Their warnings were given when the trace was read; --strict still refuses them.
   report_anomaly_counts(source.anomalies, store_path, options.strict, false, options.warnings);
   return opened;
-}
-
-IngestResult ingest_trace(const std::string& trace_path, const std::string& output, const OpenOptions& options) {
-  if (store_file::is_store_file(trace_path)) {
-    throw Error(SourceLocation::of_file(trace_path), "is a store already; ingest takes a trace");
-  }
-  require_trace_file(trace_path);  // before identify_file, which would say less
-  std::string target = output.empty() ? store_beside(trace_path) : output;
-  TraceTables tables;
-  std::unique_ptr<store_file::StoreWriter> writer;
-  try {
-    writer = std::make_unique<store_file::StoreWriter>(target, tables);
-  } catch (const Error& beside) {
-    // The trace's folder is read-only: the per-user cache, where lookups find it too.
-    const std::string cached = store_in_cache(trace_path);
-    if (!output.empty() || cached.empty()) throw;
-    std::error_code ec;
-    std::filesystem::create_directories(store_file::folder_of(cached), ec);
-    target = cached;
-    try {
-      writer = std::make_unique<store_file::StoreWriter>(target, tables);
-    } catch (const Error& in_cache) {
-      // Both places said, the trace's folder first: it is where the store was meant to go.
-      throw Error(fmt::format("{}; nor in the cache: {}", beside.what(), in_cache.what()));
-    }
-  }
-  OpenOptions reading = options;
-  reading.use_store = false;
-  // Beside the trace, as the store: not where -o sends the store elsewhere.
-  // When the store went to the cache, the trace's folder could not be
-  // written: the attempt fails with a warning saying so (docs/cli.md).
-  reading.write_block_identity = output.empty();
-  store_file::SourceRecord record;
-  record.files.push_back(store_file::identify_file(trace_path));  // before the read: a change during it shows
-  const std::string identity = heaptrack::block_identity_beside(trace_path);
-  const std::optional<ino_t> identity_before = inode_of(identity);
-  record.info = read_trace(trace_path, tables, writer->consumer(), reading);
-  record.reading = reading_key(options, trace_path);
-  for (const std::string& file : record.info.files) {
-    FileIdentity id = store_file::identify_file(file);
-    if (id.path != record.files.front().path) record.files.push_back(std::move(id));
-  }
-  // The read is over: the tables' interning indexes (tens of megabytes on a
-  // trace with millions of stack nodes) go before commit's stack view
-  // allocates its roll-up, which is when ingest peaks.
-  tables.release_indexes();
-  IngestResult result;
-  result.file_bytes = naming_file(trace_path, [&] { return writer->commit(record, &Aggregator::build_stack_view); });
-  result.store_path = target;
-  result.blocks = writer->block_count();
-  result.frees = writer->free_count();
-  result.column_bytes = writer->column_bytes();
-  result.source = std::move(record.info);
-  // A heaptrack trace read with its raw twin wrote its block-identity file
-  // during the read: a new file there (an atomic rename makes a new inode),
-  // not one left from before in a folder it could not write.
-  if (const std::optional<ino_t> now = inode_of(identity); reading.write_block_identity && now && now != identity_before) {
-    result.block_identity_path = identity;
-  }
-  return result;
 }
 
 }  // namespace heapql

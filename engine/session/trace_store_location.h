@@ -1,24 +1,30 @@
-// A trace's store file (docs/store.md): where it lives (beside the trace, or
-// in the per-user cache when the trace's folder cannot be written), whether
-// it still answers for the trace (fresh), and writing it (ingest).
+// Where a trace's store lives (docs/store.md: beside the trace, or in the
+// per-user cache when the trace's folder cannot be written), whether a store
+// there still answers for the trace (fresh), and opening the one that does.
+// Only the session (trace_session.h) and ingest (ingest_into_store.h) use it.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <string>
 
-#include "engine/ingest/open_trace.h"
-#include "engine/store_file/store_reader.h"
+#include "engine/ingest/open_options.h"
 
 namespace heapql {
+
+namespace store_file {
+struct OpenedStore;  // store_reader.h: its callers include it
+}  // namespace store_file
 
 // How the trace at `trace_path` is read, as far as it changes the store: the
 // raw twin (heaptrack), a forced format other than its own, the symbol paths
 // (ETL). A store answers only a reading like its own.
 std::string reading_key(const OpenOptions& options, const std::string& trace_path);
 
-std::string store_beside(const std::string& trace_path);    // TRACE.hqdb
-std::string store_in_cache(const std::string& trace_path);  // ~/.cache/heapql/HASH-NAME.hqdb
+std::string store_beside(const std::string& trace_path);  // TRACE.hqdb
+// ~/.cache/heapql/HASH-NAME.hqdb, HASH being XXH3 of the trace's absolute
+// path (stable across builds and toolchains); empty when there is no cache
+// folder (neither XDG_CACHE_HOME nor HOME).
+std::string store_in_cache(const std::string& trace_path);
 
 // A store file that answers for a trace. `sources_checked`: it was found
 // beside the trace or in the cache, and its recorded sources matched then.
@@ -36,20 +42,5 @@ std::optional<FoundStore> store_answering(const std::string& path, const OpenOpt
 // Opens a store found by store_answering. Throws Error when it is damaged,
 // or, named by the user, stale: its trace is still there but has changed.
 store_file::OpenedStore open_store(const FoundStore& store, const OpenOptions& options);
-
-struct IngestResult {
-  std::string store_path;
-  std::uint64_t file_bytes = 0;
-  std::uint64_t blocks = 0;
-  std::uint64_t frees = 0;
-  std::uint64_t column_bytes = 0;
-  SourceInfo source;
-  std::string block_identity_path;  // written beside a heaptrack trace read with its raw twin
-};
-
-// Reads the trace once and writes its store. `output` empty: beside the trace,
-// or in the cache when the trace's folder cannot be written. Throws Error
-// (naming the file) and leaves nothing behind when it fails.
-IngestResult ingest_trace(const std::string& trace_path, const std::string& output, const OpenOptions& options);
 
 }  // namespace heapql

@@ -2,7 +2,9 @@
 // to the wrong command or in the wrong place (a trace named as the recipe, a
 // heaptrack trace given to the event-CSV importer, a block-identity file
 // given as the trace). Readers do not use it to pick themselves
-// (detect_trace_format in open_trace.h does).
+// (detect_trace_format in engine/ingest/open_trace.h does). It knows the
+// traces and heapql's own files (stores, block-identity files) alike, so it
+// lives above both ingest and store_file.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-#include "engine/ingest/file_kind.h"
+#include "engine/session/file_kind.h"
 
 #include "engine/error.h"
 #include "engine/ingest/block_identity_file.h"
