@@ -991,7 +991,7 @@ bool Aggregator::answer_from_sums(const StoreColumns& columns, const std::functi
   // (AIFI when freed, AIFO when not).
   if (!of_whole_trace_without_times()) return false;
   if (layout_ == Layout::kPeak && has_block_filters_) return false;
-  if (columns.bucket_sums.empty() && columns.event_count != 0) return false;  // a store without sums
+  if (!columns.has_bucket_sums()) return false;
   if (check_sums) check_sums();
   // The stored peak is over every bucket: each one with blocks must pass.
   if (!sums_all_pass(columns.bucket_sums)) return false;

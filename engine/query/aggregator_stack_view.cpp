@@ -135,7 +135,10 @@ void Aggregator::roll_up_from_view(Result& r) {
     return measures;
   };
   on_both_cores([&] { store.check_stack_view(); },
-                [&] { show_rows(r, view.measures[static_cast<std::size_t>(query_.sort)], key_values_of, measures_of); });
+                [&] {
+                  store.check_stack_tree();  // the rows shown are rendered from it
+                  show_rows(r, view.measures[static_cast<std::size_t>(query_.sort)], key_values_of, measures_of);
+                });
 }
 
 }  // namespace heapql

@@ -1,8 +1,8 @@
 // Finds a stack node by (frame, parent), for interning the stack tree.
 //
 // Tracers write a stack tree as chains: a new stack's nodes follow one
-// another, each the child of the one before (heaptrack's `t` records; 6.9 M
-// nodes on the walk bench trace, three in four of them such a chain's). So:
+// another, each the child of the one before (heaptrack's `t` records; most
+// nodes of a big trace are such a chain's, docs/architecture.md). So:
 // - a node whose parent has no child yet is new without a lookup: a bit per
 //   node says which have children (a megabyte that stays in cache);
 // - a node whose id is its parent's plus one (its parent's first child,

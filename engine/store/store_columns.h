@@ -81,6 +81,9 @@ struct StoreColumns {
   std::span<const std::uint32_t> checkpoint_ids;  // their live blocks
 
   std::size_t block_count() const { return bucket.size(); }
+  // A store file may leave the bucket sums out (an accelerator); every trace
+  // with events has some.
+  bool has_bucket_sums() const { return !bucket_sums.empty() || event_count == 0; }
   std::size_t bytes() const {
     return (bucket.size() + alloc_seq.size() + free_order.size()) * sizeof(std::uint32_t) +
            time_changes.size() * sizeof(TimeChange);

@@ -14,18 +14,40 @@ std::string_view block_identity_name(BlockIdentity identity) {
 }
 
 TraceStore::TraceStore(TraceTables tables, SourceInfo source, StoreColumns columns,
-                       std::shared_ptr<const void> owner, std::function<void()> check_blocks,
-                       std::function<void()> check_sums)
+                       std::shared_ptr<const void> owner, StoreFileChecks checks)
     : tables_(std::move(tables)),
       source_(std::move(source)),
       owner_(std::move(owner)),
-      blocks_check_{std::move(check_blocks)},
-      sums_check_{std::move(check_sums)},
+      stack_tree_check_(std::move(checks.stack_tree)),
+      buckets_check_(std::move(checks.buckets)),
+      blocks_check_(std::move(checks.blocks)),
+      sums_check_(std::move(checks.bucket_sums)),
       columns_(columns) {}
 
 void TraceStore::attach_stack_view(StackView view, std::function<void()> check) {
   stack_view_ = view;
-  stack_view_check_.check = std::move(check);
+  stack_view_check_ = LazyCheck(std::move(check));
+}
+
+void TraceStore::check_tables() const {
+  if (stack_tree_check_.pending() && buckets_check_.pending()) {
+    // Each big table on a core of its own.
+    on_both_cores([&] { buckets_check_.run(); }, [&] { stack_tree_check_.run(); });
+  } else {
+    stack_tree_check_.run();
+    buckets_check_.run();
+  }
+}
+
+void TraceStore::check_bucket_sums() const {
+  if (!sums_check_.pending()) return check_tables();
+  // The sums (read against the block columns' lengths, not the tables)
+  // beside the buckets, the two biggest checks.
+  on_both_cores([&] { buckets_check_.run(); },
+                [&] {
+                  stack_tree_check_.run();
+                  sums_check_.run();
+                });
 }
 
 TraceStore::Builder::Builder(TraceStore& store, CheckpointRule checkpoints)
@@ -185,7 +207,9 @@ void TraceStore::skip_from_checkpoint(EventConsumer& consumer, const LiveCheckpo
 }
 
 void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns) const {
-  if (!blocks_check_.check && !sums_check_.check) return replay_blocks(consumer, until_ns);
+  // The consumer reads the tables from the first event it is fed.
+  check_tables();
+  if (!blocks_check_.pending() && !sums_check_.pending()) return replay_blocks(consumer, until_ns);
   // The block columns' checksums (and the bucket sums, which order the
   // buckets skipped before a window) are checked beside the replay (on the
   // core its window leaves free) and waited for before its answer counts;

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -18,20 +17,27 @@
 #include "engine/store/stack_view.h"
 #include "engine/store/store_columns.h"
 #include "engine/store/trace_tables.h"
+#include "engine/util/lazy_check.h"
 
 namespace heapql {
+
+// What a store file checks of itself (docs/store-format.md, "Checksums"),
+// each part when a query first reads it; each throws Error.
+struct StoreFileChecks {
+  std::function<void()> stack_tree;   // its section's checksum and records
+  std::function<void()> buckets;      // the same
+  std::function<void()> blocks;       // the block columns, the time changes and the live checkpoints
+  std::function<void()> bucket_sums;  // their checksum, and that they add up to the block columns
+};
 
 class TraceStore {
  public:
   TraceStore() = default;
   // A store over columns that live elsewhere (a mapped file), which `owner`
-  // keeps alive. `check_blocks` runs beside the first replay, which waits
-  // for it before it returns (the file's block columns are checked only when
-  // a query reads them); it throws Error, which the replay then throws
-  // rather than its own (a damaged column explains a replay's failure).
-  // `check_sums` runs before the bucket sums are first read (check_bucket_sums).
+  // keeps alive, and the checks of that file's parts, each run when a query
+  // first reads its part (below).
   TraceStore(TraceTables tables, SourceInfo source, StoreColumns columns, std::shared_ptr<const void> owner,
-             std::function<void()> check_blocks = {}, std::function<void()> check_sums = {});
+             StoreFileChecks checks = {});
   // The columns view storage the store owns: it moves, but never copies.
   TraceStore(const TraceStore&) = delete;
   TraceStore& operator=(const TraceStore&) = delete;
@@ -41,15 +47,25 @@ class TraceStore {
   SourceInfo& source() { return source_; }
   const SourceInfo& source() const { return source_; }
   const StoreColumns& columns() const { return columns_; }
+  // A store file's parts are checked when first read, each once (the first
+  // call runs its check, which throws Error; later calls wait for it):
+  // - the stack tree and the buckets (check_tables) before a query reads
+  //   them: replay() and check_bucket_sums() check both, and the stack
+  //   view's rows need only the stack tree (check_stack_tree). A caller that
+  //   reads tables() otherwise checks them first;
+  // - the block columns beside the first replay (replay());
+  // - the bucket sums and the stack view before an answer from them.
+  // A store built in memory has nothing to check.
+  void check_tables() const;
+  void check_stack_tree() const { stack_tree_check_.run(); }
   // The stack view of a store file that has one (its rows unchecked), and
-  // the check of its section that must pass before its rows are trusted:
-  // the first call runs it (it throws Error), later calls wait for that.
+  // the check of its section that must pass before its rows are trusted.
   void attach_stack_view(StackView view, std::function<void()> check);
   const StackView* stack_view() const { return stack_view_ ? &*stack_view_ : nullptr; }
   void check_stack_view() const { stack_view_check_.run(); }
-  // Before columns().bucket_sums are read: the file's sums are checked
-  // against the columns when first used (throws Error).
-  void check_bucket_sums() const { sums_check_.run(); }
+  // Before columns().bucket_sums are read (the tables too, which their
+  // answer reads): the file's sums are checked against the columns.
+  void check_bucket_sums() const;
 
   std::size_t block_count() const { return columns_.block_count(); }
   std::uint64_t event_count() const { return columns_.event_count; }
@@ -111,15 +127,8 @@ class TraceStore {
   SourceInfo source_;
   OwnedColumns owned_;                  // a store built in memory
   std::shared_ptr<const void> owner_;   // or one mapped from a file
-  // A check of a part of a store file that runs when that part is first
-  // used, once (a check that threw runs again the next time).
-  struct LazyCheck {
-    std::function<void()> check;
-    std::unique_ptr<std::once_flag> done = std::make_unique<std::once_flag>();
-    void run() const {
-      if (check) std::call_once(*done, check);
-    }
-  };
+  LazyCheck stack_tree_check_;
+  LazyCheck buckets_check_;
   LazyCheck blocks_check_;
   LazyCheck sums_check_;
   std::optional<StackView> stack_view_;

@@ -97,10 +97,6 @@ std::string TraceTables::frame_text(FrameId id) const {
   return fmt::format("{}!0x{:x}", string(f.module), f.address);
 }
 
-StackId TraceTables::load_stack(const StackNode& node) { return append<StackId>(stacks_, node, "stack nodes"); }
-
-BucketId TraceTables::load_bucket(const Bucket& bucket) { return append<BucketId>(buckets_, bucket, "buckets"); }
-
 void TraceTables::view_stacks(std::span<const StackNode> nodes) {
   if (nodes.size() >= StackId::kInvalidValue) throw Error("too many stack nodes for 32-bit ids");
   stacks_.view(nodes);

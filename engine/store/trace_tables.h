@@ -92,13 +92,11 @@ class TraceTables {
   // of megabytes on a big trace. Interning later rebuilds them.
   void release_indexes();
   // For tables read back from a store, whose entries are distinct already:
-  // appends without indexing. The index is built on the next intern_stack
-  // (or intern_bucket), if one ever comes: a query never interns.
-  StackId load_stack(const StackNode& node);
-  BucketId load_bucket(const Bucket& bucket);
-  // The same for all stack nodes or buckets at once, viewed in place (a
-  // store's mapping, which must outlive the tables; copies of the tables
-  // copy them). Only while that table is empty.
+  // all stack nodes or buckets at once, viewed in place (a store's mapping,
+  // which must outlive the tables; copies of the tables copy them), without
+  // indexing. The index is built on the next intern_stack (or
+  // intern_bucket), if one ever comes: a query never interns. Only while
+  // that table is empty.
   void view_stacks(std::span<const StackNode> nodes);
   void view_buckets(std::span<const Bucket> buckets);
   // The same for strings and frames. A loaded string is not copied: its

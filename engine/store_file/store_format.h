@@ -1,8 +1,16 @@
-// The store file's layout (docs/store.md): a 64-byte header, sections at
+// The store file's layout (docs/store-format.md): a 64-byte header, sections at
 // 64-byte aligned offsets, and a table of contents, all little-endian. Every
 // section and the table of contents carry a checksum (checksum.h); the header
-// carries its own.
-// The header is written last, so a file whose writer died has no valid one.
+// carries its own. The header is written last, so a file whose writer died
+// has no valid one.
+//
+// A section holds facts or an accelerator. The facts (the source, the tables,
+// the block columns) are what the trace said; the format version names their
+// layout, and only a change of facts changes it. An accelerator (the bucket
+// sums, the live checkpoints, the stack view) is part of an answer worked out
+// at ingest: optional, with a revision of its own, so that adding or changing
+// one refuses no store. A reader uses an accelerator only at a revision it
+// knows, and a query without it replays the block columns.
 #pragma once
 
 #include <array>
@@ -15,23 +23,23 @@ namespace heapql::store_file {
 static_assert(std::endian::native == std::endian::little, "the store maps its columns as they are on disk");
 
 inline constexpr std::array<char, 8> kMagic = {'H', 'E', 'A', 'P', 'Q', 'L', 'D', 'B'};
-inline constexpr std::uint32_t kFormatVersion = 5;
+inline constexpr std::uint32_t kFormatVersion = 6;
 inline constexpr std::uint64_t kHeaderBytes = 64;
 inline constexpr std::uint64_t kSectionAlignment = 64;
 inline constexpr std::uint64_t kTocEntryBytes = 40;
 
 // Header: magic[8], u32 version, u32 section count, u64 file bytes, u64 table
 // of contents offset, u64 its checksum, u64 the checksum of the header's
-// first 40 bytes, zeros to 64. A table of contents entry: u32 kind, u32 zero,
-// u64 checksum, u64 offset, u64 bytes, u64 items. (Version 1 had CRC-32s:
-// u32 fields, 32-byte entries.)
+// first 40 bytes, zeros to 64. A table of contents entry: u32 kind, u32
+// revision (0 for facts), u64 checksum, u64 offset, u64 bytes, u64 items.
 namespace header_at {
 inline constexpr std::size_t kVersion = 8, kSectionCount = 12, kFileBytes = 16, kTocOffset = 24, kTocChecksum = 32,
                              kHeaderChecksum = 40;
 }
 
 enum class Section : std::uint32_t {
-  kSource = 1,        // what was read and how (source identity, SourceInfo, event count, end)
+  // Facts: every store has each once.
+  kSource = 1,        // what was read and how (source identity, SourceInfo, event count, end, peak)
   kStrings = 2,       // u64 length + bytes, each
   kFrames = 3,        // u32 module, u32 symbol, u64 address
   kStacks = 4,        // u32 frame, u32 parent
@@ -42,11 +50,31 @@ enum class Section : std::uint32_t {
   kBlockAllocSeq = 9, // u32 per block
   kFreeOrder = 10,    // u32 per free
   kTimeChanges = 11,  // TimeChange (16 bytes) per distinct time
+  // Accelerators: optional; every kind past the facts is one.
   kBucketSums = 12,   // BucketSum (32 bytes) per bucket with blocks, in order of first allocation
   kStackView = 13,    // the stack view (stack_view.h): a 64-byte head, u32 stacks, then five u64 columns
   kLiveCheckpoints = 14,  // LiveCheckpoint (24 bytes) each, then their blocks' ids (u32)
 };
-inline constexpr std::uint32_t kSectionKinds = 14;
+inline constexpr std::uint32_t kFactKinds = 11;
+inline constexpr std::uint32_t kSectionKinds = 14;  // the kinds this build has code for
+
+inline constexpr bool is_fact(std::uint32_t kind) { return kind >= 1 && kind <= kFactKinds; }
+
+// An accelerator at one revision of its layout and meaning.
+struct Accelerator {
+  Section kind;
+  std::uint32_t revision;
+  friend bool operator==(const Accelerator&, const Accelerator&) = default;
+};
+
+// The accelerators this build writes and reads. Raise an accelerator's
+// revision whenever what it holds, or what it means, changes: readers of the
+// other revision then pass it over and replay instead.
+inline constexpr std::array<Accelerator, 3> kAccelerators = {{
+    {Section::kBucketSums, 1},
+    {Section::kStackView, 1},
+    {Section::kLiveCheckpoints, 1},
+}};
 
 inline constexpr std::string_view section_name(Section s) {
   switch (s) {
@@ -68,9 +96,9 @@ inline constexpr std::string_view section_name(Section s) {
   return "unknown";
 }
 
-// The stack view's head: u64 cull fingerprint (0: no view), u64 rows, u64
-// temporary blocks, u64 totals of so, soc, st, stc, src. Then a u32 stack per
-// row, zeros to a multiple of 8 bytes, then each measure's u64 column.
+// The stack view's head: u64 cull fingerprint, u64 rows, u64 temporary
+// blocks, u64 totals of so, soc, st, stc, src. Then a u32 stack per row,
+// zeros to a multiple of 8 bytes, then each measure's u64 column.
 inline constexpr std::uint64_t kStackViewHeadBytes = 64;
 inline constexpr std::uint64_t kStackViewRowBytes = 4 + 8 * 5;  // its stack and five measures
 inline constexpr std::uint64_t stack_view_bytes(std::uint64_t rows) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <csignal>
@@ -10,6 +11,8 @@
 #include <initializer_list>
 #include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "engine/error.h"
 #include "engine/store/stack_view_sink.h"
@@ -33,6 +36,7 @@ void maybe_killed_before(std::string_view step) {
 
 struct TocEntry {
   Section kind;
+  std::uint32_t revision;  // 0 for facts
   std::uint64_t checksum;
   std::uint64_t offset, bytes, items;
 };
@@ -94,12 +98,6 @@ class ViewSectionWriter final : public StackViewSink {
     section_.put(column.data(), column.size_bytes());
     ++measures_;
   }
-  // A view with no rows, which no query answers from.
-  void write_empty() {
-    head(StackViewHead{});
-    stacks({});
-    for (std::size_t k = 0; k < kViewMeasures; ++k) measure({});
-  }
   std::uint64_t rows() const { return rows_; }
   bool complete() const { return measures_ == kViewMeasures; }
 
@@ -124,7 +122,16 @@ struct StoreWriter::Columns {
   ColumnBuilder<ScratchColumn<std::uint32_t>, ScratchColumn<TimeChange>> builder;
 };
 
-StoreWriter::StoreWriter(std::string path, const TraceTables& tables) : path_(std::move(path)), tables_(tables) {
+StoreWriter::StoreWriter(std::string path, const TraceTables& tables, std::span<const Accelerator> accelerators)
+    : path_(std::move(path)), tables_(tables) {
+  for (const Accelerator& a : accelerators) {
+    // It writes each at its one revision, this build's.
+    if (std::find(kAccelerators.begin(), kAccelerators.end(), a) == kAccelerators.end()) {
+      throw Error(fmt::format("internal error: the store writer has no '{}' of revision {}", section_name(a.kind),
+                              a.revision));
+    }
+    accelerators_.push_back(a.kind);
+  }
   try {
     columns_ = std::make_unique<Columns>(folder_of(path_), tables);
   } catch (const Error& e) {
@@ -133,6 +140,10 @@ StoreWriter::StoreWriter(std::string path, const TraceTables& tables) : path_(st
 }
 
 StoreWriter::~StoreWriter() = default;
+
+bool StoreWriter::writes(Section accelerator) const {
+  return std::find(accelerators_.begin(), accelerators_.end(), accelerator) != accelerators_.end();
+}
 
 EventConsumer& StoreWriter::consumer() { return columns_->builder; }
 
@@ -160,7 +171,9 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
   auto begin_entry = [&](Section kind) {
     maybe_killed_before(section_name(kind));
     align();
-    return TocEntry{kind, 0, out.size(), 0, 0};
+    const auto accelerator = std::find_if(kAccelerators.begin(), kAccelerators.end(),
+                                          [&](const Accelerator& a) { return a.kind == kind; });
+    return TocEntry{kind, accelerator == kAccelerators.end() ? 0 : accelerator->revision, 0, out.size(), 0, 0};
   };
   auto begin_section = [&](Section kind) { return SectionWriter(out, begin_entry(kind)); };
   // A section written from pieces, checksummed as one.
@@ -232,9 +245,9 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
   put_column(Section::kBlockAllocSeq, c.alloc_seq, 4);
   put_column(Section::kFreeOrder, c.free_order, 4);
   put_column(Section::kTimeChanges, c.time_changes, sizeof(TimeChange));
-  {
-    // Written from where the builder keeps them (up to 128 MiB of ids), not
-    // copied into one string first.
+  if (writes(Section::kLiveCheckpoints)) {
+    // Written from where the builder keeps them (a quarter of the blocks'
+    // ids at most), not copied into one string first.
     const std::vector<LiveCheckpoint>& checkpoints = c.builder.checkpoints();
     const std::vector<std::uint32_t>& ids = c.builder.checkpoint_ids();
     put_pieces(Section::kLiveCheckpoints,
@@ -248,33 +261,32 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
     const BucketSumChunks sums = [&](const std::function<void(std::span<const BucketSum>)>& chunk) {
       c.builder.each_bucket_sum_chunk(chunk);
     };
-    SectionWriter sum_section = begin_section(Section::kBucketSums);
-    std::uint64_t sum_count = 0;
-    sums([&](std::span<const BucketSum> chunk) {
-      sum_section.put(chunk.data(), chunk.size_bytes());
-      sum_count += chunk.size();
-    });
-    toc.push_back(sum_section.finish(sum_count));
-
-    SectionWriter view_section = begin_section(Section::kStackView);
-    ViewSectionWriter view(view_section);
+    if (writes(Section::kBucketSums)) {
+      SectionWriter sum_section = begin_section(Section::kBucketSums);
+      std::uint64_t sum_count = 0;
+      sums([&](std::span<const BucketSum> chunk) {
+        sum_section.put(chunk.data(), chunk.size_bytes());
+        sum_count += chunk.size();
+      });
+      toc.push_back(sum_section.finish(sum_count));
+    }
     const auto release_sums = [&] { c.builder.release_bucket_state(); };
-    if (make_view) {
+    if (make_view && writes(Section::kStackView)) {
+      SectionWriter view_section = begin_section(Section::kStackView);
+      ViewSectionWriter view(view_section);
       make_view(tables, sums, release_sums, view);
-    } else {
-      view.write_empty();
+      const TocEntry entry = view_section.finish(view.rows());
+      if (!view.complete() || entry.bytes != stack_view_bytes(entry.items)) {
+        throw Error("internal error: the stack view's columns differ in length");
+      }
+      toc.push_back(entry);
     }
     release_sums();  // (again, when the maker has: it is idempotent)
-    const TocEntry entry = view_section.finish(view.rows());
-    if (!view.complete() || entry.bytes != stack_view_bytes(entry.items)) {
-      throw Error("internal error: the stack view's columns differ in length");
-    }
-    toc.push_back(entry);
   }
 
   ByteWriter toc_bytes;
   for (const TocEntry& e : toc) {
-    toc_bytes.u32(static_cast<std::uint32_t>(e.kind)), toc_bytes.u32(0), toc_bytes.u64(e.checksum);
+    toc_bytes.u32(static_cast<std::uint32_t>(e.kind)), toc_bytes.u32(e.revision), toc_bytes.u64(e.checksum);
     toc_bytes.u64(e.offset), toc_bytes.u64(e.bytes), toc_bytes.u64(e.items);
   }
   maybe_killed_before("table of contents");

@@ -11,12 +11,14 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "engine/store/events.h"
 #include "engine/store/stack_view_sink.h"
 #include "engine/store/store_columns.h"
 #include "engine/store/trace_tables.h"
 #include "engine/store_file/source_record.h"
+#include "engine/store_file/store_format.h"
 
 namespace heapql::store_file {
 
@@ -24,7 +26,9 @@ class StoreWriter {
  public:
   // Throws Error naming the folder when it cannot be written. `tables` are
   // the ones the reader interns into (the writer reads bucket sizes).
-  StoreWriter(std::string path, const TraceTables& tables);
+  // `accelerators`: those the store gets, of this build's (kAccelerators).
+  StoreWriter(std::string path, const TraceTables& tables,
+              std::span<const Accelerator> accelerators = kAccelerators);
   ~StoreWriter();
   StoreWriter(const StoreWriter&) = delete;
   StoreWriter& operator=(const StoreWriter&) = delete;
@@ -41,7 +45,7 @@ class StoreWriter {
 
   // Writes the file with the tables; returns its size. The record's event
   // count, end and peak are filled in from the columns. Without a maker the
-  // store has an empty stack view, which no query answers from.
+  // store has no stack view.
   std::uint64_t commit(SourceRecord record, const StackViewMaker& make_view = {});
 
   const std::string& path() const { return path_; }
@@ -51,8 +55,11 @@ class StoreWriter {
 
  private:
   struct Columns;
+  bool writes(Section accelerator) const;
+
   std::string path_;
   const TraceTables& tables_;
+  std::vector<Section> accelerators_;
   std::unique_ptr<Columns> columns_;
 };
 

@@ -4,11 +4,11 @@
 // are filtered and batched (insert); a lookup (only an unmatched free makes
 // one) puts the batch in first, so it sees every insert before it.
 //
-// Heap addresses are multiples of 16 and packed close together (the compile
-// recording's 2.34 M freed addresses lie in 34,319 stretches of 4 KiB): those
-// keys are a bit each, per 16 bytes, in a page of 40 bytes (its stretch and
-// 256 bits) per 4 KiB of addresses that has any, found through a FlatIndex
-// (1.6 MB there, where 8-byte slots took 33.5 MB). Other keys (tokens, odd
+// Heap addresses are multiples of 16 and packed close together (a real
+// trace's freed addresses fill few stretches of 4 KiB): those keys are a bit
+// each, per 16 bytes, in a page of 40 bytes (its stretch and 256 bits) per
+// 4 KiB of addresses that has any, found through a FlatIndex: a twentieth of
+// the memory 8-byte slots take (docs/architecture.md). Other keys (tokens, odd
 // addresses) go into an open-addressing table of 8-byte slots. Scattered
 // addresses, one per 4 KiB, cost about 48 bytes each in pages against about
 // 12 in slots: a process would need gigabytes of heap for that to matter.

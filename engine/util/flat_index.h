@@ -11,10 +11,8 @@
 // The table is at most half full. Most lookups while interning are for
 // keys not there yet, and such a lookup (and an insert) walks to the next
 // empty slot: at 3/4 full that is 8.5 slots on average, often into the next
-// cache line, a second miss; at half full, 2.5. Walk's one-shot query took
-// 0.95 s instead of 1.07 s (medians of 10 runs each in turn) in the same
-// memory, its two indexes staying at 4 Mi slots; compile's took 87 MB
-// instead of 83.
+// cache line, a second miss; at half full, 2.5. Measured faster for about
+// the same memory (docs/one-shot-speed.md).
 //
 // Inserts wait in a short queue and go into the table a batch at a time,
 // each slot fetched as its id is queued, so that their cache misses overlap

@@ -4,8 +4,8 @@
 // that meets a node made before (or an IP with inlined frames) breaks the run.
 // Each block of 64 entries keeps its first id and a bit for each entry that
 // breaks a run, whose id is kept apart: about a quarter of a byte an entry
-// where a plain column takes four (28 MB on the walk bench trace's 7 M
-// traces), and a block table small enough to stay in the caches.
+// where a plain column takes four, and a block table small enough to stay
+// in the caches.
 //
 // Where breaks are common (a C++ program's trace, whose symbolized frames
 // merge many traces into one stack: a sixth of the allocation infos of a

@@ -1,8 +1,9 @@
 // A table whose first entries are viewed in place (a store file's mapping,
 // whose records have the entries' own layout) and whose later ones, if any
-// are ever added, are owned. Opening a store then neither copies its big
-// tables nor touches pages a query never reads. A copy owns all its entries,
-// so it never depends on the mapping.
+// are ever added, are owned. Opening a store then copies neither of its big
+// tables and touches none of their pages (a table is checked, whole, when a
+// query first reads it: TraceStore). A copy owns all its entries, so it
+// never depends on the mapping.
 #pragma once
 
 #include <cstddef>

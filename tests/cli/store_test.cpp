@@ -516,8 +516,10 @@ TEST_F(BadInputStore, EachSectionsChecksumNamesIt) {
     ASSERT_NE(offset, 0u) << section;
     std::string bad = bytes_;
     bad[offset] = static_cast<char>(bad[offset] ^ 0x01);
+    // The events' sections are read by a replay alone.
     const bool block_column = std::string(section) == "block buckets" ||
-                              std::string(section) == "block allocation times" || std::string(section) == "frees";
+                              std::string(section) == "block allocation times" || std::string(section) == "frees" ||
+                              std::string(section) == "time changes";
     expect_refused(bad, std::string("section '") + section + "' is damaged (its checksum does not match)",
                    !block_column);
     if (block_column) {
@@ -556,8 +558,10 @@ TEST_F(BadInputStore, TheStackViewIsCheckedByTheQueryThatReadsIt) {
     EXPECT_EQ(r.exit_code, 0) << options << ": " << r.err;
     EXPECT_EQ(r.out, query(good_, options).out) << options;
   }
-  // Damaged bucket sums and block columns do not stop the view's query.
-  for (const char* section : {"bucket sums", "block buckets", "frees"}) {
+  // Damaged bucket sums, buckets and block columns do not stop the view's
+  // query, which reads none of them; nor does a damaged stack tree stop its
+  // totals, which show no stack.
+  for (const char* section : {"bucket sums", "buckets", "block buckets", "frees", "time changes"}) {
     bad = bytes_;
     bad[section_at(section)] = static_cast<char>(bad[section_at(section)] ^ 0x01);
     write_file(bad_path, bad);
@@ -565,6 +569,15 @@ TEST_F(BadInputStore, TheStackViewIsCheckedByTheQueryThatReadsIt) {
     EXPECT_EQ(r.exit_code, 0) << section << ": " << r.err;
     EXPECT_EQ(r.out, query(good_, "--by stack").out) << section;
   }
+  bad = bytes_;
+  bad[section_at("stacks")] = static_cast<char>(bad[section_at("stacks")] ^ 0x01);
+  write_file(bad_path, bad);
+  const CommandResult totals = query(bad_path, "--totals");
+  EXPECT_EQ(totals.exit_code, 0) << totals.err;
+  EXPECT_EQ(totals.out, query(good_, "--totals").out);
+  const CommandResult rows = query(bad_path, "--by stack");
+  EXPECT_EQ(rows.exit_code, 2);
+  expect_contains(rows.err, "section 'stacks' is damaged (its checksum does not match)");
 }
 
 // The live checkpoints a windowed query starts from: damaged, or crafted
@@ -709,18 +722,19 @@ TEST_F(BadInputStore, WrongMagic) {
 
 TEST_F(BadInputStore, NewerFormatVersion) {
   std::string bad = bytes_;
-  bad[8] = 6;
-  expect_refused(bad, "store format version 6 is newer than this heapql reads (up to 5)");
+  bad[8] = 7;
+  expect_refused(bad, "store format version 7 is newer than this heapql reads (up to 6)");
 }
 
 TEST_F(BadInputStore, OlderFormatVersion) {
   // Older versions (1: CRC-32 checksums; 2: heaptrack's and ETW's details as
-  // fields of their own; 3: no stack view; 4: no live checkpoints) are not
-  // read: a store is cheap to write again.
-  for (const char version : {1, 2, 3, 4}) {
+  // fields of their own; 3: no stack view; 4: no live checkpoints; 5: the
+  // accelerators required and without revisions) are not read: a store is
+  // cheap to write again.
+  for (const char version : {1, 2, 3, 4, 5}) {
     std::string bad = bytes_;
     bad[8] = version;
-    expect_refused(bad, fmt::format("store format version {} is older than this heapql reads (5); ingest the trace "
+    expect_refused(bad, fmt::format("store format version {} is older than this heapql reads (6); ingest the trace "
                                     "again",
                                     static_cast<int>(version)));
   }

@@ -1,0 +1,35 @@
+// A check that runs when what it checks is first used, once: the first
+// caller runs it, callers at the same time wait for it, later ones return at
+// once. A check that threw runs again the next time (and throws again).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+namespace heapql {
+
+class LazyCheck {
+ public:
+  LazyCheck() = default;
+  explicit LazyCheck(std::function<void()> check) : check_(std::move(check)) {}
+
+  void run() const {
+    if (!pending()) return;
+    std::call_once(state_->once, check_);
+    state_->passed.store(true, std::memory_order_release);
+  }
+  // Whether run() would do anything.
+  bool pending() const { return check_ && !state_->passed.load(std::memory_order_acquire); }
+
+ private:
+  struct State {
+    std::once_flag once;
+    std::atomic<bool> passed{false};
+  };
+  std::function<void()> check_;
+  std::unique_ptr<State> state_ = std::make_unique<State>();
+};
+
+}  // namespace heapql
