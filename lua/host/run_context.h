@@ -14,7 +14,7 @@
 
 #include <lua.hpp>
 
-#include "engine/ingest/open_trace.h"
+#include "engine/ingest/open_options.h"
 #include "engine/report/reports.h"
 
 namespace heapql::lua {
