@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 
 #include "engine/error.h"
 
@@ -16,8 +17,11 @@ constexpr std::array<std::string_view, 4> kImpactingNames = {"AIFI", "AIFO", "AO
 template <class E, std::size_t N>
 std::optional<E> parse_name(const std::array<std::string_view, N>& names, std::string_view text, bool any_case) {
   for (std::size_t i = 0; i < N; ++i) {
+    // std::toupper takes an unsigned char's value: a byte >= 0x80 in a
+    // plain (signed) char would be negative, which is undefined.
+    const auto upper = [](char c) { return std::toupper(static_cast<unsigned char>(c)); };
     const bool same = any_case ? std::equal(text.begin(), text.end(), names[i].begin(), names[i].end(),
-                                            [](char a, char b) { return std::toupper(a) == std::toupper(b); })
+                                            [&](char a, char b) { return upper(a) == upper(b); })
                                : text == names[i];
     if (same) return static_cast<E>(i);
   }

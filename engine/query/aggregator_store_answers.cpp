@@ -1,0 +1,212 @@
+// The aggregator's answers from a store (engine/store/trace_store.h), each
+// the answer the event stream would give: from the stack view when the
+// query is the view's own (stack_view_query.h), from the bucket sums when
+// the query needs no block's own times, else by replaying the events up to
+// T2. Also the view itself, built at ingest with the same roll-up a query
+// does: its rows are those the query over the bucket sums would number, in
+// that order, so the answers are byte-identical (tests/cli/store_test.cpp
+// compares them).
+#include <algorithm>
+
+#include "engine/error.h"
+#include "engine/query/aggregator.h"
+#include "engine/query/aggregator_count_steps.h"
+#include "engine/query/byte_sums.h"
+#include "engine/query/cull_list.h"
+#include "engine/query/row_selection.h"
+#include "engine/query/stack_view_query.h"
+#include "engine/util/on_both_cores.h"
+
+namespace heapql {
+
+static_assert(static_cast<std::size_t>(Measure::kSo) == 0 && static_cast<std::size_t>(Measure::kSoc) == 1 &&
+                  static_cast<std::size_t>(Measure::kSt) == 2 && static_cast<std::size_t>(Measure::kStc) == 3 &&
+                  static_cast<std::size_t>(Measure::kSrc) == 4 && kViewMeasures == 5,
+              "the view's columns are indexed by Measure");
+
+namespace {
+
+// A row's or the totals' measures, from the view's values (in Measure order).
+Measures view_measures(const std::array<std::uint64_t, kViewMeasures>& v) {
+  Measures m;
+  m.so = v[0], m.soc = v[1], m.st = v[2], m.stc = v[3], m.src = v[4];
+  m.blocks = m.stc;  // every block of the whole trace is allocated inside it
+  return m;
+}
+
+Measures measures_of_row(const StackView& view, std::size_t row) {
+  std::array<std::uint64_t, kViewMeasures> v;
+  for (std::size_t k = 0; k < kViewMeasures; ++k) v[k] = view.measures[k][row];
+  return view_measures(v);
+}
+
+}  // namespace
+
+void Aggregator::answer_from(const TraceStore& store) {
+  if (answer_from_view(store)) return;
+  // Nothing at or after the window's end changes the answer but how the
+  // blocks alive then end (record(): freed after T2 is not freed in it).
+  if (!answer_from_sums(store.columns(), [&] { store.check_bucket_sums(); })) store.replay(*this, plan_.t2());
+}
+
+bool Aggregator::answer_from_sums(const StoreColumns& columns, const std::function<void()>& check_sums) {
+  // The sums describe the whole trace: every block is allocated inside
+  // (AIFI when freed, AIFO when not).
+  if (!plan_.of_whole_trace_without_times()) return false;
+  // The peak layout keeps no per-type counts for the block filters to choose from.
+  if (plan_.layout() == BucketLayout::kPeak && plan_.has_block_filters()) return false;
+  if (!columns.has_bucket_sums()) return false;
+  if (check_sums) check_sums();
+  // The stored peak is over every bucket: each one with blocks must pass.
+  if (!sums_all_pass(columns.bucket_sums)) return false;
+  add_sums(columns.bucket_sums);
+  in_window_ = true;
+  peak_seen_ = true;
+  peak_ = Peak{columns.peak.bytes, columns.peak.blocks, columns.peak.time_ns};
+  end_ns_ = columns.end_ns;
+  return true;
+}
+
+bool Aggregator::sums_all_pass(std::span<const BucketSum> sums) {
+  return with_layout([&]<class S>() {
+    for (const BucketSum& sum : sums) {
+      if (plan<S>(BucketId(sum.bucket)).key < 0) return false;
+    }
+    return true;
+  });
+}
+
+void Aggregator::add_sums(std::span<const BucketSum> sums) {
+  with_layout([&]<class S>() { apply_sums<S>(sums); });
+}
+
+template <class S>
+void Aggregator::apply_sums(std::span<const BucketSum> sums) {
+  ChunkedVector<S>& all = states<S>();
+  for (const BucketSum& sum : sums) {
+    S& state = all[sum.bucket];
+    if (sum.allocs > 0xFFFFFFFFu) bucket_block_count_overflow();
+    if constexpr (S::kPeak) {
+      // Every bucket's blocks at the peak, saved in the peak's epoch (1).
+      state.saved_epoch = 1;
+      state.live_at_peak = sum.live_at_peak;
+    } else {
+      // The bucket's blocks in three groups that end alike: freed
+      // temporarily, freed otherwise (AIFI), alive at the end (AIFO). The
+      // sums have no times: a group is counted as its blocks would be as
+      // they end.
+      const struct {
+        BlockEnd end;
+        std::uint64_t blocks;
+      } groups[] = {{BlockEnd{.alloc_in = true, .freed_in = true, .temporary = true}, sum.temporary_frees},
+                    {BlockEnd{.alloc_in = true, .freed_in = true}, sum.frees - sum.temporary_frees},
+                    {BlockEnd{.alloc_in = true}, sum.allocs - sum.frees}};
+      for (const auto& group : groups) {
+        if (group.blocks == 0) continue;
+        const auto blocks = static_cast<std::uint32_t>(group.blocks);
+        if (S::kLiveAreAifo && !group.end.freed_in) {
+          add_live(state, WindowPart::kInside, blocks);  // this layout's AIFO blocks are its live ones
+        } else {
+          record(state, sum.bucket, group.end, blocks, tallies_);
+        }
+      }
+    }
+  }
+  if constexpr (S::kPeak) peak_epoch_ = 1;
+}
+
+void Aggregator::build_stack_view(const TraceTables& tables, const BucketSumChunks& sums,
+                                  const std::function<void()>& sums_read, StackViewSink& sink) {
+  Aggregator aggregator(tables, stack_view_query());
+  const auto not_from_sums = [] {
+    return Error("internal error: the stack view's query is not answered from the bucket sums");
+  };
+  if (!aggregator.plan_.of_whole_trace_without_times() || aggregator.plan_.layout() != BucketLayout::kWholeTrace) {
+    throw not_from_sums();
+  }
+  // Planned and added a chunk at a time; the rows are then numbered by
+  // stack id (GroupKeyTable), whatever order the buckets came in.
+  sums([&](std::span<const BucketSum> chunk) {
+    if (!aggregator.sums_all_pass(chunk)) throw not_from_sums();
+    aggregator.add_sums(chunk);
+  });
+  if (sums_read) sums_read();  // the aggregator's states hold what they said
+
+  // Every key is a row: each came from a bucket with blocks, and none is
+  // filtered out. The totals go in the head, before the columns; then one
+  // column at a time is made and handed over.
+  aggregator.rank_keys();
+  StackViewHead head;
+  head.cull_fingerprint = default_cull_fingerprint();
+  head.temporary_blocks = aggregator.tallies_.temporary_blocks;
+  const std::size_t rows = aggregator.keys_.count();
+  head.rows = rows;
+  aggregator.each_whole_trace_contribution([&](std::size_t, const Measures& m) {
+    for (std::size_t k = 0; k < kViewMeasures; ++k) head.totals[k] += m.value(static_cast<Measure>(k));
+    checked_bytes(head.totals[static_cast<std::size_t>(Measure::kSt)]);  // so's every part is at most it
+  });
+  sink.head(head);
+  {
+    std::vector<std::uint32_t> stacks(rows);
+    for (std::size_t row = 0; row < rows; ++row) stacks[row] = aggregator.keys_.value(row, 0);
+    sink.stacks(stacks);
+  }
+  std::vector<std::uint64_t> column;
+  for (std::size_t k = 0; k < kViewMeasures; ++k) {
+    column.assign(rows, 0);
+    aggregator.each_whole_trace_contribution(
+        [&](std::size_t row, const Measures& m) { column[row] += m.value(static_cast<Measure>(k)); });
+    if (k == static_cast<std::size_t>(Measure::kStc) && std::find(column.begin(), column.end(), 0) != column.end()) {
+      throw Error("internal error: a stack view row without blocks");
+    }
+    sink.measure(column);
+  }
+}
+
+bool Aggregator::answer_from_view(const TraceStore& store) {
+  const StackView* view = store.stack_view();
+  if (view == nullptr || view->cull_fingerprint != default_cull_fingerprint()) return false;
+  if (!stack_view_answers(plan_.query())) return false;
+  const StoreColumns& columns = store.columns();
+  view_store_ = &store;
+  tallies_.temporary_blocks = view->temporary_blocks;
+  in_window_ = true;
+  peak_seen_ = true;
+  peak_ = Peak{columns.peak.bytes, columns.peak.blocks, columns.peak.time_ns};
+  end_ns_ = columns.end_ns;
+  return true;
+}
+
+void Aggregator::roll_up_from_view(Result& r) {
+  const TraceStore& store = *view_store_;
+  const StackView& view = *store.stack_view();
+  const Query& query = plan_.query();
+  r.totals = view_measures(view.totals);
+  if (query.totals_only || query.by.empty()) {
+    store.check_stack_view();
+    return;
+  }
+  // The section's check runs on the other core while this one chooses the
+  // rows; an error from it is thrown first. Rows are rendered only from
+  // stacks that exist, so a damaged view cannot make this side misbehave.
+  const std::size_t stack_count = tables_.stack_count();
+  const auto key_values_of = [&](std::uint32_t row, std::uint64_t* values) {
+    const std::uint32_t stack = view.stacks[row];
+    if (stack != StackId().value && stack >= stack_count) throw Error("the stack view names a stack out of range");
+    values[0] = stack;
+  };
+  const auto measures_of = [&](std::span<const std::uint32_t> rows) {
+    std::vector<Measures> measures;
+    measures.reserve(rows.size());
+    for (const std::uint32_t row : rows) measures.push_back(measures_of_row(view, row));
+    return measures;
+  };
+  on_both_cores([&] { store.check_stack_view(); },
+                [&] {
+                  store.check_stack_tree();  // the rows shown are rendered from it
+                  show_rows(r, tables_, query, view.measures[static_cast<std::size_t>(query.sort)], key_values_of,
+                            measures_of);
+                });
+}
+
+}  // namespace heapql
