@@ -1,0 +1,45 @@
+// The answer form and the field comparisons of query_fields.h, and the
+// build's check that kQueryFields lists every field of Query.
+#include "engine/query/query_fields.h"
+
+#include <algorithm>
+
+namespace heapql {
+
+static_assert(std::tuple_size_v<decltype(kQueryFields)> == aggregate_field_count<Query>(),
+              "a field of Query is missing from kQueryFields (query_fields.h): list it there with its role");
+
+Query answer_form(const Query& query) {
+  Query form = query;
+  const Query defaults;
+  for_each_query_field([&](const auto& field) {
+    if (field.role == QueryFieldRole::kPresentation) form.*field.member = defaults.*field.member;
+  });
+  if (form.totals_only || form.by.empty()) {
+    // Of the levels only the impacting one changes the totals: it measures
+    // WPA's set of blocks (Query::uses_impacting).
+    const bool impacting_level = std::find(form.by.begin(), form.by.end(), GroupBy::kImpacting) != form.by.end();
+    form.by.clear();
+    if (impacting_level) form.by.push_back(GroupBy::kImpacting);
+    form.totals_only = true;
+  }
+  return form;
+}
+
+bool same_fields(const Query& a, const Query& b, QueryFieldRole role) {
+  bool same = true;
+  for_each_query_field([&](const auto& field) {
+    if (field.role == role) same = same && same_field(field, a, b);
+  });
+  return same;
+}
+
+bool answers_alike(const Query& made_for, const Query& asked) {
+  const Query wanted = answer_form(asked);
+  Query made = made_for;
+  made.totals_only = made.totals_only || wanted.totals_only;  // an answer's rows add up to its totals
+  made = answer_form(made);
+  return same_fields(made, wanted, QueryFieldRole::kAnswer) && same_fields(made, wanted, QueryFieldRole::kRows);
+}
+
+}  // namespace heapql

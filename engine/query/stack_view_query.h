@@ -1,0 +1,18 @@
+// The query the store's stack view (engine/store/stack_view.h) answers, as
+// a Query value: every row of `--by stack` over the whole trace, under the
+// built-in cull list alone, with no filter. The view is built by answering
+// it, and answers a query exactly when the two answer alike
+// (query_fields.h), so what the view holds is said once.
+#pragma once
+
+#include "engine/query/query.h"
+
+namespace heapql {
+
+Query stack_view_query();
+
+// Whether the stack view answers `asked`: its rows (in any order, cut
+// anywhere), or its totals.
+bool stack_view_answers(const Query& asked);
+
+}  // namespace heapql
