@@ -1,5 +1,5 @@
 // The roll-up over many buckets numbers their keys and marks their rows on
-// both cores, a half of the buckets each (aggregator.cpp, kSplitRollUpFrom):
+// both cores, a half of the buckets each (aggregator_roll_up.cpp, kSplitRollUpFrom):
 // the rows of both halves, and their totals, must all arrive.
 // 70,000 stacks, a leak in each and a bigger one in ten spread over both
 // halves, some buckets filtered out by size in each half.

@@ -1,14 +1,19 @@
-// The aggregator and the store's stack view (stack_view.h): building the
-// view at ingest with the same roll-up a query does, and answering the
-// view's query from it. Its rows are those the query over the bucket sums
-// would number, in that order, so the two answers are byte-identical
-// (tests/cli/store_test.cpp compares them).
+// The aggregator's answers from a store (engine/store/trace_store.h), each
+// the answer the event stream would give: from the stack view when the
+// query is the view's own, from the bucket sums when
+// the query needs no block's own times, else by replaying the events up to
+// T2. Also the view itself, built at ingest with the same roll-up a query
+// does: its rows are those the query over the bucket sums would number, in
+// that order, so the answers are byte-identical (tests/cli/store_test.cpp
+// compares them).
 #include <algorithm>
 
 #include "engine/error.h"
 #include "engine/query/aggregator.h"
+#include "engine/query/aggregator_count_steps.h"
 #include "engine/query/byte_sums.h"
 #include "engine/query/cull_list.h"
+#include "engine/query/row_selection.h"
 #include "engine/util/on_both_cores.h"
 
 namespace heapql {
@@ -36,13 +41,90 @@ Measures measures_of_row(const StackView& view, std::size_t row) {
 
 }  // namespace
 
+void Aggregator::answer_from(const TraceStore& store) {
+  if (answer_from_view(store)) return;
+  // Nothing at or after the window's end changes the answer but how the
+  // blocks alive then end (record(): freed after T2 is not freed in it).
+  if (!answer_from_sums(store.columns(), [&] { store.check_bucket_sums(); })) store.replay(*this, plan_.t2());
+}
+
+bool Aggregator::answer_from_sums(const StoreColumns& columns, const std::function<void()>& check_sums) {
+  // The sums describe the whole trace: every block is allocated inside
+  // (AIFI when freed, AIFO when not).
+  if (!plan_.of_whole_trace_without_times()) return false;
+  // The peak layout keeps no per-type counts for the block filters to choose from.
+  if (plan_.layout() == BucketLayout::kPeak && plan_.has_block_filters()) return false;
+  if (columns.bucket_sums.empty() && columns.event_count != 0) return false;  // a store without sums
+  if (check_sums) check_sums();
+  // The stored peak is over every bucket: each one with blocks must pass.
+  if (!sums_all_pass(columns.bucket_sums)) return false;
+  add_sums(columns.bucket_sums);
+  in_window_ = true;
+  peak_seen_ = true;
+  peak_ = Peak{columns.peak.bytes, columns.peak.blocks, columns.peak.time_ns};
+  end_ns_ = columns.end_ns;
+  return true;
+}
+
+bool Aggregator::sums_all_pass(std::span<const BucketSum> sums) {
+  return with_layout([&]<class S>() {
+    for (const BucketSum& sum : sums) {
+      if (plan<S>(BucketId(sum.bucket)).key < 0) return false;
+    }
+    return true;
+  });
+}
+
+void Aggregator::add_sums(std::span<const BucketSum> sums) {
+  with_layout([&]<class S>() { apply_sums<S>(sums); });
+}
+
+template <class S>
+void Aggregator::apply_sums(std::span<const BucketSum> sums) {
+  ChunkedVector<S>& all = states<S>();
+  for (const BucketSum& sum : sums) {
+    S& state = all[sum.bucket];
+    if (sum.allocs > 0xFFFFFFFFu) bucket_block_count_overflow();
+    if constexpr (S::kPeak) {
+      // Every bucket's blocks at the peak, saved in the peak's epoch (1).
+      state.saved_epoch = 1;
+      state.live_at_peak = sum.live_at_peak;
+    } else {
+      // The bucket's blocks in three groups that end alike: freed
+      // temporarily, freed otherwise (AIFI), alive at the end (AIFO). The
+      // sums have no times: a group is counted as its blocks would be as
+      // they end.
+      const struct {
+        BlockEnd end;
+        std::uint64_t blocks;
+      } groups[] = {{BlockEnd{.alloc_in = true, .freed_in = true, .temporary = true}, sum.temporary_frees},
+                    {BlockEnd{.alloc_in = true, .freed_in = true}, sum.frees - sum.temporary_frees},
+                    {BlockEnd{.alloc_in = true}, sum.allocs - sum.frees}};
+      for (const auto& group : groups) {
+        if (group.blocks == 0) continue;
+        const auto blocks = static_cast<std::uint32_t>(group.blocks);
+        if (S::kLiveAreAifo && !group.end.freed_in) {
+          add_live(state, WindowPart::kInside, blocks);  // this layout's AIFO blocks are its live ones
+        } else {
+          record(state, sum.bucket, group.end, blocks, tallies_);
+        }
+      }
+    }
+  }
+  if constexpr (S::kPeak) peak_epoch_ = 1;
+}
+
 void Aggregator::build_stack_view(const TraceTables& tables, const BucketSumChunks& sums,
                                   const std::function<void()>& sums_read, StackViewSink& sink) {
   Query query;  // the whole trace, the built-in cull list, no filter
   query.by = {GroupBy::kStack};
   Aggregator aggregator(tables, query);
-  const auto not_from_sums = [] { return Error("internal error: the stack view's query is not answered from the bucket sums"); };
-  if (!aggregator.of_whole_trace_without_times() || aggregator.layout_ != Layout::kWholeTrace) throw not_from_sums();
+  const auto not_from_sums = [] {
+    return Error("internal error: the stack view's query is not answered from the bucket sums");
+  };
+  if (!aggregator.plan_.of_whole_trace_without_times() || aggregator.plan_.layout() != BucketLayout::kWholeTrace) {
+    throw not_from_sums();
+  }
   // Planned and added a chunk at a time; the rows are then numbered by
   // stack id (GroupKeyTable), whatever order the buckets came in.
   sums([&](std::span<const BucketSum> chunk) {
@@ -57,7 +139,7 @@ void Aggregator::build_stack_view(const TraceTables& tables, const BucketSumChun
   aggregator.rank_keys();
   StackViewHead head;
   head.cull_fingerprint = default_cull_fingerprint();
-  head.temporary_blocks = aggregator.temporary_blocks_;
+  head.temporary_blocks = aggregator.tallies_.temporary_blocks;
   const std::size_t rows = aggregator.keys_.count();
   head.rows = rows;
   aggregator.each_whole_trace_contribution([&](std::size_t, const Measures& m) {
@@ -73,9 +155,8 @@ void Aggregator::build_stack_view(const TraceTables& tables, const BucketSumChun
   std::vector<std::uint64_t> column;
   for (std::size_t k = 0; k < kViewMeasures; ++k) {
     column.assign(rows, 0);
-    aggregator.each_whole_trace_contribution([&](std::size_t row, const Measures& m) {
-      column[row] += m.value(static_cast<Measure>(k));
-    });
+    aggregator.each_whole_trace_contribution(
+        [&](std::size_t row, const Measures& m) { column[row] += m.value(static_cast<Measure>(k)); });
     if (k == static_cast<std::size_t>(Measure::kStc) && std::find(column.begin(), column.end(), 0) != column.end()) {
       throw Error("internal error: a stack view row without blocks");
     }
@@ -88,22 +169,25 @@ bool Aggregator::answer_from_view(const TraceStore& store) {
   if (view == nullptr || view->cull_fingerprint != default_cull_fingerprint()) return false;
   // The view's query and nothing else: the whole trace, every block, the
   // built-in cull list alone, grouped by stack or not grouped at all.
-  const Query& q = query_;
+  const Query& q = plan_.query();
   const bool keyed = !q.totals_only && !q.by.empty();
   if (keyed && (q.by.size() != 1 || q.by[0] != GroupBy::kStack)) return false;
-  if (!of_whole_trace_without_times() || layout_ != Layout::kWholeTrace || has_block_filters_) return false;
+  if (!plan_.of_whole_trace_without_times() || plan_.layout() != BucketLayout::kWholeTrace ||
+      plan_.has_block_filters()) {
+    return false;
+  }
   if (q.size_min != 0 || q.size_end || !q.kinds.empty() || !q.threads.empty() || !q.processes.empty() ||
       !q.heaps.empty()) {
     return false;
   }
-  const StackFilters& filters = stack_plan_.filters();
+  const StackFilters& filters = plan_.filters();
   if (!q.default_cull || !q.cull.empty() || !q.cull_files.empty() || !filters.require.empty() ||
       !filters.exclude.empty() || !filters.suppressions.empty()) {
     return false;
   }
   const StoreColumns& columns = store.columns();
   view_store_ = &store;
-  temporary_blocks_ = view->temporary_blocks;
+  tallies_.temporary_blocks = view->temporary_blocks;
   in_window_ = true;
   peak_seen_ = true;
   peak_ = Peak{columns.peak.bytes, columns.peak.blocks, columns.peak.time_ns};
@@ -114,8 +198,9 @@ bool Aggregator::answer_from_view(const TraceStore& store) {
 void Aggregator::roll_up_from_view(Result& r) {
   const TraceStore& store = *view_store_;
   const StackView& view = *store.stack_view();
+  const Query& query = plan_.query();
   r.totals = view_measures(view.totals);
-  if (query_.totals_only || query_.by.empty()) {
+  if (query.totals_only || query.by.empty()) {
     store.check_stack_view();
     return;
   }
@@ -135,7 +220,10 @@ void Aggregator::roll_up_from_view(Result& r) {
     return measures;
   };
   on_both_cores([&] { store.check_stack_view(); },
-                [&] { show_rows(r, view.measures[static_cast<std::size_t>(query_.sort)], key_values_of, measures_of); });
+                [&] {
+                  show_rows(r, tables_, query, view.measures[static_cast<std::size_t>(query.sort)], key_values_of,
+                            measures_of);
+                });
 }
 
 }  // namespace heapql
