@@ -1,6 +1,6 @@
 // The aggregator's answers from a store (engine/store/trace_store.h), each
 // the answer the event stream would give: from the stack view when the
-// query is the view's own, from the bucket sums when
+// query is the view's own (stack_view_query.h), from the bucket sums when
 // the query needs no block's own times, else by replaying the events up to
 // T2. Also the view itself, built at ingest with the same roll-up a query
 // does: its rows are those the query over the bucket sums would number, in
@@ -14,6 +14,7 @@
 #include "engine/query/byte_sums.h"
 #include "engine/query/cull_list.h"
 #include "engine/query/row_selection.h"
+#include "engine/query/stack_view_query.h"
 #include "engine/util/on_both_cores.h"
 
 namespace heapql {
@@ -116,9 +117,7 @@ void Aggregator::apply_sums(std::span<const BucketSum> sums) {
 
 void Aggregator::build_stack_view(const TraceTables& tables, const BucketSumChunks& sums,
                                   const std::function<void()>& sums_read, StackViewSink& sink) {
-  Query query;  // the whole trace, the built-in cull list, no filter
-  query.by = {GroupBy::kStack};
-  Aggregator aggregator(tables, query);
+  Aggregator aggregator(tables, stack_view_query());
   const auto not_from_sums = [] {
     return Error("internal error: the stack view's query is not answered from the bucket sums");
   };
@@ -167,24 +166,7 @@ void Aggregator::build_stack_view(const TraceTables& tables, const BucketSumChun
 bool Aggregator::answer_from_view(const TraceStore& store) {
   const StackView* view = store.stack_view();
   if (view == nullptr || view->cull_fingerprint != default_cull_fingerprint()) return false;
-  // The view's query and nothing else: the whole trace, every block, the
-  // built-in cull list alone, grouped by stack or not grouped at all.
-  const Query& q = plan_.query();
-  const bool keyed = !q.totals_only && !q.by.empty();
-  if (keyed && (q.by.size() != 1 || q.by[0] != GroupBy::kStack)) return false;
-  if (!plan_.of_whole_trace_without_times() || plan_.layout() != BucketLayout::kWholeTrace ||
-      plan_.has_block_filters()) {
-    return false;
-  }
-  if (q.size_min != 0 || q.size_end || !q.kinds.empty() || !q.threads.empty() || !q.processes.empty() ||
-      !q.heaps.empty()) {
-    return false;
-  }
-  const StackFilters& filters = plan_.filters();
-  if (!q.default_cull || !q.cull.empty() || !q.cull_files.empty() || !filters.require.empty() ||
-      !filters.exclude.empty() || !filters.suppressions.empty()) {
-    return false;
-  }
+  if (!stack_view_answers(plan_.query())) return false;
   const StoreColumns& columns = store.columns();
   view_store_ = &store;
   tallies_.temporary_blocks = view->temporary_blocks;
