@@ -5,8 +5,8 @@
 // tables (`--by stack`, `--by frame`, ..., with or without the impacting
 // level, whose value is always 0). Their key is then the value itself while
 // the trace streams in: no hash index, no lookup, a bit per value to
-// remember which exist (on a trace with 1.7 M stacks, a `--by stack` query
-// so saves the index's 16 MiB and a tenth of the parser thread's work).
+// remember which exist (on a trace with millions of stacks, a `--by stack`
+// query so saves the index's memory and part of the parser thread's work).
 // Every other key is interned through a hash index. Once every key is
 // known, rank() numbers them densely, by value; until then a key is only
 // good for telling keys apart.

@@ -18,7 +18,7 @@ std::uint64_t magnitude(std::int64_t v) {
 }
 
 // Each frame text a row's stack uses is looked at once, however many rows
-// share it (walk: 1.7 M stacks, tens of frames each, over 0.1 M texts).
+// share it (a trace's stacks have far fewer texts than frames).
 bool has_unsymbolized_frame(const std::vector<Row>& rows) {
   const auto unsymbolized = [](const std::string& text) { return text.find("!0x") != std::string::npos; };
   std::unordered_map<const FrameTextTable*, std::vector<bool>> seen;
@@ -59,8 +59,8 @@ class RowsByIdentity {
   }
 
  private:
-  // Hashes of the keys' identities, not the identity strings: walk's 1.7 M
-  // stacks' took hundreds of megabytes.
+  // Hashes of the keys' identities, not the identity strings: one string of
+  // a stack's frames for every stack of a big trace took much memory.
   struct Entry {
     std::size_t hash;
     std::size_t row;
@@ -126,7 +126,7 @@ ResultDiff diff_results(std::shared_ptr<const Result> a, std::shared_ptr<const R
   }
   std::sort(places.begin(), places.end());
   // rows[i] = rows[places[i].row], cycle by cycle in place: a sorted copy
-  // of every row of a diff of walk's stacks would take another 270 MB.
+  // would hold every row of the diff twice.
   std::vector<bool> placed(rows.size(), false);
   for (std::size_t start = 0; start < rows.size(); ++start) {
     if (placed[start]) continue;

@@ -54,9 +54,9 @@ class KeyIdentities {
 };
 
 // Each key's rank in the order of key_less (equal for keys that render
-// alike), computed together: a diff of walk's 1.7 M stacks against each
-// other, sorted by comparing their frames' texts, took seconds. All keys
-// have the same levels.
+// alike), computed together: sorting a diff of many stacks by comparing
+// their frames' texts compared the frames they share again in every
+// comparison. All keys have the same levels.
 std::vector<std::uint32_t> rank_keys(const std::vector<const std::vector<KeyValue>*>& keys, KeyIdentities& identities);
 
 }  // namespace heapql
