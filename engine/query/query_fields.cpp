@@ -1,3 +1,5 @@
+// The answer form and the field comparisons of query_fields.h, and the
+// build's check that kQueryFields lists every field of Query.
 #include "engine/query/query_fields.h"
 
 #include <algorithm>

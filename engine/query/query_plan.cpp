@@ -1,3 +1,5 @@
+// The query plan (query_plan.h): a query's patterns compiled, its window
+// and bucket layout decided, and the bucket stage of the keep rule.
 #include "engine/query/query_plan.h"
 
 #include <algorithm>

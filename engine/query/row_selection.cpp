@@ -1,3 +1,5 @@
+// The rows shown (row_selection.h): the top N candidates by value, the
+// ties among them ranked by key, the rest summed as [other].
 #include "engine/query/row_selection.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The stack view's query as a value, and the view's eligibility as a
+// comparison with it (stack_view_query.h).
 #include "engine/query/stack_view_query.h"
 
 #include "engine/query/query_fields.h"
