@@ -11,6 +11,7 @@
 
 #include "engine/error.h"
 #include "engine/near_names.h"
+#include "engine/version.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/report_output.h"
@@ -52,7 +53,7 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (command == "--version") {
-      emit("heapql 0.1.0\n", std::nullopt);
+      emit(fmt::format("heapql {}\n", heapql::version()), std::nullopt);
       return kExitOk;
     }
     const std::vector<std::string> near = heapql::near_names(

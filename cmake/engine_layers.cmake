@@ -1,8 +1,10 @@
 # The engine in layers (docs/architecture.md), one static library each,
 # linking only the layers below it:
 #
-#   heapql_base        engine/*.cpp: errors, units, text files, paths
-#   heapql_util        engine/util: generic containers (no heapql concept)     -> base
+#   heapql_base        engine/*.cpp: errors, units, text files, paths,
+#                      warnings, near names, file magic, the version
+#   heapql_util        engine/util: generic containers and helpers (no heapql
+#                      concept)                                               -> base
 #   heapql_binary_file engine/binary_file: mapped, output and scratch files,
 #                      checksums (XXH3), byte codecs, file identities         -> base
 #   heapql_store       engine/store: interned tables and the event store      -> util, base
@@ -12,10 +14,14 @@
 #   heapql_ingest      engine/ingest: the readers and the block matcher       -> store, binary_file, symbols, util
 #   heapql_session     engine/session: path + open options + query -> answer;
 #                      a trace's store (where, fresh, ingest); the files a
-#                      read uses                                              -> ingest, query, store_file, store
+#                      read uses                                              -> ingest, query, store_file, store,
+#                                                                             binary_file
 #   heapql_report      engine/report: the report writers                      -> query, store
 #   heapql_export      engine/export: tables to SQLite, CSV, JSON lines       -> report, query, store
 #   heapql_engine      all of them (what the Lua layer, tests and benchmarks link)
+#
+# A layer also reaches what the layers it names use (store_file reaches util
+# through store).
 #
 # heapql_engine_layer also builds NAME_layer_check, a shared object of the
 # layer linked with --no-undefined against only the layers it may use: code

@@ -13,9 +13,9 @@ local hq = require "heapql"
 
 local commas = hq.format_count
 
--- hq.format_bytes takes no negative numbers: the sign is ours.
+-- A change with its sign: hq.format_bytes writes a minus, the plus is ours.
 local function signed_bytes(n)
-  return (n < 0 and "-" or "+") .. hq.format_bytes(math.abs(n))
+  return (n < 0 and "" or "+") .. hq.format_bytes(n)
 end
 
 local function signed_commas(n)
@@ -64,8 +64,9 @@ return hq.recipe {
       return
     end
 
-    -- Every stack, so that the listing can rank them by impacting size
-    -- (sort keys are xperf's five measures; impacting is not one of them).
+    -- Every stack, so that the listing can rank them by the size of their
+    -- change (|impacting|): the engine sorts, cuts at top and sums [other]
+    -- by one of xperf's five measures only, and impacting is not one.
     q.top = math.maxinteger
     local result = trace:query(q)
     local info, totals = result:info(), result:totals()

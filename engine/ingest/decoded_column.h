@@ -2,14 +2,13 @@
 // twin's events), which the reading loop writes in place: it makes room
 // first for every line it may decode, then writes through a pointer. Pushed
 // one at a time onto a vector, each record paid a growth check and a call
-// (the push_back was not inlined there), 6% of the reading thread's samples
-// in walk's one-shot query; written in place, that thread took 1.17 s of CPU
-// instead of 1.29 s (medians of 4 runs each in turn) and the query 1.47 s
-// instead of 1.54 s (8 runs each in turn).
+// (the push_back was not inlined there), on the reading thread's hottest
+// loop (docs/one-shot-speed.md, "The reading thread's records written in
+// place").
 //
 // The room is allocated unwritten (T must have no default values): a
-// reading slot's column has room for a whole batch, and zeroed ahead it took
-// 12-20 MB more of walk's query.
+// reading slot's column has room for a whole batch, and zeroing it ahead
+// would make resident the pages of room that most batches never use.
 #pragma once
 
 #include <algorithm>

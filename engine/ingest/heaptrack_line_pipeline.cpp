@@ -111,10 +111,10 @@ std::uint32_t raw_event_code(std::string_view line, HeaptrackLinePipeline::RawEv
 // it), decoded into `records`: its code, and `at` moved past the '\n';
 // kTextBit (and `at` unmoved) for anything else, which the parser then
 // reads, or rejects, as text. Decoded where it lies in the reader's buffer:
-// copying each of these lines out first (twice) took the reading thread of
-// walk's one-shot query 961 ms of CPU instead of 738 (medians of 5 runs each
-// in turn). The record is written straight into `records`: one built on the
-// stack field by field and then copied whole stalled the copy's load.
+// copying each of these lines out first (twice) cost the reading thread a
+// good part of its time (docs/one-shot-speed.md). The record is written
+// straight into `records`: one built on the stack field by field and then
+// copied whole stalled the copy's load.
 std::uint32_t scan_record(const char*& at, HeaptrackLinePipeline::RecordWriter& records) {
   const char type = at[0];
   if ((type != 't' && type != 'a') || at[1] != ' ') return HeaptrackLinePipeline::kTextBit;

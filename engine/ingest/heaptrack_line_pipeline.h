@@ -79,22 +79,18 @@ class HeaptrackLinePipeline {
 
   // How many batches wait decoded for the consumer. Either thread's pace
   // moves from batch to batch (the trace's content, the machine), and each
-  // waits when the other falls behind: with 3 slots walk's parser stood idle
-  // 100-210 ms of a 1.1-1.35 s query, with 8 about 60-145 ms, the query
-  // 6-14% faster (medians of 8 runs in turn, four times). On a VM whose
-  // cores are shared, one thread may also stop for tens of milliseconds
-  // while the other runs on: 8 slots hold about 17 ms of walk's parsing, 32
-  // about 70 ms. On slow stretches walk's one-shot query took 1.365 s and
-  // 1.56 s with 32 slots against 1.5 s and 1.65 s with 8 (medians of 12 runs
-  // in turn, twice), but 32 slots took 22 MB more, and 17 MB more of
-  // compile's query, whose tables are small, for no time seen: past the first
-  // kSlotsAlone, slots are taken only as the reader allows (allow_slots), by
-  // the size of its tables; so walk's query took 1.48 s and 1.52 s against
-  // 1.515 s and 1.56 s, for 15 MB, and compile's 0.5 MB more.
+  // waits when the other falls behind: 8 slots keep the parser waiting far
+  // less than 3 did. On a VM whose cores are shared, one thread may also
+  // stop for tens of milliseconds while the other runs on, which more slots
+  // ride out; but each slot is memory, which a trace with small tables (a
+  // quick parser, waiting on its reader anyway) would spend for nothing. So
+  // past the first kSlotsAlone, slots are taken only as the reader allows
+  // (allow_slots), by the size of its tables, up to kMostSlotsAlone.
   // A reading with a raw twin runs three threads on two cores, and its
-  // twin's batches are three times larger: there 8 slots cost 3 MB (the
-  // interpreted file's) and 9 MB (the twin's) with no time seen (4 runs each
-  // in turn), and pushed an ingest past heaptrack_print's memory.
+  // twin's batches are three times larger: there more slots bought no time
+  // and pushed an ingest past heaptrack_print's memory.
+  // (Measured: docs/one-shot-speed.md, "More batches decoded ahead" and
+  // "Deeper queue on slow stretches".)
   static constexpr std::size_t kSlotsAlone = 8;
   static constexpr std::size_t kMostSlotsAlone = 32;
   static constexpr std::size_t kSlotsBesideTwin = 3;

@@ -85,12 +85,14 @@ class HeaptrackBatchDriver {
   }
 
  private:
-  // How many records ahead a record's lookups are fetched (look_ahead): at 8
-  // and 16 walk's stack lookups took a third of their time, at 32 half.
+  // How many records ahead a record's lookups are fetched (look_ahead): 8
+  // did as well, 32 saved the lookups less (docs/one-shot-speed.md, "Hints
+  // for the records that need them").
   static constexpr std::size_t kLookAhead = 16;
   // Batches may wait in a slot for each 4 MiB the tables take, and in
-  // HeaptrackLinePipeline::kSlotsAlone at least: walk's 127 MB of tables
-  // allow 31 slots, compile's 54 MB 13, each about 0.7 MB.
+  // HeaptrackLinePipeline::kSlotsAlone at least: a slot's memory is small
+  // beside tables that size, and big tables make the slow parser that
+  // needs the slack.
   static constexpr std::size_t kTableBytesPerSlot = std::size_t{4} << 20;
   static constexpr std::size_t kBatchesPerSlotCheck = 16;
   static constexpr std::uint32_t kNotEventBits = HeaptrackLinePipeline::kTextBit | HeaptrackLinePipeline::kRecordBit;

@@ -24,9 +24,8 @@ inline std::uint8_t hex_digit(char c) { return kHexDigitValue[static_cast<unsign
 // The value of the `digits` (1 to 8) hex digits at `p`, which the caller has
 // checked, read as one word: eight bytes from `p` must be readable. A digit
 // at a time, the loop's exit mispredicts on numbers of varying length, and a
-// trace is nearly all numbers. Inlined: as a call it cost the reading
-// thread's loop 2.5% more instructions and three times the mispredicted
-// branches (cachegrind).
+// trace is nearly all numbers. Inlined: as a call the reading thread's loop
+// ran more instructions and mispredicted more branches (docs/one-shot-speed.md).
 [[gnu::always_inline]] inline std::uint32_t hex_value(const char* p, unsigned digits) {
   std::uint64_t word;
   std::memcpy(&word, p, sizeof word);

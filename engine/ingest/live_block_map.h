@@ -2,7 +2,7 @@
 // addressing with linear probing, the block stored in its slot (32 bytes),
 // deletion by shifting the probe run back (no tombstones, so a trace that
 // allocates and frees a billion times never degrades it). A node-based
-// std::unordered_map spent a third of a raw-twin read in malloc, free and
+// std::unordered_map spent much of a raw-twin read in malloc, free and
 // pointer chasing.
 #pragma once
 
@@ -83,11 +83,10 @@ class LiveBlockMap {
 
   // Keys in one KiB of addresses take neighbouring slots from a place
   // hashed from that KiB: blocks allocated together mostly lie together, so
-  // their slots share cache lines instead of each costing a miss (a
-  // recording's read with its raw twin is a tenth faster). The place is any
-  // slot, and the stretch short (64 slots), so that dense heaps and keys at
-  // one offset of many pages (aligned blocks) still spread: measured on such
-  // keys, at most 1.4 times the cost of a hash of each key.
+  // their slots share cache lines instead of each costing a miss. The place
+  // is any slot, and the stretch short (64 slots), so that dense heaps and
+  // keys at one offset of many pages (aligned blocks) still spread, at
+  // little more than the cost of a hash of each key.
   std::size_t slot_of(std::uint64_t key) const {
     return static_cast<std::size_t>(FlatIndex::mix(key >> 10) + ((key >> 4) & 0x3F)) & mask_;
   }

@@ -27,12 +27,13 @@ struct DiffRow {
   }
 };
 
-struct ResultDiff {
+// Everything a diff says but its rows, as ResultSummary is to Result: what
+// the diff's HTML page copies whole when it prunes rows.
+struct DiffSummary {
   // The two results as answered, without their rows (they are in `rows`):
   // totals, peaks, windows, excluded counts, the query with the diff's top.
   ResultSummary a, b;
   std::shared_ptr<const Result> whole_a, whole_b;  // the rows' keys point into these
-  std::vector<DiffRow> rows;
   std::optional<DiffRow> other;  // the rows beyond top N, summed
   std::uint64_t other_rows = 0;
   DiffRow totals;              // the two results' totals and their delta
@@ -40,6 +41,10 @@ struct ResultDiff {
   std::vector<std::string> notes;
 
   Measure sort() const { return a.query.sort; }
+};
+
+struct ResultDiff : DiffSummary {
+  std::vector<DiffRow> rows;
 };
 
 // `a` and `b` must have been answered with no top limit (so that every key is

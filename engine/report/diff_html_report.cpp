@@ -16,14 +16,6 @@ namespace {
 
 constexpr Measure kPageMeasures[] = {Measure::kSo, Measure::kSoc, Measure::kSt, Measure::kStc, Measure::kSrc};
 
-struct PrunedDiff {
-  ResultDiff diff;                      // the kept rows; the pruned ones summed into `other`
-  std::uint64_t rows_pruned = 0;        // rows moved into `other` by the page's pruning
-  DiffRow pruned;                       // their measures, summed on each side
-  std::uint64_t other_rows_before = 0;  // `other`'s rows before (those beyond --top)
-  ShortNames short_names;               // of the kept rows' frames
-};
-
 // A diff row matters when either side matters on its own (as a query row
 // does) or its change does: |delta| against the larger of the two totals.
 bool diff_row_passes_share(const ResultDiff& d, const DiffRow& row, std::uint32_t per_million) {
@@ -38,39 +30,6 @@ bool diff_row_passes_share(const ResultDiff& d, const DiffRow& row, std::uint32_
     }
   }
   return false;
-}
-
-PrunedDiff prune_diff_for_page(const ResultDiff& diff, const PagePruning& pruning) {
-  PrunedDiff pruned;
-  pruned.other_rows_before = diff.other_rows;
-  ResultDiff& kept = pruned.diff;
-  kept.a = diff.a;
-  kept.b = diff.b;
-  kept.whole_a = diff.whole_a;  // the kept rows' keys
-  kept.whole_b = diff.whole_b;
-  kept.other = diff.other;
-  kept.other_rows = diff.other_rows;
-  kept.totals = diff.totals;
-  kept.realloc_known = diff.realloc_known;
-  kept.notes = diff.notes;
-  PageRowKeeper keeper(pruning);
-  for (const DiffRow& row : diff.rows) {
-    if (keeper.keep(*row.key, diff_row_passes_share(diff, row, pruning.min_share_per_million))) {
-      kept.rows.push_back(row);
-      continue;
-    }
-    pruned.pruned.a.add(row.a);
-    pruned.pruned.b.add(row.b);
-    ++pruned.rows_pruned;
-  }
-  if (pruned.rows_pruned > 0) {
-    if (!kept.other) kept.other = DiffRow{};
-    kept.other->a.add(pruned.pruned.a);
-    kept.other->b.add(pruned.pruned.b);
-    kept.other_rows += pruned.rows_pruned;
-  }
-  pruned.short_names = keeper.take_short_names();
-  return pruned;
 }
 
 // As the query page's heapql-page element, with the pruned rows' measures on
@@ -98,6 +57,33 @@ std::string diff_page_info_json(const PrunedDiff& pruned, const PagePruning& pru
 }
 
 }  // namespace
+
+PrunedDiff prune_diff_for_page(const ResultDiff& diff, const PagePruning& pruning) {
+  PrunedDiff pruned;
+  pruned.other_rows_before = diff.other_rows;
+  ResultDiff& kept = pruned.diff;
+  // Everything but the rows, whole (whole_a and whole_b hold the kept rows'
+  // keys): a field added to the summary reaches the page.
+  static_cast<DiffSummary&>(kept) = diff;
+  PageRowKeeper keeper(pruning);
+  for (const DiffRow& row : diff.rows) {
+    if (keeper.keep(*row.key, diff_row_passes_share(diff, row, pruning.min_share_per_million))) {
+      kept.rows.push_back(row);
+      continue;
+    }
+    pruned.pruned.a.add(row.a);
+    pruned.pruned.b.add(row.b);
+    ++pruned.rows_pruned;
+  }
+  if (pruned.rows_pruned > 0) {
+    if (!kept.other) kept.other = DiffRow{};
+    kept.other->a.add(pruned.pruned.a);
+    kept.other->b.add(pruned.pruned.b);
+    kept.other_rows += pruned.rows_pruned;
+  }
+  pruned.short_names = keeper.take_short_names();
+  return pruned;
+}
 
 std::string diff_html(const ResultDiff& diff, const SourceInfo& a, const SourceInfo& b, const DisplayOptions& display) {
   require_html_report();  // before any work

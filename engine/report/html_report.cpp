@@ -216,19 +216,8 @@ PrunedResult prune_for_page(const Result& result, const PagePruning& pruning) {
   PrunedResult pruned;
   pruned.other_rows_before = result.other_rows;
   Result& kept = pruned.result;
-  kept.query = result.query;
-  kept.realloc_known = result.realloc_known;
-  kept.impacting_measures = result.impacting_measures;
-  kept.totals = result.totals;
-  kept.other = result.other;
-  kept.other_rows = result.other_rows;
-  kept.temporary_blocks = result.temporary_blocks;
-  kept.excluded_blocks = result.excluded_blocks;
-  kept.excluded_bytes = result.excluded_bytes;
-  kept.peak = result.peak;
-  kept.series = result.series;
-  kept.trace_end_ns = result.trace_end_ns;
-  kept.derived_columns = result.derived_columns;
+  // Everything but the rows, whole: a field added to the summary reaches the page.
+  static_cast<ResultSummary&>(kept) = result;
   PageRowKeeper keeper(pruning);
   for (const Row& row : result.rows) {
     if (keeper.keep(row.key,

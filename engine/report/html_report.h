@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/query/result.h"
+#include "engine/query/result_diff.h"
 #include "engine/report/json_writer.h"
 #include "engine/report/reports.h"
 
@@ -78,7 +79,21 @@ struct PrunedResult {
 
 // Keeps the result's rows in order while each passes the share rule and the
 // text budget; the rest go into `other`, so rows + other still equal totals.
+// Everything else of the result is kept whole (its ResultSummary).
 PrunedResult prune_for_page(const Result& result, const PagePruning& pruning);
+
+struct PrunedDiff {
+  ResultDiff diff;                      // the kept rows; the pruned ones summed into `other`
+  std::uint64_t rows_pruned = 0;        // rows moved into `other` by the page's pruning
+  DiffRow pruned;                       // their measures, summed on each side
+  std::uint64_t other_rows_before = 0;  // `other`'s rows before (those beyond --top)
+  ShortNames short_names;               // of the kept rows' frames
+};
+
+// The same for a diff (diff_html_report.cpp): a row stays when either side
+// or its change passes the share rule; everything but the rows (its
+// DiffSummary) is kept whole.
+PrunedDiff prune_diff_for_page(const ResultDiff& diff, const PagePruning& pruning);
 
 // False in a build configured with -DHEAPQL_HTML_REPORT=OFF: the page's
 // libraries were not there to embed, and result_html throws.

@@ -2,7 +2,7 @@
 //
 // Tracers write a stack tree as chains: a new stack's nodes follow one
 // another, each the child of the one before (heaptrack's `t` records; most
-// nodes of a big trace are such a chain's, docs/architecture.md). So:
+// nodes of a big trace are such a chain's, docs/one-shot-speed.md). So:
 // - a node whose parent has no child yet is new without a lookup: a bit per
 //   node says which have children (a megabyte that stays in cache);
 // - a node whose id is its parent's plus one (its parent's first child,

@@ -8,7 +8,7 @@
 // trace's freed addresses fill few stretches of 4 KiB): those keys are a bit
 // each, per 16 bytes, in a page of 40 bytes (its stretch and 256 bits) per
 // 4 KiB of addresses that has any, found through a FlatIndex: a twentieth of
-// the memory 8-byte slots take (docs/architecture.md). Other keys (tokens, odd
+// the memory 8-byte slots take (docs/one-shot-speed.md). Other keys (tokens, odd
 // addresses) go into an open-addressing table of 8-byte slots. Scattered
 // addresses, one per 4 KiB, cost about 48 bytes each in pages against about
 // 12 in slots: a process would need gigabytes of heap for that to matter.

@@ -304,6 +304,7 @@ api.groups = {
         "A whole file (at most 64 MiB), under the sandbox's read rules."),
       fn("default_cull", {}, { { type = "string[]" } }, "The built-in cull list's patterns."),
       field("sandbox", "table", "What a recipe's sandbox grants and refuses, as lists of names (libraries, modules, private, replaced, removed, left_out, collectgarbage) and most_step_kib: the table sandbox.cpp builds the environment and its messages from, which docs/recipes.md's sandbox section lists."),
+      field("version", "string", "heapql's version (hq.version): the project version CMakeLists.txt declares, which `heapql --version` prints too."),
       field("grammar", "table", "The engine's parsers of durations, sizes, their ranges, frame patterns and cull list files (grammar_binding.cpp), which heapql.grammar parses with: each returns the value, or nil and the message."),
       fn("suppression_patterns", { { name = "text", type = "string" }, { name = "name", type = "string" } }, { { type = "string[]" } },
         "The patterns of a suppressions file's text (`name` locates errors and warnings)."),

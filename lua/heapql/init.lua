@@ -10,7 +10,7 @@ local patterns = require "heapql.patterns"
 local recipe = require "heapql.recipe"
 local schema = require "heapql.schema"
 
-local hq = { version = "0.1.0" }
+local hq = { version = core.version }  -- CMakeLists.txt's project version
 
 -- Resolves a file name the way recipes mean it: relative to the recipe.
 local function beside_recipe(path)

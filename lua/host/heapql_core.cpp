@@ -10,6 +10,7 @@
 #include "engine/query/short_name.h"
 #include "engine/warnings.h"
 #include "engine/units.h"
+#include "engine/version.h"
 #include "lua/host/lua_error.h"
 #include "lua/host/lua_fields.h"
 #include "lua/host/lua_strings.h"
@@ -157,6 +158,9 @@ int luaopen_heapql_core(lua_State* L) {
   lua_setfield(L, -2, "grammar");
   push_sandbox_table(L);
   lua_setfield(L, -2, "sandbox");
+  const std::string_view heapql_version = version();
+  lua_pushlstring(L, heapql_version.data(), heapql_version.size());
+  lua_setfield(L, -2, "version");
   return 1;
 }
 

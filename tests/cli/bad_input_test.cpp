@@ -31,12 +31,6 @@ const std::string kGoodEvents = kPrefix + "+ 0\nc a\n- 0\nc 14\n";
 // heaptrack_interpret's closing lines count the 's' and 'i' records.
 const std::string kGoodTrace = kGoodEvents + "\n# strings: 1\n# ips: 1\n";
 
-std::string heapql() { return shell_quote(heapql_binary()); }
-
-CommandResult heapql_on(const std::string& command, const std::string& path, const std::string& options = "") {
-  return run_command(heapql() + " " + command + " " + shell_quote(path) + (options.empty() ? "" : " " + options));
-}
-
 // A failure with `code`, nothing on stdout, and each of `parts` in the
 // message.
 void expect_error(const CommandResult& r, int code, std::initializer_list<std::string> parts) {
@@ -52,10 +46,6 @@ void expect_error(const CommandResult& r, int code, std::initializer_list<std::s
 // A trace problem: exit 2, the file name and the location in the message.
 void expect_trace_error(const CommandResult& r, std::initializer_list<std::string> parts) {
   expect_error(r, kBadTrace, parts);
-}
-
-void expect_contains(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "missing '" << part << "' in:\n" << text;
 }
 
 // `heapql info` on a plain-text trace written from `text`.

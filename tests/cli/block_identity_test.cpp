@@ -18,16 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-CommandResult run_heapql(const std::string& args) {
-  CommandResult r = run_command(shell_quote(heapql_binary()) + " " + args);
-  expect_no_crash(r);
-  return r;
-}
-
-void expect_contains(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "missing '" << part << "' in:\n" << text;
-}
-
 // A heaptrack file and its raw twin as heaptrack_interpret would have them:
 // one module, four stacks (one frame unsymbolized), eight allocation infos,
 // few addresses, so that frees end blocks out of their bucket's order,

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,23 +18,9 @@ namespace {
 
 constexpr int kBadQuery = 3;
 
-CommandResult heapql(const std::string& arguments, const std::string& folder = "") {
-  const std::string in_folder = folder.empty() ? "" : "cd " + shell_quote(folder) + " && ";
-  const CommandResult r = run_command(in_folder + shell_quote(heapql_binary()) + " " + arguments);
-  expect_no_crash(r);
-  return r;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 // The commands `heapql help` lists: "  heapql NAME ..." lines.
 std::vector<std::string> listed_commands() {
-  const CommandResult help = heapql("help");
+  const CommandResult help = run_heapql("help");
   std::vector<std::string> names;
   for (const std::string& line : lines_of(help.out)) {
     if (!line.starts_with("  heapql ") || line.starts_with("  heapql --")) continue;
@@ -52,7 +37,7 @@ struct ListedOption {
 // The options `heapql help COMMAND` lists, under "options:" and "query
 // options": "  -o, --output FILE   doc" gives -o and --output, taking a value.
 std::map<std::string, ListedOption> listed_options(const std::string& command) {
-  const CommandResult help = heapql("help " + command);
+  const CommandResult help = run_heapql("help " + command);
   EXPECT_EQ(help.exit_code, 0) << help.err;
   std::map<std::string, ListedOption> options;
   bool in_options = false;
@@ -114,7 +99,7 @@ TEST(CommandLine, EveryCommandAcceptsExactlyTheOptionsItsHelpLists) {
       const std::string words =
           command + " " + before_options(command) + " " + option + (accepted && listed->second.takes_value ? " 1" : "");
       SCOPED_TRACE("heapql " + words);
-      const CommandResult r = heapql(words, dir.path().string());
+      const CommandResult r = run_heapql(words, "cd " + shell_quote(dir.path().string()) + " &&");
       if (accepted) {
         EXPECT_EQ(r.err.find("unknown option"), std::string::npos) << r.err;
         EXPECT_EQ(r.err.find("is an option of heapql query"), std::string::npos) << r.err;
@@ -135,7 +120,7 @@ TEST(CommandLine, EveryCommandAcceptsExactlyTheOptionsItsHelpLists) {
 // Options that were accepted but missing from the help, and commands and
 // formats missing from the synopsis.
 TEST(CommandLine, TheHelpListsWhatTheCommandsAccept) {
-  const CommandResult help = heapql("help");
+  const CommandResult help = run_heapql("help");
   EXPECT_EQ(help.exit_code, 0) << help.err;
   for (const auto& [command, option] : std::vector<std::pair<std::string, std::string>>{
            {"ingest", "--no-progress"}, {"info", "-o"}, {"info", "--strict"}, {"run", "--no-raw"}, {"run", "--strict"},
@@ -156,33 +141,33 @@ TEST(CommandLine, TheHelpListsWhatTheCommandsAccept) {
 TEST(CommandLine, HelpOfACommandIsItsOptionsNotARecipe) {
   for (const std::string& command : listed_commands()) {
     SCOPED_TRACE(command);
-    const CommandResult r = heapql("help " + command);
+    const CommandResult r = run_heapql("help " + command);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(r.out.starts_with("usage:\n  heapql " + command + " ")) << r.out;
   }
-  const CommandResult query = heapql("help query");
+  const CommandResult query = run_heapql("help query");
   EXPECT_NE(query.out.find("  --no-progress"), std::string::npos) << query.out;
   EXPECT_NE(query.out.find("  --window A..B"), std::string::npos) << query.out;
-  const CommandResult recipe = heapql("help leaks");
+  const CommandResult recipe = run_heapql("help leaks");
   EXPECT_EQ(recipe.exit_code, 0) << recipe.err;
   EXPECT_EQ(recipe.out.find("usage:\n  heapql "), std::string::npos) << recipe.out;
-  const CommandResult neither = heapql("help frobnicate");
+  const CommandResult neither = run_heapql("help frobnicate");
   EXPECT_EQ(neither.exit_code, kBadQuery);
   EXPECT_NE(neither.err.find("no command or recipe 'frobnicate'"), std::string::npos) << neither.err;
 }
 
 TEST(CommandLine, AnUnknownOptionOfXperfIsSaidToBeUnknown) {
-  const CommandResult r = heapql("xperf -stacks so --run no-such.zst --bogus");
+  const CommandResult r = run_heapql("xperf -stacks so --run no-such.zst --bogus");
   EXPECT_EQ(r.exit_code, kBadQuery);
   EXPECT_NE(r.err.find("unknown option '--bogus' (see heapql help xperf)"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("needs a value"), std::string::npos) << r.err;
   // A switch given a value is refused, not taken as the switch.
-  const CommandResult valued = heapql("query no-such.zst --strict=yes");
+  const CommandResult valued = run_heapql("query no-such.zst --strict=yes");
   EXPECT_EQ(valued.exit_code, kBadQuery);
   EXPECT_NE(valued.err.find("--strict takes no value (got '--strict=yes')"), std::string::npos) << valued.err;
   // An alias is its option: --output is -o.
   TempDir dir;
-  const CommandResult aliased = heapql("run leaks no-such.zst --output " + shell_quote(dir.file("r.txt")));
+  const CommandResult aliased = run_heapql("run leaks no-such.zst --output " + shell_quote(dir.file("r.txt")));
   EXPECT_EQ(aliased.err.find("unknown option"), std::string::npos) << aliased.err;
 }
 

@@ -10,15 +10,10 @@
 namespace heapql::test {
 namespace {
 
-std::string heapql() { return shell_quote(heapql_binary()); }
-std::string example_trace() { return std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.zst"; }
-
 // `heapql query` run in `folder`, which holds no cull list.
 CommandResult query_in(const std::string& folder, const std::string& options) {
-  CommandResult r = run_command("cd " + shell_quote(folder) + " && " + heapql() + " query " +
-                                shell_quote(example_trace()) + " --no-progress " + options);
-  expect_no_crash(r);
-  return r;
+  return run_heapql("query " + shell_quote(example_trace()) + " --no-progress " + options,
+                    "cd " + shell_quote(folder) + " &&");
 }
 
 // `--cull-list stl` reads queries/cull/stl.txt from any folder, as
@@ -54,9 +49,7 @@ TEST(CullLists, AFileHereComesBeforeTheShippedList) {
 }
 
 CommandResult heapql_in_source(const std::string& arguments) {
-  CommandResult r = run_command("cd " + shell_quote(HEAPQL_SOURCE_DIR) + " && " + heapql() + " " + arguments);
-  expect_no_crash(r);
-  return r;
+  return run_heapql(arguments, "cd " + shell_quote(HEAPQL_SOURCE_DIR) + " &&");
 }
 
 // The HTML page names a recipe's cull set by the lists it was made of, not

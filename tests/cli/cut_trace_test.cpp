@@ -12,18 +12,6 @@
 namespace heapql::test {
 namespace {
 
-std::string heapql() { return shell_quote(heapql_binary()); }
-
-CommandResult heapql_on(const std::string& command, const std::string& path, const std::string& options = "") {
-  CommandResult r = run_command(heapql() + " " + command + " " + shell_quote(path) + " " + options);
-  expect_no_crash(r);
-  return r;
-}
-
-void expect_contains(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "missing '" << part << "' in:\n" << text;
-}
-
 // A trace of many allocations at many times, so a cut leaves a real part
 // (zstd decodes whole blocks of up to 128 KiB of text: a cut stream needs
 // several).

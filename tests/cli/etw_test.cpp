@@ -23,14 +23,8 @@ namespace off = memory_test_app_offsets;
 constexpr std::int64_t kSecond = 1'000'000'000;
 constexpr std::uint64_t kTenMiB = 10 * 1024 * 1024;
 
-CommandResult heapql(const std::string& arguments) {
-  CommandResult r = run_command(shell_quote(heapql_binary()) + " " + arguments);
-  expect_no_crash(r);
-  return r;
-}
-
 FlatJson json_of(const std::string& arguments) {
-  const CommandResult r = heapql(arguments + " --format json");
+  const CommandResult r = run_heapql(arguments + " --format json");
   EXPECT_EQ(r.exit_code, 0) << arguments << "\n" << r.err;
   return flatten_json(r.out);
 }
@@ -97,7 +91,8 @@ TEST_F(SyntheticMemoryTestApp, AifoHeapBlocksFindTheLeakingInnerLoop) {
     bytes += b.final_size;
   }
   ASSERT_GT(leaked, 0u);
-  const CommandResult r = heapql("query " + shell_quote(path_) + " --kind heap --impacting AIFO --by stack --format json");
+  const CommandResult r =
+      run_heapql("query " + shell_quote(path_) + " --kind heap --impacting AIFO --by stack --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const FlatJson j = flatten_json(r.out);
   EXPECT_EQ(json_get(j, "rows.length"), "1");
@@ -108,9 +103,10 @@ TEST_F(SyntheticMemoryTestApp, AifoHeapBlocksFindTheLeakingInnerLoop) {
 }
 
 TEST_F(SyntheticMemoryTestApp, ProcessWindowQueryPutsTheGrowthFirst) {
-  const CommandResult r = heapql("query " + shell_quote(path_) +
-                                 " --process MemoryTestApp.exe --by stack --sort so --window 10s..20s --top 1 --format json"
-                                 " --no-default-cull");
+  const CommandResult r =
+      run_heapql("query " + shell_quote(path_) +
+                 " --process MemoryTestApp.exe --by stack --sort so --window 10s..20s --top 1 --format json"
+                 " --no-default-cull");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const FlatJson j = flatten_json(r.out);
   EXPECT_EQ(json_get(j, "rows.length"), "1");
@@ -139,7 +135,7 @@ TEST_F(SyntheticMemoryTestApp, InfoReportsWhatWasRead) {
   for (const ScenarioRealloc& r : trace_.reallocs) moved += r.moved ? 1 : 0;
   EXPECT_EQ(json_get(j, "etw.moving_reallocs"), std::to_string(moved));
   EXPECT_EQ(json_get(j, "etw.realloc_companions_dropped"), std::to_string(2 * moved));
-  const CommandResult table = heapql("info " + shell_quote(path_));
+  const CommandResult table = run_heapql("info " + shell_quote(path_));
   EXPECT_EQ(table.exit_code, 0);
   EXPECT_NE(table.out.find("MemoryTestApp.exe (4242)"), std::string::npos) << table.out;
 }
@@ -149,7 +145,7 @@ TEST_F(SyntheticMemoryTestApp, RecipesWorkUnchanged) {
   std::uint64_t leaked = 0;
   for (const ScenarioHeapBlock& b : trace_.heap_blocks) leaked += b.free_ns ? 0 : b.final_size;
   for (const ScenarioCommit& c : trace_.commits) leaked += c.decommit_ns ? 0 : c.size;
-  const CommandResult r = heapql("run leaks " + shell_quote(path_) + " --format json");
+  const CommandResult r = run_heapql("run leaks " + shell_quote(path_) + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const FlatJson j = flatten_json(r.out);
   EXPECT_EQ(json_get(j, "totals.so"), std::to_string(leaked));
@@ -157,14 +153,14 @@ TEST_F(SyntheticMemoryTestApp, RecipesWorkUnchanged) {
 
 TEST_F(SyntheticMemoryTestApp, CompressedAndThirtyTwoBitCopiesAnswerTheSame) {
   const std::string query = " --window 8s..16s --by impacting,kind --format json";
-  const CommandResult base = heapql("query " + shell_quote(path_) + query);
+  const CommandResult base = run_heapql("query " + shell_quote(path_) + query);
   ASSERT_EQ(base.exit_code, 0) << base.err;
   EtlWriterOptions compressed;
   compressed.compress = true;
   compressed.buffer_size = 8192;
   const std::string compressed_path = dir_.file("compressed.etl");
   write_memory_test_app(compressed_path, compressed);
-  const CommandResult c = heapql("query " + shell_quote(compressed_path) + query);
+  const CommandResult c = run_heapql("query " + shell_quote(compressed_path) + query);
   ASSERT_EQ(c.exit_code, 0) << c.err;
   const FlatJson a = flatten_json(base.out), b = flatten_json(c.out);
   for (const char* key : {"rows.AIFI > virtual.size", "rows.AIFO > virtual.impacting", "rows.AIFO > heap.count",
@@ -187,16 +183,16 @@ TEST(EtwCli, SyntheticCutFileAnswersFromItsCompleteBuffers) {
   const std::string path = dir.file("cut.etl");
   write_memory_test_app(path);
   fs::resize_file(path, fs::file_size(path) - 1000);
-  const CommandResult r = heapql("query " + shell_quote(path) + " --totals --format json");
+  const CommandResult r = run_heapql("query " + shell_quote(path) + " --totals --format json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("heapql: warning: " + path + ": the trace ends early: the last buffer is cut short"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.out.find("\"totals\""), std::string::npos) << r.out;
-  const CommandResult info = heapql("info " + shell_quote(path) + " --format json");
+  const CommandResult info = run_heapql("info " + shell_quote(path) + " --format json");
   EXPECT_EQ(info.exit_code, 0) << info.err;
   EXPECT_NE(info.out.find("\"cut\":{\"file\":"), std::string::npos) << info.out;
-  const CommandResult strict = heapql("query " + shell_quote(path) + " --strict");
+  const CommandResult strict = run_heapql("query " + shell_quote(path) + " --strict");
   EXPECT_EQ(strict.exit_code, 2);
   EXPECT_NE(strict.err.find(path + ": byte "), std::string::npos) << strict.err;
   EXPECT_NE(strict.err.find("--strict refuses a trace cut short"), std::string::npos) << strict.err;
@@ -213,14 +209,14 @@ TEST(EtwCli, SyntheticFileCutBetweenBuffersIsCutShort) {
   const std::uintmax_t buffers = fs::file_size(path) / options.buffer_size;
   ASSERT_GT(buffers, 4u);
   fs::resize_file(path, (buffers / 2) * options.buffer_size);
-  const CommandResult r = heapql("query " + shell_quote(path) + " --totals");
+  const CommandResult r = run_heapql("query " + shell_quote(path) + " --totals");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find(fmt::format("heapql: warning: {}: the trace ends early: its logfile header counts {} buffers "
                                    "written, and the file ends after {} at byte {}, 0 bytes left over",
                                    path, buffers, buffers / 2, (buffers / 2) * options.buffer_size)),
             std::string::npos)
       << r.err;
-  const CommandResult strict = heapql("query " + shell_quote(path) + " --strict");
+  const CommandResult strict = run_heapql("query " + shell_quote(path) + " --strict");
   EXPECT_EQ(strict.exit_code, 2);
   EXPECT_NE(strict.err.find("--strict refuses a trace cut short"), std::string::npos) << strict.err;
 }
@@ -265,7 +261,7 @@ TEST(EtwCli, SyntheticReorderedBuffersAnswerTheSame) {
     for (const std::string& command : commands) {
       SCOPED_TRACE(command);
       auto answer = [&](const std::string& path) {
-        const CommandResult r = heapql(fmt::format(fmt::runtime(command), shell_quote(path)) + " --format json");
+        const CommandResult r = run_heapql(fmt::format(fmt::runtime(command), shell_quote(path)) + " --format json");
         EXPECT_EQ(r.exit_code, 0) << r.err;
         std::string out = r.out;
         for (std::size_t at = out.find(path); at != std::string::npos; at = out.find(path, at)) {
@@ -287,7 +283,7 @@ TEST(EtwCli, SyntheticTraceSymbolsMustBeAFolder) {
   TempDir dir;
   const std::string path = dir.file("t.etl");
   write_memory_test_app(path);
-  const CommandResult r = heapql("query " + shell_quote(path) + " --symbols " + shell_quote(dir.file("nowhere")));
+  const CommandResult r = run_heapql("query " + shell_quote(path) + " --symbols " + shell_quote(dir.file("nowhere")));
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("--symbols"), std::string::npos) << r.err;
 }
@@ -342,8 +338,8 @@ TEST(EtwSymbols, SyntheticTraceFramesResolveThroughAMatchingPdbInASymbolStore) {
   fs::create_directories(key_dir);
   fs::copy_file(pdb, key_dir / "heapdemo.pdb");
 
-  const CommandResult r = heapql("query " + shell_quote(t.etl) + " --symbols " + shell_quote(dir.file("store")) +
-                                 " --by stack --no-default-cull --format json");
+  const CommandResult r = run_heapql("query " + shell_quote(t.etl) + " --symbols " + shell_quote(dir.file("store")) +
+                                     " --by stack --no-default-cull --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const FlatJson j = flatten_json(r.out);
   EXPECT_EQ(json_get(j, "totals.stc"), std::to_string(t.rvas.size()));
@@ -368,8 +364,8 @@ TEST(EtwSymbols, SyntheticTraceWithAMismatchedOrMissingPdbKeepsOffsetsAndCounts)
   // The wrong build's PDB, where the right one would be: never used for names.
   fs::create_directories(dir.file("flat"));
   fs::copy_file(wrong, fs::path(dir.file("flat")) / "heapdemo.pdb");
-  const CommandResult r = heapql("query " + shell_quote(t.etl) + " --symbols " + shell_quote(dir.file("flat")) +
-                                 " --by stack --no-default-cull --format json");
+  const CommandResult r = run_heapql("query " + shell_quote(t.etl) + " --symbols " + shell_quote(dir.file("flat")) +
+                                     " --by stack --no-default-cull --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find("public_work"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(fmt::format("heapdemo.exe!0x{:x}", t.rvas[0])), std::string::npos) << r.out;
@@ -412,7 +408,8 @@ TEST(EtwSymbols, SyntheticTraceLuaOpenTakesSymbolFolders) {
              "return hq.recipe { name = 'names', doc = 'frame names', run = function(trace, p, out)\n"
              "  hq.open(trace:path(), {symbols = " + lua_quote(dir.file("pdbs")) + "})\n"
              "end }\n");
-  const CommandResult sandboxed = heapql("run " + shell_quote(elsewhere.file("names.lua")) + " " + shell_quote(t.etl));
+  const CommandResult sandboxed =
+      run_heapql("run " + shell_quote(elsewhere.file("names.lua")) + " " + shell_quote(t.etl));
   EXPECT_EQ(sandboxed.exit_code, 3) << sandboxed.err;
   EXPECT_NE(sandboxed.err.find("hq.open: symbols"), std::string::npos) << sandboxed.err;
 }
@@ -443,7 +440,7 @@ TEST(EtwSharedData, NetSampleInfoCountsEventsProcessesAndModules) {
   EXPECT_EQ(json_get(j, "summary.blocks"), "0");  // no heap events in it
   // Every Windows trace with process rundown names the System process (pid 4)
   // and the kernel image; the net sample's images carry their PDB identities.
-  const CommandResult r = heapql("info " + shell_quote(etl) + " --format json");
+  const CommandResult r = run_heapql("info " + shell_quote(etl) + " --format json");
   EXPECT_NE(r.out.find(R"({"pid":4,"name":"System"})"), std::string::npos);
   EXPECT_NE(r.out.find(R"({"name":"ntoskrnl.exe","loads":)"), std::string::npos);
   EXPECT_NE(r.out.find(R"("pdb":"ntkrnlmp.pdb )"), std::string::npos);
@@ -456,12 +453,13 @@ TEST(EtwSharedData, ShutdownLoggerNamesProcessesFromPerfinfoRundown) {
   EXPECT_EQ(json_get(j, "etw.buffers"), "49");
   EXPECT_EQ(json_get(j, "etw.events_by_hook.0x1403"), "6745");
   EXPECT_EQ(json_get(j, "etw.skipped.kernel events of other kinds").find("missing"), std::string::npos);
-  const CommandResult r = heapql("info " + shell_quote(etw + "/etlparser-ShutdownPerfDiagLogger.etl") + " --format json");
+  const CommandResult r =
+      run_heapql("info " + shell_quote(etw + "/etlparser-ShutdownPerfDiagLogger.etl") + " --format json");
   EXPECT_NE(r.out.find(R"({"pid":4,"name":"System"})"), std::string::npos);
   EXPECT_NE(r.out.find(R"({"name":"ntoskrnl.exe","loads":)"), std::string::npos);
   // The table says which count is which: processes with blocks, and every
   // process the trace names.
-  const CommandResult table = heapql("info " + shell_quote(etw + "/etlparser-ShutdownPerfDiagLogger.etl"));
+  const CommandResult table = run_heapql("info " + shell_quote(etw + "/etlparser-ShutdownPerfDiagLogger.etl"));
   EXPECT_NE(table.out.find("0 processes with blocks"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("processes named    97: Idle (0), System (4)"), std::string::npos) << table.out;
 }

@@ -21,15 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string heapql() { return shell_quote(heapql_binary()); }
-
-CommandResult run_heapql(const std::string& args) {
-  CommandResult r = run_command(heapql() + " " + args);
-  expect_no_crash(r);
-  return r;
-}
-
-const std::string kExample = std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.zst";
+const std::string kExample = example_trace();
 const std::string kExampleRaw = std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.raw.zst";
 
 // The first column of every row of `sql`, as text (NULL as "NULL").

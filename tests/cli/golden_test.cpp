@@ -23,7 +23,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <ostream>
@@ -56,14 +55,6 @@ std::vector<GoldenCase> golden_cases() {
   }
   std::sort(cases.begin(), cases.end(), [](const GoldenCase& a, const GoldenCase& b) { return a.name < b.name; });
   return cases;
-}
-
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  if (from.empty()) return text;
-  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
 }
 
 bool update_mode() {
@@ -135,13 +126,7 @@ std::vector<GoldenCase> query_cases() {
   return cases;
 }
 
-std::string case_name(const ::testing::TestParamInfo<GoldenCase>& info) {
-  std::string name = info.param.name;
-  for (char& ch : name) {
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return name;
-}
+std::string case_name(const ::testing::TestParamInfo<GoldenCase>& info) { return as_test_name(info.param.name); }
 
 INSTANTIATE_TEST_SUITE_P(Golden, GoldenFile, ::testing::ValuesIn(golden_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Golden, GoldenStoreReplay, ::testing::ValuesIn(query_cases()), case_name);

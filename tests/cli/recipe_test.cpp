@@ -18,14 +18,6 @@ namespace {
 
 constexpr int kOk = 0, kGate = 1, kBadTrace = 2, kRecipeError = 3;
 
-std::string heapql() { return shell_quote(heapql_binary()); }
-std::string worked_example() { return std::string(HEAPQL_TEST_DATA_DIR) + "/worked_example.txt"; }
-std::string example_trace() { return std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.zst"; }
-
-void expect_contains(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "missing '" << part << "' in:\n" << text;
-}
-
 // A recipe whose top-level chunk starts with `prelude`, then declares a
 // plain query (by frame).
 std::string recipe_with(const std::string& prelude, const std::string& query = "{ by = \"frame\" }") {

@@ -40,11 +40,6 @@ class ReportOutput : public ::testing::Test {
  protected:
   void SetUp() override { write_file(trace_, many_stacks_trace(100000)); }
 
-  CommandResult heapql(const std::string& arguments) {
-    const CommandResult r = run_command(shell_quote(heapql_binary()) + " " + arguments);
-    expect_no_crash(r);
-    return r;
-  }
   // Every stack, unless `options` names a --top.
   std::string query(const std::string& options) {
     return "query " + shell_quote(trace_) + " --by stack " +
@@ -53,8 +48,7 @@ class ReportOutput : public ::testing::Test {
   // `command` (heapql's arguments) run with its standard output redirected to
   // `redirect` (run_command's own redirection would replace it otherwise).
   CommandResult heapql_to(const std::string& command, const std::string& redirect, const std::string& before = "") {
-    const CommandResult r =
-        run_command("{ " + before + shell_quote(heapql_binary()) + " " + command + " > " + redirect + "; }");
+    const CommandResult r = run_command("{ " + before + heapql() + " " + command + " > " + redirect + "; }");
     expect_no_crash(r);
     return r;
   }
@@ -110,7 +104,7 @@ TEST_F(ReportOutput, UnwritableFolderIsSaidBeforeTheTraceIsRead) {
        {query("-o " + shell_quote(out)), "query " + shell_quote(dir_.file("bad.txt")) + " -o " + shell_quote(out),
         "run leaks " + shell_quote(dir_.file("bad.txt")) + " -o " + shell_quote(out)}) {
     SCOPED_TRACE(command);
-    const CommandResult r = heapql(command);
+    const CommandResult r = run_heapql(command);
     EXPECT_EQ(r.exit_code, kExitCannotWrite) << r.err;
     EXPECT_NE(r.err.find(out + ": cannot write in its folder: No such file or directory"), std::string::npos) << r.err;
     EXPECT_EQ(r.out, "");
@@ -132,7 +126,7 @@ TEST_F(ReportOutput, AnOutputThatIsAnInputIsRefused) {
         std::pair{"export " + t + " --to sqlite ", trace_}, std::pair{"run leaks " + t + " -o ", trace_},
         std::pair{"run " + shell_quote(dir_.file("mine.lua")) + " " + t + " -o ", dir_.file("mine.lua")}}) {
     SCOPED_TRACE(command);
-    const CommandResult r = heapql(command + shell_quote(output));
+    const CommandResult r = run_heapql(command + shell_quote(output));
     EXPECT_EQ(r.exit_code, 3) << r.err;
     EXPECT_NE(r.err.find("the output " + output + " is "), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(", which this command reads; name another file"), std::string::npos) << r.err;
@@ -143,7 +137,7 @@ TEST_F(ReportOutput, AnOutputThatIsAnInputIsRefused) {
 
 TEST_F(ReportOutput, FolderIsRefused) {
   fs::create_directory(dir_.file("reports"));
-  const CommandResult r = heapql(query("-o " + shell_quote(dir_.file("reports"))));
+  const CommandResult r = run_heapql(query("-o " + shell_quote(dir_.file("reports"))));
   EXPECT_EQ(r.exit_code, kExitCannotWrite) << r.err;
   EXPECT_NE(r.err.find("reports: is a folder"), std::string::npos) << r.err;
   EXPECT_TRUE(fs::is_empty(dir_.file("reports")));
@@ -153,30 +147,30 @@ TEST_F(ReportOutput, FileHoldsWhatStandardOutputShows) {
   for (const std::string format : {"csv", "json", "table", "folded"}) {
     SCOPED_TRACE(format);
     const std::string out = dir_.file("report." + format);
-    const CommandResult shown = heapql(query("--format " + format));
+    const CommandResult shown = run_heapql(query("--format " + format));
     ASSERT_EQ(shown.exit_code, 0) << shown.err;
     EXPECT_GT(shown.out.size(), std::size_t{1} << 20) << "long enough to be written in pieces";
-    const CommandResult written = heapql(query("--format " + format + " -o " + shell_quote(out)));
+    const CommandResult written = run_heapql(query("--format " + format + " -o " + shell_quote(out)));
     ASSERT_EQ(written.exit_code, 0) << written.err;
     EXPECT_EQ(written.out, "");
     EXPECT_EQ(read_file(out), shown.out);
   }
   const std::string diff =
       "diff " + shell_quote(trace_) + " " + shell_quote(trace_) + " --by stack --top 1000000 --format csv";
-  const CommandResult shown = heapql(diff);
+  const CommandResult shown = run_heapql(diff);
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
-  ASSERT_EQ(heapql(diff + " -o " + shell_quote(dir_.file("diff.csv"))).exit_code, 0);
+  ASSERT_EQ(run_heapql(diff + " -o " + shell_quote(dir_.file("diff.csv"))).exit_code, 0);
   EXPECT_EQ(read_file(dir_.file("diff.csv")), shown.out);
 }
 
 TEST_F(ReportOutput, LinkIsFollowedAndDevicesAreWrittenAsStreams) {
   write_file(dir_.file("real.csv"), "old\n");
   fs::create_symlink("real.csv", dir_.file("link.csv"));
-  const CommandResult shown = heapql(query("--format csv --top 3"));
-  ASSERT_EQ(heapql(query("--format csv --top 3 -o " + shell_quote(dir_.file("link.csv")))).exit_code, 0);
+  const CommandResult shown = run_heapql(query("--format csv --top 3"));
+  ASSERT_EQ(run_heapql(query("--format csv --top 3 -o " + shell_quote(dir_.file("link.csv")))).exit_code, 0);
   EXPECT_TRUE(fs::is_symlink(dir_.file("link.csv")));
   EXPECT_EQ(read_file(dir_.file("real.csv")), shown.out);
-  const CommandResult to_stdout = heapql(query("--format csv --top 3 -o /dev/stdout"));
+  const CommandResult to_stdout = run_heapql(query("--format csv --top 3 -o /dev/stdout"));
   EXPECT_EQ(to_stdout.exit_code, 0) << to_stdout.err;
   EXPECT_EQ(to_stdout.out, shown.out);
   // A pipe is written to, not replaced.
@@ -205,13 +199,7 @@ std::pair<int, std::string> heapql_into_a_closed_pipe(const std::vector<std::str
     ::dup2(ends[1], STDOUT_FILENO);
     const int err = ::open(stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(err, STDERR_FILENO);
-    std::vector<char*> argv;
-    const std::string binary = heapql_binary();
-    argv.push_back(const_cast<char*>(binary.c_str()));
-    for (const std::string& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
+    exec_heapql(arguments);
   }
   ::close(ends[1]);
   int status = 0;
@@ -224,7 +212,7 @@ std::pair<int, std::string> heapql_into_a_closed_pipe(const std::vector<std::str
 // (141), whether SIGPIPE was ignored by whoever started heapql or not. A full
 // disk is still exit 2 with a message (FullStandardOutputIsAnErrorNotAShortReport).
 TEST_F(ReportOutput, AClosedPipeEndsTheCommandQuietly) {
-  const std::string trace = std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.zst";
+  const std::string trace = example_trace();
   const std::vector<std::vector<std::string>> commands = {
       {"query", trace, "--format", "csv", "--no-progress"}, {"run", "leaks", trace}, {"help"}, {"list"}};
   for (const std::vector<std::string>& command : commands) {

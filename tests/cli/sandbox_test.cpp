@@ -25,19 +25,12 @@ namespace {
 namespace fs = std::filesystem;
 constexpr int kOk = 0, kRecipeError = 3;
 
-std::string heapql() { return shell_quote(heapql_binary()); }
-std::string worked_example() { return std::string(HEAPQL_TEST_DATA_DIR) + "/worked_example.txt"; }
-std::string example_trace() { return std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.zst"; }
 bool sanitized() { return HEAPQL_SANITIZED != 0; }
 
 std::string fmt_hex_line(const std::string& head, int value) {
   char hex[16];
   std::snprintf(hex, sizeof hex, "%x\n", value);
   return head + hex;
-}
-
-void expect_contains(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "missing '" << part << "' in:\n" << text;
 }
 
 // A recipe: `prelude` at its top level, then a `run` function with `body`

@@ -22,27 +22,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string heapql() { return shell_quote(heapql_binary()); }
-
-CommandResult run_heapql(const std::string& args, const std::string& env = "") {
-  CommandResult r = run_command(env + (env.empty() ? "" : " ") + heapql() + " " + args);
-  expect_no_crash(r);
-  return r;
-}
-
-void expect_contains(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "missing '" << part << "' in:\n" << text;
-}
-
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
-}
-
-const std::string kExample = std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.zst";
-const std::string kWorked = std::string(HEAPQL_TEST_DATA_DIR) + "/worked_example.txt";
+const std::string kExample = example_trace();
+const std::string kWorked = worked_example();
 
 // ---- answers from a store are the trace's, byte for byte ----
 
@@ -125,13 +106,7 @@ TEST_P(StoreAnswers, AsTheGoldenFromTheTrace) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Golden, StoreAnswers, ::testing::ValuesIn(golden_commands()),
-                         [](const auto& info) {
-                           std::string name = info.param.name;
-                           for (char& ch : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           }
-                           return name;
-                         });
+                         [](const auto& info) { return as_test_name(info.param.name); });
 
 // Every source kind, through the store beside it: heaptrack text, text with a
 // raw twin, ETL, event CSV; each query shape the aggregator has a layout for.

@@ -14,8 +14,6 @@
 namespace heapql::test {
 namespace {
 
-std::string heapql() { return shell_quote(heapql_binary()); }
-
 // `heapql query TRACE --totals --format json OPTIONS`, flattened.
 FlatJson totals(const std::string& trace, const std::string& options) {
   const CommandResult r =

@@ -40,13 +40,7 @@ std::string on_a_terminal(const std::vector<std::string>& arguments) {
     ::dup2(slave, STDOUT_FILENO);
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, STDERR_FILENO);
-    std::vector<char*> argv;
-    const std::string binary = heapql_binary();
-    argv.push_back(const_cast<char*>(binary.c_str()));
-    for (const std::string& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
+    exec_heapql(arguments);
   }
   ::close(slave);
   std::string shown;

@@ -20,10 +20,6 @@ namespace fs = std::filesystem;
 constexpr int kBadTrace = 2;
 constexpr int kBadQuery = 3;
 
-CommandResult heapql(const std::string& arguments) {
-  return run_command(shell_quote(heapql_binary()) + " " + arguments);
-}
-
 // Exit `code`, nothing on stdout, each of `parts` in the message and none of
 // `wrong` (what the message said before it was fixed).
 void expect_message(const CommandResult& r, int code, std::initializer_list<std::string> parts,
@@ -71,7 +67,7 @@ TEST_F(UserMistakes, RunWithTraceAndRecipeSwappedSaysWhichIsWhich) {
   // Before: "prog.zst:1: unexpected symbol near '<\181>'" (the trace read as Lua).
   const std::string trace = example();
   expect_message(
-      heapql("run " + q(trace) + " leaks"), kBadQuery,
+      run_heapql("run " + q(trace) + " leaks"), kBadQuery,
       {"'" + trace + "' is a heaptrack trace, not a recipe", "the recipe comes first", "heapql run leaks " + trace},
       {"unexpected symbol"});
 }
@@ -79,7 +75,7 @@ TEST_F(UserMistakes, RunWithTraceAndRecipeSwappedSaysWhichIsWhich) {
 TEST_F(UserMistakes, RunWithOnlyATraceSaysTheRecipeIsMissing) {
   // Before: "needs a trace file" (the trace was taken as the recipe).
   const std::string trace = example();
-  expect_message(heapql("run " + q(trace)), kBadQuery,
+  expect_message(run_heapql("run " + q(trace)), kBadQuery,
                  {"is a heaptrack trace, not a recipe", "heapql run RECIPE " + trace}, {"needs a trace file"});
 }
 
@@ -87,7 +83,7 @@ TEST_F(UserMistakes, ARecipeFileWithoutLuaSuffixIsStillARecipe) {
   // The trace check looks at content: a recipe file named without .lua runs.
   const std::string recipe = dir_.file("my-leaks");
   fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/queries/leaks.lua", recipe);
-  const CommandResult r = heapql("run " + q(recipe) + " " + q(example()));
+  const CommandResult r = run_heapql("run " + q(recipe) + " " + q(example()));
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
@@ -95,8 +91,8 @@ TEST_F(UserMistakes, ImportOfAHeaptrackTraceNamesTheCommandThatReadsIt) {
   // Before: "zstd-compressed: ... decompress it first", and with a store
   // beside the trace a warning that contradicted itself before that.
   const std::string trace = example();
-  ASSERT_EQ(heapql("ingest --no-progress " + q(trace)).exit_code, 0);
-  expect_message(heapql("import " + q(trace)), kBadQuery,
+  ASSERT_EQ(run_heapql("ingest --no-progress " + q(trace)).exit_code, 0);
+  expect_message(run_heapql("import " + q(trace)), kBadQuery,
                  {"'" + trace + "' is a heaptrack trace, not an event CSV", "heapql query " + trace},
                  {"decompress", "warning"});
 }
@@ -107,41 +103,42 @@ TEST_F(UserMistakes, ImportOfAnIngestedCsvUsesItsStoreWithoutAWarning) {
   // store, written with the format detected, passed over for the same format named.
   const std::string csv = dir_.file("events.csv");
   fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/tests/data/csv/example.csv", csv);
-  ASSERT_EQ(heapql("ingest --no-progress " + q(csv)).exit_code, 0);
-  const CommandResult r = heapql("import --no-progress " + q(csv));
+  ASSERT_EQ(run_heapql("ingest --no-progress " + q(csv)).exit_code, 0);
+  const CommandResult r = run_heapql("import --no-progress " + q(csv));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find("not used"), std::string::npos) << r.err;
 }
 
 TEST_F(UserMistakes, ImportOfAPlainHeaptrackTraceToo) {
   write_file(dir_.file("plain.txt"), "v 10400 3\ns 4 /bin\ni 1000 1\nt 1 0\na 10 1\n+ 0\n");
-  expect_message(heapql("import " + q(dir_.file("plain.txt"))), kBadQuery, {"is a heaptrack trace, not an event CSV"});
+  expect_message(run_heapql("import " + q(dir_.file("plain.txt"))), kBadQuery,
+                 {"is a heaptrack trace, not an event CSV"});
 }
 
 TEST_F(UserMistakes, ProcessTypoNamesTheNearProcess) {
   // Before: an empty table, exit 0, nothing on stderr.
   expect_answer_warning(
-      heapql("query " + q(example()) + " --process memory_test_ap"),
+      run_heapql("query " + q(example()) + " --process memory_test_ap"),
       {"--process 'memory_test_ap' names no process of the trace", "did you mean 'memory_test_app' (pid 0)?"});
 }
 
 TEST_F(UserMistakes, ProcessNumberNotInTheTraceListsItsProcesses) {
-  expect_answer_warning(heapql("query " + q(example()) + " --process 12"),
+  expect_answer_warning(run_heapql("query " + q(example()) + " --process 12"),
                         {"--process '12' names no process", "the trace's processes: 'memory_test_app' (pid 0)"});
 }
 
 TEST_F(UserMistakes, HeapTypoNamesTheNearHeap) {
-  expect_answer_warning(heapql("query " + q(example()) + " --heap defualt"),
+  expect_answer_warning(run_heapql("query " + q(example()) + " --heap defualt"),
                         {"--heap 'defualt' names no heap of the trace", "did you mean 'default' (0x0)?"});
 }
 
 TEST_F(UserMistakes, ThreadNotInTheTraceListsItsThreads) {
-  expect_answer_warning(heapql("query " + q(example()) + " --thread 99"),
+  expect_answer_warning(run_heapql("query " + q(example()) + " --thread 99"),
                         {"--thread 99 is no thread of the trace", "the trace's threads: 0"});
 }
 
 TEST_F(UserMistakes, FiltersThatMatchSayNothing) {
-  const CommandResult r = heapql("query " + q(example()) + " --process MEMORY_TEST_APP --heap 0x0 --thread 0");
+  const CommandResult r = run_heapql("query " + q(example()) + " --process MEMORY_TEST_APP --heap 0x0 --thread 0");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
 }
@@ -149,10 +146,10 @@ TEST_F(UserMistakes, FiltersThatMatchSayNothing) {
 TEST_F(UserMistakes, BlockIdentityFileGivenAsTheTraceNamesTheTrace) {
   // Before: "not a heaptrack file: expected the 'v' record first, got 'HEAPQLBI\x01..."
   const std::string trace = example();
-  ASSERT_EQ(heapql("ingest --no-progress " + q(trace)).exit_code, 0);
+  ASSERT_EQ(run_heapql("ingest --no-progress " + q(trace)).exit_code, 0);
   ASSERT_TRUE(fs::exists(trace + ".hqid"));
   for (const char* command : {"info ", "query ", "run leaks "}) {
-    expect_message(heapql(command + q(trace + ".hqid")), kBadTrace,
+    expect_message(run_heapql(command + q(trace + ".hqid")), kBadTrace,
                    {trace + ".hqid: a heapql block-identity file, not a trace", "give the trace itself: " + trace},
                    {"HEAPQLBI", "not a heaptrack file"});
   }
@@ -161,71 +158,72 @@ TEST_F(UserMistakes, BlockIdentityFileGivenAsTheTraceNamesTheTrace) {
 // ---- more mistakes ----
 
 TEST_F(UserMistakes, RecipeNameTypoSuggestsTheNearRecipe) {
-  expect_message(heapql("run leak " + q(example())), kBadQuery, {"no recipe 'leak'", "did you mean 'leaks'"});
+  expect_message(run_heapql("run leak " + q(example())), kBadQuery, {"no recipe 'leak'", "did you mean 'leaks'"});
 }
 
 TEST_F(UserMistakes, LongOptionWithOneDashSuggestsTwo) {
-  expect_message(heapql("query " + q(example()) + " -top 5"), kBadQuery,
+  expect_message(run_heapql("query " + q(example()) + " -top 5"), kBadQuery,
                  {"unknown option '-top'", "did you mean '--top'?"});
 }
 
 TEST_F(UserMistakes, MisspeltOptionSuggestsTheNearOne) {
-  expect_message(heapql("query " + q(example()) + " --tpo 5"), kBadQuery,
+  expect_message(run_heapql("query " + q(example()) + " --tpo 5"), kBadQuery,
                  {"unknown option '--tpo'", "did you mean '--top'?"});
 }
 
 TEST_F(UserMistakes, ParamGivenToQuerySaysItIsForRecipes) {
-  expect_message(heapql("query " + q(example()) + " --param top=5"), kBadQuery,
+  expect_message(run_heapql("query " + q(example()) + " --param top=5"), kBadQuery,
                  {"unknown option '--param'", "heapql run RECIPE TRACE --param NAME=VALUE"});
 }
 
 TEST_F(UserMistakes, QueryOptionGivenToRunSaysRecipesTakeParams) {
-  expect_message(heapql("run leaks " + q(example()) + " --by image"), kBadQuery,
+  expect_message(run_heapql("run leaks " + q(example()) + " --by image"), kBadQuery,
                  {"'--by' is an option of heapql query", "--param NAME=VALUE", "heapql help RECIPE"});
   // leaks has a param `top`: the option's name is the param's to try.
-  expect_message(heapql("run leaks " + q(example()) + " --top 1"), kBadQuery, {"--param top=..."});
+  expect_message(run_heapql("run leaks " + q(example()) + " --top 1"), kBadQuery, {"--param top=..."});
 }
 
 TEST_F(UserMistakes, CommandTypoSuggestsTheNearCommand) {
-  expect_message(heapql("qeury " + q(example())), kBadQuery, {"unknown command 'qeury'", "did you mean 'query'?"});
+  expect_message(run_heapql("qeury " + q(example())), kBadQuery, {"unknown command 'qeury'", "did you mean 'query'?"});
 }
 
 TEST_F(UserMistakes, EmptyCullPatternSaysWhatTurnsCullingOff) {
   // Before: "--cull: item 1: frame pattern '': empty pattern; got a table".
-  expect_message(heapql("query " + q(example()) + " --cull ''"), kBadQuery,
+  expect_message(run_heapql("query " + q(example()) + " --cull ''"), kBadQuery,
                  {"--cull '': an empty pattern culls nothing", "--no-default-cull"}, {"got a table", "item 1"});
 }
 
 TEST_F(UserMistakes, BadSecondCullPatternIsNamedNotTheList) {
-  expect_message(heapql("query " + q(example()) + " --cull malloc --cull '!'"), kBadQuery,
+  expect_message(run_heapql("query " + q(example()) + " --cull malloc --cull '!'"), kBadQuery,
                  {"--cull: frame pattern '!'", "expected a module name"}, {"got a table", "item 2"});
 }
 
 TEST_F(UserMistakes, TraceGivenToRecordSaysItIsNoProgram) {
   // Before: heaptrack's "Debuggee ... is not an executable" after "heaptrack wrote no raw trace".
   const std::string trace = example();
-  expect_message(heapql("record -- " + q(trace)), kBadQuery,
+  expect_message(run_heapql("record -- " + q(trace)), kBadQuery,
                  {"'" + trace + "' is a heaptrack trace, not a program", "heapql query " + trace},
                  {"wrote no raw trace"});
 }
 
 TEST_F(UserMistakes, GroupingKeyInTheWrongCaseIsNamed) {
-  expect_message(heapql("query " + q(example()) + " --by Stack"), kBadQuery, {"--by 'Stack'", "did you mean 'stack'?"});
+  expect_message(run_heapql("query " + q(example()) + " --by Stack"), kBadQuery,
+                 {"--by 'Stack'", "did you mean 'stack'?"});
 }
 
 TEST_F(UserMistakes, WindowWithADashShowsTheRangeMeant) {
-  expect_message(heapql("query " + q(example()) + " --window 2-8s"), kBadQuery,
+  expect_message(run_heapql("query " + q(example()) + " --window 2-8s"), kBadQuery,
                  {"--window", "a range is written with '..', each end with its unit ('2s..8s')"});
 }
 
 TEST_F(UserMistakes, SizeWithoutDotsShowsBothOpenRanges) {
-  expect_message(heapql("query " + q(example()) + " --size 10MB"), kBadQuery,
+  expect_message(run_heapql("query " + q(example()) + " --size 10MB"), kBadQuery,
                  {"--size", "'10MB..' is from 10MB on, '..10MB' is below 10MB"});
 }
 
 TEST_F(UserMistakes, MisspeltShippedSuppressionsNameIsNamed) {
   // Before: "heaptrack-bultin: cannot open suppressions file".
-  expect_message(heapql("query " + q(example()) + " --suppressions heaptrack-bultin"), kBadQuery,
+  expect_message(run_heapql("query " + q(example()) + " --suppressions heaptrack-bultin"), kBadQuery,
                  {"--suppressions 'heaptrack-bultin'", "did you mean 'heaptrack-builtin'?"});
 }
 

@@ -7,6 +7,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <cctype>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -83,6 +84,57 @@ std::string example_binary() { return HEAPQL_EXAMPLE_BINARY; }
 std::string shared_data(const std::string& sub) {
   const std::filesystem::path p = std::filesystem::path(HEAPQL_SHARED_DATA_DIR) / sub;
   return std::filesystem::exists(p) ? p.string() : std::string();
+}
+
+std::string example_trace() { return std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.zst"; }
+std::string worked_example() { return std::string(HEAPQL_TEST_DATA_DIR) + "/worked_example.txt"; }
+
+std::string heapql() { return shell_quote(heapql_binary()); }
+
+CommandResult run_heapql(const std::string& arguments, const std::string& shell_prefix) {
+  CommandResult r = run_command(shell_prefix + (shell_prefix.empty() ? "" : " ") + heapql() + " " + arguments);
+  expect_no_crash(r);
+  return r;
+}
+
+CommandResult heapql_on(const std::string& command, const std::string& path, const std::string& options) {
+  return run_heapql(command + " " + shell_quote(path) + (options.empty() ? "" : " " + options));
+}
+
+void exec_heapql(const std::vector<std::string>& arguments) {
+  std::vector<char*> argv;
+  const std::string binary = heapql_binary();
+  argv.push_back(const_cast<char*>(binary.c_str()));
+  for (const std::string& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execv(argv[0], argv.data());
+  ::_exit(127);
+}
+
+void expect_contains(const std::string& text, const std::string& part) {
+  EXPECT_NE(text.find(part), std::string::npos) << "missing '" << part << "' in:\n" << text;
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  if (from.empty()) return text;
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+std::string as_test_name(std::string text) {
+  for (char& c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return text;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
 }
 
 void expect_no_crash(const CommandResult& r) {

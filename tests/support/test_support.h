@@ -1,9 +1,11 @@
 // Helpers shared by the test binaries: temporary folders, writing plain and
-// compressed files, running a command and capturing what it says.
+// compressed files, running a command (heapql above all) and capturing what
+// it says, and checks of text.
 #pragma once
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace heapql::test {
 
@@ -45,5 +47,29 @@ std::string heapql_binary();
 std::string example_binary();
 // ../shared/data/<sub> if present, else empty (tests skip with a message).
 std::string shared_data(const std::string& sub);
+// The bundled example's trace (examples/traces/) and tests/data's worked example.
+std::string example_trace();
+std::string worked_example();
+
+// heapql_binary() shell-quoted: the first word of a command line.
+std::string heapql();
+// Runs heapql with `arguments` (shell words) after `shell_prefix` (such as
+// `cd DIR &&` or `VAR=value`), and checks that it did not crash.
+CommandResult run_heapql(const std::string& arguments, const std::string& shell_prefix = "");
+// `heapql COMMAND PATH OPTIONS`, the path quoted (run_heapql).
+CommandResult heapql_on(const std::string& command, const std::string& path, const std::string& options = "");
+// In a forked child whose standard streams are set: becomes heapql with
+// `arguments` (no shell); exits 127 when it cannot.
+[[noreturn]] void exec_heapql(const std::vector<std::string>& arguments);
+
+// gtest check that `text` holds `part`; the message shows the whole text.
+void expect_contains(const std::string& text, const std::string& part);
+// `text` with every `from` (not empty) replaced by `to`.
+std::string replace_all(std::string text, const std::string& from, const std::string& to);
+// The lines of `text`, without their line ends.
+std::vector<std::string> lines_of(const std::string& text);
+// `text` as a parameterized test's name: every character but ASCII letters
+// and digits becomes '_'.
+std::string as_test_name(std::string text);
 
 }  // namespace heapql::test
