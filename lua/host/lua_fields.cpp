@@ -18,6 +18,14 @@ Error wrong_type(lua_State* L, int index, const std::string& label, std::string_
   return Error(fmt::format("{}: expected {}, got {}", label, expected, type_for_message(L, index)));
 }
 
+// Refuses the value on top of the stack, first popping the `pushed` values a
+// field reader left there.
+[[noreturn]] void refuse_top(lua_State* L, int pushed, const std::string& label, std::string_view expected) {
+  const Error error = wrong_type(L, -1, label, expected);
+  lua_pop(L, pushed);
+  throw error;
+}
+
 }  // namespace
 
 std::string type_for_message(lua_State* L, int index) {
@@ -63,9 +71,7 @@ bool Fields::boolean(const char* name, bool fallback) const {
   if (type == LUA_TBOOLEAN) {
     value = lua_toboolean(L_, -1);
   } else if (type != LUA_TNIL) {
-    const Error error = wrong_type(L_, -1, label(name), "a boolean");
-    lua_pop(L_, 1);
-    throw error;
+    refuse_top(L_, 1, label(name), "a boolean");
   }
   lua_pop(L_, 1);
   return value;
@@ -79,9 +85,7 @@ std::optional<std::string> Fields::string(const char* name) const {
     const char* text = lua_tolstring(L_, -1, &length);
     value.emplace(text, length);
   } else if (type != LUA_TNIL) {
-    const Error error = wrong_type(L_, -1, label(name), "a string");
-    lua_pop(L_, 1);
-    throw error;
+    refuse_top(L_, 1, label(name), "a string");
   }
   lua_pop(L_, 1);
   return value;
@@ -92,9 +96,7 @@ std::optional<std::int64_t> Fields::integer(const char* name) const {
   if (push(name) != LUA_TNIL) {
     value = integer_at(L_, -1);
     if (!value) {
-      const Error error = wrong_type(L_, -1, label(name), "an integer");
-      lua_pop(L_, 1);
-      throw error;
+      refuse_top(L_, 1, label(name), "an integer");
     }
   }
   lua_pop(L_, 1);
@@ -137,9 +139,7 @@ std::vector<std::string> Fields::strings(const char* name) const {
     const auto n = static_cast<lua_Integer>(lua_rawlen(L_, -1));
     for (lua_Integer i = 1; i <= n; ++i) {
       if (lua_rawgeti(L_, -1, i) != LUA_TSTRING) {
-        const Error error = wrong_type(L_, -1, fmt::format("{}: item {}", label(name), i), "a string");
-        lua_pop(L_, 2);
-        throw error;
+        refuse_top(L_, 2, fmt::format("{}: item {}", label(name), i), "a string");
       }
       std::size_t length = 0;
       const char* text = lua_tolstring(L_, -1, &length);
@@ -147,9 +147,7 @@ std::vector<std::string> Fields::strings(const char* name) const {
       lua_pop(L_, 1);
     }
   } else if (type != LUA_TNIL) {
-    const Error error = wrong_type(L_, -1, label(name), "a list of strings");
-    lua_pop(L_, 1);
-    throw error;
+    refuse_top(L_, 1, label(name), "a list of strings");
   }
   lua_pop(L_, 1);
   return values;
@@ -161,9 +159,7 @@ std::vector<std::string> Fields::string_or_strings(const char* name) const {
   if (type == LUA_TSTRING) return {*string(name)};
   if (type == LUA_TTABLE || type == LUA_TNIL) return strings(name);
   push(name);
-  const Error error = wrong_type(L_, -1, label(name), "a string or a list of strings");
-  lua_pop(L_, 1);
-  throw error;
+  refuse_top(L_, 1, label(name), "a string or a list of strings");
 }
 
 std::vector<std::int64_t> Fields::integers(const char* name) const {
@@ -175,17 +171,13 @@ std::vector<std::int64_t> Fields::integers(const char* name) const {
       lua_rawgeti(L_, -1, i);
       const std::optional<std::int64_t> value = integer_at(L_, -1);
       if (!value) {
-        const Error error = wrong_type(L_, -1, fmt::format("{}: item {}", label(name), i), "an integer");
-        lua_pop(L_, 2);
-        throw error;
+        refuse_top(L_, 2, fmt::format("{}: item {}", label(name), i), "an integer");
       }
       lua_pop(L_, 1);
       values.push_back(*value);
     }
   } else if (type != LUA_TNIL) {
-    const Error error = wrong_type(L_, -1, label(name), "a list of integers");
-    lua_pop(L_, 1);
-    throw error;
+    refuse_top(L_, 1, label(name), "a list of integers");
   }
   lua_pop(L_, 1);
   return values;
@@ -199,9 +191,7 @@ std::pair<std::int64_t, std::optional<std::int64_t>> Fields::range(const char* n
     r.first = bounds.integer("first").value_or(0);
     r.second = bounds.integer("last");
   } else if (type != LUA_TNIL) {
-    const Error error = wrong_type(L_, -1, label(name), "a range table");
-    lua_pop(L_, 1);
-    throw error;
+    refuse_top(L_, 1, label(name), "a range table");
   }
   lua_pop(L_, 1);
   if (r.first < 0 || (r.second && *r.second < r.first)) throw refused(name, "the range ends before it starts");
