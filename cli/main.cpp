@@ -39,16 +39,8 @@ int main(int argc, char** argv) {
     if (command == "diff") return run_diff(args);
     if (command == "list") return run_list(args);
     if (command == "xperf") return run_xperf(args);
-    if (command == "help" && argc > 2) {
-      // A command's help first: a recipe of a command's name is still run by its path.
-      if (const std::optional<std::string> help = definitions.help(argv[2])) {
-        emit(*help, std::nullopt);
-        return kExitOk;
-      }
-      if (print_recipe_help(args)) return kExitOk;
-      throw UsageError{fmt::format("no command or recipe '{}' (see heapql help, heapql list)", argv[2])};
-    }
-    if (command == "help" || command == "--help" || command == "-h") {
+    if (command == "help") return run_help(args, definitions);
+    if (command == "--help" || command == "-h") {
       emit(definitions.usage(), std::nullopt);
       return kExitOk;
     }

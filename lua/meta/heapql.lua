@@ -141,6 +141,7 @@
 ---@field normalize fun(value: any, out: table, query: table) Writes the engine's form of the value into `out`.
 ---@field flag? table The command-line option that sets it: {option, value placeholder (none for a switch), repeatable, set (a switch's value), help, doc}.
 ---@field command_line_only? boolean Only the command line sets it (a file for the engine to read); recipes read their files themselves.
+---@field choices? string[] The values it takes, when a fixed list (`by`, `sort`, `kind`, `impacting`): its check and help are made from it.
 
 ---An entry of hq.schema.flags().
 ---@class heapql.SchemaFlag
@@ -149,6 +150,10 @@
 ---@field field string The query field it sets.
 ---@field repeatable boolean Whether each use adds to a list (otherwise the last use counts).
 ---@field set boolean The value a switch sets its field to (true, or false for `--no-default-cull`).
+---@field help string Its line in `heapql help`.
+---@field doc string Its longer text in docs/cli.md's table of query options.
+---@field choices? string[] The values it takes, when the field declares a fixed list (`--by`, `--sort`, `--kind`, `--impacting`).
+---@field default? string The value it has when left out, as the command line writes it (`stack`, `10000`); nil for a switch and where no value says it.
 
 ---A param of a recipe: hq.recipe{params = {NAME = {...}}}.
 ---@class heapql.Param
