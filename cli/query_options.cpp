@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -74,8 +75,10 @@ bool parse_common_option(const std::string& option, Arguments& args, CommonOptio
       common.format = OutputFormat::kFolded;
     } else if (v == "pprof") {
       common.format = OutputFormat::kPprof;
+    } else if (v == "recipe") {
+      common.format = OutputFormat::kRecipe;
     } else {
-      throw UsageError{fmt::format("--format '{}': expected one of table|json|csv|html|folded|pprof", v)};
+      throw UsageError{fmt::format("--format '{}': expected one of table|json|csv|html|folded|pprof|recipe", v)};
     }
   } else if (option == "-o" || option == "--output") {
     common.output_file = args.take_value(option);
@@ -129,6 +132,24 @@ StackFilters validate_query(const Query& query) {
     return compile_stack_filters(query);
   } catch (const Error& e) {
     throw UsageError{e.what()};
+  }
+}
+
+std::string query_recipe(lua::QueryFlags& flags, std::string_view command, const std::string& trace) {
+  std::map<std::pair<std::string, std::string>, std::string> shipped;
+  std::vector<std::string> words{std::string(command), trace};
+  for (const auto& [option, value] : flags.given()) {
+    words.push_back(option);
+    if (!value) continue;
+    words.push_back(*value);
+    const char* kind = option == "--cull-list" ? "cull" : option == "--suppressions" ? "suppressions" : nullptr;
+    if (kind == nullptr) continue;
+    if (const std::optional<std::string> name = list_source(*value, kind).shipped) shipped[{kind, *value}] = *name;
+  }
+  try {
+    return flags.recipe_text(shipped, words);
+  } catch (const Error& e) {
+    throw UsageError{e.message()};
   }
 }
 

@@ -212,6 +212,8 @@ api.groups = {
         "The fields a recipe may set: all but those only the command line sets (files it names for the engine to read)."),
       fn("flags", {}, { { type = "heapql.SchemaFlag[]" } },
         "The command-line options that set query fields, in the fields' order (`heapql query`, `import`, `diff`)."),
+      fn("flag_query", { { name = "given", type = "string[][]" }, { name = "where", type = "string" } }, { { type = "table" } },
+        "The query table command-line options spell, given as {option, value} pairs in order (no value for a switch), not yet checked: each value as typed, a list for a repeatable option, true or false for a switch (what `--format recipe` writes)."),
       fn("from_flags", { { name = "given", type = "string[][]" }, { name = "where", type = "string" } }, { { type = "table" } },
         "The engine's form of the query that command-line options spell, given as {option, value} pairs in order (no value for a switch): checked as normalize checks a recipe's table, with messages that name the option."),
       fn("usage", {}, { { type = "string" } }, "The query options of `heapql help`, a line each."),

@@ -63,10 +63,10 @@ end
 commands.list = {
   { name = "query", args = "TRACE|STORE", query_options = true,
     doc = "answer one query on a trace: its stacks (or frames, modules, ...) by outstanding bytes",
-    options = join({ format("table|json|csv|html|folded|pprof"), OUTPUT, FULL_NAMES }, READING) },
+    options = join({ format("table|json|csv|html|folded|pprof|recipe"), OUTPUT, FULL_NAMES }, READING) },
   { name = "import", args = "EVENTS.csv", query_options = true,
     doc = "a query of a plain event CSV, read as one whatever its first bytes say (docs/import.md)",
-    options = join({ format("table|json|csv|html|folded|pprof"), OUTPUT, FULL_NAMES }, READING) },
+    options = join({ format("table|json|csv|html|folded|pprof|recipe"), OUTPUT, FULL_NAMES }, READING) },
   { name = "diff", args = "A B", query_options = true,
     doc = "the same query on two traces (or two windows of one), rows matched, B - A",
     options = join({ option { "--window-a", "A..B", "A's window (--window gives both the same)" },

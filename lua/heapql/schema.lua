@@ -113,6 +113,24 @@ local function plain_strings(field, value)
   return texts
 end
 
+-- Strings, or lists of them (what hq.suppressions.file returns): one list.
+local function flat_strings(field, value)
+  local texts = {}
+  for i, item in ipairs(list_of(value)) do
+    if type(item) == "table" and not patterns.is_set(item) then
+      for j, text in ipairs(item) do
+        if type(text) ~= "string" then fail(field, "item " .. i .. "[" .. j .. "] must be a string", text) end
+        texts[#texts + 1] = text
+      end
+    elseif type(item) == "string" then
+      texts[#texts + 1] = item
+    else
+      fail(field, "item " .. i .. " must be a string or a list of strings", item)
+    end
+  end
+  return texts
+end
+
 local function pattern_texts(field, value)
   local ok, set = pcall(patterns.set, value)
   if not ok then fail(field, tostring(set):gsub("^.-:%d+: ", ""), value) end
@@ -208,8 +226,8 @@ schema.fields = {
     doc = "Drop a block if its full (unculled) stack has a frame matching one of these patterns (the opposite of require, semantics §11).",
     normalize = function(v, out) out.exclude = pattern_texts("exclude", v):texts() end },
   { name = "suppressions", type = "string | list", default = "none",
-    doc = "LeakSanitizer patterns (the text after `leak:`; `hq.suppressions.file` / `.shipped` read a file of them): drop a block if a frame's function or module name matches one (semantics §11).",
-    normalize = function(v, out) out.suppressions = plain_strings("suppressions", v) end },
+    doc = "LeakSanitizer patterns (the text after `leak:`; `hq.suppressions.file` / `.shipped` read a file of them): drop a block if a frame's function or module name matches one (semantics §11). A list may hold such lists: `{ hq.suppressions.shipped \"heaptrack-builtin\", hq.suppressions.file \"mine.txt\" }`.",
+    normalize = function(v, out) out.suppressions = flat_strings("suppressions", v) end },
   -- Files named on the command line, read by the engine. A recipe reads its
   -- own (inside its sandbox) with hq.suppressions.file / hq.cull.file.
   { name = "suppression_files", type = "list", default = "none", command_line_only = true,
@@ -445,10 +463,11 @@ function schema.flags()
   return flags
 end
 
--- `heapql query`'s options as given, in order ({{option, value}, ...}; no
--- value for a switch), in the engine's form: the query table they spell,
--- checked as a recipe's is. Raises a string naming the option.
-function schema.from_flags(given, where)
+-- The query table `heapql query`'s options spell, as given, in order
+-- ({{option, value}, ...}; no value for a switch), not yet checked: each
+-- value as typed (a list for a repeatable option, true or false for a
+-- switch). Raises a string for an unknown option.
+function schema.flag_query(given, where)
   local by_option = {}
   for _, flag in ipairs(schema.flags()) do by_option[flag.option] = flag end
   local query = {}
@@ -465,7 +484,14 @@ function schema.from_flags(given, where)
       query[flag.field] = pair[2]
     end
   end
-  return normalize_through(command_line_door, query, where)
+  return query
+end
+
+-- `heapql query`'s options as given (as flag_query takes them), in the
+-- engine's form: the query table they spell, checked as a recipe's is.
+-- Raises a string naming the option.
+function schema.from_flags(given, where)
+  return normalize_through(command_line_door, schema.flag_query(given, where), where)
 end
 
 local function option_words(flag)

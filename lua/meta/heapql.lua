@@ -185,7 +185,7 @@
 ---@field temporary? boolean Keep only temporary blocks (freed by the very next heap event, semantics §8). (default: false)
 ---@field require? heapql.Patterns Keep a block only if its full (unculled) stack has a frame matching one of these patterns. (default: none)
 ---@field exclude? heapql.Patterns Drop a block if its full (unculled) stack has a frame matching one of these patterns (the opposite of require, semantics §11). (default: none)
----@field suppressions? string|string[] LeakSanitizer patterns (the text after `leak:`; `hq.suppressions.file` / `.shipped` read a file of them): drop a block if a frame's function or module name matches one (semantics §11). (default: none)
+---@field suppressions? string|string[] LeakSanitizer patterns (the text after `leak:`; `hq.suppressions.file` / `.shipped` read a file of them): drop a block if a frame's function or module name matches one (semantics §11). A list may hold such lists: `{ hq.suppressions.shipped "heaptrack-builtin", hq.suppressions.file "mine.txt" }`. (default: none)
 ---@field embedded_suppressions? boolean Also apply the suppressions a heaptrack file carries (its `S` records, semantics §11). (default: false)
 ---@field cull? heapql.Patterns Frames to cull from stack tops. A pattern set (`hq.cull.defaults + {...}`) is the whole list; a string or list is added to the default list. (default: hq.cull.defaults)
 ---@field default_cull? boolean Whether the built-in allocator cull list applies (when `cull` is not a pattern set). (default: true)
@@ -308,6 +308,14 @@ function Schema.recipe_fields() end
 ---`diff`).
 ---@return heapql.SchemaFlag[]
 function Schema.flags() end
+
+---The query table command-line options spell, given as {option, value} pairs in order (no value for
+---a switch), not yet checked: each value as typed, a list for a repeatable option, true or false
+---for a switch (what `--format recipe` writes).
+---@param given string[][]
+---@param where string
+---@return table
+function Schema.flag_query(given, where) end
 
 ---The engine's form of the query that command-line options spell, given as {option, value} pairs in
 ---order (no value for a switch): checked as normalize checks a recipe's table, with messages that
