@@ -344,6 +344,7 @@ RecipeInfo describe_recipe_here(const RecipeSource& recipe, const RecipeOptions&
       const Fields param(L, -1, "recipe param");
       info.params.push_back(RecipeParam{param.string("name").value_or(""), param.string("type").value_or(""),
                                         param.string("default"), param.string("doc").value_or("")});
+      if (info.params.back().type == "path") info.path_params.push_back(info.params.back().name);
       lua_pop(L, 1);
     }
     lua_pop(L, 2);

@@ -62,6 +62,9 @@ struct RecipeInfo {
   std::string doc;
   std::string help;  // the text of `heapql help`
   std::vector<RecipeParam> params;  // sorted by name
+  // Its params of type path, sorted: files a run may read because the user
+  // named them (`heapql serve` refuses them from the web).
+  std::vector<std::string> path_params;
 };
 
 // Throws heapql::Error with the recipe's file:line and message.
