@@ -49,11 +49,22 @@ struct RunOutcome {
 
 RunOutcome run_recipe(const RecipeRun& run);
 
+// A recipe's param as `heapql help NAME` shows it (heapql.recipe's param_list).
+struct RecipeParam {
+  std::string name;
+  std::string type;                    // "integer", "duration_range", ...
+  std::optional<std::string> default_value;  // as --param NAME=VALUE writes it; none when it has none
+  std::string doc;
+};
+
 struct RecipeInfo {
   std::string name;
   std::string doc;
   std::string help;  // the text of `heapql help`
-  std::vector<std::string> path_params;  // its params of type path: files a run may read
+  std::vector<RecipeParam> params;  // sorted by name
+  // Its params of type path, sorted: files a run may read because the user
+  // named them (`heapql serve` refuses them from the web).
+  std::vector<std::string> path_params;
 };
 
 // Throws heapql::Error with the recipe's file:line and message.
