@@ -204,6 +204,43 @@ TEST_F(ServeApi, RunAndBothFormsOfDiffEqualTheCommandLine) {
   EXPECT_EQ(r->body, windows.out);
 }
 
+TEST_F(ServeApi, SchemaRecipesAndRecipeEqualTheCommandLine) {
+  TempDir dir, recipes;
+  write_file(recipes.file("mine.lua"), "local hq = require \"heapql\"\nreturn hq.recipe { name = \"mine\", doc = "
+                                       "\"by frame\", params = { top = { type = \"integer\", default = 3, doc = \"rows\" } }, "
+                                       "query = function(p) return { by = \"frame\", top = p.top } end }\n");
+  const std::string trace = example_in(dir);
+  ServedHeapql server({trace, "--recipes", recipes.path().string()});
+  ASSERT_TRUE(server.started());
+  const CommandResult schema = cli({"help", "query", "--format", "json"});
+  ASSERT_EQ(schema.exit_code, 0) << schema.err;
+  httplib::Result r = server.get("/api/schema");
+  ASSERT_TRUE(r && r->status == 200) << status_and_body(r);
+  EXPECT_EQ(r->body, schema.out);
+
+  const CommandResult listed = cli({"list", "--format", "json", "--recipes", recipes.path().string()});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  r = server.get("/api/recipes");
+  ASSERT_TRUE(r && r->status == 200) << status_and_body(r);
+  EXPECT_EQ(r->body, listed.out);
+  expect_contains(r->body, "\"mine\"");
+
+  const CommandResult recipe =
+      cli({"query", trace, "--format", "recipe", "--by", "frame", "--window", "1s..", "--cull-list", "stl"});
+  ASSERT_EQ(recipe.exit_code, 0) << recipe.err;
+  r = server.get("/api/recipe" + query_string({{"trace", "1"}, {"by", "frame"}, {"window", "1s.."}, {"cull-list", "stl"}}));
+  ASSERT_TRUE(r && r->status == 200) << status_and_body(r);
+  EXPECT_EQ(r->body, recipe.out);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/x-lua; charset=utf-8");
+
+  // DIR's recipe, by its name.
+  const CommandResult mine = cli({"run", recipes.file("mine.lua"), trace, "--format", "json", "--param", "top=2"});
+  ASSERT_EQ(mine.exit_code, 0) << mine.err;
+  r = server.get("/api/run" + query_string({{"trace", "1"}, {"recipe", "mine"}, {"param", "top=2"}}));
+  ASSERT_TRUE(r && r->status == 200) << status_and_body(r);
+  EXPECT_EQ(r->body, mine.out);
+}
+
 TEST_F(ServeApi, WorkersAnswerFromTheSessionsTheServerOpened) {
   // The trace's files are gone once the server has started: only the
   // session it opened and registered can answer.
@@ -317,6 +354,24 @@ TEST_F(ServeApi, ForbiddenOptionsAndUnknownNamesAreRefused) {
     r = server.get(target);
     EXPECT_TRUE(r && r->status == 404) << target << ": " << status_and_body(r);
   }
+}
+
+TEST_F(ServeApi, AServedListIsReadEvenWhenAFileOfItsNameIsInTheCurrentFolder) {
+  TempDir dir, here;
+  const std::string trace = example_in(dir);
+  write_file(here.file("stl"), "memory_test_app!main\n");  // what `--cull-list stl` would read in `here`
+  ServedHeapql server({trace}, here.path().string());
+  ASSERT_TRUE(server.started());
+  const CommandResult shipped =
+      cli({"query", trace, "--format", "json", "--by", "frame", "--cull-list", std::string(HEAPQL_SOURCE_DIR) +
+                                                                                "/queries/cull/stl.txt"});
+  const CommandResult local = run_heapql("query " + shell_quote(trace) + " --format json --by frame --cull-list stl",
+                                         "cd " + shell_quote(here.path().string()) + " &&");
+  ASSERT_EQ(shipped.exit_code, 0) << shipped.err;
+  ASSERT_NE(shipped.out, local.out);  // the local file changes the answer
+  const httplib::Result r = server.get("/api/query?trace=1&by=frame&cull-list=stl");
+  ASSERT_TRUE(r && r->status == 200) << status_and_body(r);
+  EXPECT_EQ(r->body, shipped.out);
 }
 
 // Recipes of --recipes DIR: one that loops, one that allocates without end.
