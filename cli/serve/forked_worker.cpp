@@ -27,7 +27,8 @@ constexpr std::size_t kMostStderrKept = std::size_t{1} << 20;
 
 // The child: the command line on `words`, printing into the pipes; never returns.
 [[noreturn]] void become_worker(const std::vector<std::string>& words, int out_fd, int err_fd, bool arm_limits,
-                                const WorkerLimits& limits, const std::string& prefix) {
+                                const WorkerLimits& limits, const std::string& prefix,
+                                lua::CommandDefinitions& definitions) {
   // The server blocks its stop signals for its signal thread and ignores SIGPIPE;
   // a command expects neither.
   sigset_t none;
@@ -42,7 +43,7 @@ constexpr std::size_t kMostStderrKept = std::size_t{1} << 20;
   {
     std::optional<lua::RunGuard> guard;
     if (arm_limits) guard.emplace(lua::Limits{limits.timeout, limits.memory_bytes}, prefix);
-    code = run_command_line(words);
+    code = run_command_line(words, &definitions);
   }
   std::fflush(stdout);
   std::fflush(stderr);
@@ -100,7 +101,7 @@ WorkerOutcome ForkedWorkers::run_child(const std::vector<std::string>& words, bo
   }
   const Clock::time_point start = Clock::now();
   const pid_t pid = ::fork();
-  if (pid == 0) become_worker(words, out[1], err[1], arm_limits, limits_, prefix);
+  if (pid == 0) become_worker(words, out[1], err[1], arm_limits, limits_, prefix, definitions_);
   ::close(out[1]);
   ::close(err[1]);
   if (pid < 0) {

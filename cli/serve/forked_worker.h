@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "lua/host/command_definitions.h"
+
 namespace heapql::cli {
 
 struct WorkerLimits {
@@ -41,7 +43,10 @@ struct WorkerOutcome {
 
 class ForkedWorkers {
  public:
-  explicit ForkedWorkers(WorkerLimits limits) : limits_(limits) {}
+  // `definitions`: the command line's, loaded once before any worker runs
+  // and never used by the server after; each child runs with its own copy.
+  ForkedWorkers(WorkerLimits limits, lua::CommandDefinitions& definitions)
+      : limits_(limits), definitions_(definitions) {}
 
   // Runs `words` (the command line after `heapql`) in a child, once a job
   // slot is free. `arm_limits`: the child arms the run limits
@@ -60,6 +65,7 @@ class ForkedWorkers {
                           const std::atomic<bool>& cancelled);
 
   WorkerLimits limits_;
+  lua::CommandDefinitions& definitions_;
   std::mutex mutex_;
   std::condition_variable slot_freed_;
   int running_ = 0;
