@@ -183,6 +183,7 @@ void add_routes(httplib::Server& server, ServeState& state) {
 
   server.Get("/api/traces", refusing([&state](const httplib::Request&, httplib::Response& res, const Parameters&) {
     answer(res, 200, traces_json(state));
+    res.set_header("Server-Timing", "engine;dur=0");  // answered at start
   }));
 
   server.Get("/api/schema", refusing([&state](const httplib::Request& req, httplib::Response& res,

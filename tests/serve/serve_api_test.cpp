@@ -132,6 +132,13 @@ TEST_F(ServeApi, TracesListsEachTraceWithItsInfo) {
   EXPECT_EQ(r->get_header_value("X-Content-Type-Options"), "nosniff");
   EXPECT_EQ(r->get_header_value("Cache-Control"), "no-store");
   EXPECT_EQ(r->get_header_value("Referrer-Policy"), "no-referrer");
+  EXPECT_EQ(r->get_header_value("Server-Timing"), "engine;dur=0");
+  // HEAD too: the headers without the body.
+  httplib::Client client("127.0.0.1", server.port());
+  const httplib::Result head = client.Head(("/api/traces?token=" + server.token()).c_str());
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->status, 200);
+  EXPECT_EQ(head->body, "");
 }
 
 TEST_F(ServeApi, QueryEqualsTheCommandLineForEveryOptionOfTheSchema) {
