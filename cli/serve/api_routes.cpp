@@ -110,6 +110,7 @@ void relay(ServeState& state, const httplib::Request& req, httplib::Response& re
                         kExitBadQuery));
       break;
     case WorkerOutcome::End::kCancelled: answer(res, 409, error_json("superseded")); break;
+    case WorkerOutcome::End::kStopping: answer(res, 503, error_json("heapql serve is stopping")); break;
     case WorkerOutcome::End::kTooLarge:
       answer(res, 503,
              error_json(fmt::format("heapql {}: the answer is larger than the memory limit of {} (--memory)", command,

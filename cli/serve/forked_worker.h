@@ -32,6 +32,7 @@ struct WorkerOutcome {
     kTimedOut,   // still running past the timeout and its grace: killed
     kCancelled,  // superseded while waiting or running: killed
     kTooLarge,   // printed more than the memory limit: killed
+    kStopping,   // the server is stopping (end_every_worker): killed
   };
   End end = End::kExited;
   int exit_code = 0;
@@ -40,6 +41,11 @@ struct WorkerOutcome {
   std::string err;  // its standard error (the first MiB)
   double wall_ms = 0;  // fork to reap
 };
+
+// Kills every worker running or waiting, in every ForkedWorkers, and every
+// one started later: the server is stopping, and its connections' threads
+// must end soon (they are joined). Safe from any thread.
+void end_every_worker();
 
 class ForkedWorkers {
  public:

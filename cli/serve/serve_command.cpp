@@ -126,6 +126,7 @@ int run_serve(Arguments& args) {
     if (returning.load()) return;
     if (!serving.load()) ::_exit(128 + signal_number);
     stopped.store(true);
+    end_every_worker();  // stop() joins the connections' threads: their workers end now
     // Signalled just after the URL line: stop() stops only a running server.
     while (!server.is_running() && !listen_ended.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     server.stop();

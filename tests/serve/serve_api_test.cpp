@@ -470,13 +470,23 @@ TEST_F(ServeApi, ANewerRequestOfTheSameViewSupersedesTheOlder) {
   EXPECT_TRUE(other && other->status == 200) << status_and_body(other);
 }
 
-TEST_F(ServeApi, SigtermEndsTheServerWithExit0) {
-  TempDir dir;
-  ServedHeapql server({example_in(dir)});
+TEST_F(ServeApi, SigtermEndsTheServerWithExit0AndEndsItsWorkers) {
+  TempDir dir, recipes;
+  write_hostile_recipes(recipes);
+  ServedHeapql server({example_in(dir), "--recipes", recipes.path().string()});
   ASSERT_TRUE(server.started());
+  std::optional<httplib::Result> looping;
+  std::thread request([&] { looping.emplace(server.get("/api/run?trace=1&recipe=loop")); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));  // the loop is running
+  const auto start = std::chrono::steady_clock::now();
   const int status = server.stop();
+  request.join();
   ASSERT_TRUE(WIFEXITED(status)) << status;
   EXPECT_EQ(WEXITSTATUS(status), 0);
+  // Not after the loop's 60s limit.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  ASSERT_TRUE(looping && *looping);
+  EXPECT_EQ((*looping)->status, 503) << (*looping)->body;
 }
 
 TEST_F(ServeApi, AnUnreadableTraceEndsTheStartWithExit2AndNoUrl) {
