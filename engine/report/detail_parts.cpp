@@ -72,8 +72,9 @@ void append_detail_table(std::string& out, const RowDetail& d, const DisplayOpti
     if (!key.empty()) key += " > ";
     key += k.level == GroupBy::kStack ? (k.frames.empty() ? "[]" : shown_frame(k.frames.front(), display)) : k.text;
   }
+  out += "\n";
   append_header_line(out,
-                     fmt::format("\ndetail   row {}: {}  ({} in {})", d.row, key, format_bytes_human(d.bytes),
+                     fmt::format("detail   row {}: {}  ({} in {})", d.row, key, format_bytes_human(d.bytes),
                                  format_count(d.blocks, "block", "blocks")),
                      display);
   out += "\n";

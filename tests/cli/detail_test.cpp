@@ -38,7 +38,7 @@ TEST_F(DetailTest, FromTheStoreFileAsFromTheTraceReadWithoutOne) {
       const CommandResult read = query(options + " --format " + format + " --no-store");
       ASSERT_EQ(read.exit_code, 0) << options << "\n" << read.err;
       EXPECT_EQ(stored.out, read.out) << options;
-      expect_contains(stored.out, format == "json" ? "\"detail\":{\"row\":" : "\ndetail   row ");
+      expect_contains(stored.out, format == "json" ? "\"detail\":{\"row\":" : "\n\ndetail   row ");
     }
   }
 }
@@ -79,7 +79,7 @@ TEST_F(DetailTest, FormatsWithoutAPlaceForItAndDiffRefuseIt) {
     expect_contains(r.err, "--detail: the row's detail is shown by --format json and table");
   }
   const CommandResult diff =
-      run_heapql("diff " + shell_quote(trace_) + " --window-a 0..200ms --window-b 200ms.. --detail 1");
+      run_heapql("diff " + shell_quote(trace_) + " --window-a 0ms..200ms --window-b 200ms.. --detail 1");
   EXPECT_EQ(diff.exit_code, 3);
   expect_contains(diff.err, "--detail describes a row of one answer");
 }
