@@ -17,6 +17,8 @@
 //   rows shown (top N, ties);
 // - aggregator_store_answers.cpp: the answers from a store (stack view,
 //   bucket sums, replay);
+// - aggregator_window_answer.cpp: a window's answer from a session's
+//   window index (engine/store/window_index.h), without a replay;
 // - aggregator.cpp: construction, group keys, the result.
 #pragma once
 
@@ -41,6 +43,7 @@
 #include "engine/store/store_columns.h"
 #include "engine/store/trace_store.h"
 #include "engine/store/trace_tables.h"
+#include "engine/store/window_index.h"
 
 namespace heapql {
 
@@ -73,9 +76,15 @@ class Aggregator final : public EventConsumer {
   // is the view's (stack_view_query.h); else from its bucket sums when the
   // query is of the whole trace, needs no block's own times (no lifetimes,
   // no series) and every bucket with blocks passes its filters (then no
-  // block is read); else by replaying its events up to T2. The answer is
-  // the same every way (tests/cli/store_test.cpp).
-  void answer_from(const TraceStore& store);
+  // block is read); else from the session's window index (window_index.h)
+  // when there is one and the query counts every bucket and every block of
+  // its window (no filter of either: aggregator_window_answer.cpp); else by
+  // replaying its events up to T2. The answer is the same every way
+  // (tests/cli/store_test.cpp, tests/unit/window_index_test.cpp).
+  void answer_from(const TraceStore& store, const WindowIndex* window_index = nullptr);
+  // Whether answer_from answered from the window index (the tests' check
+  // that the queries it is for take that path).
+  bool answered_from_window_index() const { return answered_from_window_index_; }
 
   // The store's stack view (stack_view.h) of a trace whose bucket sums these
   // are: every row of stack_view_query() as this aggregator would roll it
@@ -194,6 +203,14 @@ class Aggregator final : public EventConsumer {
   bool answer_from_view(const TraceStore& store);
   void roll_up_from_view(Result& r);
 
+  // From a window index (aggregator_window_answer.cpp): the window's blocks
+  // counted by their ends, the level, peak and series read from its runs.
+  bool answer_from_window_index(const TraceStore& store, const WindowIndex& index);
+  template <class S>
+  void count_window_blocks(const StoreColumns& columns, const WindowIndex& index, std::size_t first_block,
+                           std::size_t end_block, std::uint64_t frees_before_cut);
+  void level_from_runs(std::span<const LevelRun> runs, std::size_t first_run, std::size_t end_run);
+
   const TraceTables& tables_;
   QueryPlan plan_;
 
@@ -223,6 +240,7 @@ class Aggregator final : public EventConsumer {
   bool series_closed_ = false;  // an event at or after T2 has been seen
   std::int64_t end_ns_ = 0;
   const TraceStore* view_store_ = nullptr;  // answered from its stack view
+  bool answered_from_window_index_ = false;
 };
 
 }  // namespace heapql

@@ -42,11 +42,13 @@ Measures measures_of_row(const StackView& view, std::size_t row) {
 
 }  // namespace
 
-void Aggregator::answer_from(const TraceStore& store) {
+void Aggregator::answer_from(const TraceStore& store, const WindowIndex* window_index) {
   if (answer_from_view(store)) return;
+  if (answer_from_sums(store.columns(), [&] { store.check_bucket_sums(); })) return;
+  if (window_index != nullptr && answer_from_window_index(store, *window_index)) return;
   // Nothing at or after the window's end changes the answer but how the
   // blocks alive then end (record(): freed after T2 is not freed in it).
-  if (!answer_from_sums(store.columns(), [&] { store.check_bucket_sums(); })) store.replay(*this, plan_.t2());
+  store.replay(*this, plan_.t2());
 }
 
 bool Aggregator::answer_from_sums(const StoreColumns& columns, const std::function<void()>& check_sums) {

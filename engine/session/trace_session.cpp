@@ -32,6 +32,19 @@ void TraceSession::open() {
   }
 }
 
+void TraceSession::prepare_for_many_queries() {
+  if (prepared_) return;
+  if (!store_) throw std::logic_error("TraceSession::prepare_for_many_queries before open()");
+  prepared_ = true;
+  try {
+    store_->check_tables();
+    store_->check_blocks();
+    window_index_ = std::make_unique<const WindowIndex>(store_->tables(), store_->columns());
+  } catch (const Error&) {
+    // Left to the queries that read what failed: each replays and says so.
+  }
+}
+
 Answer TraceSession::answer(const Query& query, StackFilters filters) const {
   if (!store_) throw std::logic_error("TraceSession::answer before open()");
   Answer a;
@@ -43,7 +56,7 @@ Answer TraceSession::answer(const Query& query, StackFilters filters) const {
   naming_file(path_, [&] {
     add_embedded_suppressions(filters, query, a.source.embedded_suppressions);
     Aggregator aggregator(*a.tables, query, std::move(filters));
-    aggregator.answer_from(*store_);
+    aggregator.answer_from(*store_, window_index_.get());
     a.result = aggregator.result(a.source);
   });
   return a;

@@ -126,6 +126,12 @@ Result ScriptedTrace::run(const Query& query) {
   Aggregator from_checkpoint(checkpointed.tables(), query);
   from_checkpoint.answer_from(checkpointed);
   const Result from_checkpoint_answer = from_checkpoint.result(source_);
+  // And from the window index a session prepared for many queries keeps
+  // (the queries it does not answer replay, as above).
+  const WindowIndex window_index(store.tables(), store.columns());
+  Aggregator indexed(store.tables(), query);
+  indexed.answer_from(store, &window_index);
+  const Result from_window_index = indexed.result(source_);
   // All paths must agree to the byte in every report.
   const std::string direct_json = result_json(direct, source_);
   EXPECT_EQ(direct_json, result_json(from_runs, source_)) << "events one by one and in runs differ";
@@ -133,6 +139,8 @@ Result ScriptedTrace::run(const Query& query) {
   EXPECT_EQ(direct_json, result_json(from_store_answer, source_)) << "streaming and the store's answer differ";
   EXPECT_EQ(direct_json, result_json(from_checkpoint_answer, source_))
       << "streaming and the store's answer from live checkpoints differ";
+  EXPECT_EQ(direct_json, result_json(from_window_index, source_))
+      << "streaming and the store's answer from its window index differ";
   return direct;
 }
 
