@@ -10,11 +10,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/ingest/open_options.h"
 #include "engine/query/query.h"
 #include "engine/query/result.h"
 #include "engine/query/stack_plan.h"
+#include "engine/query/whole_trace_views.h"
 #include "engine/session/trace_store_location.h"
 #include "engine/store/source_info.h"
 #include "engine/store/store_file_info.h"
@@ -48,7 +50,9 @@ class TraceSession {
   // For a session that will answer many queries (a server, before it forks
   // its workers, which then share it): works out once, after open(), what
   // every windowed query would otherwise replay the store for (the window
-  // index, engine/store/window_index.h: 4 bytes a block in memory). A store
+  // index, engine/store/window_index.h: 4 bytes a block in memory), the
+  // whole-trace answers by each level (whole_trace_views.h: 44 bytes a
+  // row), and each bucket's stack culled by default (4 bytes a bucket). A store
   // whose columns fail their checks gets none: its queries replay, and report
   // what is wrong, as before. Once: later calls do nothing. Not while
   // answer() runs on another thread.
@@ -86,6 +90,8 @@ class TraceSession {
   std::optional<StoreFileInfo> store_file_;
   bool prepared_ = false;
   std::unique_ptr<const WindowIndex> window_index_;
+  std::vector<StackId> default_culled_;  // by bucket (default_culled_stacks.h)
+  std::unique_ptr<const WholeTraceViews> whole_trace_views_;
 };
 
 }  // namespace heapql

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/query/aggregator.h"
+#include "engine/query/default_culled_stacks.h"
+#include "engine/query/whole_trace_views.h"
 #include "engine/report/reports.h"
 #include "engine/store/trace_store.h"
 
@@ -126,11 +128,16 @@ Result ScriptedTrace::run(const Query& query) {
   Aggregator from_checkpoint(checkpointed.tables(), query);
   from_checkpoint.answer_from(checkpointed);
   const Result from_checkpoint_answer = from_checkpoint.result(source_);
-  // And from the window index a session prepared for many queries keeps
-  // (the queries it does not answer replay, as above).
+  // And from what a session prepared for many queries keeps: the window
+  // index and the whole-trace views (the queries they do not answer replay,
+  // as above)
+  // and each bucket's stack culled by default.
   const WindowIndex window_index(store.tables(), store.columns());
+  const std::vector<StackId> default_culled = default_culled_stacks(store.tables());
   Aggregator indexed(store.tables(), query);
-  indexed.answer_from(store, &window_index);
+  indexed.use_default_culled(default_culled);
+  const WholeTraceViews views(store, default_culled);
+  indexed.answer_from(store, &window_index, &views);
   const Result from_window_index = indexed.result(source_);
   // All paths must agree to the byte in every report.
   const std::string direct_json = result_json(direct, source_);
