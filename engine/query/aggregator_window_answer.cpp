@@ -8,6 +8,8 @@
 // bucket counted, the query's level is the index's. The answers are
 // byte-identical to the replay's (tests/unit/window_index_test.cpp compares
 // them over many windows; bench/serve/compare-answers.sh over CLI queries).
+#include <algorithm>
+
 #include "engine/error.h"
 #include "engine/query/aggregator.h"
 #include "engine/query/aggregator_count_steps.h"
@@ -44,13 +46,21 @@ bool Aggregator::answer_from_window_index(const TraceStore& store, const WindowI
 template <class S>
 void Aggregator::count_window_blocks(const StoreColumns& c, const WindowIndex& index, std::size_t first_block,
                                      std::size_t end_block, std::uint64_t frees_before_cut) {
+  // States for the buckets up to the highest the window's blocks name,
+  // not for every bucket: a narrow window's roll-up then passes over few
+  // (buckets are numbered mostly in order of their first allocation).
+  std::uint32_t highest = 0;
+  for (std::size_t i = first_block; i < end_block; ++i) highest = std::max(highest, c.bucket[i]);
   ChunkedVector<S>& all = states<S>();
-  if (all.size() < tables_.bucket_count()) all.grow_to(tables_.bucket_count());
+  if (first_block < end_block && all.size() <= highest) {
+    if (highest >= tables_.bucket_count()) throw Error("store is inconsistent: a block's bucket is not in the bucket table");
+    all.grow_to(std::size_t{highest} + 1);
+  }
   const std::span<const std::uint32_t> ends = index.block_ends();
   // Blocks come in id order; their buckets' states are random reads, fetched ahead.
   constexpr std::size_t kAhead = 16;
   for (std::size_t i = first_block; i < end_block; ++i) {
-    if (i + kAhead < end_block) prefetch_hint(&all[c.bucket[i + kAhead]]);
+    if (i + kAhead < end_block) prefetch_hint(&all[c.bucket[i + kAhead]]);  // all up to `highest`
     const std::uint32_t b = c.bucket[i];
     S& state = plan<S>(BucketId(b));
     const std::uint32_t end = ends[i];
