@@ -75,7 +75,11 @@ Answered answer(const TraceStore& store, const Query& query, const WindowIndex* 
   Aggregator aggregator(store.tables(), query);
   aggregator.answer_from(store, index);
   const bool from_index = aggregator.answered_from_window_index();
-  return {result_json(aggregator.result(store.source()), store.source()), from_index};
+  const Result result = aggregator.result(store.source());
+  // With what recipes read beside the JSON (result_binding.cpp).
+  return {result_json(result, store.source()) + " temporary_blocks " + std::to_string(result.temporary_blocks) +
+              " excluded " + std::to_string(result.excluded_blocks) + "/" + std::to_string(result.excluded_bytes),
+          from_index};
 }
 
 TEST(WindowIndex, WindowsAnswerAsTheReplayDoes) {
