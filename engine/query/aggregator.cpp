@@ -3,6 +3,7 @@
 // aggregator.h lists.
 #include "engine/query/aggregator.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "engine/error.h"
@@ -31,12 +32,27 @@ Aggregator::Aggregator(const TraceTables& tables, const Query& query,
 Aggregator::Aggregator(const TraceTables& tables, Query query, StackFilters filters)
     : tables_(tables),
       plan_(tables, std::move(query), std::move(filters)),
+      counts_every_bucket_(plan_.counts_every_bucket()),
+      key_reads_culled_stack_(std::any_of(plan_.query().by.begin(), plan_.query().by.end(),
+                                          [](GroupBy level) {
+                                            return level == GroupBy::kStack || level == GroupBy::kFrame ||
+                                                   level == GroupBy::kImage;
+                                          })),
       keys_(plan_.query().by),
       series_bucket_ns_(plan_.first_series_bucket_ns()) {
   for (const std::string& note : plan_.filters().suppressions.notes) emit_warning(nullptr, note + "\n");
 }
 
-std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled_stack) {
+void Aggregator::use_default_culled(std::span<const StackId> culled) {
+  const Query& query = plan_.query();
+  if (query.default_cull && query.cull.empty() && query.cull_files.empty()) default_culled_ = culled;
+}
+
+std::int32_t Aggregator::intern_key(BucketId id, const Bucket& bucket) {
+  StackId culled_stack;
+  if (key_reads_culled_stack_) {
+    culled_stack = id.index() < default_culled_.size() ? default_culled_[id.index()] : plan_.culled(bucket.stack);
+  }
   key_scratch_.clear();
   for (GroupBy level : plan_.query().by) key_scratch_.push_back(key_level_value(tables_, level, bucket, culled_stack));
   return keys_.intern(key_scratch_);
@@ -53,7 +69,7 @@ Result Aggregator::result(const SourceInfo& source) {
   r.peak = peak_;
   r.trace_end_ns = end_ns_;
   if (series_bucket_ns_ != 0) r.series = Series{plan_.t1(), series_bucket_ns_, series_};
-  if (view_store_ != nullptr) {
+  if (view_ != nullptr) {
     roll_up_from_view(r);
   } else {
     roll_up_buckets(r);

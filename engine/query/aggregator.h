@@ -17,6 +17,8 @@
 //   rows shown (top N, ties);
 // - aggregator_store_answers.cpp: the answers from a store (stack view,
 //   bucket sums, replay);
+// - aggregator_window_answer.cpp: a window's answer from a session's
+//   window index (engine/store/window_index.h), without a replay;
 // - aggregator.cpp: construction, group keys, the result.
 #pragma once
 
@@ -41,6 +43,11 @@
 #include "engine/store/store_columns.h"
 #include "engine/store/trace_store.h"
 #include "engine/store/trace_tables.h"
+#include "engine/store/window_index.h"
+
+namespace heapql {
+class WholeTraceViews;
+}
 
 namespace heapql {
 
@@ -73,9 +80,18 @@ class Aggregator final : public EventConsumer {
   // is the view's (stack_view_query.h); else from its bucket sums when the
   // query is of the whole trace, needs no block's own times (no lifetimes,
   // no series) and every bucket with blocks passes its filters (then no
-  // block is read); else by replaying its events up to T2. The answer is
-  // the same every way (tests/cli/store_test.cpp).
-  void answer_from(const TraceStore& store);
+  // block is read); else from the session's window index (window_index.h)
+  // when there is one and the query counts every bucket and every block of
+  // its window (no filter of either: aggregator_window_answer.cpp); else by
+  // replaying its events up to T2. The answer is the same every way
+  // (tests/cli/store_test.cpp, tests/unit/window_index_test.cpp).
+  // A session prepared for many queries also has whole-trace views by other
+  // levels (whole_trace_views.h), read as the stack view is.
+  void answer_from(const TraceStore& store, const WindowIndex* window_index = nullptr,
+                   const WholeTraceViews* views = nullptr);
+  // Whether answer_from answered from the window index (the tests' check
+  // that the queries it is for take that path).
+  bool answered_from_window_index() const { return answered_from_window_index_; }
 
   // The store's stack view (stack_view.h) of a trace whose bucket sums these
   // are: every row of stack_view_query() as this aggregator would roll it
@@ -83,9 +99,20 @@ class Aggregator final : public EventConsumer {
   // sums have been read, before the rows are made (their owner may free them).
   static void build_stack_view(const TraceTables& tables, const BucketSumChunks& sums,
                                const std::function<void()>& sums_read, StackViewSink& sink);
+  // The same for another query of the whole trace by one level, with no
+  // filter (whole_trace_views.h), its keys handed over as the view's stacks.
+  static void build_whole_trace_view(const TraceTables& tables, const Query& query, const BucketSumChunks& sums,
+                                     std::span<const StackId> default_culled, StackViewSink& sink,
+                                     const std::function<void()>& sums_read = {});
 
   // After on_finish. `source` says whether reallocs are marked (src).
   Result result(const SourceInfo& source);
+
+  // Each bucket's stack culled by the built-in cull list alone, worked out
+  // once for a session (culled_by_default, default_culled_stacks.h): read
+  // instead of culling again when this query's cull patterns are those.
+  // Before the first event; `culled` must outlive the aggregator.
+  void use_default_culled(std::span<const StackId> culled);
 
  private:
   // What the counts tally of the blocks as they end, for the result.
@@ -132,8 +159,9 @@ class Aggregator final : public EventConsumer {
   template <class S>
   inline void record_by_type(S& state, std::size_t bucket, const BlockEnd& end, std::uint32_t n,
                              BlockTallies& tallies);
-  // The group key of a counted bucket, from its culled stack.
-  std::int32_t intern_key(const Bucket& bucket, StackId culled_stack);
+  // The group key of a counted bucket (its culled stack found only when a
+  // level reads it).
+  std::int32_t intern_key(BucketId id, const Bucket& bucket);
 
   // The event paths (aggregator_event_paths.cpp).
   template <class S> void block_alloc(const LiveBlock& block);
@@ -192,10 +220,26 @@ class Aggregator final : public EventConsumer {
   // From the store's stack view, when the query is the view's (then
   // result() reads its rows: roll_up_from_view).
   bool answer_from_view(const TraceStore& store);
+  // From a session's whole-trace view (whole_trace_views.h), alike.
+  bool answer_from_session_view(const TraceStore& store, const WholeTraceViews& views);
+  // Either: the view's totals and the trace's peak, rows at result().
+  void read_view(const StackView& view, const StoreColumns& columns);
   void roll_up_from_view(Result& r);
+
+  // From a window index (aggregator_window_answer.cpp): the window's blocks
+  // counted by their ends, the level, peak and series read from its runs.
+  bool answer_from_window_index(const TraceStore& store, const WindowIndex& index);
+  template <class S>
+  void count_window_blocks(const StoreColumns& columns, const WindowIndex& index, std::size_t first_block,
+                           std::size_t end_block, std::uint64_t frees_before_cut);
+  void level_from_runs(std::span<const LevelRun> runs, std::size_t first_run, std::size_t end_run);
 
   const TraceTables& tables_;
   QueryPlan plan_;
+  const bool counts_every_bucket_;  // plan_.counts_every_bucket(), asked once
+  // The group key reads a bucket's culled stack (a stack, frame or image level).
+  const bool key_reads_culled_stack_;
+  std::span<const StackId> default_culled_;  // by bucket, when the query culls by default alone
 
   ChunkedVector<WholeTraceState> whole_trace_states_;
   ChunkedVector<OpenWindowState> open_window_states_;
@@ -222,7 +266,9 @@ class Aggregator final : public EventConsumer {
   std::vector<std::uint64_t> series_;
   bool series_closed_ = false;  // an event at or after T2 has been seen
   std::int64_t end_ns_ = 0;
-  const TraceStore* view_store_ = nullptr;  // answered from its stack view
+  const StackView* view_ = nullptr;         // answered from a view: the store's stack view, or a session's
+  const TraceStore* view_store_ = nullptr;  // the store, when its own (its checks run when it is read)
+  bool answered_from_window_index_ = false;
 };
 
 }  // namespace heapql

@@ -43,7 +43,7 @@ S& Aggregator::plan_bucket(BucketId id) {
   const Bucket& bucket = tables_.bucket(id);
   checked_bytes(bucket.size);
   state.size = bucket.size < kLargeSize ? static_cast<std::uint32_t>(bucket.size) : kLargeSize;
-  state.key = plan_.counts_bucket(bucket) ? intern_key(bucket, plan_.culled(bucket.stack)) : kFilteredOut;
+  state.key = counts_every_bucket_ || plan_.counts_bucket(bucket) ? intern_key(id, bucket) : kFilteredOut;
   return state;
 }
 

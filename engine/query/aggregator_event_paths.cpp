@@ -399,6 +399,36 @@ void Aggregator::on_finish(std::int64_t end_ns) {
   }
 }
 
+// The level, peak and series of a window from a window index's runs
+// (aggregator_window_answer.cpp), beside the event paths whose steps it takes.
+void Aggregator::level_from_runs(std::span<const LevelRun> runs, std::size_t first_run, std::size_t end_run) {
+  // The level at T1: after the runs before the window (the replay raises it
+  // by the blocks alive then).
+  if (first_run > 0) {
+    level_bytes_ = 0;
+    level_blocks_ = 0;
+    raise_level(runs[first_run - 1].blocks_after, runs[first_run - 1].bytes_after);
+  }
+  for (std::size_t r = first_run; r < end_run; ++r) {
+    const LevelRun& run = runs[r];
+    // What before_live_change and after_live_change do for each event of the
+    // run, done once: its time is the same for all of them.
+    if (!in_window_) enter_window();
+    series_advance(run.ns);
+    if (run.max_bytes > peak_.bytes) {
+      level_bytes_ = run.max_bytes;
+      level_blocks_ = run.blocks_at_max;
+      new_peak(run.ns);
+    }
+    level_bytes_ = run.bytes_after;
+    level_blocks_ = run.blocks_after;
+    if (series_bucket_ns_ != 0) {
+      auto& slot = series_[static_cast<std::size_t>((run.ns - plan_.t1()) / series_bucket_ns_)];
+      slot = std::max(slot, run.max_bytes);
+    }
+  }
+}
+
 #undef HEAPQL_HOT_INLINE
 
 }  // namespace heapql

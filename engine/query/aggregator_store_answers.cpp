@@ -15,6 +15,7 @@
 #include "engine/query/cull_list.h"
 #include "engine/query/row_selection.h"
 #include "engine/query/stack_view_query.h"
+#include "engine/query/whole_trace_views.h"
 #include "engine/util/on_both_cores.h"
 
 namespace heapql {
@@ -42,11 +43,15 @@ Measures measures_of_row(const StackView& view, std::size_t row) {
 
 }  // namespace
 
-void Aggregator::answer_from(const TraceStore& store) {
+void Aggregator::answer_from(const TraceStore& store, const WindowIndex* window_index,
+                             const WholeTraceViews* views) {
   if (answer_from_view(store)) return;
+  if (views != nullptr && answer_from_session_view(store, *views)) return;
+  if (answer_from_sums(store.columns(), [&] { store.check_bucket_sums(); })) return;
+  if (window_index != nullptr && answer_from_window_index(store, *window_index)) return;
   // Nothing at or after the window's end changes the answer but how the
   // blocks alive then end (record(): freed after T2 is not freed in it).
-  if (!answer_from_sums(store.columns(), [&] { store.check_bucket_sums(); })) store.replay(*this, plan_.t2());
+  store.replay(*this, plan_.t2());
 }
 
 bool Aggregator::answer_from_sums(const StoreColumns& columns, const std::function<void()>& check_sums) {
@@ -117,7 +122,14 @@ void Aggregator::apply_sums(std::span<const BucketSum> sums) {
 
 void Aggregator::build_stack_view(const TraceTables& tables, const BucketSumChunks& sums,
                                   const std::function<void()>& sums_read, StackViewSink& sink) {
-  Aggregator aggregator(tables, stack_view_query());
+  build_whole_trace_view(tables, stack_view_query(), sums, {}, sink, sums_read);
+}
+
+void Aggregator::build_whole_trace_view(const TraceTables& tables, const Query& query, const BucketSumChunks& sums,
+                                        std::span<const StackId> default_culled, StackViewSink& sink,
+                                        const std::function<void()>& sums_read) {
+  Aggregator aggregator(tables, query);
+  aggregator.use_default_culled(default_culled);
   const auto not_from_sums = [] {
     return Error("internal error: the stack view's query is not answered from the bucket sums");
   };
@@ -167,21 +179,47 @@ bool Aggregator::answer_from_view(const TraceStore& store) {
   const StackView* view = store.stack_view();
   if (view == nullptr || view->cull_fingerprint != default_cull_fingerprint()) return false;
   if (!stack_view_answers(plan_.query())) return false;
-  const StoreColumns& columns = store.columns();
   view_store_ = &store;
-  tallies_.temporary_blocks = view->temporary_blocks;
+  read_view(*view, store.columns());
+  return true;
+}
+
+bool Aggregator::answer_from_session_view(const TraceStore& store, const WholeTraceViews& views) {
+  const StackView* view = views.answering(plan_.query());
+  if (view == nullptr) return false;
+  read_view(*view, store.columns());
+  return true;
+}
+
+void Aggregator::read_view(const StackView& view, const StoreColumns& columns) {
+  view_ = &view;
+  tallies_.temporary_blocks = view.temporary_blocks;
   in_window_ = true;
   peak_seen_ = true;
   peak_ = Peak{columns.peak.bytes, columns.peak.blocks, columns.peak.time_ns};
   end_ns_ = columns.end_ns;
-  return true;
 }
 
 void Aggregator::roll_up_from_view(Result& r) {
-  const TraceStore& store = *view_store_;
-  const StackView& view = *store.stack_view();
+  const StackView& view = *view_;
   const Query& query = plan_.query();
   r.totals = view_measures(view.totals);
+  if (view_store_ == nullptr) {
+    // A session's view, made in memory from checked sums: its keys are
+    // the level's values as the aggregator found them.
+    if (query.totals_only || query.by.empty()) return;
+    show_rows(
+        r, tables_, query, view.measures[static_cast<std::size_t>(query.sort)],
+        [&](std::uint32_t row, std::uint64_t* values) { values[0] = view.stacks[row]; },
+        [&](std::span<const std::uint32_t> rows) {
+          std::vector<Measures> measures;
+          measures.reserve(rows.size());
+          for (const std::uint32_t row : rows) measures.push_back(measures_of_row(view, row));
+          return measures;
+        });
+    return;
+  }
+  const TraceStore& store = *view_store_;
   if (query.totals_only || query.by.empty()) {
     store.check_stack_view();
     return;

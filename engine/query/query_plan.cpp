@@ -72,6 +72,13 @@ bool QueryPlan::of_whole_trace_without_times() const {
   return t1_ <= 0 && t2_ == kNeverNs && !needs_blocks_ && first_series_bucket_ns_ == 0;
 }
 
+bool QueryPlan::counts_every_bucket() const {
+  const StackFilters& patterns = stack_plan_.filters();
+  return query_.size_min == 0 && !query_.size_end && query_.kinds.empty() && query_.threads.empty() &&
+         query_.processes.empty() && query_.heaps.empty() && patterns.require.empty() && patterns.exclude.empty() &&
+         patterns.suppressions.empty();
+}
+
 bool QueryPlan::counts_bucket(const Bucket& bucket) {
   if (bucket.size < query_.size_min) return false;
   if (query_.size_end && bucket.size >= *query_.size_end) return false;

@@ -73,6 +73,9 @@ class QueryPlan {
   // Stage one, once per bucket: whether its blocks count at all (the
   // filters its bucket decides, the frame patterns on its full stack).
   bool counts_bucket(const Bucket& bucket);
+  // Whether counts_bucket is true of every bucket: no size, kind, thread,
+  // process or heap filter, and no require, exclude or suppression pattern.
+  bool counts_every_bucket() const;
   StackId culled(StackId full_stack) { return stack_plan_.culled(full_stack); }
 
   // Stage two, for blocks of a counted bucket as they end: of an impacting

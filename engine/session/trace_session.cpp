@@ -7,7 +7,10 @@
 #include "engine/ingest/open_trace.h"
 #include "engine/query/aggregator.h"
 #include "engine/query/row_detail.h"
+#include "engine/query/default_culled_stacks.h"
+#include "engine/query/whole_trace_views.h"
 #include "engine/store_file/store_reader.h"
+#include "engine/util/on_both_cores.h"
 
 namespace heapql {
 
@@ -33,6 +36,41 @@ void TraceSession::open() {
   }
 }
 
+void TraceSession::prepare_for_many_queries() {
+  if (prepared_) return;
+  if (!store_) throw std::logic_error("TraceSession::prepare_for_many_queries before open()");
+  prepared_ = true;
+  // What fails a check is left to the queries that read it: each answers
+  // as without this, and says what is wrong.
+  try {
+    store_->check_tables();
+    default_culled_ = default_culled_stacks(store_->tables());
+  } catch (const Error&) {
+    return;
+  }
+  // The views from the bucket sums on one core, the window index from the
+  // block columns on the other.
+  on_both_cores(
+      [&] {
+        try {
+          store_->check_bucket_sums();
+          if (store_->columns().has_bucket_sums()) {
+            whole_trace_views_ = std::make_unique<const WholeTraceViews>(*store_, default_culled_);
+          }
+          // The store's own view is checked when first read: here, not in the first query.
+          if (store_->stack_view() != nullptr) store_->check_stack_view();
+        } catch (const Error&) {
+        }
+      },
+      [&] {
+        try {
+          store_->check_blocks();
+          window_index_ = std::make_unique<const WindowIndex>(store_->tables(), store_->columns());
+        } catch (const Error&) {
+        }
+      });
+}
+
 Answer TraceSession::answer(const Query& query, StackFilters filters) const {
   if (!store_) throw std::logic_error("TraceSession::answer before open()");
   Answer a;
@@ -47,7 +85,8 @@ Answer TraceSession::answer(const Query& query, StackFilters filters) const {
     std::optional<StackFilters> detail_filters;
     if (query.detail) detail_filters = filters;
     Aggregator aggregator(*a.tables, query, std::move(filters));
-    aggregator.answer_from(*store_);
+    aggregator.use_default_culled(default_culled_);
+    aggregator.answer_from(*store_, window_index_.get(), whole_trace_views_.get());
     a.result = aggregator.result(a.source);
     if (detail_filters) a.result.detail = describe_row(*store_, query, std::move(*detail_filters), a.result);
   });

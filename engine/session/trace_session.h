@@ -10,16 +10,19 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/ingest/open_options.h"
 #include "engine/query/query.h"
 #include "engine/query/result.h"
 #include "engine/query/stack_plan.h"
+#include "engine/query/whole_trace_views.h"
 #include "engine/session/trace_store_location.h"
 #include "engine/store/source_info.h"
 #include "engine/store/store_file_info.h"
 #include "engine/store/trace_store.h"
 #include "engine/store/trace_tables.h"
+#include "engine/store/window_index.h"
 
 namespace heapql {
 
@@ -43,6 +46,18 @@ class TraceSession {
   // Once: later calls do nothing. Throws Error naming the file.
   void open();
   bool is_open() const { return store_ != nullptr; }
+
+  // For a session that will answer many queries (a server, before it forks
+  // its workers, which then share it): works out once, after open(), what
+  // every windowed query would otherwise replay the store for (the window
+  // index, engine/store/window_index.h: 4 bytes a block in memory), the
+  // whole-trace answers by each level (whole_trace_views.h: 44 bytes a
+  // row), and each bucket's stack culled by default (4 bytes a bucket). A store
+  // whose columns fail their checks gets none: its queries replay, and report
+  // what is wrong, as before. Once: later calls do nothing. Not while
+  // answer() runs on another thread.
+  void prepare_for_many_queries();
+  const WindowIndex* window_index() const { return window_index_.get(); }
 
   // Answers `query` from the open session; `filters` are its patterns,
   // compiled (compile_stack_filters). It changes nothing in the session, so
@@ -73,6 +88,10 @@ class TraceSession {
   std::optional<FoundStore> found_store_;
   std::shared_ptr<const TraceStore> store_;
   std::optional<StoreFileInfo> store_file_;
+  bool prepared_ = false;
+  std::unique_ptr<const WindowIndex> window_index_;
+  std::vector<StackId> default_culled_;  // by bucket (default_culled_stacks.h)
+  std::unique_ptr<const WholeTraceViews> whole_trace_views_;
 };
 
 }  // namespace heapql

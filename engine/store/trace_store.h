@@ -66,6 +66,9 @@ class TraceStore {
   // Before columns().bucket_sums are read (the tables too, which their
   // answer reads): the file's sums are checked against the columns.
   void check_bucket_sums() const;
+  // The block columns, the time changes and the live checkpoints, for a
+  // reader of them other than replay() (which checks them beside itself).
+  void check_blocks() const { blocks_check_.run(); }
 
   std::size_t block_count() const { return columns_.block_count(); }
   std::uint64_t event_count() const { return columns_.event_count; }

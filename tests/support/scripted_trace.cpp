@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/query/aggregator.h"
+#include "engine/query/default_culled_stacks.h"
+#include "engine/query/whole_trace_views.h"
 #include "engine/report/reports.h"
 #include "engine/store/trace_store.h"
 
@@ -126,6 +128,17 @@ Result ScriptedTrace::run(const Query& query) {
   Aggregator from_checkpoint(checkpointed.tables(), query);
   from_checkpoint.answer_from(checkpointed);
   const Result from_checkpoint_answer = from_checkpoint.result(source_);
+  // And from what a session prepared for many queries keeps: the window
+  // index and the whole-trace views (the queries they do not answer replay,
+  // as above)
+  // and each bucket's stack culled by default.
+  const WindowIndex window_index(store.tables(), store.columns());
+  const std::vector<StackId> default_culled = default_culled_stacks(store.tables());
+  Aggregator indexed(store.tables(), query);
+  indexed.use_default_culled(default_culled);
+  const WholeTraceViews views(store, default_culled);
+  indexed.answer_from(store, &window_index, &views);
+  const Result from_window_index = indexed.result(source_);
   // All paths must agree to the byte in every report.
   const std::string direct_json = result_json(direct, source_);
   EXPECT_EQ(direct_json, result_json(from_runs, source_)) << "events one by one and in runs differ";
@@ -133,6 +146,8 @@ Result ScriptedTrace::run(const Query& query) {
   EXPECT_EQ(direct_json, result_json(from_store_answer, source_)) << "streaming and the store's answer differ";
   EXPECT_EQ(direct_json, result_json(from_checkpoint_answer, source_))
       << "streaming and the store's answer from live checkpoints differ";
+  EXPECT_EQ(direct_json, result_json(from_window_index, source_))
+      << "streaming and the store's answer from its window index differ";
   return direct;
 }
 

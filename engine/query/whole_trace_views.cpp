@@ -1,0 +1,62 @@
+// A session's whole-trace views (whole_trace_views.h).
+#include "engine/query/whole_trace_views.h"
+
+#include "engine/query/aggregator.h"
+#include "engine/query/cull_list.h"
+#include "engine/query/query_fields.h"
+#include "engine/query/stack_view_query.h"
+
+namespace heapql {
+
+namespace {
+
+// Keeps what build_whole_trace_view hands over.
+class KeepingSink final : public StackViewSink {
+ public:
+  explicit KeepingSink(WholeTraceView& view) : view_(view) {}
+  void head(const StackViewHead& head) override {
+    view_.rows.cull_fingerprint = head.cull_fingerprint;
+    view_.rows.temporary_blocks = head.temporary_blocks;
+    view_.rows.totals = head.totals;
+  }
+  void stacks(std::span<const std::uint32_t> keys) override { view_.keys.assign(keys.begin(), keys.end()); }
+  void measure(std::span<const std::uint64_t> column) override {
+    view_.measures[next_measure_++].assign(column.begin(), column.end());
+  }
+
+ private:
+  WholeTraceView& view_;
+  std::size_t next_measure_ = 0;
+};
+
+}  // namespace
+
+WholeTraceViews::WholeTraceViews(const TraceStore& store, std::span<const StackId> default_culled) {
+  const StoreColumns& columns = store.columns();
+  const BucketSumChunks sums = [&](const std::function<void(std::span<const BucketSum>)>& chunk) {
+    chunk(columns.bucket_sums);
+  };
+  const StackView* stored = store.stack_view();
+  const bool stack_view_read = stored != nullptr && stored->cull_fingerprint == default_cull_fingerprint();
+  for (const GroupBy level : {GroupBy::kStack, GroupBy::kFrame, GroupBy::kImage, GroupBy::kProcess, GroupBy::kHeap,
+                              GroupBy::kThread, GroupBy::kKind}) {
+    if (level == GroupBy::kStack && stack_view_read) continue;  // the store's answers it
+    auto view = std::make_unique<WholeTraceView>();
+    view->query = stack_view_query();
+    view->query.by = {level};
+    KeepingSink sink(*view);
+    Aggregator::build_whole_trace_view(store.tables(), view->query, sums, default_culled, sink);
+    view->rows.stacks = view->keys;
+    for (std::size_t k = 0; k < kViewMeasures; ++k) view->rows.measures[k] = view->measures[k];
+    views_.push_back(std::move(view));
+  }
+}
+
+const StackView* WholeTraceViews::answering(const Query& query) const {
+  for (const auto& view : views_) {
+    if (answers_alike(view->query, query)) return &view->rows;
+  }
+  return nullptr;
+}
+
+}  // namespace heapql
