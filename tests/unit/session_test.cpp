@@ -121,6 +121,48 @@ TEST_F(OpenSession, AnswersOnSeveralThreadsAtOnce) {
   }
 }
 
+TEST_F(OpenSession, PreparedForManyQueriesAnswersAsOneShotAnswersDo) {
+  // What a server does before it forks: then windows are answered from the
+  // window index, whole-trace regroups from the session's views.
+  held_.prepare_for_many_queries();
+  held_.prepare_for_many_queries();  // once: the second call does nothing
+  ASSERT_NE(held_.window_index(), nullptr);
+  std::vector<Query> queries = several_queries();
+  for (const GroupBy level : {GroupBy::kStack, GroupBy::kFrame, GroupBy::kImage, GroupBy::kProcess, GroupBy::kHeap,
+                              GroupBy::kThread, GroupBy::kKind}) {
+    Query regroup;
+    regroup.by = {level};
+    regroup.top = 3;
+    regroup.sort = Measure::kStc;
+    queries.push_back(regroup);
+  }
+  for (const std::int64_t begin : {0, 50'000'000, 150'000'000, 900'000'000}) {
+    Query window;
+    window.by = {GroupBy::kStack};
+    window.top = 50;
+    window.series_buckets = 40;
+    window.window.begin_ns = begin;
+    window.window.end_ns = begin + 200'000'000;
+    queries.push_back(window);
+    window.window.end_ns.reset();
+    queries.push_back(window);
+  }
+  std::vector<std::vector<std::string>> answers(2);
+  std::vector<std::thread> threads;
+  for (std::vector<std::string>& mine : answers) {
+    threads.emplace_back([&] {
+      for (const Query& query : queries) mine.push_back(json_of(held_.answer(query, compile_stack_filters(query))));
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    const std::string expected = answered_once(trace_, queries[i]);
+    EXPECT_EQ(answers[0][i], expected) << i;
+    EXPECT_EQ(answers[1][i], expected) << i;
+  }
+  EXPECT_EQ(warnings_, "");
+}
+
 TEST(Session, StreamedLoadedAndMappedAnswersAreIdentical) {
   TempDir dir;
   const std::string trace = worked_example_in(dir);
