@@ -44,7 +44,7 @@ void TraceSession::prepare_for_many_queries() {
   // as without this, and says what is wrong.
   try {
     store_->check_tables();
-    default_culled_ = default_culled_stacks(store_->tables());
+    default_culled_ = std::make_shared<const std::vector<StackId>>(default_culled_stacks(store_->tables()));
   } catch (const Error&) {
     return;
   }
@@ -55,7 +55,7 @@ void TraceSession::prepare_for_many_queries() {
         try {
           store_->check_bucket_sums();
           if (store_->columns().has_bucket_sums()) {
-            whole_trace_views_ = std::make_unique<const WholeTraceViews>(*store_, default_culled_);
+            whole_trace_views_ = std::make_shared<const WholeTraceViews>(*store_, *default_culled_);
           }
           // The store's own view is checked when first read: here, not in the first query.
           if (store_->stack_view() != nullptr) store_->check_stack_view();
@@ -65,7 +65,7 @@ void TraceSession::prepare_for_many_queries() {
       [&] {
         try {
           store_->check_blocks();
-          window_index_ = std::make_unique<const WindowIndex>(store_->tables(), store_->columns());
+          window_index_ = std::make_shared<const WindowIndex>(store_->tables(), store_->columns());
         } catch (const Error&) {
         }
       });
@@ -85,7 +85,7 @@ Answer TraceSession::answer(const Query& query, StackFilters filters) const {
     std::optional<StackFilters> detail_filters;
     if (query.detail) detail_filters = filters;
     Aggregator aggregator(*a.tables, query, std::move(filters));
-    aggregator.use_default_culled(default_culled_);
+    if (default_culled_) aggregator.use_default_culled(*default_culled_);
     aggregator.answer_from(*store_, window_index_.get(), whole_trace_views_.get());
     a.result = aggregator.result(a.source);
     if (detail_filters) a.result.detail = describe_row(*store_, query, std::move(*detail_filters), a.result);

@@ -89,9 +89,11 @@ class TraceSession {
   std::shared_ptr<const TraceStore> store_;
   std::optional<StoreFileInfo> store_file_;
   bool prepared_ = false;
-  std::unique_ptr<const WindowIndex> window_index_;
-  std::vector<StackId> default_culled_;  // by bucket (default_culled_stacks.h)
-  std::unique_ptr<const WholeTraceViews> whole_trace_views_;
+  // Shared, never written once made: a copy of the session (open_sessions.h)
+  // answers from the same.
+  std::shared_ptr<const WindowIndex> window_index_;
+  std::shared_ptr<const std::vector<StackId>> default_culled_;  // by bucket (default_culled_stacks.h)
+  std::shared_ptr<const WholeTraceViews> whole_trace_views_;
 };
 
 }  // namespace heapql
