@@ -29,8 +29,16 @@ std::string lifetime_text(const DetailBin& bin) {
   return bin.to ? fmt::format("{}..{}", ns(bin.from), ns(*bin.to)) : fmt::format("{}..", ns(bin.from));
 }
 
-// A stack's first frame its culling keeps: what the table shows of it.
-std::size_t first_kept(const DetailStack& s) { return std::min(s.culled_frames, s.frames.size() - 1); }
+// What the table shows of a stack: the first frame its culling keeps and
+// that frame's caller ("f < caller"), which tell apart the stacks of a row
+// keyed by that frame.
+std::string kept_top(const DetailStack& s, const DisplayOptions& display) {
+  if (s.frames.size() == 0) return "[]";
+  const std::size_t first = std::min(s.culled_frames, s.frames.size() - 1);
+  std::string text = shown_frame(s.frames[first], display);
+  if (first + 1 < s.frames.size()) text += " < " + shown_frame(s.frames[first + 1], display);
+  return text;
+}
 
 }  // namespace
 
@@ -70,23 +78,25 @@ void append_detail_table(std::string& out, const RowDetail& d, const DisplayOpti
   std::string key;
   for (const KeyValue& k : d.key) {
     if (!key.empty()) key += " > ";
-    key += k.level == GroupBy::kStack ? (k.frames.empty() ? "[]" : shown_frame(k.frames.front(), display)) : k.text;
+    if (k.level == GroupBy::kStack) {
+      key += k.frames.empty() ? "[]" : shown_frame(k.frames.front(), display);
+    } else {
+      key += k.level == GroupBy::kFrame ? shown_frame(k.text, display) : k.text;
+    }
   }
   out += "\n";
   append_header_line(out,
                      fmt::format("detail   row {}: {}  ({} in {})", d.row, key, format_bytes_human(d.bytes),
                                  format_count(d.blocks, "block", "blocks")),
                      display);
-  out += "\n";
   const std::size_t stacks = std::min(d.stacks.size(), kTableStacks);
   for (std::size_t i = 0; i < stacks; ++i) {
     const DetailStack& s = d.stacks[i];
     append_header_line(out,
                        fmt::format("  stack  {:>10} {:>12}  {}", format_bytes_human(s.bytes),
                                    format_count(s.measures.blocks, "block", "blocks"),
-                                   s.frames.empty() ? std::string("[]") : shown_frame(s.frames[first_kept(s)], display)),
+                                   kept_top(s, display)),
                        display);
-    out += "\n";
   }
   const std::uint64_t more = d.stacks.size() - stacks + d.other_stacks;
   if (more > 0) out += fmt::format("  stack  {} more (--format json lists {} in full)\n", more, d.stacks.size());

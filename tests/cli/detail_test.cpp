@@ -1,7 +1,8 @@
 // `--detail N` at the command line (docs/semantics.md §12, docs/json.md
 // "detail"): the same detail from a store file and from the trace read
 // without one, in JSON and in the table; a recipe's `detail` field; a row
-// beyond the answer and the formats without a place for it refused (exit 3).
+// beyond the answer and the formats without a place for it refused (exit 3);
+// the table's detail as docs/reports.md shows it.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -41,6 +42,20 @@ TEST_F(DetailTest, FromTheStoreFileAsFromTheTraceReadWithoutOne) {
       expect_contains(stored.out, format == "json" ? "\"detail\":{\"row\":" : "\n\ndetail   row ");
     }
   }
+}
+
+// docs/reports.md shows the table's detail of the worked example: it is what the table prints.
+TEST_F(DetailTest, TheTablesDetailIsTheOneDocsReportsShows) {
+  const std::string doc = read_file(std::string(HEAPQL_SOURCE_DIR) + "/docs/reports.md");
+  const std::string command = "`--by frame --sort st --detail 2`:\n\n```\n";
+  const std::size_t begin = doc.find(command);
+  ASSERT_NE(begin, std::string::npos) << "docs/reports.md has no table detail example";
+  const std::size_t end = doc.find("```", begin + command.size());
+  const std::string shown = doc.substr(begin + command.size(), end - begin - command.size());
+  const CommandResult table = query("--by frame --sort st --detail 2");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  ASSERT_GE(table.out.size(), shown.size());
+  EXPECT_EQ(table.out.substr(table.out.size() - shown.size()), shown);
 }
 
 TEST_F(DetailTest, ARecipeAsksForItWithItsQuery) {
