@@ -149,6 +149,9 @@ int run_serve(Arguments& args) {
   for (const std::string& path : options.paths) {
     TraceSession session(path, open);
     session.open();
+    // Before any worker is forked: they share what it makes (every gesture
+    // of the page is a query; docs/serve-speed.md).
+    session.prepare_for_many_queries();
     register_open_session(session, open);
   }
   const int jobs = options.limits.jobs;
