@@ -22,6 +22,10 @@ int run_run(Arguments& args);
 int run_diff(Arguments& args);
 int run_list(Arguments& args);
 int run_xperf(Arguments& args);
+// `heapql serve TRACE...`: the traces in the browser, and an HTTP API whose
+// every answer is a command's (docs/serve.md); exits 3 saying so when this
+// heapql was built without its HTTP library.
+int run_serve(Arguments& args);
 // `heapql help NAME` for a recipe; false when NAME names none.
 bool print_recipe_help(Arguments& args);
 

@@ -8,6 +8,7 @@
 #include "engine/query/result_diff.h"
 #include "engine/report/diff_reports.h"
 #include "engine/report/html_report.h"
+#include "engine/session/open_sessions.h"
 #include "engine/session/trace_session.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
@@ -64,9 +65,9 @@ int run_diff(Arguments& args) {
   StackFilters filters_b = validate_query(query_b);
 
   ReportOutput output(common.output_file, paths);
-  TraceSession session_a(paths[0], open_options_of(common));
+  TraceSession session_a = session_for(paths[0], open_options_of(common));
   Answer a = session_a.answer_once(query_a, std::move(filters_a), common.via_store);
-  TraceSession session_b(paths[1], open_options_of(common));
+  TraceSession session_b = session_for(paths[1], open_options_of(common));
   Answer b = session_b.answer_once(query_b, std::move(filters_b), common.via_store);
   const ResultDiff diff = diff_results(std::make_shared<const Result>(std::move(a.result)),
                                        std::make_shared<const Result>(std::move(b.result)), top);

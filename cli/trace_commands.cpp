@@ -11,6 +11,7 @@
 #include "engine/report/html_report.h"
 #include "engine/report/reports.h"
 #include "engine/session/file_kind.h"
+#include "engine/session/open_sessions.h"
 #include "engine/session/trace_session.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
@@ -62,7 +63,7 @@ int run_info(Arguments& args) {
     throw UsageError{"info prints --format table or json; the other formats are for query results"};
   }
   ReportOutput output(common.output_file, {path});
-  TraceSession session(path, open_options_of(common));
+  TraceSession session = session_for(path, open_options_of(common));
   const Query query = summary_query();
   const Answer a = session.answer_once(query, validate_query(query), common.via_store || load);
   TraceSummary summary = summarize(*a.tables, a.source, a.result);
@@ -109,7 +110,7 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
   if (trace_format == TraceFormat::kEventCsv) refuse_other_trace_kind_for_import(path);
   ReportOutput output(common.output_file, {path});
   StackFilters filters = validate_query(query);
-  TraceSession session(path, open_options_of(common));
+  TraceSession session = session_for(path, open_options_of(common));
   const Answer a = session.answer_once(query, std::move(filters), common.via_store);
   const TraceTables& tables = *a.tables;
   // --cull patterns are checked against the trace; a --cull-list file's are

@@ -24,6 +24,8 @@ packages=(
   # The export tests (tests/exports, docs/testing.md): pprof, built there
   # from Debian's Go source of it, offline.
   golang-go golang-github-google-pprof-dev
+  # heapql serve (docs/serve.md): cpp-httplib, the HTTP server.
+  libcpp-httplib-dev
 )
 
 missing=()

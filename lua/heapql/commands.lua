@@ -95,6 +95,15 @@ commands.list = {
     options = { option { "--run", "TRACE", "run the recipe on TRACE instead of printing it" },
                 format("table|json|csv|html"), OUTPUT, TIMEOUT, MEMORY, TRUSTED, VERBOSE, FULL_NAMES, NO_PROGRESS,
                 NO_RAW, STRICT, NO_STORE, SYMBOLS } },
+  { name = "serve", args = "TRACE...",
+    doc = "serve the traces to the browser: an app and an HTTP API answered by these commands (docs/serve.md)",
+    options = { option { "--port", "N", "the port to listen on (default 0: a free one)" },
+                option { "--bind", "ADDR", "the address to listen on (default 127.0.0.1: this machine only)" },
+                option { "--recipes", "DIR", "also serve DIR's recipes (DIR/NAME.lua) and lists (DIR/cull, DIR/suppressions)" },
+                option { "--timeout", "DURATION", "bound each request's wall time (default 60s; 0: no limit)" },
+                option { "--memory", "SIZE", "bound the bytes each request allocates, and its answer (default 4GiB)" },
+                option { "--jobs", "N", "requests answered at once; more wait in line (default 2)" },
+                NO_PROGRESS, NO_RAW, STRICT, SYMBOLS } },
   { name = "record", args_after = "-- PROGRAM [ARGS...]",
     doc = "record PROGRAM with heaptrack, symbolize and ingest it (needs heaptrack)",
     options = { option { "-o", "NAME", "name the recording NAME.zst (default heaptrack.PROGRAM.PID)",
@@ -235,7 +244,7 @@ function commands.help(name)
   return table.concat(parts)
 end
 
--- What a command's parser accepts: { {name, aliases, takes_value}, ... },
+-- What a command's parser accepts: { {name, aliases, takes_value, repeatable}, ... },
 -- the query options included where the command takes them.
 function commands.accepted(name)
   local command = by_name[name]
@@ -245,11 +254,13 @@ function commands.accepted(name)
     -- Copies: the module's own tables are frozen proxies in a sandbox, empty to a raw read.
     local aliases = {}
     for i, alias in ipairs(o.aliases) do aliases[i] = alias end
-    accepted[#accepted + 1] = { name = o.name, aliases = aliases, takes_value = o.value ~= nil }
+    accepted[#accepted + 1] = { name = o.name, aliases = aliases, takes_value = o.value ~= nil,
+                                repeatable = o.repeatable }
   end
   if command.query_options then
     for _, flag in ipairs(schema.flags()) do
-      accepted[#accepted + 1] = { name = flag.option, aliases = {}, takes_value = flag.value ~= nil }
+      accepted[#accepted + 1] = { name = flag.option, aliases = {}, takes_value = flag.value ~= nil,
+                                  repeatable = flag.repeatable }
     end
   end
   return accepted

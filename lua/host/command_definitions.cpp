@@ -41,7 +41,8 @@ std::optional<std::vector<AcceptedOption>> CommandDefinitions::accepted(std::str
   for (lua_Integer i = 1; lua_rawgeti(L_, 1, i) == LUA_TTABLE; ++i) {
     const Fields option(L_, -1, "command option field");
     options.push_back(AcceptedOption{option.string("name").value_or(""), option.strings("aliases"),
-                                     option.boolean("takes_value", false)});
+                                     option.boolean("takes_value", false),
+                                     option.boolean("repeatable", false)});
     lua_pop(L_, 1);
   }
   lua_settop(L_, 0);

@@ -16,6 +16,7 @@ struct AcceptedOption {
   std::string name;                  // "-o"
   std::vector<std::string> aliases;  // "--output"
   bool takes_value = false;
+  bool repeatable = false;  // may be given more than once (its values add up)
 };
 
 class CommandDefinitions {

@@ -14,6 +14,7 @@
 #include "engine/query/result.h"
 #include "engine/query/stack_plan.h"
 #include "engine/report/reports.h"
+#include "engine/session/open_sessions.h"
 #include "engine/session/trace_session.h"
 #include "engine/store/source_info.h"
 
@@ -28,11 +29,13 @@ void push_grammar_functions(lua_State* L);
 // `stream_first`, the first query streams the file (one pass, memory for live
 // blocks only: what a one-query recipe needs); later queries load it into the
 // store once and replay it. Every error of the session is the trace's:
-// TraceReadError (exit 2), even after it crossed recipe code.
+// TraceReadError (exit 2), even after it crossed recipe code. A session
+// registered open (engine/session/open_sessions.h: a server's worker) is
+// taken as it is.
 class TraceHandle {
  public:
   TraceHandle(std::string path, OpenOptions options, bool stream_first = false)
-      : session_(std::move(path), std::move(options)), stream_next_(stream_first) {}
+      : session_(session_for(std::move(path), std::move(options))), stream_next_(stream_first) {}
   const std::string& path() const { return session_.path(); }
   // Reads the trace (or maps its store) now, for the queries to come.
   void open();

@@ -338,6 +338,13 @@ RecipeInfo describe_recipe_here(const RecipeSource& recipe, const RecipeOptions&
     lua_pushstring(L, recipe.path.string().c_str());
     s.call_library("heapql.recipe", "describe", 2, 1);
     info.help = s.returned_string("the recipe's description");
+    lua_pushvalue(L, declaration);
+    s.call_library("heapql.recipe", "path_params", 1, 1);
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; ++i) {
+      info.path_params.emplace_back(lua_tostring(L, -1));
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
     return info;
   } catch (const Session::Failure& f) {
     throw Error(f.message);

@@ -53,6 +53,7 @@ struct RecipeInfo {
   std::string name;
   std::string doc;
   std::string help;  // the text of `heapql help`
+  std::vector<std::string> path_params;  // its params of type path: files a run may read
 };
 
 // Throws heapql::Error with the recipe's file:line and message.

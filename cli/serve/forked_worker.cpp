@@ -1,0 +1,153 @@
+#include "cli/serve/forked_worker.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+
+#include "engine/error.h"
+#include "cli/dispatch.h"
+#include "lua/host/run_limits.h"
+
+namespace heapql::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kGrace = std::chrono::seconds(1);  // for the child's own limit message first
+constexpr auto kPollEvery = std::chrono::milliseconds(20);  // how soon a cancel is seen
+constexpr std::size_t kMostStderrKept = std::size_t{1} << 20;
+
+// The child: the command line on `words`, printing into the pipes; never returns.
+[[noreturn]] void become_worker(const std::vector<std::string>& words, int out_fd, int err_fd, bool arm_limits,
+                                const WorkerLimits& limits, const std::string& prefix) {
+  // The server blocks its stop signals for its signal thread and ignores SIGPIPE;
+  // a command expects neither.
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::signal(SIGPIPE, SIG_DFL);
+  if (::dup2(out_fd, STDOUT_FILENO) < 0 || ::dup2(err_fd, STDERR_FILENO) < 0) ::_exit(127);
+  // Nothing else of the server's: its listening socket and connections, the
+  // other workers' pipes (the mapped stores need no descriptor).
+  ::close_range(3, ~0U, 0);
+  int code = 0;
+  {
+    std::optional<lua::RunGuard> guard;
+    if (arm_limits) guard.emplace(lua::Limits{limits.timeout, limits.memory_bytes}, prefix);
+    code = run_command_line(words);
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ::_exit(code);
+}
+
+// Reads what is there on `fd` into `into` (at most `cap` kept); false at its end.
+bool drain(int fd, std::string& into, std::size_t cap) {
+  char buffer[65536];
+  const ssize_t n = ::read(fd, buffer, sizeof buffer);
+  if (n < 0) return errno == EINTR || errno == EAGAIN;
+  if (n == 0) return false;
+  const std::size_t room = into.size() < cap ? cap - into.size() : 0;
+  into.append(buffer, std::min(room, static_cast<std::size_t>(n)));
+  return true;
+}
+
+}  // namespace
+
+WorkerOutcome ForkedWorkers::run(const std::vector<std::string>& words, bool arm_limits, const std::string& prefix,
+                                 const std::atomic<bool>& cancelled) {
+  {
+    std::unique_lock lock(mutex_);
+    while (running_ >= limits_.jobs) {
+      if (cancelled.load()) {
+        WorkerOutcome outcome;
+        outcome.end = WorkerOutcome::End::kCancelled;
+        return outcome;
+      }
+      slot_freed_.wait_for(lock, kPollEvery);
+    }
+    ++running_;
+  }
+  struct Slot {
+    ForkedWorkers& workers;
+    ~Slot() {
+      {
+        const std::lock_guard lock(workers.mutex_);
+        --workers.running_;
+      }
+      workers.slot_freed_.notify_one();
+    }
+  } slot{*this};
+  return run_child(words, arm_limits, prefix, cancelled);
+}
+
+WorkerOutcome ForkedWorkers::run_child(const std::vector<std::string>& words, bool arm_limits,
+                                       const std::string& prefix, const std::atomic<bool>& cancelled) {
+  int out[2], err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) throw Error(std::string("heapql serve: pipe: ") + std::strerror(errno));
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    ::close(out[0]);
+    ::close(out[1]);
+    throw Error(std::string("heapql serve: pipe: ") + std::strerror(errno));
+  }
+  const Clock::time_point start = Clock::now();
+  const pid_t pid = ::fork();
+  if (pid == 0) become_worker(words, out[1], err[1], arm_limits, limits_, prefix);
+  ::close(out[1]);
+  ::close(err[1]);
+  if (pid < 0) {
+    ::close(out[0]);
+    ::close(err[0]);
+    throw Error(std::string("heapql serve: fork: ") + std::strerror(errno));
+  }
+  WorkerOutcome outcome;
+  std::optional<WorkerOutcome::End> killed;
+  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  bool out_open = true, err_open = true;
+  const std::size_t out_cap = limits_.memory_bytes > 0 ? limits_.memory_bytes + 1 : static_cast<std::size_t>(-1);
+  while ((out_open || err_open) && !killed) {
+    fds[0].fd = out_open ? out[0] : -1;
+    fds[1].fd = err_open ? err[0] : -1;
+    const int ready = ::poll(fds, 2, static_cast<int>(kPollEvery.count()));
+    if (ready < 0 && errno != EINTR) break;
+    if (ready > 0) {
+      if (out_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) out_open = drain(out[0], outcome.out, out_cap);
+      if (err_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+        err_open = drain(err[0], outcome.err, kMostStderrKept);
+      }
+    }
+    if (limits_.memory_bytes > 0 && outcome.out.size() > limits_.memory_bytes) {
+      killed = WorkerOutcome::End::kTooLarge;
+    } else if (cancelled.load()) {
+      killed = WorkerOutcome::End::kCancelled;
+    } else if (limits_.timeout.count() > 0 && Clock::now() - start > limits_.timeout + kGrace) {
+      killed = WorkerOutcome::End::kTimedOut;
+    }
+  }
+  if (killed) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::close(out[0]);
+  ::close(err[0]);
+  outcome.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  if (killed) {
+    outcome.end = *killed;
+  } else if (WIFSIGNALED(status)) {
+    outcome.end = WorkerOutcome::End::kSignaled;
+    outcome.signal = WTERMSIG(status);
+  } else {
+    outcome.exit_code = WEXITSTATUS(status);
+  }
+  return outcome;
+}
+
+}  // namespace heapql::cli
