@@ -29,7 +29,6 @@ int run_command_line(std::vector<std::string> words) {
       std::fputs(definitions.usage().c_str(), stderr);
       return kExitBadQuery;
     }
-    const std::string help_topic = words.size() > 1 ? words[1] : std::string();
     Arguments args(std::vector<std::string>(words.begin() + 1, words.end()));
     if (auto accepted = definitions.accepted(command)) args.accept_only(command, std::move(*accepted));
     if (command == "info") return run_info(args);
@@ -43,16 +42,8 @@ int run_command_line(std::vector<std::string> words) {
     if (command == "list") return run_list(args);
     if (command == "xperf") return run_xperf(args);
     if (command == "serve") return run_serve(args);
-    if (command == "help" && words.size() > 1) {
-      // A command's help first: a recipe of a command's name is still run by its path.
-      if (const std::optional<std::string> help = definitions.help(help_topic)) {
-        emit(*help, std::nullopt);
-        return kExitOk;
-      }
-      if (print_recipe_help(args)) return kExitOk;
-      throw UsageError{fmt::format("no command or recipe '{}' (see heapql help, heapql list)", help_topic)};
-    }
-    if (command == "help" || command == "--help" || command == "-h") {
+    if (command == "help") return run_help(args, definitions);
+    if (command == "--help" || command == "-h") {
       emit(definitions.usage(), std::nullopt);
       return kExitOk;
     }

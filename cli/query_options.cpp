@@ -4,41 +4,19 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "engine/error.h"
-#include "engine/near_names.h"
 #include "engine/query/aggregator.h"
 #include "engine/units.h"
-#include "lua/host/recipe_runner.h"
+#include "cli/shipped_files.h"
 
 namespace heapql::cli {
 
 namespace {
-
-// A file, or the name of one heapql ships (queries/FOLDER/NAME.txt) when no
-// file of that name is here: `--cull-list stl` and `--suppressions
-// heaptrack-builtin` work from an installed heapql, wherever it runs.
-std::string file_or_shipped(const std::string& value, const char* folder) {
-  std::error_code ignored;
-  if (value.find('/') != std::string::npos || std::filesystem::exists(value, ignored)) return value;
-  const std::filesystem::path shipped_folder = lua::queries_folder() / folder;
-  const std::filesystem::path shipped = shipped_folder / (value + ".txt");
-  if (std::filesystem::exists(shipped, ignored)) return shipped.string();
-  // Neither: a misspelt shipped name is named (the engine would only say the file cannot be opened).
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(shipped_folder, ignored)) {
-    if (entry.path().extension() == ".txt") names.push_back(entry.path().stem().string());
-  }
-  if (const std::vector<std::string> near = near_names(value, names); !near.empty()) {
-    throw UsageError{fmt::format("--{} '{}': no such file, nor a shipped list of that name; did you mean {}?",
-                                 folder == std::string_view("cull") ? "cull-list" : folder, value,
-                                 quoted_alternatives(near))};
-  }
-  return value;
-}
 
 // Engine parse errors become usage errors that name the option.
 template <class F>
@@ -97,8 +75,10 @@ bool parse_common_option(const std::string& option, Arguments& args, CommonOptio
       common.format = OutputFormat::kFolded;
     } else if (v == "pprof") {
       common.format = OutputFormat::kPprof;
+    } else if (v == "recipe") {
+      common.format = OutputFormat::kRecipe;
     } else {
-      throw UsageError{fmt::format("--format '{}': expected one of table|json|csv|html|folded|pprof", v)};
+      throw UsageError{fmt::format("--format '{}': expected one of table|json|csv|html|folded|pprof|recipe", v)};
     }
   } else if (option == "-o" || option == "--output") {
     common.output_file = args.take_value(option);
@@ -141,8 +121,8 @@ Query query_of(lua::QueryFlags& flags, std::string_view command) {
   } catch (const Error& e) {
     throw UsageError{e.message()};
   }
-  for (std::string& file : query.suppression_files) file = file_or_shipped(file, "suppressions");
-  for (std::string& file : query.cull_files) file = file_or_shipped(file, "cull");
+  for (std::string& file : query.suppression_files) file = list_source(file, "suppressions").path;
+  for (std::string& file : query.cull_files) file = list_source(file, "cull").path;
   return query;
 }
 
@@ -152,6 +132,24 @@ StackFilters validate_query(const Query& query) {
     return compile_stack_filters(query);
   } catch (const Error& e) {
     throw UsageError{e.what()};
+  }
+}
+
+std::string query_recipe(lua::QueryFlags& flags, std::string_view command, const std::string& trace) {
+  std::map<std::pair<std::string, std::string>, std::string> shipped;
+  std::vector<std::string> words{std::string(command), trace};
+  for (const auto& [option, value] : flags.given()) {
+    words.push_back(option);
+    if (!value) continue;
+    words.push_back(*value);
+    const char* kind = option == "--cull-list" ? "cull" : option == "--suppressions" ? "suppressions" : nullptr;
+    if (kind == nullptr) continue;
+    if (const std::optional<std::string> name = list_source(*value, kind).shipped) shipped[{kind, *value}] = *name;
+  }
+  try {
+    return flags.recipe_text(shipped, words);
+  } catch (const Error& e) {
+    throw UsageError{e.message()};
   }
 }
 

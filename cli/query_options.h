@@ -17,7 +17,8 @@
 
 namespace heapql::cli {
 
-enum class OutputFormat { kTable, kJson, kCsv, kHtml, kFolded, kPprof };
+// kRecipe: the query itself, as a recipe file (heapql query --format recipe).
+enum class OutputFormat { kTable, kJson, kCsv, kHtml, kFolded, kPprof, kRecipe };
 
 struct CommonOptions {
   OutputFormat format = OutputFormat::kTable;
@@ -55,5 +56,11 @@ Query query_of(lua::QueryFlags& flags, std::string_view command);
 // they are told apart from trace errors by exit code: UsageError. Returns the
 // query's patterns compiled (its files read), for the trace's session.
 StackFilters validate_query(const Query& query);
+// The text of a recipe file whose query is the one the options taken spell:
+// `heapql run FILE TRACE` answers what `heapql COMMAND TRACE OPTIONS` does.
+// Shipped cull and suppression lists are named as such (hq.cull.shipped),
+// other files by their path. `command` ("query", "import") and `trace` only
+// go into its comment and doc.
+std::string query_recipe(lua::QueryFlags& flags, std::string_view command, const std::string& trace);
 
 }  // namespace heapql::cli

@@ -1,5 +1,5 @@
-// `heapql run`, `heapql list`, `heapql help NAME` and `heapql xperf`: the
-// recipe side of the command line.
+// `heapql run`, `heapql list`, `heapql help` and `heapql xperf`: the recipe
+// side of the command line, and the help of commands.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,14 +7,16 @@
 #include <filesystem>
 
 #include "engine/error.h"
-#include "engine/near_names.h"
 #include "engine/report/html_report.h"
 #include "engine/session/file_kind.h"
 #include "engine/units.h"
+#include "cli/catalog_json.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/query_options.h"
+#include "cli/recipe_search.h"
 #include "cli/report_output.h"
+#include "cli/shipped_files.h"
 #include "lua/host/query_flags.h"
 #include "lua/host/recipe_runner.h"
 
@@ -28,37 +30,6 @@ using lua::RunOutcome;
 using lua::RunStatus;
 
 namespace {
-
-std::vector<std::string> shipped_recipe_names() {
-  std::vector<std::string> names;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(lua::queries_folder(), error)) {
-    if (entry.path().extension() == ".lua") names.push_back(entry.path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-// A recipe named by path, or by name from the shipped queries/ folder.
-RecipeSource find_recipe(const std::string& name) {
-  RecipeSource source;
-  std::error_code error;
-  if (fs::is_regular_file(name, error)) {
-    source.path = name;
-    return source;
-  }
-  if (name.find('/') == std::string::npos) {
-    const fs::path shipped = lua::queries_folder() / (name.ends_with(".lua") ? name : name + ".lua");
-    if (fs::is_regular_file(shipped, error)) {
-      source.path = shipped;
-      return source;
-    }
-  }
-  const std::vector<std::string> near = near_names(name, shipped_recipe_names());
-  throw UsageError{fmt::format("no recipe '{}': not a file, nor a recipe in {} ({}heapql list names them)", name,
-                               lua::queries_folder().string(),
-                               near.empty() ? "" : "did you mean " + quoted_alternatives(near) + "? ")};
-}
 
 // A trace given where the recipe goes (`heapql run prog.zst leaks`) would be
 // read as Lua; say which argument is which instead.
@@ -99,6 +70,24 @@ bool parse_recipe_option(const std::string& option, Arguments& args, RecipeOptio
   return true;
 }
 
+// `--format text|json` of list and help: true for json.
+bool take_listing_format(const std::string& option, Arguments& args) {
+  const std::string value = args.take_value(option);
+  if (value != "text" && value != "json") throw UsageError{fmt::format("--format '{}': expected text|json", value)};
+  return value == "json";
+}
+
+// A recipe as `heapql list` lists it; its load error is kept, not thrown.
+ListedRecipe listed(const FoundRecipe& found, const RecipeOptions& options) {
+  ListedRecipe recipe{found.name, found.file.string(), std::nullopt, {}};
+  try {
+    recipe.info = lua::describe_recipe(RecipeSource{found.file, {}}, options);
+  } catch (const Error& e) {
+    recipe.error = e.what();
+  }
+  return recipe;
+}
+
 }  // namespace
 
 int report_outcome(const RunOutcome& outcome, ReportOutput& output) {
@@ -120,8 +109,10 @@ int report_outcome(const RunOutcome& outcome, ReportOutput& output) {
 
 // Opens the output (-o) before the recipe runs, so that an unwritable one is
 // said first.
-RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<ReportOutput>& output) {
+RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<ReportOutput>& output,
+                             const std::optional<std::string>& recipe_name) {
   std::optional<std::string> output_file;
+  std::optional<std::string> recipes_dir;
   while (!args.done()) {
     if (!args.at_option()) {
       const std::string word = args.take_positional();
@@ -145,6 +136,8 @@ RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<Report
       }
     } else if (option == "-o") {
       output_file = args.take_value(option);
+    } else if (option == "--recipes") {
+      recipes_dir = args.take_value(option);
     } else if (option == "--no-raw") {
       run.open.use_raw_twin = false;
     } else if (option == "--strict") {
@@ -161,6 +154,8 @@ RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<Report
       args.unknown_option(option);
     }
   }
+  // Found once --recipes is known, wherever it was given.
+  if (recipe_name) run.recipe = RecipeSearch(recipes_dir).find(*recipe_name);
   if (run.trace_path.empty()) throw UsageError{"needs a trace file"};
   run.options.message_prefix = "heapql run: ";
   const std::string recipe_file = run.recipe.text ? std::string() : run.recipe.path.string();
@@ -173,59 +168,99 @@ int run_run(Arguments& args) {
   RecipeRun run;
   const std::string recipe = args.take_positional();
   refuse_trace_as_recipe(recipe, args);
-  run.recipe = find_recipe(recipe);
   run.open.show_progress = false;
   std::optional<ReportOutput> output;
-  const RunOutcome outcome = run_with_options(std::move(run), args, output);
+  const RunOutcome outcome = run_with_options(std::move(run), args, output, recipe);
   return report_outcome(outcome, *output);
 }
 
 int run_list(Arguments& args) {
   RecipeOptions options;
   options.message_prefix = "heapql list: ";
+  std::optional<std::string> recipes_dir;
+  bool json = false;
   while (!args.done()) {
     const std::string option = args.take_option();
-    if (!parse_recipe_option(option, args, options)) throw UsageError{fmt::format("unknown option '{}'", option)};
+    if (option == "--recipes") {
+      recipes_dir = args.take_value(option);
+    } else if (option == "--format") {
+      json = take_listing_format(option, args);
+    } else if (!parse_recipe_option(option, args, options)) {
+      args.unknown_option(option);
+    }
   }
-  const fs::path folder = lua::queries_folder();
-  std::vector<fs::path> files;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(folder, error)) {
-    if (entry.path().extension() == ".lua") files.push_back(entry.path());
+  const RecipeSearch search(recipes_dir);
+  std::vector<ListedRecipe> recipes;
+  for (const FoundRecipe& found : search.all()) recipes.push_back(listed(found, options));
+  if (json) {
+    // A recipe that cannot be read is an entry with its error: the others
+    // stay usable (heapql serve lists them from this).
+    emit(recipes_json(recipes), std::nullopt);
+    return kExitOk;
   }
-  if (error) throw UsageError{fmt::format("cannot list {}: {}", folder.string(), error.message())};
-  std::sort(files.begin(), files.end());
-  std::string listing = fmt::format("recipes in {} (heapql help NAME for params):\n", folder.string());
+  std::string listing;
   int failures = 0;
-  for (const fs::path& file : files) {
-    try {
-      const lua::RecipeInfo info = lua::describe_recipe(RecipeSource{file, {}}, options);
-      listing += fmt::format("  {:<16} {}\n", file.stem().string(), info.doc);
-    } catch (const Error& e) {
-      fmt::print(stderr, "heapql list: {}\n", e.what());
-      ++failures;
+  for (const fs::path& folder : search.folders()) {
+    listing += fmt::format("recipes in {} (heapql help NAME for params):\n", folder.string());
+    for (const ListedRecipe& recipe : recipes) {
+      if (fs::path(recipe.file).parent_path() != folder) continue;
+      if (recipe.info) {
+        listing += fmt::format("  {:<16} {}\n", recipe.name, recipe.info->doc);
+      } else {
+        fmt::print(stderr, "heapql list: {}\n", recipe.error);
+        ++failures;
+      }
     }
   }
   emit(listing, std::nullopt);
   return failures == 0 ? kExitOk : kExitBadQuery;
 }
 
-// `heapql help NAME [--timeout T] [--memory M] [--trusted] [--verbose]` for
-// a recipe: its top level runs, under the limits given; false when NAME is
-// not one.
-bool print_recipe_help(Arguments& args) {
-  const std::string name = args.take_positional();
-  RecipeSource source;
-  try {
-    source = find_recipe(name);
-  } catch (const UsageError&) {
-    return false;
-  }
+int run_help(Arguments& args, lua::CommandDefinitions& definitions) {
+  std::optional<std::string> name;
+  std::optional<std::string> recipes_dir;
+  bool json = false;
   RecipeOptions options;
   options.message_prefix = "heapql help: ";
   while (!args.done()) {
+    if (!args.at_option()) {
+      const std::string word = args.take_positional();
+      if (name) throw UsageError{fmt::format("one command or recipe at a time (got '{}' and '{}')", *name, word)};
+      name = word;
+      continue;
+    }
     const std::string option = args.take_option();
-    if (!parse_recipe_option(option, args, options)) throw UsageError{fmt::format("unknown option '{}'", option)};
+    if (option == "--recipes") {
+      recipes_dir = args.take_value(option);
+    } else if (option == "--format") {
+      json = take_listing_format(option, args);
+    } else if (!parse_recipe_option(option, args, options)) {
+      args.unknown_option(option);
+    }
+  }
+  if (!name) {
+    if (json) throw UsageError{"--format json describes one command or recipe: heapql help COMMAND --format json"};
+    emit(definitions.usage(), std::nullopt);
+    return kExitOk;
+  }
+  // A command's help first: a recipe of a command's name is still run by its path.
+  if (const auto described = definitions.describe(*name)) {
+    emit(json ? command_options_json(*name, *described, shipped_list_names("cull"), shipped_list_names("suppressions"))
+              : *definitions.help(*name),
+         std::nullopt);
+    return kExitOk;
+  }
+  RecipeSource source;
+  try {
+    source = RecipeSearch(recipes_dir).find(*name);
+  } catch (const UsageError&) {
+    throw UsageError{fmt::format("no command or recipe '{}' (see heapql help, heapql list)", *name)};
+  }
+  if (json) {
+    const ListedRecipe recipe = listed(FoundRecipe{fs::path(*name).stem().string(), source.path}, options);
+    if (!recipe.info) throw UsageError{recipe.error};
+    emit(recipes_json({recipe}), std::nullopt);
+    return kExitOk;
   }
   std::string help;
   try {
@@ -234,7 +269,7 @@ bool print_recipe_help(Arguments& args) {
     throw UsageError{e.what()};
   }
   emit(help, std::nullopt);
-  return true;
+  return kExitOk;
 }
 
 }  // namespace heapql::cli
@@ -285,7 +320,7 @@ int run_xperf(Arguments& args) {
   run.options.readable_files.clear();
   Arguments rest = args.over(std::move(ours));
   std::optional<ReportOutput> output;
-  const RunOutcome outcome = run_with_options(std::move(run), rest, output);
+  const RunOutcome outcome = run_with_options(std::move(run), rest, output, std::nullopt);
   return report_outcome(outcome, *output);
 }
 

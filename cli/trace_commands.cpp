@@ -97,8 +97,19 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
       args.unknown_option(option);
     }
   }
-  Query query = query_of(flags, trace_format == TraceFormat::kEventCsv ? "heapql import" : "heapql query");
+  const std::string_view command = trace_format == TraceFormat::kEventCsv ? "import" : "query";
+  Query query = query_of(flags, fmt::format("heapql {}", command));
   if (path.empty()) throw UsageError{"needs a trace file"};
+  if (common.format == OutputFormat::kRecipe) {
+    // The query itself, not its answer: the trace is not opened (its path is
+    // only named in the recipe's comment). Its patterns and list files are
+    // checked as they are for an answer, so a bad one is exit 3 here too.
+    validate_query(query);
+    ReportOutput output(common.output_file, {path});
+    output.write(query_recipe(flags, command, path));
+    output.finish();
+    return kExitOk;
+  }
   if (common.format == OutputFormat::kHtml) {
     // Said before the trace is read, not after.
     if (!html_report_built()) {
@@ -132,6 +143,7 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
       case OutputFormat::kHtml: out.text() = result_html(a.result, a.source, display_options_of(common)); break;
       case OutputFormat::kFolded: result_folded(out, a.result); break;
       case OutputFormat::kPprof: out.text() = result_pprof(a.result, a.source); break;
+      case OutputFormat::kRecipe: break;  // written above, without the trace
     }
   });
   return kExitOk;

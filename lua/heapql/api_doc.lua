@@ -212,6 +212,8 @@ api.groups = {
         "The fields a recipe may set: all but those only the command line sets (files it names for the engine to read)."),
       fn("flags", {}, { { type = "heapql.SchemaFlag[]" } },
         "The command-line options that set query fields, in the fields' order (`heapql query`, `import`, `diff`)."),
+      fn("flag_query", { { name = "given", type = "string[][]" }, { name = "where", type = "string" } }, { { type = "table" } },
+        "The query table command-line options spell, given as {option, value} pairs in order (no value for a switch), not yet checked: each value as typed, a list for a repeatable option, true or false for a switch (what `--format recipe` writes)."),
       fn("from_flags", { { name = "given", type = "string[][]" }, { name = "where", type = "string" } }, { { type = "table" } },
         "The engine's form of the query that command-line options spell, given as {option, value} pairs in order (no value for a switch): checked as normalize checks a recipe's table, with messages that name the option."),
       fn("usage", {}, { { type = "string" } }, "The query options of `heapql help`, a line each."),
@@ -429,6 +431,7 @@ api.data = {
       { name = "normalize", type = "fun(value: any, out: table, query: table)", doc = "Writes the engine's form of the value into `out`." },
       { name = "flag", type = "table", optional = true, doc = "The command-line option that sets it: {option, value placeholder (none for a switch), repeatable, set (a switch's value), help, doc}." },
       { name = "command_line_only", type = "boolean", optional = true, doc = "Only the command line sets it (a file for the engine to read); recipes read their files themselves." },
+      { name = "choices", type = "string[]", optional = true, doc = "The values it takes, when a fixed list (`by`, `sort`, `kind`, `impacting`): its check and help are made from it." },
     } },
   { class = "heapql.SchemaFlag", doc = "An entry of hq.schema.flags().",
     fields = {
@@ -437,6 +440,12 @@ api.data = {
       { name = "field", type = "string", doc = "The query field it sets." },
       { name = "repeatable", type = "boolean", doc = "Whether each use adds to a list (otherwise the last use counts)." },
       { name = "set", type = "boolean", doc = "The value a switch sets its field to (true, or false for `--no-default-cull`)." },
+      { name = "help", type = "string", doc = "Its line in `heapql help`." },
+      { name = "doc", type = "string", doc = "Its longer text in docs/cli.md's table of query options." },
+      { name = "choices", type = "string[]", optional = true,
+        doc = "The values it takes, when the field declares a fixed list (`--by`, `--sort`, `--kind`, `--impacting`)." },
+      { name = "default", type = "string", optional = true,
+        doc = "The value it has when left out, as the command line writes it (`stack`, `10000`); nil for a switch and where no value says it." },
     } },
 }
 

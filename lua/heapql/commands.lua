@@ -13,26 +13,33 @@ local WIDTH = 100      -- of every line of help
 local NAME_COLUMN = 6  -- the longest command name: the arguments line up after it
 
 -- An option: { "--name", "VALUE" or nil, "doc", aliases = {...}, repeatable = bool,
--- in_args = bool (the synopsis shows it among the command's arguments) }.
+-- in_args = bool (the synopsis shows it among the command's arguments),
+-- group = "output" | "reading" | nil (the command's own; `describe` says "command") }.
 local function option(spec)
   return { name = spec[1], value = spec[2], doc = spec[3], aliases = spec.aliases or {},
-           repeatable = spec.repeatable or false, in_args = spec.in_args or false }
+           repeatable = spec.repeatable or false, in_args = spec.in_args or false, group = spec.group }
 end
 
 local function format(values)
-  return option { "--format", values, "the report's format (docs/reports.md; default table)" }
+  return option { "--format", values, "the report's format (docs/reports.md; default table)", group = "output" }
 end
 
-local OUTPUT = option { "-o", "FILE", "write the report to FILE, not standard output", aliases = { "--output" } }
-local FULL_NAMES = option { "--full-names", nil, "tables and HTML show frames exactly, not shortened (std::vector<…>::push_back)" }
-local NO_PROGRESS = option { "--no-progress", nil, "no progress bar" }
-local NO_RAW = option { "--no-raw", nil, "ignore a raw twin: read the interpreted file alone" }
+local OUTPUT = option { "-o", "FILE", "write the report to FILE, not standard output", aliases = { "--output" },
+                        group = "output" }
+local FULL_NAMES = option { "--full-names", nil, "tables and HTML show frames exactly, not shortened (std::vector<…>::push_back)",
+                            group = "output" }
+local LISTING_FORMAT = option { "--format", "text|json", "text (default), or JSON for programs (docs/json.md)",
+                                group = "output" }
+local RECIPES = option { "--recipes", "DIR", "also find recipes by name in DIR (before the shipped ones)" }
+local NO_PROGRESS = option { "--no-progress", nil, "no progress bar", group = "reading" }
+local NO_RAW = option { "--no-raw", nil, "ignore a raw twin: read the interpreted file alone", group = "reading" }
 local STRICT = option { "--strict", nil,
-  "refuse a trace that ends early (a killed recording) or has an anomaly (exit 2) instead of answering with a warning" }
-local STORE = option { "--store", nil, "load the trace into the store and replay it (same answers)" }
-local NO_STORE = option { "--no-store", nil, "read the trace itself, not a store file of it" }
+  "refuse a trace that ends early (a killed recording) or has an anomaly (exit 2) instead of answering with a warning",
+  group = "reading" }
+local STORE = option { "--store", nil, "load the trace into the store and replay it (same answers)", group = "reading" }
+local NO_STORE = option { "--no-store", nil, "read the trace itself, not a store file of it", group = "reading" }
 local SYMBOLS = option { "--symbols", "PATH", "ETL: a folder of PDBs or a symbol store; docs/symbols.md",
-  repeatable = true }
+  repeatable = true, group = "reading" }
 
 local PARAM = option { "--param", "NAME=VALUE", "set a recipe param (converted by its declared type)", repeatable = true }
 local TIMEOUT = option { "--timeout", "DURATION", "bound the recipe's wall time (default 60s; 0: no limit)" }
@@ -56,10 +63,10 @@ end
 commands.list = {
   { name = "query", args = "TRACE|STORE", query_options = true,
     doc = "answer one query on a trace: its stacks (or frames, modules, ...) by outstanding bytes",
-    options = join({ format("table|json|csv|html|folded|pprof"), OUTPUT, FULL_NAMES }, READING) },
+    options = join({ format("table|json|csv|html|folded|pprof|recipe"), OUTPUT, FULL_NAMES }, READING) },
   { name = "import", args = "EVENTS.csv", query_options = true,
     doc = "a query of a plain event CSV, read as one whatever its first bytes say (docs/import.md)",
-    options = join({ format("table|json|csv|html|folded|pprof"), OUTPUT, FULL_NAMES }, READING) },
+    options = join({ format("table|json|csv|html|folded|pprof|recipe"), OUTPUT, FULL_NAMES }, READING) },
   { name = "diff", args = "A B", query_options = true,
     doc = "the same query on two traces (or two windows of one), rows matched, B - A",
     options = join({ option { "--window-a", "A..B", "A's window (--window gives both the same)" },
@@ -81,15 +88,15 @@ commands.list = {
                    READING) },
   { name = "run", args = "RECIPE TRACE",
     doc = "run a recipe (a .lua file or a shipped one's name) on a trace",
-    options = { PARAM, format("table|json|csv|html"), OUTPUT, TIMEOUT, MEMORY, TRUSTED, VERBOSE, FULL_NAMES,
+    options = { PARAM, RECIPES, format("table|json|csv|html"), OUTPUT, TIMEOUT, MEMORY, TRUSTED, VERBOSE, FULL_NAMES,
                 NO_PROGRESS, NO_RAW, STRICT, NO_STORE, SYMBOLS } },
   { name = "list",
-    doc = "the shipped recipes, one line each",
-    options = { TRUSTED, VERBOSE, TIMEOUT, MEMORY } },
+    doc = "the recipes (shipped, and in --recipes DIR), one line each",
+    options = { RECIPES, LISTING_FORMAT, TRUSTED, VERBOSE, TIMEOUT, MEMORY } },
   { name = "help", args = "[COMMAND|RECIPE]",
     doc = "this text; a command's options; a recipe's params, defaults and report",
     -- A recipe's top level runs for its help, under the same limits as `run`.
-    options = { TIMEOUT, MEMORY, TRUSTED, VERBOSE } },
+    options = { RECIPES, LISTING_FORMAT, TIMEOUT, MEMORY, TRUSTED, VERBOSE } },
   { name = "xperf", args = "XPERF-HEAP-FLAGS...",
     doc = "print (or --run) the recipe equivalent to xperf -a heap flags",
     options = { option { "--run", "TRACE", "run the recipe on TRACE instead of printing it" },
@@ -242,6 +249,40 @@ function commands.help(name)
   if command.query_options then parts[#parts + 1] = "\n" .. QUERY_OPTIONS_HEAD .. schema.usage() end
   parts[#parts + 1] = "\ndocs/cli.md says more.\n" .. EXIT_CODES
   return table.concat(parts)
+end
+
+-- The values an option's placeholder lists ("table|json|csv"), or nil.
+local function listed_choices(value)
+  if not value or not value:match("^%l+|[%l|]*%l$") then return nil end
+  local choices = {}
+  for word in value:gmatch("[^|]+") do choices[#choices + 1] = word end
+  return choices
+end
+
+-- `heapql help NAME --format json`'s options (docs/json.md): every option
+-- the command takes, in help's order, the query options last, as plain
+-- records {option, aliases, field (query options), value, repeatable, flag
+-- (takes no value), help, doc, choices, default, group = "query" |
+-- "output" | "reading" | "command"}; nil when NAME is no command.
+function commands.describe(name)
+  local command = by_name[name]
+  if not command then return nil end
+  local described = {}
+  for _, o in ipairs(command.options) do
+    local aliases = {}
+    for i, alias in ipairs(o.aliases) do aliases[i] = alias end
+    described[#described + 1] = { option = o.name, aliases = aliases, value = o.value, repeatable = o.repeatable,
+                                  flag = o.value == nil, help = o.doc, doc = o.doc, choices = listed_choices(o.value),
+                                  group = o.group or "command" }
+  end
+  if command.query_options then
+    for _, flag in ipairs(schema.flags()) do
+      described[#described + 1] = { option = flag.option, aliases = {}, field = flag.field, value = flag.value,
+                                    repeatable = flag.repeatable, flag = flag.value == nil, help = flag.help,
+                                    doc = flag.doc, choices = flag.choices, default = flag.default, group = "query" }
+    end
+  end
+  return described
 end
 
 -- What a command's parser accepts: { {name, aliases, takes_value, repeatable}, ... },

@@ -166,17 +166,28 @@ function recipe.path_params(decl)
   return names
 end
 
+-- A declaration's params as `heapql help NAME` shows them and `heapql list
+-- --format json` lists them: {name, type, default (as --param writes it; nil
+-- when none), doc}, sorted by name.
+function recipe.param_list(decl)
+  local list = {}
+  for _, name in ipairs(sorted_names(decl.params)) do
+    local p = decl.params[name]
+    list[#list + 1] = { name = name, type = p.type, default = p.default ~= nil and show(p.default) or nil, doc = p.doc }
+  end
+  return list
+end
+
 -- The text of `heapql help NAME`.
 function recipe.describe(decl, path)
   local lines = { decl.name .. " — " .. decl.doc, "", "file: " .. path, "" }
-  local names = sorted_names(decl.params)
-  if #names == 0 then
+  local params = recipe.param_list(decl)
+  if #params == 0 then
     lines[#lines + 1] = "params: none"
   else
     lines[#lines + 1] = "params (override with --param NAME=VALUE):"
-    for _, name in ipairs(names) do
-      local p = decl.params[name]
-      lines[#lines + 1] = string.format("  %-14s %-15s default %-12s %s", name, p.type, show(p.default), p.doc)
+    for _, p in ipairs(params) do
+      lines[#lines + 1] = string.format("  %-14s %-15s default %-12s %s", p.name, p.type, p.default or show(nil), p.doc)
     end
   end
   lines[#lines + 1] = ""

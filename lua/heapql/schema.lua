@@ -9,10 +9,23 @@ local patterns = require "heapql.patterns"
 
 local schema = {}
 
-local MEASURES = { so = true, soc = true, st = true, stc = true, src = true }
-local LEVELS = { stack = true, frame = true, image = true, process = true, heap = true,
-                 kind = true, thread = true, impacting = true }
-local IMPACTING = { AIFI = true, AIFO = true, AOFI = true, AOFO = true }
+-- The values some fields take, in the order help shows them: each field's
+-- `choices` (`heapql help query --format json` lists them for forms), its
+-- checks and its help text are made from these lists.
+local MEASURE_NAMES = { "so", "soc", "st", "stc", "src" }
+local LEVEL_NAMES = { "stack", "frame", "image", "process", "heap", "kind", "thread", "impacting" }
+local IMPACTING_NAMES = { "AIFI", "AIFO", "AOFI", "AOFO" }
+local KIND_NAMES = { "heap", "virtual" }
+
+local function set_of(list)
+  local set = {}
+  for _, item in ipairs(list) do set[item] = true end
+  return set
+end
+local MEASURES, LEVELS, IMPACTING, KINDS = set_of(MEASURE_NAMES), set_of(LEVEL_NAMES), set_of(IMPACTING_NAMES),
+  set_of(KIND_NAMES)
+local LEVEL_WORDS = table.concat(LEVEL_NAMES, "|")
+local MEASURE_WORDS = table.concat(MEASURE_NAMES, "|")
 
 -- Edit distance, for "did you mean" hints on misspelt field names and values.
 local function distance(a, b)
@@ -100,6 +113,24 @@ local function plain_strings(field, value)
   return texts
 end
 
+-- Strings, or lists of them (what hq.suppressions.file returns): one list.
+local function flat_strings(field, value)
+  local texts = {}
+  for i, item in ipairs(list_of(value)) do
+    if type(item) == "table" and not patterns.is_set(item) then
+      for j, text in ipairs(item) do
+        if type(text) ~= "string" then fail(field, "item " .. i .. "[" .. j .. "] must be a string", text) end
+        texts[#texts + 1] = text
+      end
+    elseif type(item) == "string" then
+      texts[#texts + 1] = item
+    else
+      fail(field, "item " .. i .. " must be a string or a list of strings", item)
+    end
+  end
+  return texts
+end
+
 local function pattern_texts(field, value)
   local ok, set = pcall(patterns.set, value)
   if not ok then fail(field, tostring(set):gsub("^.-:%d+: ", ""), value) end
@@ -107,7 +138,8 @@ local function pattern_texts(field, value)
 end
 
 -- Each field: name, type (as the docs show it), default (as the docs show
--- it), doc, and normalize(value, out, query) which writes the engine's form.
+-- it), doc, choices (the values it takes, when a fixed list), the flag that
+-- sets it, and normalize(value, out, query) which writes the engine's form.
 schema.fields = {
   { name = "window", type = "duration range", default = '"all"',
     flag = { "--window", "A..B", help = "time window, e.g. 1s..3s, ..250ms, 2m.. (default: whole trace)",
@@ -141,13 +173,13 @@ schema.fields = {
              doc = "§4. Repeatable or comma-separated" },
     doc = "Heaps by handle (`0x10` or decimal) or name.",
     normalize = function(v, out) out.heap = strings("heap", v) end },
-  { name = "kind", type = '"heap" | "virtual" | list', default = "all",
-    flag = { "--kind", "heap|virtual", repeatable = true, help = "heap allocations or VirtualAlloc commits",
+  { name = "kind", type = '"heap" | "virtual" | list', default = "all", choices = KIND_NAMES,
+    flag = { "--kind", table.concat(KIND_NAMES, "|"), repeatable = true, help = "heap allocations or VirtualAlloc commits",
              doc = "§4. Repeatable or comma-separated" },
     doc = "Block kinds: heap allocations, or VirtualAlloc commits.",
     normalize = function(v, out)
       out.kind = strings("kind", v, function(k)
-        if k ~= "heap" and k ~= "virtual" then fail("kind", "expected heap or virtual", k) end
+        if not KINDS[k] then fail("kind", "expected heap or virtual", k) end
         return k
       end)
     end },
@@ -164,8 +196,9 @@ schema.fields = {
       end
       out.thread = ids
     end },
-  { name = "impacting", type = "string | list", default = "none",
-    flag = { "--impacting", "T[,T...]", repeatable = true, help = "only blocks of these impacting types: AIFI,AIFO,AOFI,AOFO",
+  { name = "impacting", type = "string | list", default = "none", choices = IMPACTING_NAMES,
+    flag = { "--impacting", "T[,T...]", repeatable = true,
+             help = "only blocks of these impacting types: " .. table.concat(IMPACTING_NAMES, ","),
              doc = "§7. `AIFI`, `AIFO`, `AOFI`, `AOFO` (any case)" },
     doc = "Keep only blocks of these impacting types (AIFI, AIFO, AOFI, AOFO; WPA's set of blocks, semantics §7).",
     normalize = function(v, out)
@@ -193,8 +226,8 @@ schema.fields = {
     doc = "Drop a block if its full (unculled) stack has a frame matching one of these patterns (the opposite of require, semantics §11).",
     normalize = function(v, out) out.exclude = pattern_texts("exclude", v):texts() end },
   { name = "suppressions", type = "string | list", default = "none",
-    doc = "LeakSanitizer patterns (the text after `leak:`; `hq.suppressions.file` / `.shipped` read a file of them): drop a block if a frame's function or module name matches one (semantics §11).",
-    normalize = function(v, out) out.suppressions = plain_strings("suppressions", v) end },
+    doc = "LeakSanitizer patterns (the text after `leak:`; `hq.suppressions.file` / `.shipped` read a file of them): drop a block if a frame's function or module name matches one (semantics §11). A list may hold such lists: `{ hq.suppressions.shipped \"heaptrack-builtin\", hq.suppressions.file \"mine.txt\" }`.",
+    normalize = function(v, out) out.suppressions = flat_strings("suppressions", v) end },
   -- Files named on the command line, read by the engine. A recipe reads its
   -- own (inside its sandbox) with hq.suppressions.file / hq.cull.file.
   { name = "suppression_files", type = "list", default = "none", command_line_only = true,
@@ -240,8 +273,8 @@ schema.fields = {
       if type(v) ~= "boolean" then fail("default_cull", "expected true or false", v) end
       if out.default_cull == nil then out.default_cull = v end
     end },
-  { name = "by", type = "string | function | list", default = '"stack"',
-    flag = { "--by", "K[,K...]", help = "stack|frame|image|process|heap|kind|thread|impacting (nested)",
+  { name = "by", type = "string | function | list", default = '"stack"', choices = LEVEL_NAMES,
+    flag = { "--by", "K[,K...]", help = LEVEL_WORDS .. " (nested)",
              doc = "§6. `stack` (default), `frame`, `image`, `process`, `heap`, `kind`, `thread`, `impacting`; commas nest, outermost first" },
     doc = "Grouping, outer level first: stack, frame, image, process, heap, kind, thread, impacting (a list, or commas: `\"process,stack\"`), or a function(frames) returning a key (called once per unique culled stack).",
     normalize = function(v, out)
@@ -254,7 +287,7 @@ schema.fields = {
         elseif type(level) == "string" and LEVELS[level] then
           levels[#levels + 1] = level
         else
-          fail("by", "level " .. #levels + 1 .. ": expected one of stack|frame|image|process|heap|kind|thread|impacting or a function"
+          fail("by", "level " .. #levels + 1 .. ": expected one of " .. LEVEL_WORDS .. " or a function"
             .. near_key(LEVELS, level), level)
         end
       end
@@ -265,12 +298,12 @@ schema.fields = {
       end
       out.by, out.by_function = levels, fn
     end },
-  { name = "sort", type = "string", default = '"so"',
-    flag = { "--sort", "M", help = "so|soc|st|stc|src (default so)", doc = "§3. `so` (default), `soc`, `st`, `stc` or `src`" },
+  { name = "sort", type = "string", default = '"so"', choices = MEASURE_NAMES,
+    flag = { "--sort", "M", help = MEASURE_WORDS .. " (default so)", doc = "§3. `so` (default), `soc`, `st`, `stc` or `src`" },
     doc = "The measure rows are sorted by, descending: so, soc, st, stc or src.",
     normalize = function(v, out)
       if type(v) ~= "string" or not MEASURES[v] then
-        fail("sort", "expected one of so|soc|st|stc|src (outstanding size, outstanding count, total size, total count, "
+        fail("sort", "expected one of " .. MEASURE_WORDS .. " (outstanding size, outstanding count, total size, total count, "
           .. "realloc count)" .. near_key(MEASURES, v), v)
       end
       out.sort = v
@@ -400,25 +433,41 @@ function schema.normalize(query, where)
   return normalize_through(recipe_door, query, where or "query")
 end
 
+-- The value an option is given when it is left out, as the command line
+-- writes it: a default the docs show quoted ("stack") or a number (10000);
+-- nil for a switch and where no value says it ("all" processes, "none").
+local function command_line_default(f)
+  if not f.flag[2] then return nil end
+  return f.default:match('^"(.*)"$') or f.default:match("^%d+$")
+end
+
 -- The command-line options that set query fields, in the fields' order:
--- {option, value (nil for a switch), field, repeatable, set (a switch's value)}.
+-- {option, value (nil for a switch), field, repeatable, set (a switch's
+-- value), help, doc, choices (a copy, or nil), default (command_line_default)}.
 function schema.flags()
   local flags = {}
   for _, f in ipairs(schema.fields) do
     if f.flag then
       local set = f.flag.set
       if set == nil then set = true end
+      local choices = nil
+      if f.choices then
+        choices = {}
+        for i, choice in ipairs(f.choices) do choices[i] = choice end
+      end
       flags[#flags + 1] = { option = f.flag[1], value = f.flag[2], field = f.name,
-                            repeatable = f.flag.repeatable or false, set = set }
+                            repeatable = f.flag.repeatable or false, set = set, help = f.flag.help,
+                            doc = f.flag.doc, choices = choices, default = command_line_default(f) }
     end
   end
   return flags
 end
 
--- `heapql query`'s options as given, in order ({{option, value}, ...}; no
--- value for a switch), in the engine's form: the query table they spell,
--- checked as a recipe's is. Raises a string naming the option.
-function schema.from_flags(given, where)
+-- The query table `heapql query`'s options spell, as given, in order
+-- ({{option, value}, ...}; no value for a switch), not yet checked: each
+-- value as typed (a list for a repeatable option, true or false for a
+-- switch). Raises a string for an unknown option.
+function schema.flag_query(given, where)
   local by_option = {}
   for _, flag in ipairs(schema.flags()) do by_option[flag.option] = flag end
   local query = {}
@@ -435,7 +484,14 @@ function schema.from_flags(given, where)
       query[flag.field] = pair[2]
     end
   end
-  return normalize_through(command_line_door, query, where)
+  return query
+end
+
+-- `heapql query`'s options as given (as flag_query takes them), in the
+-- engine's form: the query table they spell, checked as a recipe's is.
+-- Raises a string naming the option.
+function schema.from_flags(given, where)
+  return normalize_through(command_line_door, schema.flag_query(given, where), where)
 end
 
 local function option_words(flag)

@@ -16,6 +16,7 @@
 local lpeg = require "lpeg"
 local grammar = require "heapql.grammar"
 local patterns = require "heapql.patterns"
+local recipe_text = require "heapql.recipe_text"
 
 local P, R, S, C, Cp, Ct, Cg, Cs, Cmt, Carg = lpeg.P, lpeg.R, lpeg.S, lpeg.C, lpeg.Cp, lpeg.Ct, lpeg.Cg, lpeg.Cs,
   lpeg.Cmt, lpeg.Carg
@@ -332,39 +333,12 @@ function M.to_query(spec, hq)
   return q
 end
 
--- A word as a POSIX shell would need it: bare when safe, in '...' when it
--- has no control bytes, else in $'...' with escapes, so that the recipe's
--- comment line can never be ended by a word.
-local shell_safe = (R("az", "AZ", "09") + S"-_./:=+,@%") ^ 1 * -1
-local single_quoted = Cs((P"'" / "'\\''" + P(1)) ^ 0)
-local ansi_escapes = { ["\\"] = "\\\\", ["'"] = "\\'", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
-local ansi_quoted = Cs((S"\\'\n\r\t" / ansi_escapes
-  + R("\0\31", "\127\127") / function(c) return ("\\x%02x"):format(c:byte()) end
-  + P(1)) ^ 0)
-local has_control = (P(1) - R("\0\31", "\127\127")) ^ 0 * R("\0\31", "\127\127")
-
-local function shell_word(word)
-  if shell_safe:match(word) then return word end
-  if has_control:match(word) then return "$'" .. ansi_quoted:match(word) .. "'" end
-  return "'" .. single_quoted:match(word) .. "'"
-end
-
 local function command_line_text(words)
-  local parts = { "heapql", "xperf" }
-  for _, word in ipairs(words) do parts[#parts + 1] = shell_word(word) end
-  return table.concat(parts, " ")
+  return "heapql xperf" .. (#words > 0 and (" " .. recipe_text.command_line(words)) or "")
 end
 
-local WIDTH = 100 -- longer fields are laid out one item per line
-
--- `{ a, b }`, or one item per line under `indent` when it would be long.
-local function list_literal(list, render, indent)
-  local items = {}
-  for i, v in ipairs(list) do items[i] = render(v) end
-  local flat = "{ " .. table.concat(items, ", ") .. " }"
-  if #flat + #indent <= WIDTH - 20 then return flat end
-  return "{\n" .. indent .. "  " .. table.concat(items, ",\n" .. indent .. "  ") .. ",\n" .. indent .. "}"
-end
+local list_literal = recipe_text.list_literal
+local WIDTH = recipe_text.WIDTH
 
 local GROUPING = { stack = "culled stack", frame = "top frame of the culled stack", image = "image (module) of the top culled frame" }
 local MEASURE = {
@@ -380,20 +354,10 @@ function M.to_recipe(spec, cull_texts)
     cull = { defaults = patterns.set {}, file = function() return patterns.set {} end },
   })
   local quote = grammar.quote
-  local out = {}
-  local function line(text) out[#out + 1] = text end
-
-  -- The command line is one comment line: shell_word escapes every control
-  -- byte, so no word can end the comment early.
-  line("-- " .. command_line_text(spec.words or {}))
-  line("-- xperf's heap action (xperf -i trace.etl -a heap ...) with these flags, as a heapql recipe.")
-  line('local hq = require "heapql"')
-  line("")
-  line("return hq.recipe {")
-  line('  name = "xperf-heap",')
+  local fields = {}
+  local function field(text) fields[#fields + 1] = text end
   local doc = ("Heap allocations by %s, sorted by %s%s (translated from xperf -a heap)"):format(GROUPING[spec.by],
     MEASURE[spec.sort], spec.totals and ", totals only" or "")
-  line("  doc = " .. quote(doc) .. ",")
   local params = {}
   if q.window then
     params[#params + 1] = ('    window = { type = "duration_range", default = %s,\n'
@@ -404,30 +368,21 @@ function M.to_recipe(spec, cull_texts)
     params[#params + 1] = ('    top = { type = "integer", default = %d, doc = "rows to show (xperf -top)" },')
       :format(q.top)
   end
-  if #params == 0 then
-    line("  params = {},")
-  else
-    line("  params = {")
-    for _, p in ipairs(params) do line(p) end
-    line("  },")
-  end
-  local indent = "      "
-  line("  query = function(p)")
-  line("    return {")
-  if q.window then line(indent .. "window = p.window,") end
+  local indent = recipe_text.FIELD_INDENT
+  if q.window then field("window = p.window,") end
   if q.lifetime then
-    line(("%slifetime = %s, -- xperf -lifetime %d %d (microseconds)"):format(indent, quote(q.lifetime),
+    field(("lifetime = %s, -- xperf -lifetime %d %d (microseconds)"):format(quote(q.lifetime),
       spec.lifetime_us[1], spec.lifetime_us[2]))
   end
   if q.size then
-    line(("%ssize = %s, -- xperf -size %d %d (bytes)"):format(indent, quote(q.size), spec.size[1], spec.size[2]))
+    field(("size = %s, -- xperf -size %d %d (bytes)"):format(quote(q.size), spec.size[1], spec.size[2]))
   end
-  if q.process then line(indent .. "process = " .. list_literal(q.process, tostring, indent) .. ",") end
-  if q.by then line(indent .. "by = " .. quote(q.by) .. ",") end
-  if q.sort then line(indent .. "sort = " .. quote(q.sort) .. ",") end
-  if q.top then line(indent .. "top = p.top,") end
-  if q.totals then line(indent .. "totals = true,") end
-  if q.require then line(indent .. "require = " .. list_literal(q.require, quote, indent) .. ",") end
+  if q.process then field("process = " .. list_literal(q.process, tostring, indent) .. ",") end
+  if q.by then field("by = " .. quote(q.by) .. ",") end
+  if q.sort then field("sort = " .. quote(q.sort) .. ",") end
+  if q.top then field("top = p.top,") end
+  if q.totals then field("totals = true,") end
+  if q.require then field("require = " .. list_literal(q.require, quote, indent) .. ",") end
   if q.cull then
     local terms = { "hq.cull.defaults" }
     for _, path in ipairs(spec.cull_lists) do
@@ -444,16 +399,25 @@ function M.to_recipe(spec, cull_texts)
       flat = flat .. " + " .. list_literal(spec.cull_frames, quote, "")
     end
     if #indent + #flat + 8 <= WIDTH and not flat:find("\n") then
-      line(indent .. "cull = " .. flat .. ",")
+      field("cull = " .. flat .. ",")
     else
       if #spec.cull_frames > 0 then terms[#terms + 1] = list_literal(spec.cull_frames, quote, indent .. "  ") end
-      line(indent .. "cull = " .. table.concat(terms, "\n" .. indent .. "  + ") .. ",")
+      field("cull = " .. table.concat(terms, "\n" .. indent .. "  + ") .. ",")
     end
   end
-  line("    }")
-  line("  end,")
-  line("}")
-  return table.concat(out, "\n") .. "\n"
+  -- The command line is one comment line: shell_word escapes every control
+  -- byte, so no word can end the comment early.
+  return recipe_text.write {
+    comments = {
+      command_line_text(spec.words or {}),
+      "xperf's heap action (xperf -i trace.etl -a heap ...) with these flags, as a heapql recipe.",
+    },
+    name = "xperf-heap",
+    doc = doc,
+    params = params,
+    query_args = "p",
+    fields = fields,
+  }
 end
 
 return M

@@ -64,4 +64,28 @@ std::optional<std::string> CommandDefinitions::help(std::string_view command) {
   return text;
 }
 
+std::optional<std::vector<OptionDescription>> CommandDefinitions::describe(std::string_view command) {
+  call_function("describe", command);
+  if (!lua_istable(L_, -1)) return std::nullopt;
+  std::vector<OptionDescription> options;
+  for (lua_Integer i = 1; lua_rawgeti(L_, 1, i) == LUA_TTABLE; ++i) {
+    const Fields o(L_, -1, "command option field");
+    OptionDescription d;
+    d.option = o.string("option").value_or("");
+    d.aliases = o.strings("aliases");
+    d.field = o.string("field");
+    d.value = o.string("value");
+    d.repeatable = o.boolean("repeatable", false);
+    d.help = o.string("help").value_or("");
+    d.doc = o.string("doc").value_or("");
+    d.choices = o.strings("choices");
+    d.default_value = o.string("default");
+    d.group = o.string("group").value_or("command");
+    options.push_back(std::move(d));
+    lua_pop(L_, 1);
+  }
+  lua_settop(L_, 0);
+  return options;
+}
+
 }  // namespace heapql::lua

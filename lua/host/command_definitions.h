@@ -19,6 +19,21 @@ struct AcceptedOption {
   bool repeatable = false;  // may be given more than once (its values add up)
 };
 
+// One option as `heapql help COMMAND --format json` describes it
+// (heapql.commands' describe; docs/json.md).
+struct OptionDescription {
+  std::string option;                  // "--by"
+  std::vector<std::string> aliases;    // "--output" for "-o"
+  std::optional<std::string> field;    // the query field a query option sets: "by"
+  std::optional<std::string> value;    // its placeholder ("K[,K...]"); none for a switch
+  bool repeatable = false;
+  std::string help;                    // one line
+  std::string doc;                     // the longer text of docs/cli.md
+  std::vector<std::string> choices;    // the values it takes, when a fixed list
+  std::optional<std::string> default_value;  // as the command line writes it
+  std::string group;                   // "query" | "output" | "reading" | "command"
+};
+
 class CommandDefinitions {
  public:
   // Loads heapql.commands into a sandboxed state of its own.
@@ -31,6 +46,8 @@ class CommandDefinitions {
   std::string usage();
   // `heapql help COMMAND`; none when it is no command.
   std::optional<std::string> help(std::string_view command);
+  // Every option `command` takes, described; none when it is no command.
+  std::optional<std::vector<OptionDescription>> describe(std::string_view command);
 
  private:
   // Calls heapql.commands' function `name` with `command` (when given); its

@@ -65,8 +65,7 @@ std::vector<std::string> QueryFlags::values_of(std::string_view option) const {
   return values;
 }
 
-Query QueryFlags::query(std::string_view where) {
-  push_schema_function(L_, "from_flags");
+void QueryFlags::push_given() {
   lua_createtable(L_, static_cast<int>(given_.size()), 0);
   lua_Integer n = 0;
   for (const auto& [name, value] : given_) {
@@ -79,11 +78,50 @@ Query QueryFlags::query(std::string_view where) {
     }
     lua_rawseti(L_, -2, ++n);
   }
+}
+
+Query QueryFlags::query(std::string_view where) {
+  push_schema_function(L_, "from_flags");
+  push_given();
   lua_pushlstring(L_, where.data(), where.size());
   call(L_, 2, 1);
   Query query = query_from_table(L_, -1, QueryDoor::kCommandLine);
   lua_settop(L_, 0);
   return query;
+}
+
+std::string QueryFlags::recipe_text(const std::map<std::pair<std::string, std::string>, std::string>& shipped,
+                                    const std::vector<std::string>& words) {
+  lua_getglobal(L_, "require");
+  lua_pushliteral(L_, "heapql.recipe_text");
+  call(L_, 1, 1);
+  lua_getfield(L_, -1, "from_flags");
+  lua_remove(L_, -2);
+  push_given();
+  lua_newtable(L_);  // {cull = {[value] = name}, suppressions = {...}}
+  for (const auto& [kind_value, name] : shipped) {
+    const auto& [kind, value] = kind_value;
+    if (lua_getfield(L_, -1, kind.c_str()) != LUA_TTABLE) {
+      lua_pop(L_, 1);
+      lua_newtable(L_);
+      lua_pushvalue(L_, -1);
+      lua_setfield(L_, -3, kind.c_str());
+    }
+    lua_pushlstring(L_, name.data(), name.size());
+    lua_setfield(L_, -2, value.c_str());
+    lua_pop(L_, 1);
+  }
+  lua_createtable(L_, static_cast<int>(words.size()), 0);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    lua_pushlstring(L_, words[i].data(), words[i].size());
+    lua_rawseti(L_, -2, static_cast<lua_Integer>(i + 1));
+  }
+  call(L_, 3, 1);
+  std::size_t length = 0;
+  const char* text = lua_tolstring(L_, -1, &length);
+  std::string recipe(text == nullptr ? "" : text, text == nullptr ? 0 : length);
+  lua_settop(L_, 0);
+  return recipe;
 }
 
 std::string QueryFlags::usage() {

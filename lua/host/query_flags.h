@@ -4,6 +4,7 @@
 // validated on the same path as a recipe's query table.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,8 @@ class QueryFlags {
   const QueryFlag* find(std::string_view option) const;
   // Records an option as given (value: none for a switch), in order.
   void add(const QueryFlag& option, std::optional<std::string> value);
+  // The options given, in order, with their values (none for a switch).
+  const std::vector<std::pair<std::string, std::optional<std::string>>>& given() const { return given_; }
   // The values given for `option`, in order.
   std::vector<std::string> values_of(std::string_view option) const;
 
@@ -42,7 +45,18 @@ class QueryFlags {
   // The query options of `heapql help`, a line each.
   std::string usage();
 
+  // The text of a recipe file whose query is the one the options given
+  // spell (heapql.recipe_text's from_flags). `shipped`: the --cull-list and
+  // --suppressions values that name shipped lists, as
+  // {"cull" or "suppressions", value} -> the list's name; `words`: the
+  // command line after "heapql", for the recipe's comment and doc.
+  std::string recipe_text(const std::map<std::pair<std::string, std::string>, std::string>& shipped,
+                          const std::vector<std::string>& words);
+
  private:
+  // Pushes the options given as heapql.schema takes them: {{option, value}, ...}.
+  void push_given();
+
   LuaState state_;
   lua_State* L_ = nullptr;
   std::vector<QueryFlag> options_;

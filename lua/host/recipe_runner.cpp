@@ -345,6 +345,15 @@ RecipeInfo describe_recipe_here(const RecipeSource& recipe, const RecipeOptions&
       lua_pop(L, 1);
     }
     lua_pop(L, 2);
+    lua_pushvalue(L, declaration);
+    s.call_library("heapql.recipe", "param_list", 1, 1);
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TTABLE; ++i) {
+      const Fields param(L, -1, "recipe param");
+      info.params.push_back(RecipeParam{param.string("name").value_or(""), param.string("type").value_or(""),
+                                        param.string("default"), param.string("doc").value_or("")});
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
     return info;
   } catch (const Session::Failure& f) {
     throw Error(f.message);

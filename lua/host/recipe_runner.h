@@ -49,11 +49,20 @@ struct RunOutcome {
 
 RunOutcome run_recipe(const RecipeRun& run);
 
+// A recipe's param as `heapql help NAME` shows it (heapql.recipe's param_list).
+struct RecipeParam {
+  std::string name;
+  std::string type;                    // "integer", "duration_range", ...
+  std::optional<std::string> default_value;  // as --param NAME=VALUE writes it; none when it has none
+  std::string doc;
+};
+
 struct RecipeInfo {
   std::string name;
   std::string doc;
   std::string help;  // the text of `heapql help`
   std::vector<std::string> path_params;  // its params of type path: files a run may read
+  std::vector<RecipeParam> params;  // sorted by name
 };
 
 // Throws heapql::Error with the recipe's file:line and message.

@@ -141,6 +141,7 @@
 ---@field normalize fun(value: any, out: table, query: table) Writes the engine's form of the value into `out`.
 ---@field flag? table The command-line option that sets it: {option, value placeholder (none for a switch), repeatable, set (a switch's value), help, doc}.
 ---@field command_line_only? boolean Only the command line sets it (a file for the engine to read); recipes read their files themselves.
+---@field choices? string[] The values it takes, when a fixed list (`by`, `sort`, `kind`, `impacting`): its check and help are made from it.
 
 ---An entry of hq.schema.flags().
 ---@class heapql.SchemaFlag
@@ -149,6 +150,10 @@
 ---@field field string The query field it sets.
 ---@field repeatable boolean Whether each use adds to a list (otherwise the last use counts).
 ---@field set boolean The value a switch sets its field to (true, or false for `--no-default-cull`).
+---@field help string Its line in `heapql help`.
+---@field doc string Its longer text in docs/cli.md's table of query options.
+---@field choices? string[] The values it takes, when the field declares a fixed list (`--by`, `--sort`, `--kind`, `--impacting`).
+---@field default? string The value it has when left out, as the command line writes it (`stack`, `10000`); nil for a switch and where no value says it.
 
 ---A param of a recipe: hq.recipe{params = {NAME = {...}}}.
 ---@class heapql.Param
@@ -180,7 +185,7 @@
 ---@field temporary? boolean Keep only temporary blocks (freed by the very next heap event, semantics §8). (default: false)
 ---@field require? heapql.Patterns Keep a block only if its full (unculled) stack has a frame matching one of these patterns. (default: none)
 ---@field exclude? heapql.Patterns Drop a block if its full (unculled) stack has a frame matching one of these patterns (the opposite of require, semantics §11). (default: none)
----@field suppressions? string|string[] LeakSanitizer patterns (the text after `leak:`; `hq.suppressions.file` / `.shipped` read a file of them): drop a block if a frame's function or module name matches one (semantics §11). (default: none)
+---@field suppressions? string|string[] LeakSanitizer patterns (the text after `leak:`; `hq.suppressions.file` / `.shipped` read a file of them): drop a block if a frame's function or module name matches one (semantics §11). A list may hold such lists: `{ hq.suppressions.shipped "heaptrack-builtin", hq.suppressions.file "mine.txt" }`. (default: none)
 ---@field embedded_suppressions? boolean Also apply the suppressions a heaptrack file carries (its `S` records, semantics §11). (default: false)
 ---@field cull? heapql.Patterns Frames to cull from stack tops. A pattern set (`hq.cull.defaults + {...}`) is the whole list; a string or list is added to the default list. (default: hq.cull.defaults)
 ---@field default_cull? boolean Whether the built-in allocator cull list applies (when `cull` is not a pattern set). (default: true)
@@ -303,6 +308,14 @@ function Schema.recipe_fields() end
 ---`diff`).
 ---@return heapql.SchemaFlag[]
 function Schema.flags() end
+
+---The query table command-line options spell, given as {option, value} pairs in order (no value for
+---a switch), not yet checked: each value as typed, a list for a repeatable option, true or false
+---for a switch (what `--format recipe` writes).
+---@param given string[][]
+---@param where string
+---@return table
+function Schema.flag_query(given, where) end
 
 ---The engine's form of the query that command-line options spell, given as {option, value} pairs in
 ---order (no value for a switch): checked as normalize checks a recipe's table, with messages that

@@ -224,6 +224,7 @@ t:case("the tables the API returns have the documented fields", function()
   shape("heapql.SchemaField", hq.schema.fields[1], "hq.schema.fields[1]")
   for _, field in ipairs(hq.schema.fields) do
     if field.command_line_only then shape("heapql.SchemaField", field, "a command-line-only schema field") end
+    if field.choices then shape("heapql.SchemaField", field, "a schema field with choices") end
   end
   for _, flag in ipairs(hq.schema.flags()) do shape("heapql.SchemaFlag", flag, "hq.schema.flags() " .. flag.option) end
   -- Documented fields that no sample had: gone, or not tested.

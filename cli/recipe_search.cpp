@@ -1,0 +1,64 @@
+#include "cli/recipe_search.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engine/near_names.h"
+#include "cli/arguments.h"
+#include "cli/shipped_files.h"
+
+namespace heapql::cli {
+
+namespace fs = std::filesystem;
+
+RecipeSearch::RecipeSearch(const std::optional<std::string>& recipes_dir) {
+  if (recipes_dir) {
+    std::error_code error;
+    if (!fs::is_directory(*recipes_dir, error)) {
+      throw UsageError{fmt::format("--recipes '{}': not a folder", *recipes_dir)};
+    }
+    folders_.emplace_back(*recipes_dir);
+  }
+  folders_.push_back(lua::queries_folder());
+}
+
+lua::RecipeSource RecipeSearch::find(const std::string& name) const {
+  lua::RecipeSource source;
+  std::error_code error;
+  if (fs::is_regular_file(name, error)) {
+    source.path = name;
+    return source;
+  }
+  if (name.find('/') == std::string::npos) {
+    for (const fs::path& folder : folders_) {
+      const fs::path file = folder / (name.ends_with(".lua") ? name : name + ".lua");
+      if (fs::is_regular_file(file, error)) {
+        source.path = file;
+        return source;
+      }
+    }
+  }
+  std::vector<std::string> names;
+  for (const FoundRecipe& recipe : all()) names.push_back(recipe.name);
+  std::vector<std::string> searched;
+  for (const fs::path& folder : folders_) searched.push_back(folder.string());
+  const std::vector<std::string> near = near_names(name, names);
+  throw UsageError{fmt::format("no recipe '{}': not a file, nor a recipe in {} ({}heapql list names them)", name,
+                               fmt::join(searched, " or "),
+                               near.empty() ? "" : "did you mean " + quoted_alternatives(near) + "? ")};
+}
+
+std::vector<FoundRecipe> RecipeSearch::all() const {
+  std::vector<FoundRecipe> found;
+  for (const fs::path& folder : folders_) {
+    for (const std::string& name : file_stems(folder, ".lua")) {
+      const bool hidden = std::any_of(found.begin(), found.end(), [&](const FoundRecipe& r) { return r.name == name; });
+      if (!hidden) found.push_back(FoundRecipe{name, folder / (name + ".lua")});
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const FoundRecipe& a, const FoundRecipe& b) { return a.name < b.name; });
+  return found;
+}
+
+}  // namespace heapql::cli

@@ -1,0 +1,46 @@
+#include "cli/shipped_files.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engine/near_names.h"
+#include "cli/arguments.h"
+
+#include "lua/host/recipe_runner.h"
+
+namespace heapql::cli {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> file_stems(const fs::path& folder, std::string_view extension) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(folder, error)) {
+    if (entry.path().extension() == extension && entry.is_regular_file(error)) {
+      names.push_back(entry.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> shipped_list_names(std::string_view kind) {
+  return file_stems(lua::queries_folder() / kind, ".txt");
+}
+
+ListSource list_source(const std::string& value, std::string_view kind) {
+  std::error_code ignored;
+  if (value.find('/') != std::string::npos || fs::exists(value, ignored)) return ListSource{value, std::nullopt};
+  const std::vector<std::string> names = shipped_list_names(kind);
+  if (std::find(names.begin(), names.end(), value) != names.end()) {
+    return ListSource{(lua::queries_folder() / kind / (value + ".txt")).string(), value};
+  }
+  if (const std::vector<std::string> near = near_names(value, names); !near.empty()) {
+    throw UsageError{fmt::format("--{} '{}': no such file, nor a shipped list of that name; did you mean {}?",
+                                 kind == "cull" ? "cull-list" : kind, value, quoted_alternatives(near))};
+  }
+  return ListSource{value, std::nullopt};
+}
+
+}  // namespace heapql::cli
