@@ -77,12 +77,10 @@ const std::vector<lua::AcceptedOption>& accepted_by(const ServeState& state, std
 // (`type`), or its error.
 void relay(ServeState& state, const httplib::Request& req, httplib::Response& res, const Parameters& parameters,
            std::vector<std::string> words, std::string_view type = kJson) {
-  const std::string& command = words.front();
-  // A command that takes --timeout and --memory arms the limits itself.
-  bool arms_own_limits = false;
-  for (const lua::AcceptedOption& option : accepted_by(state, command)) {
-    if (option.name == "--timeout") arms_own_limits = true;
-  }
+  const std::string command = words.front();  // a copy: words grows below
+  // `run` and `list` run recipes, under the limits their --timeout and
+  // --memory arm; around any other command the worker arms the same limits.
+  const bool arms_own_limits = command == "run" || command == "list";
   if (arms_own_limits) words.insert(words.end(), state.limit_words.begin(), state.limit_words.end());
   const std::string token = RequestGuard::token_of(req, parameters);
   const std::string view = parameter(parameters, "view");

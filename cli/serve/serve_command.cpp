@@ -118,11 +118,14 @@ int run_serve(Arguments& args) {
   httplib::Server server;
   std::atomic<bool> serving{false};
   std::atomic<bool> stopped{false};
+  std::atomic<bool> listen_ended{false};
   std::thread stopper([&] {
     int signal_number = 0;
     sigwait(&stop_signals, &signal_number);
     if (!serving.load()) ::_exit(128 + signal_number);
     stopped.store(true);
+    // Signalled just after the URL line: stop() stops only a running server.
+    while (!server.is_running() && !listen_ended.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     server.stop();
   });
   struct StopperJoined {
@@ -156,7 +159,7 @@ int run_serve(Arguments& args) {
   }
   if (port <= 0) throw Error(fmt::format("heapql serve: cannot listen on {}:{}", options.bind, options.port));
 
-  ServeState state{{}, ServedLists::find(options.recipes_dir), ForkedWorkers(options.limits), {},
+  ServeState state{{}, ServedLists::find(options.recipes_dir, lua::Limits{options.limits.timeout, options.limits.memory_bytes}), ForkedWorkers(options.limits), {},
                    RequestGuard(new_server_token(), options.bind, port), options.reading_words,
                    options.limit_words, options.recipes_dir, {}};
   {
@@ -178,10 +181,12 @@ int run_serve(Arguments& args) {
   }
   add_routes(server, state);
 
+  serving.store(true);
   fmt::print("heapql serve: http://{}:{}/?token={}\n", url_host(options.bind), port, state.guard.token());
   std::fflush(stdout);
-  serving.store(true);
-  if (!server.listen_after_bind() && !stopped.load()) {
+  const bool listened = server.listen_after_bind();
+  listen_ended.store(true);
+  if (!listened && !stopped.load()) {
     throw Error(fmt::format("heapql serve: listening on {}:{} failed", options.bind, port));
   }
   return kExitOk;

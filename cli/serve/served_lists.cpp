@@ -35,7 +35,7 @@ std::string joined_names(const Map& map) {
 
 }  // namespace
 
-ServedLists ServedLists::find(const std::string& recipes_dir) {
+ServedLists ServedLists::find(const std::string& recipes_dir, const lua::Limits& limits) {
   ServedLists lists;
   std::vector<fs::path> folders = {lua::queries_folder()};
   if (!recipes_dir.empty()) folders.emplace_back(recipes_dir);
@@ -48,6 +48,7 @@ ServedLists ServedLists::find(const std::string& recipes_dir) {
       try {
         lua::RecipeOptions options;
         options.message_prefix = "heapql serve: ";
+        options.limits = limits;
         const lua::RecipeInfo info = lua::describe_recipe(lua::RecipeSource{file, {}}, options);
         lists.recipes_[name] = ServedRecipe{file.string(), info.path_params};
       } catch (const Error& e) {

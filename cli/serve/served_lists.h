@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "lua/host/run_limits.h"
+
 namespace heapql::cli {
 
 struct ServedRecipe {
@@ -24,9 +26,9 @@ struct ServedRecipe {
 class ServedLists {
  public:
   // Looks in the shipped queries/ folder and in `recipes_dir` (empty: none).
-  // Each recipe is described (lua::describe_recipe) to learn its params;
-  // one that fails is left out, with its error on stderr.
-  static ServedLists find(const std::string& recipes_dir);
+  // Each recipe is described (lua::describe_recipe, under `limits`) to learn
+  // its params; one that fails is left out, with its error on stderr.
+  static ServedLists find(const std::string& recipes_dir, const lua::Limits& limits);
 
   std::optional<std::string> cull_list(std::string_view name) const;
   std::optional<std::string> suppression_list(std::string_view name) const;
