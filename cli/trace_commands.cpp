@@ -7,6 +7,7 @@
 #include "engine/error.h"
 #include "engine/query/filter_value_check.h"
 #include "engine/query/pattern_check.h"
+#include "engine/query/row_detail.h"
 #include "engine/query/summary.h"
 #include "engine/report/html_report.h"
 #include "engine/report/reports.h"
@@ -118,11 +119,16 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
     // The page charts outstanding size over time even when --series was not given.
     if (query.series_buckets == 0) query.series_buckets = kHtmlSeriesBuckets;
   }
+  if (query.detail && common.format != OutputFormat::kJson && common.format != OutputFormat::kTable) {
+    // Said before the trace is read: only JSON and the table have a place for it.
+    throw UsageError{"--detail: the row's detail is shown by --format json and table, not by csv, html, folded or pprof"};
+  }
   if (trace_format == TraceFormat::kEventCsv) refuse_other_trace_kind_for_import(path);
   ReportOutput output(common.output_file, {path});
   StackFilters filters = validate_query(query);
   TraceSession session = session_for(path, open_options_of(common));
   const Answer a = session.answer_once(query, std::move(filters), common.via_store);
+  if (query.detail && !a.result.detail) throw UsageError{detail_beyond_rows(*query.detail, a.result.rows.size())};
   const TraceTables& tables = *a.tables;
   // --cull patterns are checked against the trace; a --cull-list file's are
   // not (a list names many allocators a program may not use).

@@ -7,6 +7,7 @@
 
 #include "engine/error.h"
 #include "engine/query/aggregator_count_steps.h"
+#include "engine/query/group_key.h"
 #include "engine/warnings.h"
 
 namespace heapql {
@@ -37,24 +38,7 @@ Aggregator::Aggregator(const TraceTables& tables, Query query, StackFilters filt
 
 std::int32_t Aggregator::intern_key(const Bucket& bucket, StackId culled_stack) {
   key_scratch_.clear();
-  for (GroupBy level : plan_.query().by) {
-    std::uint32_t v = 0;
-    switch (level) {
-      case GroupBy::kStack: v = culled_stack.value; break;
-      case GroupBy::kFrame: v = culled_stack.valid() ? tables_.stack(culled_stack).frame.value : FrameId().value; break;
-      case GroupBy::kImage:
-        v = culled_stack.valid() ? tables_.frame(tables_.stack(culled_stack).frame).module.value : StringId().value;
-        break;
-      case GroupBy::kProcess: v = tables_.process_of(bucket).value; break;
-      case GroupBy::kHeap: v = bucket.heap.value; break;
-      case GroupBy::kKind: v = static_cast<std::uint32_t>(bucket.kind); break;
-      case GroupBy::kThread: v = bucket.thread; break;
-      case GroupBy::kImpacting: v = 0; break;  // decided per block
-      case GroupBy::kCustom:
-        throw Error("a custom key is computed from the stack rows (regroup), not by the aggregator");
-    }
-    key_scratch_.push_back(v);
-  }
+  for (GroupBy level : plan_.query().by) key_scratch_.push_back(key_level_value(tables_, level, bucket, culled_stack));
   return keys_.intern(key_scratch_);
 }
 

@@ -11,10 +11,27 @@
 
 namespace heapql {
 
+std::uint32_t key_level_value(const TraceTables& tables, GroupBy level, const Bucket& bucket, StackId culled_stack) {
+  switch (level) {
+    case GroupBy::kStack: return culled_stack.value;
+    case GroupBy::kFrame: return culled_stack.valid() ? tables.stack(culled_stack).frame.value : FrameId().value;
+    case GroupBy::kImage:
+      return culled_stack.valid() ? tables.frame(tables.stack(culled_stack).frame).module.value : StringId().value;
+    case GroupBy::kProcess: return tables.process_of(bucket).value;
+    case GroupBy::kHeap: return bucket.heap.value;
+    case GroupBy::kKind: return static_cast<std::uint32_t>(bucket.kind);
+    case GroupBy::kThread: return bucket.thread;
+    case GroupBy::kImpacting: return 0;  // decided per block
+    case GroupBy::kCustom: break;
+  }
+  throw Error("a custom key is computed from the stack rows (regroup), not by the aggregator");
+}
+
 KeyValue render_key_value(const TraceTables& tables, GroupBy level, std::uint64_t value,
                           const std::shared_ptr<const FrameTextTable>& frame_texts) {
   KeyValue kv;
   kv.level = level;
+  kv.id = value;
   const auto id32 = static_cast<std::uint32_t>(value);
   switch (level) {
     case GroupBy::kStack: {

@@ -17,6 +17,12 @@
 
 namespace heapql {
 
+// The value a bucket counted by a query has at one level of its group key
+// (the culled stack's node, its top frame or module, the bucket's process,
+// heap, kind or thread); the impacting level's is 0 (decided per block).
+// The aggregator interns these; the drill-down matches a row's ids to them.
+std::uint32_t key_level_value(const TraceTables& tables, GroupBy level, const Bucket& bucket, StackId culled_stack);
+
 // A stack's frames take their texts from `frame_texts` (every frame's text,
 // by FrameId; KeyOrder::frame_texts()), shared by the rows; other levels
 // need none.

@@ -50,6 +50,7 @@ void validate(const Query& query) {
   // The engine's own guard of what the query schema (lua/heapql/schema.lua)
   // allows: the command line and recipes are checked there first.
   if (query.top < 1) throw Error("--top: expected a whole number of at least 1");
+  if (query.detail && *query.detail < 1) throw Error("--detail: expected a row number of at least 1");
   if (query.series_buckets > kMaxSeriesBuckets) throw Error("--series: expected a bucket count from 0 to 100000");
   if (query.block_set == BlockSet::kAtPeak) {
     // At the peak a block is alive: it has no lifetime, impacting type or

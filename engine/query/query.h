@@ -75,6 +75,10 @@ struct Query {
   // Outstanding size over time (§8): at most this many buckets, 0 = none.
   std::uint32_t series_buckets = 0;
 
+  // The drill-down (row_detail.h): row N (1-based, as listed) described by
+  // its blocks' full stacks, sizes and lifetimes. None: no detail.
+  std::optional<std::uint64_t> detail;
+
   // True when the query works on WPA's set of blocks (§7).
   bool uses_impacting() const;
 };

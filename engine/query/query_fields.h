@@ -56,6 +56,11 @@ inline constexpr auto kQueryFields = std::tuple{
     QueryField<std::uint64_t>{"top", &Query::top, QueryFieldRole::kPresentation},
     QueryField<bool>{"totals_only", &Query::totals_only, QueryFieldRole::kRows},
     QueryField<std::uint32_t>{"series_buckets", &Query::series_buckets, QueryFieldRole::kAnswer},
+    // The drill-down is an extra section of the answer, made by a pass of its
+    // own over the store (row_detail.h) after the rows are chosen: the rows
+    // and totals are those of the query without it, so whatever answers
+    // those (the stack view) still answers them.
+    QueryField<std::optional<std::uint64_t>>{"detail", &Query::detail, QueryFieldRole::kPresentation},
 };
 
 // Whether two queries agree on one field.

@@ -44,6 +44,10 @@ struct KeyValue {
   std::string text;    // every level but stack
   StackFrames frames;  // stack: top first
   StackId stack;       // stack: the culled stack's node
+  // The value the aggregator keys this level by (a stack node, frame,
+  // module string, process, heap, kind, thread or impacting type id): what
+  // the drill-down (row_detail.h) matches a bucket's key against.
+  std::uint64_t id = 0;
 };
 
 struct Row {
@@ -85,8 +89,43 @@ struct ResultSummary {
   std::vector<std::string> derived_columns;
 };
 
+// The drill-down of one listed row (Query::detail; row_detail.h): the blocks
+// the row counts, by full stack, by size and by lifetime. Each of stacks (with
+// other_stacks), sizes and lifetimes (with not_freed) adds up to blocks and
+// bytes, which are the row's Measures::blocks and their bytes.
+struct DetailStack {
+  StackFrames frames;  // the full (unculled) stack, top first
+  StackId stack;
+  Measures measures;   // the stack's part of the row's measures
+  std::uint64_t bytes = 0;
+};
+
+// Blocks whose value (a size in bytes, a lifetime in ns) is in [from, to);
+// `to` none: no upper bound.
+struct DetailBin {
+  std::uint64_t from = 0;
+  std::optional<std::uint64_t> to;
+  std::uint64_t blocks = 0, bytes = 0;
+};
+
+struct RowDetail {
+  std::uint64_t row = 0;  // 1-based rank among the rows listed
+  std::vector<KeyValue> key;
+  std::uint64_t blocks = 0, bytes = 0;
+  // The row's sort measure first, then bytes, blocks and the stack's text;
+  // at most kDetailStacks, the rest summed.
+  std::vector<DetailStack> stacks;
+  std::uint64_t other_stacks = 0, other_blocks = 0, other_bytes = 0;
+  std::vector<DetailBin> sizes;      // power-of-two bins, ascending, non-empty only
+  std::vector<DetailBin> lifetimes;  // decade bins of ns from 1 us, ascending, non-empty only
+  std::uint64_t not_freed_blocks = 0, not_freed_bytes = 0;  // lifetime unbounded (semantics.md §4)
+};
+
+inline constexpr std::size_t kDetailStacks = 20;
+
 struct Result : ResultSummary {
   std::vector<Row> rows;
+  std::optional<RowDetail> detail;  // when the query asks for one and has that row
 };
 
 }  // namespace heapql

@@ -1,3 +1,4 @@
+#include "engine/report/detail_parts.h"
 #include "engine/report/json_measures.h"
 #include "engine/report/json_parts.h"
 #include "engine/report/json_writer.h"
@@ -65,6 +66,7 @@ void result_json(TextOut& to, const Result& r, const SourceInfo& source) {
     for (std::uint64_t v : r.series->max_bytes) w.value(v);
     w.end_array().end_object();
   }
+  if (r.detail) write_detail_object(w, *r.detail, r);
   w.end_object();
   out.push_back('\n');
 }

@@ -4,6 +4,7 @@
 
 #include "engine/report/reports.h"
 #include "engine/query/short_name.h"
+#include "engine/report/detail_parts.h"
 #include "engine/report/table_parts.h"
 #include "engine/store/store_file_info.h"
 #include "engine/units.h"
@@ -217,6 +218,7 @@ void result_table(TextOut& to, const Result& r, const SourceInfo& source, const 
   }
   out += fmt::format("peak     {} in {} at {}\n", format_bytes_human(r.peak.bytes), format_count(r.peak.blocks, "block", "blocks"),
                      format_duration(r.peak.time_ns));
+  if (r.detail) append_detail_table(out, *r.detail, display);
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include "engine/error.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/query/aggregator.h"
+#include "engine/query/row_detail.h"
 #include "engine/store_file/store_reader.h"
 
 namespace heapql {
@@ -42,9 +43,13 @@ Answer TraceSession::answer(const Query& query, StackFilters filters) const {
   // trace named.
   naming_file(path_, [&] {
     add_embedded_suppressions(filters, query, a.source.embedded_suppressions);
+    // The drill-down's pass needs the patterns too, after the rows are chosen.
+    std::optional<StackFilters> detail_filters;
+    if (query.detail) detail_filters = filters;
     Aggregator aggregator(*a.tables, query, std::move(filters));
     aggregator.answer_from(*store_);
     a.result = aggregator.result(a.source);
+    if (detail_filters) a.result.detail = describe_row(*store_, query, std::move(*detail_filters), a.result);
   });
   return a;
 }
@@ -52,7 +57,9 @@ Answer TraceSession::answer(const Query& query, StackFilters filters) const {
 Answer TraceSession::answer_once(const Query& query, StackFilters filters, bool keep_store) {
   // The trace's own suppressions must be known before its first event, and
   // are read with it: such a query is answered from the trace's store.
-  if (store_ || found_store() || keep_store || query.embedded_suppressions) {
+  // So must a drill-down, which reads the window's blocks again once the
+  // rows are known (row_detail.h).
+  if (store_ || found_store() || keep_store || query.embedded_suppressions || query.detail) {
     open();
     return answer(query, std::move(filters));
   }

@@ -53,8 +53,8 @@ class TraceSession {
   // from a fresh store; else by streaming the trace into the aggregator
   // (memory for the live blocks only; the session stays closed). The trace
   // is read into a store instead, which stays open, when `keep_store` asks
-  // for it or the query needs the trace's own suppressions before its first
-  // event.
+  // for it, the query needs the trace's own suppressions before its first
+  // event, or it asks for a row's detail (a second pass over the blocks).
   Answer answer_once(const Query& query, StackFilters filters, bool keep_store = false);
 
   // The open store (null before open()).

@@ -93,6 +93,7 @@ api.query_types = {
   top = "integer",
   totals = "boolean",
   series = "integer",
+  detail = "integer",
   tree = "heapql.TreeOptions",
 }
 

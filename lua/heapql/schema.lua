@@ -333,6 +333,15 @@ schema.fields = {
       if not n or n < 0 or n > 100000 then fail("series", "expected a bucket count from 0 to 100000", v) end
       out.series = n
     end },
+  { name = "detail", type = "integer", default = "none",
+    flag = { "--detail", "N", help = "also describe row N (1-based): its full stacks, size and lifetime bins (json, table)",
+             doc = "The drill-down: besides the rows, row N (1-based, as listed) by its blocks' full stacks, power-of-two sizes and decade lifetimes (JSON `detail`, a table's last lines). At least 1; N beyond the rows is an error" },
+    doc = "Row N (1-based, as listed) described by its blocks' full stacks, size bins and lifetime bins (result's detail); nil = none.",
+    normalize = function(v, out)
+      local n = math.tointeger(v)
+      if not n or n < 1 then fail("detail", "expected a row number of at least 1", v) end
+      out.detail = n
+    end },
   { name = "tree", type = "table", default = "{}",
     doc = "Defaults for the stack tree report: {direction = \"top-down\"|\"bottom-up\", threshold = 0.01, depth = 0, measure = sort}.",
     normalize = function(v, out)

@@ -80,6 +80,7 @@ Query query_from_table(lua_State* L, int index, QueryDoor door) {
     const bool in_range = *series >= 0 && *series <= kMaxSeriesBuckets;
     q.series_buckets = in_range ? static_cast<std::uint32_t>(*series) : kMaxSeriesBuckets + 1;
   }
+  if (const auto detail = f.integer("detail")) q.detail = *detail < 1 ? 0 : static_cast<std::uint64_t>(*detail);
   return q;
 }
 

@@ -11,6 +11,7 @@
 #include "engine/error.h"
 #include "engine/query/aggregator.h"
 #include "engine/query/regroup.h"
+#include "engine/query/row_detail.h"
 #include "engine/query/summary.h"
 #include "engine/session/files_beside_trace.h"
 #include "lua/host/heapql_core.h"
@@ -134,6 +135,8 @@ int trace_query(lua_State* L) {
     if (custom) {
       const auto it = std::find(query.by.begin(), query.by.end(), GroupBy::kCustom);
       if (it == query.by.end()) throw Error("query: by_function given without a custom level in `by`");
+      // The engine's rows are regrouped after it answers: its detail would be of a row the recipe never sees.
+      if (query.detail) throw Error("query: `detail` describes a row of the engine's answer, not of a custom level's rows");
       custom_level = static_cast<std::size_t>(it - query.by.begin());
       *it = GroupBy::kStack;
       query.top = std::numeric_limits<std::uint64_t>::max();
@@ -150,6 +153,9 @@ int trace_query(lua_State* L) {
             std::move(answer.result), custom_level,
             [&](const KeyValue& stack) { return call_key_function(L, key_function, stack); }, top);
       }
+    }
+    if (query.detail && !answer.result.detail) {
+      throw Error("query: " + detail_beyond_rows(*query.detail, answer.result.rows.size()));
     }
     lua_settop(L, 2);
     push_result(L, std::move(answer.result), std::move(answer.source), trace);
