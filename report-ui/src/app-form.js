@@ -11,24 +11,23 @@
   'use strict';
   const { el } = window.heapqlView;
 
-  // Options the server refuses as parameters (contract: they name a file or
-  // change what is read), and those the page sets itself: `series` (the
-  // chart's query asks for it), `detail` (a click on a row), `full-names`
-  // (no effect on JSON; the page shows exact names).
-  const REFUSED = new Set(['output', 'format', 'store', 'no-store', 'symbols', 'no-raw', 'strict', 'trusted',
-    'timeout', 'memory', 'no-progress']);
-  const PAGE_OWNED = new Set(['series', 'detail', 'full-names']);
+  // The schema's options the API takes are the query options: those with a
+  // `field` (the others name files or the output, and the server refuses
+  // them). The page sets two itself: `series` (the chart's query asks for
+  // it) and `detail` (a click on a row).
+  const PAGE_OWNED = new Set(['series', 'detail']);
 
+  // The API's (and the address's) name of a query option: its long name
+  // without `--` (`--no-default-cull` -> no-default-cull), as the command
+  // line spells it; the schema's `field` (default_cull) only says it is one.
   function fieldOf(option) {
-    return option.field || String(option.option || '').replace(/^-+/, '');
+    return String(option.option || '').replace(/^--/, '');
   }
 
   // The schema's options the form offers, in its order.
   function formOptions(schema) {
-    return (schema.options || []).filter((option) => {
-      const field = fieldOf(option);
-      return field && option.group !== 'reading' && !REFUSED.has(field) && !PAGE_OWNED.has(field);
-    });
+    return (schema.options || []).filter((option) => option.field && /^--/.test(option.option || '') &&
+      !PAGE_OWNED.has(fieldOf(option)));
   }
 
   // The names a value may take: the schema's choices, or for a list file

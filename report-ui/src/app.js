@@ -534,6 +534,9 @@
       app.recipes = recipes.json.recipes || [];
     } catch (error) {
       failed(error, 'Starting the page');
+      const timing = api.startGesture('load');  // done, failed: what the tests wait for
+      timing.error = String(error && error.message || error);
+      timing.done = true;
       return;
     }
     fillTraces();
