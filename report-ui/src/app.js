@@ -138,6 +138,8 @@
     const twoWindows = mode === 'diff' && $('trace-b').value === $('trace').value;
     $('window-a').disabled = !twoWindows;
     $('window-b').disabled = !twoWindows;
+    // Two windows of one trace: the query's own window does not apply.
+    for (const node of document.querySelectorAll('#query-fields [data-field="window"]')) node.disabled = twoWindows;
     $('brush-next').textContent = twoWindows ? 'drag on the chart: the next drag sets window ' +
       app.nextBrush.toUpperCase() : '';
     $('chart-hint').textContent = mode === 'query' ? 'drag across the chart to choose a window: the table, the flame ' +
@@ -190,10 +192,11 @@
     };
   }
 
-  // The whole-trace chart query: the view's filters and grouping without its
-  // window, sort and top, with a series; fetched again only when those change.
+  // The whole-trace chart query: the view's filters without its window,
+  // grouping, sort and top (the series does not depend on them), with a
+  // series; fetched again only when the filters change.
   function chartFor(traceKey, params) {
-    const chartParams = [['trace', traceKey]].concat(params.filter(([f]) => !['window', 'top', 'sort', 'at-peak',
+    const chartParams = [['trace', traceKey]].concat(params.filter(([f]) => !['window', 'by', 'top', 'sort', 'at-peak',
       'totals'].includes(f)), [['series', CHART_BUCKETS], ['top', '1']]);
     const key = JSON.stringify(chartParams);
     if (app.chart && app.chart.key === key) return Promise.resolve(app.chart.result);
