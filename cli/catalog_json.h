@@ -22,6 +22,7 @@ std::string command_options_json(std::string_view command, const std::vector<lua
 struct ListedRecipe {
   std::string name;  // what `heapql run NAME` takes
   std::string file;
+  std::size_t folder = 0;               // where it was found (RecipeSearch::folders())
   std::optional<lua::RecipeInfo> info;  // none when it failed to load
   std::string error;                    // then, the message
 };

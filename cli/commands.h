@@ -24,13 +24,13 @@ int run_diff(Arguments& args);
 // `heapql list [--recipes DIR] [--format text|json]`: the recipes, as `heapql run NAME` finds them.
 int run_list(Arguments& args);
 int run_xperf(Arguments& args);
+// `heapql help [COMMAND|RECIPE] [--format text|json]`: the usage, a command's
+// options (heapql.commands) or a recipe's params.
+int run_help(Arguments& args, lua::CommandDefinitions& definitions);
 // `heapql serve TRACE...`: the traces in the browser, and an HTTP API whose
 // every answer is a command's (docs/serve.md); exits 3 saying so when this
 // heapql was built without its HTTP library.
 int run_serve(Arguments& args);
-// `heapql help [COMMAND|RECIPE] [--format text|json]`: the usage, a command's
-// options (heapql.commands) or a recipe's params.
-int run_help(Arguments& args, lua::CommandDefinitions& definitions);
 
 // "heapql: wrote FILE.hqdb (size: blocks, frees, bytes a block) from TRACE" on stderr.
 void print_ingested(const heapql::IngestResult& result, const std::string& trace_path);

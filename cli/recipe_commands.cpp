@@ -79,7 +79,7 @@ bool take_listing_format(const std::string& option, Arguments& args) {
 
 // A recipe as `heapql list` lists it; its load error is kept, not thrown.
 ListedRecipe listed(const FoundRecipe& found, const RecipeOptions& options) {
-  ListedRecipe recipe{found.name, found.file.string(), std::nullopt, {}};
+  ListedRecipe recipe{found.name, found.file.string(), found.folder, std::nullopt, {}};
   try {
     recipe.info = lua::describe_recipe(RecipeSource{found.file, {}}, options);
   } catch (const Error& e) {
@@ -200,10 +200,10 @@ int run_list(Arguments& args) {
   }
   std::string listing;
   int failures = 0;
-  for (const fs::path& folder : search.folders()) {
-    listing += fmt::format("recipes in {} (heapql help NAME for params):\n", folder.string());
+  for (std::size_t folder = 0; folder < search.folders().size(); ++folder) {
+    listing += fmt::format("recipes in {} (heapql help NAME for params):\n", search.folders()[folder].string());
     for (const ListedRecipe& recipe : recipes) {
-      if (fs::path(recipe.file).parent_path() != folder) continue;
+      if (recipe.folder != folder) continue;
       if (recipe.info) {
         listing += fmt::format("  {:<16} {}\n", recipe.name, recipe.info->doc);
       } else {
@@ -257,7 +257,7 @@ int run_help(Arguments& args, lua::CommandDefinitions& definitions) {
     throw UsageError{fmt::format("no command or recipe '{}' (see heapql help, heapql list)", *name)};
   }
   if (json) {
-    const ListedRecipe recipe = listed(FoundRecipe{fs::path(*name).stem().string(), source.path}, options);
+    const ListedRecipe recipe = listed(FoundRecipe{fs::path(*name).stem().string(), source.path, 0}, options);
     if (!recipe.info) throw UsageError{recipe.error};
     emit(recipes_json({recipe}), std::nullopt);
     return kExitOk;

@@ -51,10 +51,10 @@ lua::RecipeSource RecipeSearch::find(const std::string& name) const {
 
 std::vector<FoundRecipe> RecipeSearch::all() const {
   std::vector<FoundRecipe> found;
-  for (const fs::path& folder : folders_) {
-    for (const std::string& name : file_stems(folder, ".lua")) {
+  for (std::size_t i = 0; i < folders_.size(); ++i) {
+    for (const std::string& name : file_stems(folders_[i], ".lua")) {
       const bool hidden = std::any_of(found.begin(), found.end(), [&](const FoundRecipe& r) { return r.name == name; });
-      if (!hidden) found.push_back(FoundRecipe{name, folder / (name + ".lua")});
+      if (!hidden) found.push_back(FoundRecipe{name, folders_[i] / (name + ".lua"), i});
     }
   }
   std::sort(found.begin(), found.end(), [](const FoundRecipe& a, const FoundRecipe& b) { return a.name < b.name; });

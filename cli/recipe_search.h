@@ -14,8 +14,9 @@
 namespace heapql::cli {
 
 struct FoundRecipe {
-  std::string name;             // what `heapql run NAME` takes: the file's name without .lua
+  std::string name;  // what `heapql run NAME` takes: the file's name without .lua
   std::filesystem::path file;
+  std::size_t folder = 0;  // its folder's index in RecipeSearch::folders()
 };
 
 class RecipeSearch {

@@ -31,8 +31,16 @@ std::vector<std::string> shipped_list_names(std::string_view kind) {
 
 ListSource list_source(const std::string& value, std::string_view kind) {
   std::error_code ignored;
-  if (value.find('/') != std::string::npos || fs::exists(value, ignored)) return ListSource{value, std::nullopt};
   const std::vector<std::string> names = shipped_list_names(kind);
+  if (value.find('/') != std::string::npos || fs::exists(value, ignored)) {
+    // A shipped list named by its path (heapql serve passes them so) is still
+    // that list: a recipe then reads it by name, from wherever it is run.
+    const std::string stem = fs::path(value).stem().string();
+    const fs::path shipped = lua::queries_folder() / kind / (stem + ".txt");
+    const bool is_shipped = std::find(names.begin(), names.end(), stem) != names.end() &&
+                            fs::equivalent(value, shipped, ignored);
+    return ListSource{value, is_shipped ? std::optional<std::string>(stem) : std::nullopt};
+  }
   if (std::find(names.begin(), names.end(), value) != names.end()) {
     return ListSource{(lua::queries_folder() / kind / (value + ".txt")).string(), value};
   }

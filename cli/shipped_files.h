@@ -26,7 +26,7 @@ std::vector<std::string> shipped_list_names(std::string_view kind);
 // an installed heapql wherever it runs.
 struct ListSource {
   std::string path;                    // the file read
-  std::optional<std::string> shipped;  // the shipped list's name, when it is one
+  std::optional<std::string> shipped;  // the shipped list's name, when it is one (by name or by its path)
 };
 // UsageError when the value is neither a file nor a shipped name but nearly
 // names one (the engine would only say the file cannot be opened).

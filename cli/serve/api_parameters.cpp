@@ -11,10 +11,10 @@ namespace heapql::cli {
 
 namespace {
 
-// Options that take a file or change what is read or what a request may
-// spend: the server decides those, once, on its own command line.
-constexpr std::array<std::string_view, 11> kRefused = {"output",    "o",      "format", "store",   "no-store", "symbols",
-                                                      "no-raw",    "strict", "trusted", "timeout", "memory"};
+// Options that take a file or a folder, or change what is read or what a
+// request may spend: the server decides those, once, on its own command line.
+constexpr std::array<std::string_view, 12> kRefused = {"output", "o",      "format",  "store",   "no-store", "symbols",
+                                                      "no-raw", "strict", "trusted", "timeout", "memory",   "recipes"};
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';

@@ -119,9 +119,11 @@ int run_serve(Arguments& args) {
   std::atomic<bool> serving{false};
   std::atomic<bool> stopped{false};
   std::atomic<bool> listen_ended{false};
+  std::atomic<bool> returning{false};  // run_serve returns or throws: the stopper just ends
   std::thread stopper([&] {
     int signal_number = 0;
     sigwait(&stop_signals, &signal_number);
+    if (returning.load()) return;
     if (!serving.load()) ::_exit(128 + signal_number);
     stopped.store(true);
     // Signalled just after the URL line: stop() stops only a running server.
@@ -130,13 +132,15 @@ int run_serve(Arguments& args) {
   });
   struct StopperJoined {
     std::thread& stopper;
-    // Ended otherwise than by a signal: wake the stopper (the signal is
-    // blocked everywhere, so it goes to its sigwait).
+    std::atomic<bool>& returning;
+    // Ended otherwise than by a signal (or by one, already taken): wake the
+    // stopper (the signal is blocked everywhere, so it goes to its sigwait).
     ~StopperJoined() {
+      returning.store(true);
       pthread_kill(stopper.native_handle(), SIGTERM);
       stopper.join();
     }
-  } stopper_joined{stopper};
+  } stopper_joined{stopper, returning};
 
   // Each trace opened once (a store mapped, or the trace read into one) and
   // registered: every worker answers from it (engine/session/open_sessions.h).

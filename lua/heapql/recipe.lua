@@ -156,16 +156,6 @@ local function show(value)
   return tostring(value)
 end
 
--- The names of the params of type path, sorted: the files a run may read
--- because the user named them (`heapql serve` refuses them from the web).
-function recipe.path_params(decl)
-  local names = {}
-  for _, name in ipairs(sorted_names(decl.params)) do
-    if decl.params[name].type == "path" then names[#names + 1] = name end
-  end
-  return names
-end
-
 -- A declaration's params as `heapql help NAME` shows them and `heapql list
 -- --format json` lists them: {name, type, default (as --param writes it; nil
 -- when none), doc}, sorted by name.

@@ -339,18 +339,12 @@ RecipeInfo describe_recipe_here(const RecipeSource& recipe, const RecipeOptions&
     s.call_library("heapql.recipe", "describe", 2, 1);
     info.help = s.returned_string("the recipe's description");
     lua_pushvalue(L, declaration);
-    s.call_library("heapql.recipe", "path_params", 1, 1);
-    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; ++i) {
-      info.path_params.emplace_back(lua_tostring(L, -1));
-      lua_pop(L, 1);
-    }
-    lua_pop(L, 2);
-    lua_pushvalue(L, declaration);
     s.call_library("heapql.recipe", "param_list", 1, 1);
     for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TTABLE; ++i) {
       const Fields param(L, -1, "recipe param");
       info.params.push_back(RecipeParam{param.string("name").value_or(""), param.string("type").value_or(""),
                                         param.string("default"), param.string("doc").value_or("")});
+      if (info.params.back().type == "path") info.path_params.push_back(info.params.back().name);
       lua_pop(L, 1);
     }
     lua_pop(L, 2);

@@ -61,8 +61,10 @@ struct RecipeInfo {
   std::string name;
   std::string doc;
   std::string help;  // the text of `heapql help`
-  std::vector<std::string> path_params;  // its params of type path: files a run may read
   std::vector<RecipeParam> params;  // sorted by name
+  // Its params of type path, sorted: files a run may read because the user
+  // named them (`heapql serve` refuses them from the web).
+  std::vector<std::string> path_params;
 };
 
 // Throws heapql::Error with the recipe's file:line and message.

@@ -410,9 +410,11 @@ function M.doc()
   put("")
   para("A recipe is a Lua 5.4 file that returns `hq.recipe{...}`: a named query with typed params, or a small "
     .. "program that runs several queries, writes its own report and fails a gate when a number is too large. "
-    .. "`heapql run RECIPE TRACE` runs it in a sandbox. RECIPE is a file, or the name of a recipe in the shipped "
-    .. "`queries/` folder (`heapql list` lists them, docs/recipes-canned.md says what they find); "
-    .. "`heapql help RECIPE` shows a recipe's params. Copying a shipped recipe is a good way to start one.")
+    .. "`heapql run RECIPE TRACE` runs it in a sandbox. RECIPE is a file, or the name of a recipe in "
+    .. "`--recipes DIR` or in the shipped `queries/` folder, looked for in that order (`heapql list` lists them, "
+    .. "docs/recipes-canned.md says what the shipped ones find); `heapql help RECIPE` shows a recipe's params. "
+    .. "Copying a shipped recipe is a good way to start one, and `heapql query TRACE OPTIONS --format recipe` "
+    .. "writes the recipe of a query you have (below).")
 
   put("## A recipe")
   put("")
@@ -429,6 +431,36 @@ function M.doc()
     .. "in that format instead. `hq.fail_if` is a gate: the report is still written, and the run exits with 1.")
   para("A recipe with `run` instead of `query` composes queries itself:")
   block("lua", M.examples.run)
+
+  put("## A query saved as a recipe: `--format recipe`")
+  put("")
+  para("`heapql query TRACE OPTIONS --format recipe` (and `heapql import`) prints the query the options spell "
+    .. "as a recipe file, without reading the trace: `heapql run FILE TRACE --format json` then prints the same "
+    .. "JSON as `heapql query TRACE OPTIONS --format json`. heapql serve's \"Save as recipe\" is this. Every "
+    .. "query option has its field: each value is written as the command line gave it (a one-line Lua string, "
+    .. "or a whole number where the field takes one). `--cull-list` makes `cull` a pattern set that spells the "
+    .. "whole list: `hq.cull.defaults` (unless `--no-default-cull`), each list (`hq.cull.shipped \"stl\"` for a "
+    .. "shipped name, `hq.cull.file \"PATH\"` for a file, which the recipe reads beside itself and as its sandbox "
+    .. "allows), then the `--cull` patterns. `--suppressions` becomes a list of `hq.suppressions.shipped` / "
+    .. "`.file` readers. The first comment line is the command line, shell-quoted.")
+  block("lua", table.concat({
+    "-- heapql query prog.zst --by frame --window 1s..2s --cull-list stl",
+    "-- The query of these options, written by --format recipe: heapql run FILE TRACE answers it.",
+    "local hq = require \"heapql\"",
+    "",
+    "return hq.recipe {",
+    "  name = \"saved-query\",",
+    "  doc = \"The query of heapql query TRACE --by frame --window 1s..2s --cull-list stl\",",
+    "  query = function()",
+    "    return {",
+    "      window = \"1s..2s\",",
+    "      cull = hq.cull.defaults",
+    "        + hq.cull.shipped \"stl\",",
+    "      by = \"frame\",",
+    "    }",
+    "  end,",
+    "}",
+  }, "\n"))
 
   put("## The declaration: `hq.recipe{...}`")
   put("")

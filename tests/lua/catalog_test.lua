@@ -160,6 +160,9 @@ return hq.recipe { name = "my-leaks", doc = "mine, \"quoted\"", params = { depth
   local text = heapql.run { "list", "--recipes", dir }
   t:eq(text.code, 3, "text list: a broken recipe is exit 3")
   t:ok(text.out:find("recipes in " .. dir, 1, true), "text list names DIR")
+  t:ok(text.out:find("\n  leaks%s+mine"), "text list: DIR's recipe under DIR", text.out)
+  local slash = heapql.run { "list", "--recipes", dir .. "/" }
+  t:ok(slash.out:find("\n  leaks%s+mine"), "text list: DIR/ with its slash lists the same", slash.out)
   local one = json_of({ "help", "leaks", "--recipes", dir, "--format", "json" }, "help RECIPE --format json")
   t:eq(one.recipes[1].doc, 'mine, "quoted"', "help finds DIR's recipe")
   local run = heapql.run { "run", "leaks", "tests/data/worked_example.txt", "--recipes", dir, "--format", "json" }

@@ -74,9 +74,15 @@ local function round_trip(trace, options, label)
   local file = dir .. "/recipe" .. recipe_count .. ".lua"
   local written = heapql.run(with("--format", "recipe", "-o", file))
   if direct.code ~= 0 then
-    -- A query the command line refuses is refused as a recipe too, with the same message.
-    t:eq(written.code, direct.code, label .. ": refused alike")
-    t:eq(written.err, direct.err, label .. ": the same message")
+    if written.code ~= 0 then
+      -- Refused before the trace is read: refused as a recipe too, with the same message.
+      t:eq(written.code, direct.code, label .. ": refused alike")
+      t:eq(written.err, direct.err, label .. ": the same message")
+    else
+      -- Refused for what the trace holds: the recipe, which does not read it, fails when run.
+      local run = heapql.run { "run", file, trace, "--format", "json" }
+      t:eq(run.code, direct.code, label .. ": the recipe fails when run, as the query did (" .. direct.err .. ")")
+    end
     return nil
   end
   if not t:eq(written.code, 0, label .. ": recipe written (" .. written.err .. ")") then return nil end
@@ -171,6 +177,13 @@ t:case("the trace is not read; output options and bad queries", function()
   local r = heapql.run { "query", dir .. "/no-such-trace.zst", "--by", "frame", "--format", "recipe" }
   t:eq(r.code, 0, "a trace that is not there: still written (" .. r.err .. ")")
   t:ok(r.out:find('by = "frame",', 1, true), "the query", r.out)
+  -- A shipped list named by its path (as heapql serve passes it) is read by name.
+  local by_path = round_trip(TRACES[1], { "--cull-list", "queries/cull/stl.txt", "--suppressions",
+    "queries/suppressions/heaptrack-builtin.txt" }, "shipped lists by their paths")
+  t:ok(by_path and by_path:find('hq.cull.shipped "stl"', 1, true)
+    and by_path:find('hq.suppressions.shipped "heaptrack-builtin"', 1, true), "named as shipped lists", by_path)
+  local not_shipped = round_trip(TRACES[1], { "--cull-list", CULL_FILE }, "a list that is not shipped")
+  t:ok(not_shipped and not_shipped:find("hq.cull.file ", 1, true), "read as a file", not_shipped)
   r = heapql.run { "query", TRACES[1], "--cull-list", "no-such-list", "--format", "recipe" }
   t:eq(r.code, 3, "an unreadable cull list: exit 3 as for an answer")
   r = heapql.run { "query", TRACES[1], "--sort", "nope", "--format", "recipe" }

@@ -303,7 +303,11 @@ TEST_F(ServeApi, ForbiddenOptionsAndUnknownNamesAreRefused) {
     EXPECT_EQ(r->status, 400) << refused[0].first << ": " << r->body;
     expect_contains(r->body, refused[0].first);
   }
-  // A recipe's path-typed param names a file: refused too.
+  // A folder of recipes, and a recipe's path-typed param, name files: refused too.
+  httplib::Result folder = server.get("/api/run" + query_string({{"trace", "1"}, {"recipe", "leaks"}, {"recipes", "/"}}));
+  ASSERT_TRUE(folder);
+  EXPECT_EQ(folder->status, 400) << folder->body;
+  expect_contains(folder->body, "recipes");
   httplib::Result r = server.get("/api/run" + query_string({{"trace", "1"}, {"recipe", "regression"},
                                                             {"param", "baseline=/etc/passwd"}}));
   EXPECT_TRUE(r && r->status == 400) << status_and_body(r);
@@ -404,6 +408,13 @@ TEST_F(ServeApi, SigtermEndsTheServerWithExit0) {
   const int status = server.stop();
   ASSERT_TRUE(WIFEXITED(status)) << status;
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST_F(ServeApi, AnUnreadableTraceEndsTheStartWithExit2AndNoUrl) {
+  const CommandResult r = cli({"serve", "no-such.zst"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  expect_contains(r.err, "no-such.zst");
 }
 
 }  // namespace
