@@ -3,7 +3,7 @@
 // headless Chromium, against `heapql serve TRACE` on a loopback socket,
 // through the browser tests' driver (tests/serve/driver.js).
 //
-//   serve_latency.js --heapql BIN TRACE [--brushes N] [--regroups N] [--seed S] [--json FILE]
+//   serve_latency.js --heapql BIN TRACE [--brushes N] [--regroups N] [--top N] [--seed S] [--json FILE]
 //
 // - brushed windows: N random drags across the chart (whole trace on the x axis);
 // - whole-trace regroups: --by cycled through stack, frame, image, process, stack.
@@ -31,6 +31,7 @@ function parseArgs(argv) {
     else if (word === '--regroups') args.regroups = Number(argv[++i]);
     else if (word === '--seed') args.seed = Number(argv[++i]);
     else if (word === '--json') args.json = argv[++i];
+    else if (word === '--top') args.top = argv[++i];
     else args.traces.push(word);
   }
   if (!args.heapql || args.traces.length !== 1) {
@@ -89,10 +90,13 @@ async function main() {
     await act();
     const entry = await driver.gestureDone(page, before, 300000);
     if (entry.error) failures.push(kind + ': ' + entry.error);
+    const c = costs(entry);
+    process.stderr.write(`${kind}: ${c.total_ms.toFixed(1)} ms (engine ${c.engine_ms.toFixed(1)})${entry.error ? ' ' + entry.error : ''}\n`);
     return entry;
   };
   try {
-    const first = await run('load', () => page.goto(server.url));
+    // --top N: the views' rows, typed into the form first (default: the command line's).
+    const first = await run('load', () => page.goto(server.url + (args.top ? '&top=' + args.top : '')));
     const next = random(args.seed);
     const brushes = [];
     for (let i = 0; i < args.brushes; i++) {
@@ -113,17 +117,17 @@ async function main() {
       })));
     }
     const result = {
-      trace, heapql: path.resolve(args.heapql), seed: args.seed, first_view: costs(first),
+      trace, top: args.top || null, heapql: path.resolve(args.heapql), seed: args.seed, first_view: costs(first),
       brush: summary(brushes), regroup: summary(regroups), brushes, regroups, failures,
     };
     const row = (name, s) => {
-      const cell = (key) => `${s[key].median.toFixed(1)} / ${s[key].p95.toFixed(1)}`.padStart(15);
-      return `${name.padEnd(18)}${String(s.count).padStart(4)}${cell('total_ms')}${cell('engine_ms')}${cell('transfer_ms')}` +
+      const cell = (key) => `${s[key].median.toFixed(0)} / ${s[key].p95.toFixed(0)}`.padStart(17);
+      return `${name.padEnd(20)}${String(s.count).padStart(4)}${cell('total_ms')}${cell('engine_ms')}${cell('transfer_ms')}` +
         `${cell('table_ms')}${cell('flame_ms')}`;
     };
-    console.log(`heapql serve latency, ${trace} (ms, median / p95)`);
-    console.log(`${'gesture'.padEnd(18)}${'n'.padStart(4)}${'total'.padStart(15)}${'engine'.padStart(15)}` +
-      `${'transfer'.padStart(15)}${'table'.padStart(15)}${'flame'.padStart(15)}`);
+    console.log(`heapql serve latency, ${trace}${args.top ? ', --top ' + args.top : ''} (ms, median / p95)`);
+    console.log(`${'gesture'.padEnd(20)}${'n'.padStart(4)}${'total'.padStart(17)}${'engine'.padStart(17)}` +
+      `${'transfer'.padStart(17)}${'table'.padStart(17)}${'flame'.padStart(17)}`);
     console.log(row('brushed window', result.brush));
     console.log(row('whole-trace regroup', result.regroup));
     if (failures.length) console.log('failures:\n  ' + failures.join('\n  '));
