@@ -78,6 +78,10 @@ function stateOf(url) {
   return state;
 }
 
+// A pattern with a space and a quote: the address, the API and the copied
+// command line (quoted for sh) must all carry it whole.
+const ODD_PATTERN = "no such frame's at all";
+
 const APP_KEYS = new Set(['token', 'mode', 'trace', 'b', 'window-a', 'window-b', 'recipe', 'param', 'drill']);
 
 function get1(state, name) {
@@ -250,10 +254,10 @@ step('filter', async ({ page, traces }) => {
   // A repeatable option: "+" adds another input.
   await page.locator('#query-fields .field[data-field="exclude"] .add-more').click();
   await gesture(page, () => fillField(page, 'exclude', 'AllocateSteadyState', 0));
-  await gesture(page, () => fillField(page, 'exclude', 'no_such_frame_at_all', 1));
+  await gesture(page, () => fillField(page, 'exclude', ODD_PATTERN, 1));
   const state = stateOf(page.url());
   assert.deepStrictEqual(state.filter(([n]) => n === 'exclude').map(([, v]) => v),
-    ['AllocateSteadyState', 'no_such_frame_at_all'], 'both excludes in the address');
+    ['AllocateSteadyState', ODD_PATTERN], 'both excludes in the address');
   const json = await shownJson(page);
   assert.deepStrictEqual(json, cliFor(page.url(), traces));
   for (const row of json.rows) {
@@ -323,7 +327,7 @@ step('history', async ({ page, traces }) => {
   assert.strictEqual((await shown(page)).text, text, 'forward does not come back to the same view');
   // The form shows what the address says.
   const exclude = await page.$$eval('#query-fields [data-field="exclude"]:is(input)', (nodes) => nodes.map((n) => n.value));
-  assert.deepStrictEqual(exclude, ['AllocateSteadyState', 'no_such_frame_at_all']);
+  assert.deepStrictEqual(exclude, ['AllocateSteadyState', ODD_PATTERN]);
 });
 
 step('copy-command', async ({ page }) => {
@@ -401,6 +405,8 @@ step('diff-windows', async ({ page, traces }) => {
   assert(!done.error, done.error);
   const state = stateOf(page.url());
   assert(get1(state, 'window-a') && get1(state, 'window-b'), 'the address holds both windows');
+  assert(await page.locator('#query-fields input[data-field="window"]').isDisabled(),
+    'the query\'s --window box is enabled in a diff of two windows, where it does not apply');
   const json = await shownJson(page);
   assert.strictEqual(json.kind, 'diff');
   assert.deepStrictEqual(json, cliFor(page.url(), traces));
@@ -415,10 +421,12 @@ step('diff-windows', async ({ page, traces }) => {
 });
 
 step('diff-traces', async ({ page, traces }) => {
-  // The whole traces: the window the query had set is cleared first.
-  await fillField(page, 'window', '');
   await page.locator('#trace').selectOption('2');
   await gesture(page, () => page.locator('#trace-b').selectOption('3'));
+  // The whole traces: the window the query had set (its box is enabled again
+  // now that A and B are two traces) is cleared.
+  assert.strictEqual(await page.locator('#query-fields input[data-field="window"]').isDisabled(), false);
+  await gesture(page, () => fillField(page, 'window', ''));
   const json = await shownJson(page);
   assert.strictEqual(json.kind, 'diff');
   assert.strictEqual(json.b.trace.path, traces[2].path);
