@@ -213,6 +213,7 @@
 
   function hooksFor(mode, timing, extra) {
     return Object.assign({
+      exactNames: true,
       onPhase: (name) => {
         if (name === 'table' || name === 'flame') timing.mark(name);
       },

@@ -354,7 +354,7 @@
     if (pruning.other_rows_before > 0) {
       note('--top ' + formatCount(query.top) + ' left ' + plural(pruning.other_rows_before, 'row') + ' in [other].');
     }
-    if (!data.series && !hooks.chart) note('No series in this result: the chart needs a query with --series N.');
+    if (!data.series && !hooks.chart && !hooks.exactNames) note('No series in this result: the chart needs a query with --series N.');
   }
 
   // Pruning, as both pages say it: `pruned` is what the pruned rows held.
@@ -999,8 +999,7 @@
     const feet = (data.other ? [[data.other, '[other: ' + plural(data.other.rows, 'more row') + ']']] : [])
       .concat([[data.totals, '[total]']]);
     fillRowsTable(columns, feet, plural(data.rows.length, 'row') + ', sorted by ' + data.query.sort +
-      ' as the query asked; click a heading to sort by it (again: the other way). Frames show as the flame ' +
-      'graph\'s "full names" box says.');
+      ' as the query asked; click a heading to sort by it (again: the other way).' + namesNote());
   }
 
   // Status, A's and B's sort measure, and the change of every measure, as
@@ -1034,8 +1033,14 @@
     const count = (status) => data.rows.filter((row) => row.status === status).length;
     fillRowsTable(columns, feet, plural(data.rows.length, 'row') + ' (' + formatCount(count('new')) + ' new, ' +
       formatCount(count('gone')) + ' gone), the biggest change of ' + sort + ' first; click a heading to sort by it ' +
-      '(again: the other way). Frames show as the flame graph\'s "full names" box says.',
+      '(again: the other way).' + namesNote(),
     (row) => (row.delta[sort] > 0 ? 'row-grown' : row.delta[sort] < 0 ? 'row-shrunk' : ''));
+  }
+
+  // The table's note on names: the app (hooks.exactNames) shows exact names
+  // only and has no "full names" box.
+  function namesNote() {
+    return hooks.exactNames ? '' : ' Frames show as the flame graph\'s "full names" box says.';
   }
 
   // ---- self-test ---------------------------------------------------------------
