@@ -20,11 +20,12 @@
 
 namespace heapql::cli {
 
-int run_command_line(std::vector<std::string> words) {
+int run_command_line(std::vector<std::string> words, lua::CommandDefinitions* loaded) {
   const std::string command = words.empty() ? std::string() : words.front();
   try {
     // The one definition of the command line (lua/heapql/commands.lua).
-    heapql::lua::CommandDefinitions definitions;
+    std::optional<heapql::lua::CommandDefinitions> own;
+    heapql::lua::CommandDefinitions& definitions = loaded != nullptr ? *loaded : own.emplace();
     if (words.empty()) {
       std::fputs(definitions.usage().c_str(), stderr);
       return kExitBadQuery;

@@ -8,10 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "lua/host/command_definitions.h"
+
 namespace heapql::cli {
 
 // `words` is the command line after the program's name ("query", TRACE, ...).
-// Nothing throws out of it.
-int run_command_line(std::vector<std::string> words);
+// `loaded`: the command line's definitions, loaded already (a server's
+// worker inherits them from the server, which saves loading them again for
+// each request); null: loaded here. Nothing throws out of it.
+int run_command_line(std::vector<std::string> words, lua::CommandDefinitions* loaded = nullptr);
 
 }  // namespace heapql::cli

@@ -110,6 +110,7 @@ void relay(ServeState& state, const httplib::Request& req, httplib::Response& re
                         kExitBadQuery));
       break;
     case WorkerOutcome::End::kCancelled: answer(res, 409, error_json("superseded")); break;
+    case WorkerOutcome::End::kStopping: answer(res, 503, error_json("heapql serve is stopping")); break;
     case WorkerOutcome::End::kTooLarge:
       answer(res, 503,
              error_json(fmt::format("heapql {}: the answer is larger than the memory limit of {} (--memory)", command,
@@ -183,6 +184,7 @@ void add_routes(httplib::Server& server, ServeState& state) {
 
   server.Get("/api/traces", refusing([&state](const httplib::Request&, httplib::Response& res, const Parameters&) {
     answer(res, 200, traces_json(state));
+    res.set_header("Server-Timing", "engine;dur=0");  // answered at start
   }));
 
   server.Get("/api/schema", refusing([&state](const httplib::Request& req, httplib::Response& res,

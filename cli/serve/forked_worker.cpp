@@ -25,9 +25,12 @@ constexpr auto kGrace = std::chrono::seconds(1);  // for the child's own limit m
 constexpr auto kPollEvery = std::chrono::milliseconds(20);  // how soon a cancel is seen
 constexpr std::size_t kMostStderrKept = std::size_t{1} << 20;
 
+std::atomic<bool> g_ending_every_worker{false};
+
 // The child: the command line on `words`, printing into the pipes; never returns.
 [[noreturn]] void become_worker(const std::vector<std::string>& words, int out_fd, int err_fd, bool arm_limits,
-                                const WorkerLimits& limits, const std::string& prefix) {
+                                const WorkerLimits& limits, const std::string& prefix,
+                                lua::CommandDefinitions& definitions) {
   // The server blocks its stop signals for its signal thread and ignores SIGPIPE;
   // a command expects neither.
   sigset_t none;
@@ -42,7 +45,7 @@ constexpr std::size_t kMostStderrKept = std::size_t{1} << 20;
   {
     std::optional<lua::RunGuard> guard;
     if (arm_limits) guard.emplace(lua::Limits{limits.timeout, limits.memory_bytes}, prefix);
-    code = run_command_line(words);
+    code = run_command_line(words, &definitions);
   }
   std::fflush(stdout);
   std::fflush(stderr);
@@ -62,14 +65,16 @@ bool drain(int fd, std::string& into, std::size_t cap) {
 
 }  // namespace
 
+void end_every_worker() { g_ending_every_worker.store(true); }
+
 WorkerOutcome ForkedWorkers::run(const std::vector<std::string>& words, bool arm_limits, const std::string& prefix,
                                  const std::atomic<bool>& cancelled) {
   {
     std::unique_lock lock(mutex_);
-    while (running_ >= limits_.jobs) {
-      if (cancelled.load()) {
+    while (running_ >= limits_.jobs || g_ending_every_worker.load()) {
+      if (cancelled.load() || g_ending_every_worker.load()) {
         WorkerOutcome outcome;
-        outcome.end = WorkerOutcome::End::kCancelled;
+        outcome.end = cancelled.load() ? WorkerOutcome::End::kCancelled : WorkerOutcome::End::kStopping;
         return outcome;
       }
       slot_freed_.wait_for(lock, kPollEvery);
@@ -100,7 +105,7 @@ WorkerOutcome ForkedWorkers::run_child(const std::vector<std::string>& words, bo
   }
   const Clock::time_point start = Clock::now();
   const pid_t pid = ::fork();
-  if (pid == 0) become_worker(words, out[1], err[1], arm_limits, limits_, prefix);
+  if (pid == 0) become_worker(words, out[1], err[1], arm_limits, limits_, prefix, definitions_);
   ::close(out[1]);
   ::close(err[1]);
   if (pid < 0) {
@@ -128,6 +133,8 @@ WorkerOutcome ForkedWorkers::run_child(const std::vector<std::string>& words, bo
       killed = WorkerOutcome::End::kTooLarge;
     } else if (cancelled.load()) {
       killed = WorkerOutcome::End::kCancelled;
+    } else if (g_ending_every_worker.load()) {
+      killed = WorkerOutcome::End::kStopping;
     } else if (limits_.timeout.count() > 0 && Clock::now() - start > limits_.timeout + kGrace) {
       killed = WorkerOutcome::End::kTimedOut;
     }

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "lua/host/command_definitions.h"
+
 namespace heapql::cli {
 
 struct WorkerLimits {
@@ -30,6 +32,7 @@ struct WorkerOutcome {
     kTimedOut,   // still running past the timeout and its grace: killed
     kCancelled,  // superseded while waiting or running: killed
     kTooLarge,   // printed more than the memory limit: killed
+    kStopping,   // the server is stopping (end_every_worker): killed
   };
   End end = End::kExited;
   int exit_code = 0;
@@ -39,9 +42,17 @@ struct WorkerOutcome {
   double wall_ms = 0;  // fork to reap
 };
 
+// Kills every worker running or waiting, in every ForkedWorkers, and every
+// one started later: the server is stopping, and its connections' threads
+// must end soon (they are joined). Safe from any thread.
+void end_every_worker();
+
 class ForkedWorkers {
  public:
-  explicit ForkedWorkers(WorkerLimits limits) : limits_(limits) {}
+  // `definitions`: the command line's, loaded once before any worker runs
+  // and never used by the server after; each child runs with its own copy.
+  ForkedWorkers(WorkerLimits limits, lua::CommandDefinitions& definitions)
+      : limits_(limits), definitions_(definitions) {}
 
   // Runs `words` (the command line after `heapql`) in a child, once a job
   // slot is free. `arm_limits`: the child arms the run limits
@@ -60,6 +71,7 @@ class ForkedWorkers {
                           const std::atomic<bool>& cancelled);
 
   WorkerLimits limits_;
+  lua::CommandDefinitions& definitions_;
   std::mutex mutex_;
   std::condition_variable slot_freed_;
   int running_ = 0;

@@ -126,6 +126,7 @@ int run_serve(Arguments& args) {
     if (returning.load()) return;
     if (!serving.load()) ::_exit(128 + signal_number);
     stopped.store(true);
+    end_every_worker();  // stop() joins the connections' threads: their workers end now
     // Signalled just after the URL line: stop() stops only a running server.
     while (!server.is_running() && !listen_ended.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     server.stop();
@@ -163,14 +164,19 @@ int run_serve(Arguments& args) {
   }
   if (port <= 0) throw Error(fmt::format("heapql serve: cannot listen on {}:{}", options.bind, options.port));
 
-  ServeState state{{}, ServedLists::find(options.recipes_dir, lua::Limits{options.limits.timeout, options.limits.memory_bytes}), ForkedWorkers(options.limits), {},
-                   RequestGuard(new_server_token(), options.bind, port), options.reading_words,
-                   options.limit_words, options.recipes_dir, {}};
-  {
-    lua::CommandDefinitions definitions;
-    for (const char* command : {"query", "diff", "run", "help", "list", "info"}) {
-      state.accepted[command] = definitions.accepted(command).value_or(std::vector<lua::AcceptedOption>{});
-    }
+  // Loaded once: the workers' dispatcher runs with a copy of it each.
+  lua::CommandDefinitions definitions;
+  ServeState state{{},
+                   ServedLists::find(options.recipes_dir, lua::Limits{options.limits.timeout, options.limits.memory_bytes}),
+                   ForkedWorkers(options.limits, definitions),
+                   {},
+                   RequestGuard(new_server_token(), options.bind, port),
+                   options.reading_words,
+                   options.limit_words,
+                   options.recipes_dir,
+                   {}};
+  for (const char* command : {"query", "diff", "run", "help", "list", "info"}) {
+    state.accepted[command] = definitions.accepted(command).value_or(std::vector<lua::AcceptedOption>{});
   }
   // /api/traces's summaries: each `heapql info PATH --format json`, once.
   const std::atomic<bool> never{false};

@@ -40,9 +40,12 @@ ServedLists ServedLists::find(const std::string& recipes_dir, const lua::Limits&
   std::vector<fs::path> folders = {lua::queries_folder()};
   if (!recipes_dir.empty()) folders.emplace_back(recipes_dir);
   for (std::size_t i = 0; i < folders.size(); ++i) {
-    for (const auto& [name, file] : files_in(folders[i] / "cull", ".txt")) lists.cull_lists_[name] = file.string();
+    const bool shipped = i == 0;
+    for (const auto& [name, file] : files_in(folders[i] / "cull", ".txt")) {
+      lists.cull_lists_[name] = List{file.string(), shipped};
+    }
     for (const auto& [name, file] : files_in(folders[i] / "suppressions", ".txt")) {
-      lists.suppression_lists_[name] = file.string();
+      lists.suppression_lists_[name] = List{file.string(), shipped};
     }
     for (const auto& [name, file] : files_in(folders[i], ".lua")) {
       try {
@@ -59,16 +62,23 @@ ServedLists ServedLists::find(const std::string& recipes_dir, const lua::Limits&
   return lists;
 }
 
-std::optional<std::string> ServedLists::cull_list(std::string_view name) const {
-  const auto found = cull_lists_.find(name);
-  if (found == cull_lists_.end()) return std::nullopt;
-  return found->second;
+namespace {
+
+template <class Map>
+std::optional<std::string> list_word(const Map& lists, std::string_view name) {
+  const auto found = lists.find(name);
+  if (found == lists.end()) return std::nullopt;
+  std::error_code ignored;
+  if (found->second.shipped && !fs::exists(fs::path(name), ignored)) return std::string(name);
+  return found->second.file;
 }
 
+}  // namespace
+
+std::optional<std::string> ServedLists::cull_list(std::string_view name) const { return list_word(cull_lists_, name); }
+
 std::optional<std::string> ServedLists::suppression_list(std::string_view name) const {
-  const auto found = suppression_lists_.find(name);
-  if (found == suppression_lists_.end()) return std::nullopt;
-  return found->second;
+  return list_word(suppression_lists_, name);
 }
 
 const ServedRecipe* ServedLists::recipe(std::string_view name) const {

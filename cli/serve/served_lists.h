@@ -30,6 +30,10 @@ class ServedLists {
   // its params; one that fails is left out, with its error on stderr.
   static ServedLists find(const std::string& recipes_dir, const lua::Limits& limits);
 
+  // What the command is given for a served list of that name (none: not
+  // served): a shipped list's name, as a user types it (`--cull-list stl`),
+  // unless a file of that name in the current folder would be read instead;
+  // else the list's file.
   std::optional<std::string> cull_list(std::string_view name) const;
   std::optional<std::string> suppression_list(std::string_view name) const;
   const ServedRecipe* recipe(std::string_view name) const;
@@ -38,8 +42,12 @@ class ServedLists {
   std::string recipe_names() const;
 
  private:
-  std::map<std::string, std::string, std::less<>> cull_lists_;  // NAME -> file
-  std::map<std::string, std::string, std::less<>> suppression_lists_;
+  struct List {
+    std::string file;
+    bool shipped = false;
+  };
+  std::map<std::string, List, std::less<>> cull_lists_;  // by NAME
+  std::map<std::string, List, std::less<>> suppression_lists_;
   std::map<std::string, ServedRecipe, std::less<>> recipes_;
 };
 

@@ -70,25 +70,6 @@ struct Series {
   std::vector<std::uint64_t> max_bytes;
 };
 
-// Everything a result says but its rows: what a diff keeps of each side.
-struct ResultSummary {
-  Query query;
-  bool realloc_known = false;  // false: src is unavailable (null)
-  bool impacting_measures = false;
-  Measures totals;
-  std::optional<Measures> other;  // rows beyond top N, summed
-  std::uint64_t other_rows = 0;
-  std::uint64_t temporary_blocks = 0;  // among the counted blocks
-  // Blocks allocated in the window that the filters removed.
-  std::uint64_t excluded_blocks = 0, excluded_bytes = 0;
-  Peak peak;
-  std::optional<Series> series;
-  std::int64_t trace_end_ns = 0;
-  // Columns a recipe computed per row (never by the engine); the writers
-  // show them after the measures.
-  std::vector<std::string> derived_columns;
-};
-
 // The drill-down of one listed row (Query::detail; row_detail.h): the blocks
 // the row counts, by full stack, by size and by lifetime. Each of stacks (with
 // other_stacks), sizes and lifetimes (with not_freed) adds up to blocks and
@@ -96,6 +77,7 @@ struct ResultSummary {
 struct DetailStack {
   StackFrames frames;  // the full (unculled) stack, top first
   StackId stack;
+  std::size_t culled_frames = 0;  // how many of its top frames the query's culling removes
   Measures measures;   // the stack's part of the row's measures
   std::uint64_t bytes = 0;
 };
@@ -123,9 +105,28 @@ struct RowDetail {
 
 inline constexpr std::size_t kDetailStacks = 20;
 
+// Everything a result says but its rows: what a diff keeps of each side.
+struct ResultSummary {
+  Query query;
+  bool realloc_known = false;  // false: src is unavailable (null)
+  bool impacting_measures = false;
+  Measures totals;
+  std::optional<Measures> other;  // rows beyond top N, summed
+  std::uint64_t other_rows = 0;
+  std::uint64_t temporary_blocks = 0;  // among the counted blocks
+  // Blocks allocated in the window that the filters removed.
+  std::uint64_t excluded_blocks = 0, excluded_bytes = 0;
+  Peak peak;
+  std::optional<Series> series;
+  std::int64_t trace_end_ns = 0;
+  // Columns a recipe computed per row (never by the engine); the writers
+  // show them after the measures.
+  std::vector<std::string> derived_columns;
+  std::optional<RowDetail> detail;  // when the query asks for one and has that row
+};
+
 struct Result : ResultSummary {
   std::vector<Row> rows;
-  std::optional<RowDetail> detail;  // when the query asks for one and has that row
 };
 
 }  // namespace heapql

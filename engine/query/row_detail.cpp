@@ -10,7 +10,6 @@
 #include <bit>
 #include <optional>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -25,36 +24,51 @@ namespace {
 // Lifetime bins: [0, 1 us), then a decade each up to [100 s, 1000 s), then
 // 1000 s and more.
 constexpr std::size_t kLifetimeBins = 11;
-constexpr std::int64_t kFirstLifetimeBoundNs = 1000;
+constexpr std::uint64_t kFirstLifetimeBoundNs = 1000;
 
-std::uint64_t lifetime_bound_ns(std::size_t bin) {
+// The upper bounds of the bins but the last: 1 us, 10 us, ... 1000 s.
+constexpr std::array<std::uint64_t, kLifetimeBins - 1> kLifetimeBoundsNs = [] {
+  std::array<std::uint64_t, kLifetimeBins - 1> bounds{};
   std::uint64_t bound = kFirstLifetimeBoundNs;
-  for (std::size_t i = 0; i < bin; ++i) bound *= 10;
-  return bound;
-}
+  for (std::uint64_t& b : bounds) b = bound, bound *= 10;
+  return bounds;
+}();
+
+std::uint64_t lifetime_bound_ns(std::size_t bin) { return kLifetimeBoundsNs[bin]; }
 
 std::size_t lifetime_bin(std::int64_t lifetime_ns) {
-  std::size_t bin = 0;
-  while (bin + 1 < kLifetimeBins && static_cast<std::uint64_t>(lifetime_ns) >= lifetime_bound_ns(bin)) ++bin;
-  return bin;
+  return static_cast<std::size_t>(std::upper_bound(kLifetimeBoundsNs.begin(), kLifetimeBoundsNs.end(),
+                                                   static_cast<std::uint64_t>(lifetime_ns)) -
+                                  kLifetimeBoundsNs.begin());
 }
 
 struct StackPart {
   Measures measures;
   std::uint64_t bytes = 0;
+  StackId stack;
+  StackId culled;  // the stack as the query's culling leaves it
+};
+constexpr std::uint32_t kNoPart = 0xFFFFFFFFu;
+
+// One bucket of the row: its blocks by impacting type (at the peak, all as
+// AIFO). Sizes and stacks are a bucket's, so they are binned from these at
+// the end; only the lifetimes are binned block by block.
+struct RowBucket {
+  BucketId bucket;
+  std::uint64_t size = 0;
+  std::array<std::uint64_t, 4> blocks_by_type{};
 };
 
 // What the pass keeps of the row's blocks.
 struct RowBins {
-  std::uint64_t blocks = 0, bytes = 0;
-  std::unordered_map<std::uint32_t, StackPart> stacks;      // by full stack node
-  std::array<std::pair<std::uint64_t, std::uint64_t>, 65> sizes{};  // by bit width of the size: blocks, bytes
-  std::array<std::pair<std::uint64_t, std::uint64_t>, kLifetimeBins> lifetimes{};
+  std::vector<RowBucket> buckets;
+  std::array<std::pair<std::uint64_t, std::uint64_t>, kLifetimeBins> lifetimes{};  // blocks, bytes
   std::uint64_t not_freed_blocks = 0, not_freed_bytes = 0;
 };
 
-// A bucket as the pass sees it, decided at its first block.
-enum class BucketRole : std::int8_t { kUnknown, kNotCounted, kCounted, kRow };
+// A bucket's place in the pass, decided at its first block: one of these,
+// or its index in RowBins::buckets (a bucket of the row).
+constexpr std::int32_t kUnknownBucket = -3, kNotCounted = -2, kCountedElsewhere = -1;
 
 // Feeds on the store's block events (EventConsumer) and keeps the blocks of
 // the row: those of its buckets (which pass the query's bucket filters and
@@ -78,6 +92,8 @@ class RowBlocks final : public EventConsumer {
   }
 
   RowBins take_bins() { return std::move(bins_); }
+  // A full stack as the query's culling leaves it.
+  StackId culled(StackId stack) { return plan_.culled(stack); }
 
   std::int64_t skippable_before_ns() const override { return plan_.t1(); }
   void on_skipped_events(const SkippedEvents& skipped) override {
@@ -85,31 +101,32 @@ class RowBlocks final : public EventConsumer {
     for (std::size_t b = 0; b < skipped.live.size(); ++b) {
       if (skipped.live[b] == 0) continue;
       const BucketId bucket(static_cast<std::uint32_t>(b));
-      if (role(bucket) == BucketRole::kNotCounted) continue;
+      if (slot(bucket) == kNotCounted) continue;
       level_bytes_ = checked_bytes(level_bytes_ + bytes_times(skipped.live[b], tables_.bucket(bucket).size));
     }
   }
 
   void on_alloc(const LiveBlock& block) override {
-    if (!at_peak_ || role(block.bucket) == BucketRole::kNotCounted) return;
+    if (!at_peak_ || slot(block.bucket) == kNotCounted) return;
     enter_window(block.alloc_ns, block.alloc_seq);
     level_bytes_ = checked_bytes(level_bytes_ + tables_.bucket(block.bucket).size);
     note_level(block.alloc_ns, block.alloc_seq + 1);
   }
 
   void on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) override {
-    const BucketRole r = role(block.bucket);
-    if (r == BucketRole::kNotCounted) return;
+    const std::int32_t at = slot(block.bucket);
+    if (at == kNotCounted) return;
     if (at_peak_) {
       enter_window(free_ns, free_seq);
       level_bytes_ -= tables_.bucket(block.bucket).size;
       note_level(free_ns, free_seq + 1);
     }
-    if (r == BucketRole::kRow) ended(block, free_seq, free_ns, temporary);
+    if (at >= 0) ended(bins_.buckets[static_cast<std::size_t>(at)], block, free_seq, free_ns, temporary);
   }
 
   void on_still_alive(const LiveBlock& block) override {
-    if (role(block.bucket) == BucketRole::kRow) ended(block, kNeverSeq, kNeverNs, false);
+    const std::int32_t at = slot(block.bucket);
+    if (at >= 0) ended(bins_.buckets[static_cast<std::size_t>(at)], block, kNeverSeq, kNeverNs, false);
   }
 
   void on_finish(std::int64_t) override {
@@ -119,17 +136,20 @@ class RowBlocks final : public EventConsumer {
  private:
   static constexpr std::uint64_t kNeverSeq = ~std::uint64_t{0};
 
-  BucketRole role(BucketId id) {
-    if (roles_.size() <= id.index()) roles_.resize(std::max(tables_.bucket_count(), std::size_t{id.index()} + 1));
-    BucketRole& r = roles_[id.index()];
-    if (r != BucketRole::kUnknown) return r;
+  std::int32_t slot(BucketId id) {
+    if (slots_.size() <= id.index()) {
+      slots_.resize(std::max(tables_.bucket_count(), std::size_t{id.index()} + 1), kUnknownBucket);
+    }
+    std::int32_t& at = slots_[id.index()];
+    if (at != kUnknownBucket) return at;
     const Bucket& bucket = tables_.bucket(id);
-    if (!plan_.counts_bucket(bucket)) return r = BucketRole::kNotCounted;
+    if (!plan_.counts_bucket(bucket)) return at = kNotCounted;
     const StackId culled = plan_.culled(bucket.stack);
     for (const auto& [level, value] : key_) {
-      if (key_level_value(tables_, level, bucket, culled) != value) return r = BucketRole::kCounted;
+      if (key_level_value(tables_, level, bucket, culled) != value) return at = kCountedElsewhere;
     }
-    return r = BucketRole::kRow;
+    bins_.buckets.push_back(RowBucket{id, bucket.size, {}});
+    return at = static_cast<std::int32_t>(bins_.buckets.size() - 1);
   }
 
   // As the aggregator looks at the level: at the window's start (before the
@@ -150,7 +170,8 @@ class RowBlocks final : public EventConsumer {
 
   // A block of the row's buckets ends (free_seq kNeverSeq: alive at the
   // end, or past the replay's cut).
-  void ended(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) {
+  void ended(RowBucket& bucket, const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns,
+             bool temporary) {
     if (block.alloc_ns >= plan_.t2()) return;  // allocated after the window: in no set
     const BlockEnd end{.alloc_in = block.alloc_ns >= plan_.t1(),
                        .freed_in = free_ns < plan_.t2(),
@@ -172,56 +193,17 @@ class RowBlocks final : public EventConsumer {
       if (!plan_.counts_block(type, end)) return;
       if (row_type_ && type != *row_type_) return;
     }
-    add(block, type, end);
-  }
-
-  void add(const LiveBlock& block, Impacting type, const BlockEnd& end) {
-    const Bucket& bucket = tables_.bucket(block.bucket);
-    const std::uint64_t size = bucket.size;
-    // The block's part of the row's measures, as the roll-up counts it
-    // (Aggregator::contributions).
-    Measures m;
-    m.blocks = 1;
-    if (at_peak_) {
-      m.soc = m.stc = 1;
-      m.so = m.st = size;
-      m.src = bucket.is_realloc ? 1 : 0;
-    } else {
-      if (type == Impacting::kAifi || type == Impacting::kAifo) {
-        m.stc = 1;
-        m.st = size;
-        m.src = bucket.is_realloc ? 1 : 0;
-        if (type == Impacting::kAifo) {
-          m.soc = 1;
-          m.so = size;
-        }
-      }
-      if (plan_.impacting_mode()) {
-        m.count = 1;
-        m.size = size;
-        const auto signed_size = static_cast<std::int64_t>(size);
-        m.impacting = type == Impacting::kAifo ? signed_size : type == Impacting::kAofi ? -signed_size : 0;
-      }
-    }
-    ++bins_.blocks;
-    add_bytes(bins_.bytes, size);
-    StackPart& part = bins_.stacks[bucket.stack.value];
-    part.measures.add(m);
-    part.bytes += size;
-    auto& by_size = bins_.sizes[static_cast<std::size_t>(std::bit_width(size))];
-    ++by_size.first;
-    by_size.second += size;
+    ++bucket.blocks_by_type[static_cast<std::size_t>(type)];
     // semantics.md §4: freed inside the window, free - alloc; outstanding,
     // T2 - alloc, unbounded in an open window.
-    const bool unbounded = !end.freed_in && plan_.t2() == kNeverNs;
-    if (unbounded) {
+    if (!end.freed_in && plan_.t2() == kNeverNs) {
       ++bins_.not_freed_blocks;
-      bins_.not_freed_bytes += size;
+      bins_.not_freed_bytes += bucket.size;
     } else {
       const std::int64_t lifetime = (end.freed_in ? end.free_ns : plan_.t2()) - block.alloc_ns;
       auto& by_lifetime = bins_.lifetimes[lifetime_bin(lifetime)];
       ++by_lifetime.first;
-      by_lifetime.second += size;
+      by_lifetime.second += bucket.size;
     }
   }
 
@@ -230,7 +212,7 @@ class RowBlocks final : public EventConsumer {
   const bool at_peak_;
   std::vector<std::pair<GroupBy, std::uint32_t>> key_;  // the row's key, but its impacting level
   std::optional<Impacting> row_type_;                    // the impacting level's value
-  std::vector<BucketRole> roles_;
+  std::vector<std::int32_t> slots_;                      // by bucket
   std::uint64_t peak_bytes_;
   std::uint64_t level_bytes_ = 0;
   bool in_window_ = false;
@@ -238,19 +220,51 @@ class RowBlocks final : public EventConsumer {
   RowBins bins_;
 };
 
+// `n` blocks of one type of a bucket as the roll-up measures them
+// (Aggregator::contributions).
+Measures measures_of(std::uint64_t n, Impacting type, const Bucket& bucket, bool at_peak, bool impacting_mode) {
+  const std::uint64_t bytes = bytes_times(n, bucket.size);
+  Measures m;
+  m.blocks = n;
+  if (at_peak) {
+    m.soc = m.stc = n;
+    m.so = m.st = bytes;
+    m.src = bucket.is_realloc ? n : 0;
+    return m;
+  }
+  if (type == Impacting::kAifi || type == Impacting::kAifo) {
+    m.stc = n;
+    m.st = bytes;
+    m.src = bucket.is_realloc ? n : 0;
+    if (type == Impacting::kAifo) {
+      m.soc = n;
+      m.so = bytes;
+    }
+  }
+  if (impacting_mode) {
+    m.count = n;
+    m.size = bytes;
+    const auto signed_size = static_cast<std::int64_t>(bytes);
+    m.impacting = type == Impacting::kAifo ? signed_size : type == Impacting::kAofi ? -signed_size : 0;
+  }
+  return m;
+}
+
 // The stacks listed: by the row's sort measure, then bytes, then blocks,
 // descending; stacks tied on all three by their text (semantics.md §3).
-void list_stacks(RowDetail& detail, const TraceTables& tables, Measure sort,
-                 std::unordered_map<std::uint32_t, StackPart>& parts) {
+void list_stacks(RowDetail& detail, const TraceTables& tables, Measure sort, const std::vector<StackPart>& parts) {
   struct Entry {
     std::uint64_t value, bytes, blocks;
     std::uint32_t stack;
+    std::uint32_t part;
     std::uint32_t rank = 0;  // among the stacks tied with it
   };
   std::vector<Entry> entries;
   entries.reserve(parts.size());
-  for (const auto& [stack, part] : parts) {
-    entries.push_back(Entry{part.measures.value(sort), part.bytes, part.measures.blocks, stack});
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const StackPart& part = parts[i];
+    entries.push_back(Entry{part.measures.value(sort), part.bytes, part.measures.blocks, part.stack.value,
+                            static_cast<std::uint32_t>(i)});
   }
   const auto triple = [](const Entry& e) { return std::tuple(e.value, e.bytes, e.blocks); };
   const auto larger = [&](const Entry& a, const Entry& b) { return triple(a) > triple(b); };
@@ -279,10 +293,13 @@ void list_stacks(RowDetail& detail, const TraceTables& tables, Measure sort,
   }
   std::uint64_t listed_blocks = 0, listed_bytes = 0;
   for (std::size_t i = 0; i < shown; ++i) {
-    const StackPart& part = parts.at(entries[i].stack);
+    const StackPart& part = parts[entries[i].part];
     DetailStack s;
     s.stack = StackId(entries[i].stack);
     s.frames = render_key_value(tables, GroupBy::kStack, entries[i].stack, order.frame_texts()).frames;
+    std::vector<FrameId> culled;
+    if (part.culled.valid()) tables.stack_frames(part.culled, culled);
+    s.culled_frames = s.frames.size() - culled.size();
     s.measures = part.measures;
     s.bytes = part.bytes;
     listed_blocks += part.measures.blocks;
@@ -303,15 +320,45 @@ std::optional<RowDetail> describe_row(const TraceStore& store, const Query& quer
   RowBlocks pass(store.tables(), query, std::move(filters), row, result.peak);
   store.replay(pass, query.window.end_ns.value_or(kNeverNs));
   RowBins bins = pass.take_bins();
+  const TraceTables& tables = store.tables();
 
   RowDetail detail;
   detail.row = *query.detail;
   detail.key = row.key;
-  detail.blocks = bins.blocks;
-  detail.bytes = bins.bytes;
-  list_stacks(detail, store.tables(), query.sort, bins.stacks);
-  for (std::size_t k = 0; k < bins.sizes.size(); ++k) {
-    const auto [blocks, bytes] = bins.sizes[k];
+  // The buckets' blocks by stack (numbered as first met: a row may have a
+  // million stacks, and a hash map of them cost more than the replay) and by size.
+  std::vector<std::uint32_t> part_of_stack(tables.stack_count(), kNoPart);
+  std::vector<StackPart> stacks;
+  std::array<std::pair<std::uint64_t, std::uint64_t>, 65> sizes{};  // by bit width of the size: blocks, bytes
+  const bool at_peak = query.block_set == BlockSet::kAtPeak;
+  const bool impacting_mode = query.uses_impacting();
+  for (const RowBucket& b : bins.buckets) {
+    const Bucket& bucket = tables.bucket(b.bucket);
+    for (std::size_t t = 0; t < b.blocks_by_type.size(); ++t) {
+      const std::uint64_t n = b.blocks_by_type[t];
+      if (n == 0) continue;
+      const Measures m = measures_of(n, static_cast<Impacting>(t), bucket, at_peak, impacting_mode);
+      const std::uint64_t bytes = bytes_times(n, bucket.size);
+      detail.blocks += n;
+      add_bytes(detail.bytes, bytes);
+      std::uint32_t& at = part_of_stack.at(bucket.stack.value);
+      if (at == kNoPart) {
+        at = static_cast<std::uint32_t>(stacks.size());
+        StackPart part;
+        part.stack = bucket.stack;
+        part.culled = pass.culled(bucket.stack);
+        stacks.push_back(part);
+      }
+      stacks[at].measures.add(m);
+      stacks[at].bytes += bytes;
+      auto& by_size = sizes[static_cast<std::size_t>(std::bit_width(bucket.size))];
+      by_size.first += n;
+      by_size.second += bytes;
+    }
+  }
+  list_stacks(detail, tables, query.sort, stacks);
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    const auto [blocks, bytes] = sizes[k];
     if (blocks == 0) continue;
     // Bit width k: sizes [2^(k-1), 2^k); 0 bytes alone in [0, 1).
     const std::optional<std::uint64_t> to = k < 64 ? std::optional<std::uint64_t>(std::uint64_t{1} << k) : std::nullopt;

@@ -29,6 +29,9 @@ std::string lifetime_text(const DetailBin& bin) {
   return bin.to ? fmt::format("{}..{}", ns(bin.from), ns(*bin.to)) : fmt::format("{}..", ns(bin.from));
 }
 
+// A stack's first frame its culling keeps: what the table shows of it.
+std::size_t first_kept(const DetailStack& s) { return std::min(s.culled_frames, s.frames.size() - 1); }
+
 }  // namespace
 
 void write_detail_object(JsonWriter& w, const RowDetail& d, const Result& r) {
@@ -43,7 +46,7 @@ void write_detail_object(JsonWriter& w, const RowDetail& d, const Result& r) {
     w.key("frames").begin_array();
     for (const std::string& f : s.frames) w.value(f);
     w.end_array();
-    w.field("bytes", s.bytes).field("blocks", s.measures.blocks);
+    w.field("culled", s.culled_frames).field("bytes", s.bytes).field("blocks", s.measures.blocks);
     write_measure_fields(w, s.measures, r.realloc_known);
     if (r.impacting_measures) {
       w.field("count", s.measures.count).field("size", s.measures.size).field("impacting", s.measures.impacting);
@@ -69,8 +72,9 @@ void append_detail_table(std::string& out, const RowDetail& d, const DisplayOpti
     if (!key.empty()) key += " > ";
     key += k.level == GroupBy::kStack ? (k.frames.empty() ? "[]" : shown_frame(k.frames.front(), display)) : k.text;
   }
+  out += "\n";
   append_header_line(out,
-                     fmt::format("\ndetail   row {}: {}  ({} in {})", d.row, key, format_bytes_human(d.bytes),
+                     fmt::format("detail   row {}: {}  ({} in {})", d.row, key, format_bytes_human(d.bytes),
                                  format_count(d.blocks, "block", "blocks")),
                      display);
   out += "\n";
@@ -80,7 +84,7 @@ void append_detail_table(std::string& out, const RowDetail& d, const DisplayOpti
     append_header_line(out,
                        fmt::format("  stack  {:>10} {:>12}  {}", format_bytes_human(s.bytes),
                                    format_count(s.measures.blocks, "block", "blocks"),
-                                   s.frames.empty() ? std::string("[]") : shown_frame(s.frames.front(), display)),
+                                   s.frames.empty() ? std::string("[]") : shown_frame(s.frames[first_kept(s)], display)),
                        display);
     out += "\n";
   }

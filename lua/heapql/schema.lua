@@ -335,7 +335,7 @@ schema.fields = {
     end },
   { name = "detail", type = "integer", default = "none",
     flag = { "--detail", "N", help = "also describe row N (1-based): its full stacks, size and lifetime bins (json, table)",
-             doc = "The drill-down: besides the rows, row N (1-based, as listed) by its blocks' full stacks, power-of-two sizes and decade lifetimes (JSON `detail`, a table's last lines). At least 1; N beyond the rows is an error" },
+             doc = "§12. The drill-down: besides the rows, row N (1-based, as listed) by its blocks' full stacks, power-of-two sizes and decade lifetimes (JSON `detail`, a table's last lines). At least 1; N beyond the rows is an error" },
     doc = "Row N (1-based, as listed) described by its blocks' full stacks, size bins and lifetime bins (result's detail); nil = none.",
     normalize = function(v, out)
       local n = math.tointeger(v)

@@ -194,6 +194,7 @@
 ---@field top? integer Rows to list; the rest are summed as [other]. (default: 10000)
 ---@field totals? boolean Totals only, no rows. (default: false)
 ---@field series? integer Outstanding size over time in at most this many buckets (each the maximum over its span); 0 = none. (default: 0)
+---@field detail? integer Row N (1-based, as listed) described by its blocks' full stacks, size bins and lifetime bins (result's detail); nil = none. (default: none)
 ---@field tree? heapql.TreeOptions Defaults for the stack tree report: {direction = "top-down"|"bottom-up", threshold = 0.01, depth = 0, measure = sort}. (default: {})
 
 ---Frame pattern sets. A set is an immutable, ordered list of distinct patterns (compared

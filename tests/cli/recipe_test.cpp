@@ -533,6 +533,9 @@ const SameQuery kSameQueries[] = {
     {"cull_list", "--cull-list {dir}/cull.txt --by frame", "cull = hq.cull.defaults + hq.cull.file 'cull.txt', by = 'frame'"},
     {"no_default_cull", "--no-default-cull --by frame", "default_cull = false, by = 'frame'"},
     {"totals", "--totals", "totals = true"},
+    {"detail", "--detail 2 --by frame", "detail = 2, by = 'frame'"},
+    {"detail_beyond_the_rows", "--detail 99 --by frame", "detail = 99, by = 'frame'"},
+    {"bad_detail", "--detail 0", "detail = 0"},
 };
 
 // Every query option `heapql help` lists (the schema's) is among the cases

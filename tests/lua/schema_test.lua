@@ -26,7 +26,7 @@ t:case("every field's normal form", function()
     window = "1s..2s", size = "4KB..1MiB", lifetime = "100ms..", process = { "app", 42 }, heap = "0x10",
     kind = "heap", thread = { 7, "8" }, impacting = "aifo,AIFI", temporary = false, require = "app!*",
     cull = { "mylib!alloc" }, default_cull = false, by = { "process", "stack" }, sort = "stc", top = 5,
-    totals = false, series = 20, tree = { direction = "bottom-up" },
+    totals = false, series = 20, detail = 3, tree = { direction = "bottom-up" },
   }
   t:eq(n.window, { first = 1000000000, last = 2000000000 })
   t:eq(n.size, { first = 4000, last = 1048576 })
@@ -43,6 +43,7 @@ t:case("every field's normal form", function()
   t:eq(n.sort, "stc")
   t:eq(n.top, 5)
   t:eq(n.series, 20)
+  t:eq(n.detail, 3)
   t:eq(n.tree, { direction = "bottom-up" })
   t:eq(normalize({ window = { first = 5, last = 9 } }).window, { first = 5, last = 9 })
   t:eq(normalize({ window = "all" }).window, { first = 0 })
@@ -89,6 +90,8 @@ t:case("messages name the recipe, the field, the value and what is allowed", fun
   fails_with({ require = { "!x" } }, "query field 'require'")
   fails_with({ temporary = "yes" }, "query field 'temporary': expected true or false")
   fails_with({ series = -1 }, "query field 'series': expected a bucket count from 0 to 100000")
+  fails_with({ detail = 0 }, "query field 'detail': expected a row number of at least 1")
+  fails_with({ detail = "first" }, "query field 'detail': expected a row number of at least 1")
   fails_with({ tree = { colour = 1 } }, "query field 'tree': unknown option 'colour'")
   fails_with({ at_peak = true, lifetime = "1s.." }, "query field 'at_peak': cannot be combined")
   local ok, err = pcall(schema.normalize, 42, "recipe r.lua")

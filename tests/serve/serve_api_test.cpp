@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include <lua.hpp>
 
@@ -131,6 +132,13 @@ TEST_F(ServeApi, TracesListsEachTraceWithItsInfo) {
   EXPECT_EQ(r->get_header_value("X-Content-Type-Options"), "nosniff");
   EXPECT_EQ(r->get_header_value("Cache-Control"), "no-store");
   EXPECT_EQ(r->get_header_value("Referrer-Policy"), "no-referrer");
+  EXPECT_EQ(r->get_header_value("Server-Timing"), "engine;dur=0");
+  // HEAD too: the headers without the body.
+  httplib::Client client("127.0.0.1", server.port());
+  const httplib::Result head = client.Head(("/api/traces?token=" + server.token()).c_str());
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->status, 200);
+  EXPECT_EQ(head->body, "");
 }
 
 TEST_F(ServeApi, QueryEqualsTheCommandLineForEveryOptionOfTheSchema) {
@@ -202,6 +210,43 @@ TEST_F(ServeApi, RunAndBothFormsOfDiffEqualTheCommandLine) {
                  query_string({{"a", "1"}, {"window-a", "0s..1s"}, {"window-b", "1s..2s"}, {"top", "4"}}));
   ASSERT_TRUE(r && r->status == 200) << status_and_body(r);
   EXPECT_EQ(r->body, windows.out);
+}
+
+TEST_F(ServeApi, SchemaRecipesAndRecipeEqualTheCommandLine) {
+  TempDir dir, recipes;
+  write_file(recipes.file("mine.lua"), "local hq = require \"heapql\"\nreturn hq.recipe { name = \"mine\", doc = "
+                                       "\"by frame\", params = { top = { type = \"integer\", default = 3, doc = \"rows\" } }, "
+                                       "query = function(p) return { by = \"frame\", top = p.top } end }\n");
+  const std::string trace = example_in(dir);
+  ServedHeapql server({trace, "--recipes", recipes.path().string()});
+  ASSERT_TRUE(server.started());
+  const CommandResult schema = cli({"help", "query", "--format", "json"});
+  ASSERT_EQ(schema.exit_code, 0) << schema.err;
+  httplib::Result r = server.get("/api/schema");
+  ASSERT_TRUE(r && r->status == 200) << status_and_body(r);
+  EXPECT_EQ(r->body, schema.out);
+
+  const CommandResult listed = cli({"list", "--format", "json", "--recipes", recipes.path().string()});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  r = server.get("/api/recipes");
+  ASSERT_TRUE(r && r->status == 200) << status_and_body(r);
+  EXPECT_EQ(r->body, listed.out);
+  expect_contains(r->body, "\"mine\"");
+
+  const CommandResult recipe =
+      cli({"query", trace, "--format", "recipe", "--by", "frame", "--window", "1s..", "--cull-list", "stl"});
+  ASSERT_EQ(recipe.exit_code, 0) << recipe.err;
+  r = server.get("/api/recipe" + query_string({{"trace", "1"}, {"by", "frame"}, {"window", "1s.."}, {"cull-list", "stl"}}));
+  ASSERT_TRUE(r && r->status == 200) << status_and_body(r);
+  EXPECT_EQ(r->body, recipe.out);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/x-lua; charset=utf-8");
+
+  // DIR's recipe, by its name.
+  const CommandResult mine = cli({"run", recipes.file("mine.lua"), trace, "--format", "json", "--param", "top=2"});
+  ASSERT_EQ(mine.exit_code, 0) << mine.err;
+  r = server.get("/api/run" + query_string({{"trace", "1"}, {"recipe", "mine"}, {"param", "top=2"}}));
+  ASSERT_TRUE(r && r->status == 200) << status_and_body(r);
+  EXPECT_EQ(r->body, mine.out);
 }
 
 TEST_F(ServeApi, WorkersAnswerFromTheSessionsTheServerOpened) {
@@ -319,6 +364,24 @@ TEST_F(ServeApi, ForbiddenOptionsAndUnknownNamesAreRefused) {
   }
 }
 
+TEST_F(ServeApi, AServedListIsReadEvenWhenAFileOfItsNameIsInTheCurrentFolder) {
+  TempDir dir, here;
+  const std::string trace = example_in(dir);
+  write_file(here.file("stl"), "memory_test_app!main\n");  // what `--cull-list stl` would read in `here`
+  ServedHeapql server({trace}, here.path().string());
+  ASSERT_TRUE(server.started());
+  const CommandResult shipped =
+      cli({"query", trace, "--format", "json", "--by", "frame", "--cull-list", std::string(HEAPQL_SOURCE_DIR) +
+                                                                                "/queries/cull/stl.txt"});
+  const CommandResult local = run_heapql("query " + shell_quote(trace) + " --format json --by frame --cull-list stl",
+                                         "cd " + shell_quote(here.path().string()) + " &&");
+  ASSERT_EQ(shipped.exit_code, 0) << shipped.err;
+  ASSERT_NE(shipped.out, local.out);  // the local file changes the answer
+  const httplib::Result r = server.get("/api/query?trace=1&by=frame&cull-list=stl");
+  ASSERT_TRUE(r && r->status == 200) << status_and_body(r);
+  EXPECT_EQ(r->body, shipped.out);
+}
+
 // Recipes of --recipes DIR: one that loops, one that allocates without end.
 void write_hostile_recipes(const TempDir& dir) {
   const std::string head = "local hq = require \"heapql\"\nreturn hq.recipe { name = \"t\", doc = \"a test\", ";
@@ -334,23 +397,29 @@ TEST_F(ServeApi, ARecipeOverItsTimeOrMemoryAnswers400AndTheServerGoesOn) {
   TempDir dir, recipes;
   write_hostile_recipes(recipes);
   const std::string trace = example_in(dir);
-  ServedHeapql server({trace, "--recipes", recipes.path().string(), "--timeout", "2s", "--memory", "128MiB"});
-  ASSERT_TRUE(server.started());
-  httplib::Result r = server.get("/api/run?trace=1&recipe=loop");
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->status, 400) << r->body;
-  expect_contains(r->body, "time limit of 2s");
-  r = server.get("/api/run?trace=1&recipe=hog");
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->status, 400) << r->body;
-  expect_contains(r->body, "memory limit of 128 MiB");
-  // Still serving, and DIR's cull list is served by its name.
   const CommandResult expected =
       cli({"query", trace, "--format", "json", "--cull-list", recipes.file("cull/mine.txt"), "--by", "frame"});
   ASSERT_EQ(expected.exit_code, 0) << expected.err;
-  r = server.get("/api/query?trace=1&cull-list=mine&by=frame");
-  ASSERT_TRUE(r && r->status == 200) << status_and_body(r);
-  EXPECT_EQ(r->body, expected.out);
+  // Each limit on a server of its own: the wall-clock one short, and long
+  // where memory should end the recipe (a loaded machine is slow to fill it).
+  for (const auto& [options, recipe, message] :
+       std::vector<std::tuple<std::vector<std::string>, std::string, std::string>>{
+           {{"--timeout", "2s"}, "loop", "time limit of 2s"},
+           {{"--memory", "64MiB"}, "hog", "memory limit of 64 MiB"}}) {
+    std::vector<std::string> arguments = {trace, "--recipes", recipes.path().string()};
+    arguments.insert(arguments.end(), options.begin(), options.end());
+    ServedHeapql server(arguments);
+    ASSERT_TRUE(server.started());
+    httplib::Result r = server.get("/api/run?trace=1&recipe=" + recipe);
+    ASSERT_TRUE(r) << recipe;
+    EXPECT_EQ(r->status, 400) << r->body;
+    expect_contains(r->body, message);
+    expect_contains(r->body, "\"exit\":3");
+    // Still serving, and DIR's cull list is served by its name.
+    r = server.get("/api/query?trace=1&cull-list=mine&by=frame");
+    ASSERT_TRUE(r && r->status == 200) << status_and_body(r);
+    EXPECT_EQ(r->body, expected.out);
+  }
 }
 
 TEST_F(ServeApi, TwoClientsAtOnceBothGetTheirAnswers) {
@@ -401,13 +470,23 @@ TEST_F(ServeApi, ANewerRequestOfTheSameViewSupersedesTheOlder) {
   EXPECT_TRUE(other && other->status == 200) << status_and_body(other);
 }
 
-TEST_F(ServeApi, SigtermEndsTheServerWithExit0) {
-  TempDir dir;
-  ServedHeapql server({example_in(dir)});
+TEST_F(ServeApi, SigtermEndsTheServerWithExit0AndEndsItsWorkers) {
+  TempDir dir, recipes;
+  write_hostile_recipes(recipes);
+  ServedHeapql server({example_in(dir), "--recipes", recipes.path().string()});
   ASSERT_TRUE(server.started());
+  std::optional<httplib::Result> looping;
+  std::thread request([&] { looping.emplace(server.get("/api/run?trace=1&recipe=loop")); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));  // the loop is running
+  const auto start = std::chrono::steady_clock::now();
   const int status = server.stop();
+  request.join();
   ASSERT_TRUE(WIFEXITED(status)) << status;
   EXPECT_EQ(WEXITSTATUS(status), 0);
+  // Not after the loop's 60s limit.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  ASSERT_TRUE(looping && *looping);
+  EXPECT_EQ((*looping)->status, 503) << (*looping)->body;
 }
 
 TEST_F(ServeApi, AnUnreadableTraceEndsTheStartWithExit2AndNoUrl) {

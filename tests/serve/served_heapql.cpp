@@ -32,7 +32,7 @@ std::string first_line(int fd, int seconds) {
 
 }  // namespace
 
-ServedHeapql::ServedHeapql(const std::vector<std::string>& arguments) {
+ServedHeapql::ServedHeapql(const std::vector<std::string>& arguments, const std::string& folder) {
   int out[2];
   if (::pipe(out) != 0) {
     ADD_FAILURE() << "pipe";
@@ -45,6 +45,7 @@ ServedHeapql::ServedHeapql(const std::vector<std::string>& arguments) {
     ::dup2(out[1], STDOUT_FILENO);
     ::close(out[0]);
     ::close(out[1]);
+    if (!folder.empty() && ::chdir(folder.c_str()) != 0) ::_exit(127);
     exec_heapql(words);
   }
   ::close(out[1]);

@@ -14,8 +14,9 @@ namespace heapql::test {
 
 class ServedHeapql {
  public:
-  // `heapql serve ARGUMENTS`; fails the test (ADD_FAILURE) when no URL line comes.
-  explicit ServedHeapql(const std::vector<std::string>& arguments);
+  // `heapql serve ARGUMENTS` (run in `folder` when given); fails the test
+  // (ADD_FAILURE) when no URL line comes.
+  explicit ServedHeapql(const std::vector<std::string>& arguments, const std::string& folder = "");
   ~ServedHeapql();
   ServedHeapql(const ServedHeapql&) = delete;
   ServedHeapql& operator=(const ServedHeapql&) = delete;

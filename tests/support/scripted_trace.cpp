@@ -136,6 +136,12 @@ Result ScriptedTrace::run(const Query& query) {
   return direct;
 }
 
+void ScriptedTrace::fill_store(TraceStore& store, CheckpointRule checkpoints) const {
+  store.tables() = tables_;
+  TraceStore::Builder builder(store, checkpoints);
+  play(builder, Delivery::kOneByOne);
+}
+
 std::vector<std::string> frames(const Row& row, std::size_t level) { return row.key.at(level).frames.to_vector(); }
 
 const Row* find_row(const Result& result, const std::vector<std::string>& key) {

@@ -15,6 +15,7 @@
 #include "engine/query/result.h"
 #include "engine/ingest/block_matcher.h"
 #include "engine/store/source_info.h"
+#include "engine/store/trace_store.h"
 #include "engine/store/trace_tables.h"
 
 namespace heapql::test {
@@ -47,6 +48,9 @@ class ScriptedTrace {
   void free_bucket(std::uint64_t size, StackId stack);
 
   Result run(const Query& query);
+  // The trace as a store in memory (what run() replays), for what reads a
+  // store itself (the drill-down).
+  void fill_store(TraceStore& store, CheckpointRule checkpoints = {}) const;
   SourceInfo& source() { return source_; }
   TraceTables& tables() { return tables_; }
 
