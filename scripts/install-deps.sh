@@ -42,10 +42,11 @@ done
 # The HTML report's libraries, as report-ui/package-lock.json pins them; the
 # build inlines them into the page (CMakeLists.txt, HEAPQL_HTML_REPORT: AUTO builds without them, warning).
 # And the export tests' consumers, as tests/exports/package-lock.json pins them (speedscope, DuckDB).
+# And the served app's browser tests' driver, as tests/serve/package-lock.json pins it (playwright-core).
 install_report_ui() {
   local ui root
   root="$(cd "$(dirname "$0")/.." && pwd)"
-  for ui in "$root/report-ui" "$root/tests/exports"; do
+  for ui in "$root/report-ui" "$root/tests/exports" "$root/tests/serve"; do
     # Again when the lock file changed since (npm keeps a copy in node_modules).
     if [ ! -d "$ui/node_modules" ] || [ "$ui/package-lock.json" -nt "$ui/node_modules/.package-lock.json" ]; then
       echo "install-deps: npm ci in $ui"
