@@ -66,6 +66,7 @@ const std::vector<Accepted> kAccepted = {
     {"top", {{"--top", "1"}}},
     {"totals", {{"--totals", {}}}},
     {"series", {{"--series", "100000"}}},
+    {"detail", {{"--detail", "1"}, {"--by", "frame"}}},
 };
 
 TEST(QuerySchema, WhatTheSchemaAcceptsValidatePasses) {
@@ -96,6 +97,7 @@ struct Guarded {
 const std::vector<Guarded> kGuarded = {
     {"top_0", {{"--top", "0"}}, [](Query& q) { q.top = 0; }, "--top"},
     {"series_too_many", {{"--series", "100001"}}, [](Query& q) { q.series_buckets = kMaxSeriesBuckets + 1; }, "--series"},
+    {"detail_0", {{"--detail", "0"}}, [](Query& q) { q.detail = 0; }, "--detail"},
     {"window_inverted", {{"--window", "3s..1s"}}, [](Query& q) { q.window = TimeWindow{3'000'000'000, 1'000'000'000}; },
      "--window"},
     {"at_peak_lifetime", {{"--at-peak", {}}, {"--lifetime", "1ms.."}},
