@@ -15,6 +15,10 @@
   // The address's own parameters; every other one is a query option's field.
   const APP_KEYS = new Set(['token', 'mode', 'trace', 'b', 'window-a', 'window-b', 'recipe', 'param', 'drill']);
   const CHART_BUCKETS = '1000';
+  // The rows a view lists when the page is opened with no state: a table and
+  // flame graph of the command line's 10000 deep rows take seconds to draw.
+  // Written into the address (and so the command line and a saved recipe).
+  const FIRST_VIEW_TOP = '100';
 
   const app = {
     traces: [],
@@ -548,6 +552,10 @@
     app.form = forms.build($('query-fields'), app.schema);
     bind();
     const state = currentState();
+    if (state.length === 0) {
+      state.push(['top', FIRST_VIEW_TOP]);
+      window.history.replaceState(null, '', addressOf(state));
+    }
     showState(state);
     await load(state, 'load');
   }
