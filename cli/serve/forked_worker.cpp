@@ -28,8 +28,8 @@ constexpr std::size_t kMostStderrKept = std::size_t{1} << 20;
 std::atomic<bool> g_ending_every_worker{false};
 
 // The child: the command line on `words`, printing into the pipes; never returns.
-[[noreturn]] void become_worker(const std::vector<std::string>& words, int out_fd, int err_fd, bool arm_limits,
-                                const WorkerLimits& limits, const std::string& prefix,
+[[noreturn]] void become_worker(const std::vector<std::string>& words, int out_fd, int err_fd, int status_fd,
+                                bool arm_limits, const WorkerLimits& limits, const std::string& prefix,
                                 lua::CommandDefinitions& definitions) {
   // The server blocks its stop signals for its signal thread and ignores SIGPIPE;
   // a command expects neither.
@@ -37,10 +37,10 @@ std::atomic<bool> g_ending_every_worker{false};
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   ::signal(SIGPIPE, SIG_DFL);
-  if (::dup2(out_fd, STDOUT_FILENO) < 0 || ::dup2(err_fd, STDERR_FILENO) < 0) ::_exit(127);
+  if (::dup2(out_fd, STDOUT_FILENO) < 0 || ::dup2(err_fd, STDERR_FILENO) < 0 || ::dup2(status_fd, 3) < 0) ::_exit(127);
   // Nothing else of the server's: its listening socket and connections, the
   // other workers' pipes (the mapped stores need no descriptor).
-  ::close_range(3, ~0U, 0);
+  ::close_range(4, ~0U, 0);
   int code = 0;
   {
     std::optional<lua::RunGuard> guard;
@@ -49,6 +49,15 @@ std::atomic<bool> g_ending_every_worker{false};
   }
   std::fflush(stdout);
   std::fflush(stderr);
+  // The exit code, then every pipe closed: the server answers now, not after
+  // the kernel has torn down this copy of its address space (milliseconds on a
+  // large trace; it reaps this process later).
+  const unsigned char status = static_cast<unsigned char>(code);
+  if (::write(3, &status, 1) == 1) {
+    ::close(STDOUT_FILENO);
+    ::close(STDERR_FILENO);
+    ::close(3);
+  }
   ::_exit(code);
 }
 
@@ -66,6 +75,19 @@ bool drain(int fd, std::string& into, std::size_t cap) {
 }  // namespace
 
 void end_every_worker() { g_ending_every_worker.store(true); }
+
+ForkedWorkers::~ForkedWorkers() {
+  const std::lock_guard lock(exiting_mutex_);
+  for (const pid_t pid : exiting_) {
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+void ForkedWorkers::reap_exited_workers() {
+  const std::lock_guard lock(exiting_mutex_);
+  std::erase_if(exiting_, [](pid_t pid) { return ::waitpid(pid, nullptr, WNOHANG) != 0; });
+}
 
 WorkerOutcome ForkedWorkers::run(const std::vector<std::string>& words, bool arm_limits, const std::string& prefix,
                                  const std::atomic<bool>& cancelled) {
@@ -96,37 +118,43 @@ WorkerOutcome ForkedWorkers::run(const std::vector<std::string>& words, bool arm
 
 WorkerOutcome ForkedWorkers::run_child(const std::vector<std::string>& words, bool arm_limits,
                                        const std::string& prefix, const std::atomic<bool>& cancelled) {
-  int out[2], err[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) throw Error(std::string("heapql serve: pipe: ") + std::strerror(errno));
-  if (::pipe2(err, O_CLOEXEC) != 0) {
-    ::close(out[0]);
-    ::close(out[1]);
-    throw Error(std::string("heapql serve: pipe: ") + std::strerror(errno));
+  reap_exited_workers();
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, status_pipe[2] = {-1, -1};
+  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 || ::pipe2(status_pipe, O_CLOEXEC) != 0) {
+    const std::string why = std::strerror(errno);
+    for (int fd : {out[0], out[1], err[0], err[1], status_pipe[0], status_pipe[1]}) {
+      if (fd >= 0) ::close(fd);
+    }
+    throw Error("heapql serve: pipe: " + why);
   }
   const Clock::time_point start = Clock::now();
   const pid_t pid = ::fork();
-  if (pid == 0) become_worker(words, out[1], err[1], arm_limits, limits_, prefix, definitions_);
-  ::close(out[1]);
-  ::close(err[1]);
+  if (pid == 0) become_worker(words, out[1], err[1], status_pipe[1], arm_limits, limits_, prefix, definitions_);
+  for (int fd : {out[1], err[1], status_pipe[1]}) ::close(fd);
   if (pid < 0) {
-    ::close(out[0]);
-    ::close(err[0]);
+    for (int fd : {out[0], err[0], status_pipe[0]}) ::close(fd);
     throw Error(std::string("heapql serve: fork: ") + std::strerror(errno));
   }
   WorkerOutcome outcome;
   std::optional<WorkerOutcome::End> killed;
-  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-  bool out_open = true, err_open = true;
+  std::optional<int> reported_code;  // what the child wrote before closing its pipes
+  std::string status_byte;
+  pollfd fds[3] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}, {status_pipe[0], POLLIN, 0}};
+  bool out_open = true, err_open = true, status_open = true;
   const std::size_t out_cap = limits_.memory_bytes > 0 ? limits_.memory_bytes + 1 : static_cast<std::size_t>(-1);
-  while ((out_open || err_open) && !killed) {
+  while ((out_open || err_open || status_open) && !killed) {
     fds[0].fd = out_open ? out[0] : -1;
     fds[1].fd = err_open ? err[0] : -1;
-    const int ready = ::poll(fds, 2, static_cast<int>(kPollEvery.count()));
+    fds[2].fd = status_open ? status_pipe[0] : -1;
+    const int ready = ::poll(fds, 3, static_cast<int>(kPollEvery.count()));
     if (ready < 0 && errno != EINTR) break;
     if (ready > 0) {
       if (out_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) out_open = drain(out[0], outcome.out, out_cap);
       if (err_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
         err_open = drain(err[0], outcome.err, kMostStderrKept);
+      }
+      if (status_open && (fds[2].revents & (POLLIN | POLLHUP | POLLERR))) {
+        status_open = drain(status_pipe[0], status_byte, 1);
       }
     }
     if (limits_.memory_bytes > 0 && outcome.out.size() > limits_.memory_bytes) {
@@ -139,12 +167,20 @@ WorkerOutcome ForkedWorkers::run_child(const std::vector<std::string>& words, bo
       killed = WorkerOutcome::End::kTimedOut;
     }
   }
+  for (int fd : {out[0], err[0], status_pipe[0]}) ::close(fd);
+  if (!killed && status_byte.size() == 1) reported_code = static_cast<unsigned char>(status_byte[0]);
+  if (reported_code) {
+    // Done: its exit is the kernel's work now, reaped by a later request.
+    outcome.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    outcome.exit_code = *reported_code;
+    const std::lock_guard lock(exiting_mutex_);
+    exiting_.push_back(pid);
+    return outcome;
+  }
   if (killed) ::kill(pid, SIGKILL);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  ::close(out[0]);
-  ::close(err[0]);
   outcome.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   if (killed) {
     outcome.end = *killed;

@@ -7,6 +7,8 @@
 // never the server. At most `jobs` run at once; more wait in line.
 #pragma once
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -39,7 +41,7 @@ struct WorkerOutcome {
   int signal = 0;
   std::string out;  // its standard output, whole
   std::string err;  // its standard error (the first MiB)
-  double wall_ms = 0;  // fork to reap
+  double wall_ms = 0;  // fork to its answer (its exit code written, or its end)
 };
 
 // Kills every worker running or waiting, in every ForkedWorkers, and every
@@ -53,6 +55,10 @@ class ForkedWorkers {
   // and never used by the server after; each child runs with its own copy.
   ForkedWorkers(WorkerLimits limits, lua::CommandDefinitions& definitions)
       : limits_(limits), definitions_(definitions) {}
+  // Reaps the children still exiting.
+  ~ForkedWorkers();
+  ForkedWorkers(const ForkedWorkers&) = delete;
+  ForkedWorkers& operator=(const ForkedWorkers&) = delete;
 
   // Runs `words` (the command line after `heapql`) in a child, once a job
   // slot is free. `arm_limits`: the child arms the run limits
@@ -70,8 +76,14 @@ class ForkedWorkers {
   WorkerOutcome run_child(const std::vector<std::string>& words, bool arm_limits, const std::string& prefix,
                           const std::atomic<bool>& cancelled);
 
+  // Reaps (without waiting) the children that reported their exit code and
+  // were left to exit.
+  void reap_exited_workers();
+
   WorkerLimits limits_;
   lua::CommandDefinitions& definitions_;
+  std::mutex exiting_mutex_;
+  std::vector<pid_t> exiting_;
   std::mutex mutex_;
   std::condition_variable slot_freed_;
   int running_ = 0;

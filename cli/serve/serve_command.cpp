@@ -159,6 +159,9 @@ int run_serve(Arguments& args) {
   // line or need no worker (the page, /api/traces, refusals).
   server.new_task_queue = [jobs] { return new httplib::ThreadPool(static_cast<std::size_t>(jobs + 6)); };
   server.set_payload_max_length(1024);
+  // An answer is written as headers then body: without this, Nagle's
+  // algorithm can hold the body back for the browser's delayed ACK.
+  server.set_tcp_nodelay(true);
   int port = options.port;
   if (port == 0) {
     port = server.bind_to_any_port(options.bind);

@@ -448,6 +448,42 @@ TEST_F(ServeApi, TwoClientsAtOnceBothGetTheirAnswers) {
   EXPECT_EQ(stack_answer, "ok ok ok ok ok ");
 }
 
+// Workers that report their exit code are answered at once and reaped at a
+// later request (docs/serve.md, "Workers"): they must not pile up as zombies.
+TEST_F(ServeApi, WorkersAnsweredEarlyAreReapedLater) {
+  TempDir dir;
+  const std::string trace = example_in(dir);
+  ServedHeapql server({trace});
+  ASSERT_TRUE(server.started());
+  const auto zombie_children = [&] {
+    int zombies = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+      std::ifstream stat(entry.path() / "stat");
+      std::string line;
+      if (!std::getline(stat, line)) continue;
+      // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+      const std::size_t close = line.rfind(')');
+      if (close == std::string::npos) continue;
+      std::istringstream rest(line.substr(close + 1));
+      char state = 0;
+      pid_t parent = 0;
+      rest >> state >> parent;
+      if (parent == server.pid() && state == 'Z') ++zombies;
+    }
+    return zombies;
+  };
+  for (int i = 0; i < 12; ++i) {
+    const httplib::Result r = server.get("/api/query?trace=1&by=frame");
+    ASSERT_TRUE(r && r->status == 200) << status_and_body(r);
+  }
+  // Each request reaps the workers that ended before it: at most the last
+  // one (and those still exiting) may be left.
+  EXPECT_LE(zombie_children(), 2);
+  const httplib::Result bad = server.get("/api/query?trace=1&top=0");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);  // an exit code other than 0 is reported as well
+}
+
 TEST_F(ServeApi, ANewerRequestOfTheSameViewSupersedesTheOlder) {
   TempDir dir, recipes;
   write_hostile_recipes(recipes);
