@@ -6,6 +6,7 @@
 
 #include "engine/error.h"
 #include "engine/query/aggregator.h"
+#include "engine/query/block_measures.h"
 #include "engine/query/byte_sums.h"
 #include "engine/query/row_selection.h"
 #include "engine/util/dense_rank.h"
@@ -53,37 +54,9 @@ void Aggregator::rows_of(const S& state, Visit&& visit) const {
 template <class S, class Add>
 void Aggregator::contributions(const S& state, std::size_t b, Add&& add) const {
   const Bucket& bucket = tables_.bucket(BucketId(static_cast<std::uint32_t>(b)));
-  const bool is_realloc = bucket.is_realloc;
-  const std::uint64_t size = bucket.size;
   const bool impacting_mode = plan_.impacting_mode();
   rows_of(state, [&](std::size_t row, Impacting type, std::uint64_t n) {
-    const std::uint64_t bytes = bytes_times(n, size);
-    Measures m;
-    m.blocks = n;
-    if constexpr (S::kPeak) {
-      // The blocks alive at the peak.
-      m.soc = m.stc = n;
-      m.so = m.st = bytes;
-      m.src = is_realloc ? n : 0;
-    } else {
-      const bool inside = type == Impacting::kAifi || type == Impacting::kAifo;
-      if (inside) {
-        m.stc = n;
-        m.st = bytes;
-        m.src = is_realloc ? n : 0;
-        if (type == Impacting::kAifo) {
-          m.soc = n;
-          m.so = bytes;
-        }
-      }
-      if (impacting_mode) {
-        m.count = n;
-        m.size = bytes;
-        const auto signed_size = static_cast<std::int64_t>(m.size);
-        m.impacting = type == Impacting::kAifo ? signed_size : type == Impacting::kAofi ? -signed_size : 0;
-      }
-    }
-    add(row, m);
+    add(row, block_measures(n, type, bucket, S::kPeak, impacting_mode));
   });
 }
 

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/query/block_measures.h"
 #include "engine/query/byte_sums.h"
 #include "engine/query/group_key.h"
 #include "engine/query/query_plan.h"
@@ -220,36 +221,6 @@ class RowBlocks final : public EventConsumer {
   RowBins bins_;
 };
 
-// `n` blocks of one type of a bucket as the roll-up measures them
-// (Aggregator::contributions).
-Measures measures_of(std::uint64_t n, Impacting type, const Bucket& bucket, bool at_peak, bool impacting_mode) {
-  const std::uint64_t bytes = bytes_times(n, bucket.size);
-  Measures m;
-  m.blocks = n;
-  if (at_peak) {
-    m.soc = m.stc = n;
-    m.so = m.st = bytes;
-    m.src = bucket.is_realloc ? n : 0;
-    return m;
-  }
-  if (type == Impacting::kAifi || type == Impacting::kAifo) {
-    m.stc = n;
-    m.st = bytes;
-    m.src = bucket.is_realloc ? n : 0;
-    if (type == Impacting::kAifo) {
-      m.soc = n;
-      m.so = bytes;
-    }
-  }
-  if (impacting_mode) {
-    m.count = n;
-    m.size = bytes;
-    const auto signed_size = static_cast<std::int64_t>(bytes);
-    m.impacting = type == Impacting::kAifo ? signed_size : type == Impacting::kAofi ? -signed_size : 0;
-  }
-  return m;
-}
-
 // The stacks listed: by the row's sort measure, then bytes, then blocks,
 // descending; stacks tied on all three by their text (semantics.md §3).
 void list_stacks(RowDetail& detail, const TraceTables& tables, Measure sort, const std::vector<StackPart>& parts) {
@@ -337,7 +308,7 @@ std::optional<RowDetail> describe_row(const TraceStore& store, const Query& quer
     for (std::size_t t = 0; t < b.blocks_by_type.size(); ++t) {
       const std::uint64_t n = b.blocks_by_type[t];
       if (n == 0) continue;
-      const Measures m = measures_of(n, static_cast<Impacting>(t), bucket, at_peak, impacting_mode);
+      const Measures m = block_measures(n, static_cast<Impacting>(t), bucket, at_peak, impacting_mode);
       const std::uint64_t bytes = bytes_times(n, bucket.size);
       detail.blocks += n;
       add_bytes(detail.bytes, bytes);
