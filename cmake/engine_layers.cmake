@@ -1,7 +1,7 @@
 # The engine in layers (docs/architecture.md), one static library each,
 # linking only the layers below it:
 #
-#   heapql_base        engine/*.cpp: errors, units, text files, paths,
+#   heapql_base        engine/*.cpp, engine/platform: errors, units, text files, paths, the OS boundary,
 #                      warnings, near names, file magic, the version
 #   heapql_util        engine/util: generic containers and helpers (no heapql
 #                      concept)                                               -> base
