@@ -5,7 +5,10 @@
 #  2. build-asan/  the same sources under ASan+UBSan (HEAPQL_SANITIZE): the
 #                  unit tests and the command-line tests of hostile input;
 #  3. a packager's plain Release build, installed into a temporary prefix,
-#     whose heapql must find its recipes without the source tree.
+#     whose heapql must find its recipes without the source tree;
+#  4. build-windows/  heapql.exe cross-built with mingw-w64 (scripts/build-windows.sh),
+#                  its tests run under Wine, its answers compared with build/'s heapql
+#                  (windows.same_json_as_linux) and its zip tested (windows.package).
 # build/ is configured as scripts/demo.sh configures it, so after the demo
 # only the test programs are left to build. Each ctest run prints its
 # summary; the last line adds them up.
@@ -35,6 +38,11 @@ if $full; then
   cmake --build "$asan_dir" -j2
   ./scripts/check-install.sh "${build_dir}-release"
   dirs+=("$asan_dir")
+  if [ -x scripts/build-windows.sh ]; then
+    ./scripts/build-windows.sh
+    cmake -S . -B build-windows -DHEAPQL_LINUX_HEAPQL="$(cd "$build_dir" && pwd)/heapql" >/dev/null
+    dirs+=(build-windows)
+  fi
 fi
 
 status=0
