@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -69,7 +70,7 @@ TEST_F(PackagedHeapql, ReadsEveryEtlSample) {
     std::error_code error;
     if (folder.empty()) continue;
     for (const auto& entry : fs::recursive_directory_iterator(folder, error)) {
-      if (entry.path().extension() == ".etl") samples.push_back(entry.path());
+      if (entry.is_regular_file() && entry.path().extension() == ".etl") samples.push_back(entry.path());
     }
   }
   if (samples.empty()) GTEST_SKIP() << "../shared/data/etw is absent: no ETL samples to read";
@@ -100,7 +101,7 @@ TEST_F(PackagedHeapql, RunsEveryCannedRecipe) {
   }
 }
 
-TEST_F(PackagedHeapql, WritesAnHtmlReportAndAnSqliteExport) {
+TEST_F(PackagedHeapql, WritesAnHtmlReport) {
   TempDir dir;
   const CommandResult html =
       packaged("query " + shell_quote(worked_example()) + " --by frame --format html -o " + shell_quote(dir.file("r.html")));
@@ -108,7 +109,11 @@ TEST_F(PackagedHeapql, WritesAnHtmlReportAndAnSqliteExport) {
   const std::string page = read_file(dir.file("r.html"));
   EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u) << page.substr(0, 200);
   expect_contains(page, "id=\"heapql-data\"");
-  expect_contains(page, "operator new");
+  expect_contains(page, "demo!make_node(Node*)");  // a frame of the answer, in the embedded JSON
+}
+
+TEST_F(PackagedHeapql, WritesAnSqliteExport) {
+  TempDir dir;
   const CommandResult db =
       packaged("export " + shell_quote(example_trace()) + " --to sqlite " + shell_quote(dir.file("t.db")) + " --no-progress");
   ASSERT_EQ(db.exit_code, 0) << db.err;
@@ -152,6 +157,8 @@ const Trick kTricks[] = {
     {"alternate_data_stream", "cull.txt:hidden"},
     {"case_changed_parent", "..\\\\SECRET.TXT"},
 };
+
+void PrintTo(const Trick& trick, std::ostream* os) { *os << trick.name << ": " << trick.path; }
 
 class PackagedSandbox : public PackagedHeapql, public ::testing::WithParamInterface<Trick> {};
 
