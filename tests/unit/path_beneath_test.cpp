@@ -14,9 +14,9 @@
 #endif
 
 #include <filesystem>
-#include <vector>
 
 #include "engine/platform/utf8_wide.h"
+#include "tests/support/symbolic_links.h"
 #include "tests/support/test_support.h"
 
 namespace heapql::test {
@@ -125,71 +125,6 @@ TEST_F(PathBeneath, OnlyAPlainFileReachedWithoutALinkIsOne) {
 
 #else  // _WIN32
 
-// Whether this is Wine, whose file system shows Linux's links as the files
-// they lead to (no reparse point), hides a link whose target is missing, and
-// makes no link of its own (CreateSymbolicLinkW reports success, makes nothing).
-bool under_wine() { return GetProcAddress(GetModuleHandleW(L"ntdll.dll"), "wine_get_version") != nullptr; }
-
-// Runs a Linux program under Wine (Wine starts a Linux executable named by
-// its Z: path); false when it cannot be started.
-bool run_linux_program(const std::wstring& program, const std::string& arguments) {
-  std::wstring command = program + L" " + wide_from_utf8(arguments);
-  STARTUPINFOW startup{};
-  startup.cb = sizeof startup;
-  PROCESS_INFORMATION process{};
-  if (!CreateProcessW(program.c_str(), command.data(), nullptr, nullptr, FALSE, 0, nullptr, nullptr, &startup,
-                      &process)) {
-    return false;
-  }
-  WaitForSingleObject(process.hProcess, 10000);
-  CloseHandle(process.hProcess);
-  CloseHandle(process.hThread);
-  return true;
-}
-
-// The Linux name of a Windows path under Wine ("" elsewhere).
-std::string linux_name(const std::string& windows) {
-  using ToUnix = char*(CDECL*)(LPCWSTR);
-  const auto to_unix = reinterpret_cast<ToUnix>(
-      reinterpret_cast<void*>(GetProcAddress(GetModuleHandleW(L"kernel32.dll"), "wine_get_unix_file_name")));
-  if (to_unix == nullptr) return "";
-  char* name = to_unix(wide_from_utf8(windows).c_str());
-  std::string result = name != nullptr ? name : "";
-  HeapFree(GetProcessHeap(), 0, name);
-  return result;
-}
-
-// Makes symbolic links: Windows' own; under Wine, Linux links made by
-// /bin/ln (what a recipe folder copied from Linux would hold), removed by
-// /bin/rm when done, since Wine shows a link to a folder as that folder and
-// std::filesystem::remove_all would walk into it.
-class Links {
- public:
-  ~Links() {
-    for (const std::string& name : made_on_linux_) run_linux_program(L"Z:\\bin\\rm", "-f \"" + name + "\"");
-  }
-  // False when no link can be made here (Windows without the right to make links).
-  bool make(const std::string& target, const std::string& link) {
-    std::error_code error;
-    fs::create_symlink(path_from_utf8(target), path_from_utf8(link), error);
-    if (!error && fs::is_symlink(path_from_utf8(link), error)) return true;
-    const std::string unix_link = linux_name(link);
-    if (unix_link.empty()) return false;
-    std::string unix_target = target;
-    if (target.size() > 1 && target[1] == ':') {
-      unix_target = linux_name(target);
-    } else {
-      for (char& c : unix_target) c = c == '\\' ? '/' : c;
-    }
-    if (!run_linux_program(L"Z:\\bin\\ln", "-s \"" + unix_target + "\" \"" + unix_link + "\"")) return false;
-    made_on_linux_.push_back(unix_link);
-    return true;
-  }
-
- private:
-  std::vector<std::string> made_on_linux_;
-};
-
 class PathBeneath : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -272,7 +207,7 @@ TEST_F(PathBeneath, LinksThatLeaveAreRefusedAndLinksThatStayAreResolved) {
   EXPECT_TRUE(is_there_but_not_a_plain_file(at("abs.txt")));
   EXPECT_TRUE(is_there_but_not_a_plain_file(at("rel.txt")));
   ASSERT_TRUE(links.make(outside_.file("missing.txt"), at("dangling.txt")));
-  if (under_wine()) {
+  if (missing_link_targets_are_hidden()) {
     // Wine hides a Linux link whose target is missing: the name reads as
     // missing (opening it fails), not as a link. Windows' own links are
     // reparse points, refused whether or not their target exists.
