@@ -26,6 +26,12 @@ packages=(
   golang-go golang-github-google-pprof-dev
   # heapql serve (docs/serve.md): cpp-httplib, the HTTP server.
   libcpp-httplib-dev
+  # heapql.exe (docs/windows.md, Building): mingw-w64 with posix threads and
+  # its zlib, Wine to run it; the dependencies are built from Debian's
+  # sources (scripts/windows/fetch-sources.sh: dpkg-source; SQLite's
+  # amalgamation is generated with tclsh), the zip by zip.
+  g++-mingw-w64-x86-64-posix gcc-mingw-w64-x86-64-posix libz-mingw-w64-dev wine64 zip
+  dpkg-dev xz-utils tcl
 )
 
 missing=()
