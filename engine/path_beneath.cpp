@@ -479,11 +479,19 @@ bool is_there_but_not_a_plain_file(const std::string& path) {
         (attributes->attributes & (FILE_ATTRIBUTE_REPARSE_POINT | FILE_ATTRIBUTE_DIRECTORY))) {
       return true;
     }
+    // Where it really is must be in its folder (as that folder resolves: its
+    // own path may be named by a short name or through a junction).
     const std::optional<std::string> at = final_path(h.get());
-    if (!at) return true;
+    std::vector<std::string> folder = windows_path_components(absolute_as_given(path));
+    if (!at || folder.size() < 2) return true;
+    folder.pop_back();
+    std::string folder_path = folder.front();
+    for (std::size_t i = 1; i < folder.size(); ++i) (folder_path += '\\') += folder[i];
+    const std::optional<std::string> folder_at = canonical_folder(folder.size() == 1 ? folder_path + "\\" : folder_path);
+    if (!folder_at) return true;
     const std::vector<std::string> at_parts = windows_path_components(*at);
-    const std::vector<std::string> given = windows_path_components(absolute_as_given(path));
-    return at_parts.size() != given.size() || !starts_with(at_parts, given);
+    const std::vector<std::string> folder_parts = windows_path_components(*folder_at);
+    return at_parts.size() != folder_parts.size() + 1 || !starts_with(at_parts, folder_parts);
   } catch (...) {
     return true;  // not UTF-8: no name a trace's side file has
   }

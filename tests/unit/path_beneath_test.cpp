@@ -219,6 +219,12 @@ TEST_F(PathBeneath, LinksThatLeaveAreRefusedAndLinksThatStayAreResolved) {
 
 TEST_F(PathBeneath, DevicesAndFoldersAreNotPlainFiles) {
   EXPECT_FALSE(is_there_but_not_a_plain_file(at("a.txt")));
+  EXPECT_FALSE(is_there_but_not_a_plain_file(at("SUB/B.TXT")));
+  // The file's folder named by its short name: the file is still itself.
+  wchar_t short_name[MAX_PATH];
+  const DWORD n = GetShortPathNameW(wide_from_utf8(dir_.path().string()).c_str(), short_name, MAX_PATH);
+  ASSERT_GT(n, 0u);
+  EXPECT_FALSE(is_there_but_not_a_plain_file(utf8_from_wide(short_name) + "\\in\\a.txt")) << utf8_from_wide(short_name);
   EXPECT_FALSE(is_there_but_not_a_plain_file(at("missing.txt")));
   EXPECT_TRUE(is_there_but_not_a_plain_file(at("sub")));
   EXPECT_TRUE(is_there_but_not_a_plain_file(at("NUL")));
