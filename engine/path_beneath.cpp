@@ -391,7 +391,7 @@ std::optional<std::string> resolve_beneath(const std::string& folder, const std:
     if (!windows_name_refusal(name).empty()) return std::nullopt;
     std::wstring candidate;
     try {
-      candidate = long_form(joined(*root, names) + "\\" + name);
+      candidate = long_form(joined(*root, names, {name}));
     } catch (...) {
       return std::nullopt;  // not UTF-8
     }
