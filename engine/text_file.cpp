@@ -8,12 +8,13 @@
 #include <system_error>
 
 #include "engine/error.h"
+#include "engine/platform/open_file.h"
 
 namespace heapql {
 
 std::string read_text_file(const std::string& path, std::string_view what, std::uint64_t max_bytes) {
   const SourceLocation where = SourceLocation::of_file(path);
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(open_stdio_file(path, "rb"), &std::fclose);
   if (!file) throw Error(where, fmt::format("cannot open {}: {}", what, std::generic_category().message(errno)));
   std::string text;
   char buffer[64 * 1024];

@@ -6,8 +6,9 @@
 #                  unit tests and the command-line tests of hostile input;
 #  3. a packager's plain Release build, installed into a temporary prefix,
 #     whose heapql must find its recipes without the source tree;
-#  4. build-windows/ heapql.exe and its tests cross-built with mingw-w64
-#     (scripts/build-windows.sh), the tests run under Wine.
+#  4. build-windows/  heapql.exe cross-built with mingw-w64 (scripts/build-windows.sh),
+#                  its tests run under Wine, its answers compared with build/'s heapql
+#                  (windows.same_json_as_linux) and its zip tested (windows.package).
 # build/ is configured as scripts/demo.sh configures it, so after the demo
 # only the test programs are left to build. Each ctest run prints its
 # summary; the last line adds them up.
@@ -37,6 +38,8 @@ if $full; then
   cmake --build "$asan_dir" -j2
   ./scripts/check-install.sh "${build_dir}-release"
   ./scripts/build-windows.sh
+  # windows.same_json_as_linux compares heapql.exe with this build's heapql.
+  cmake -S . -B build-windows -DHEAPQL_LINUX_HEAPQL="$(cd "$build_dir" && pwd)/heapql" >/dev/null
   dirs+=("$asan_dir" build-windows)
 fi
 

@@ -319,6 +319,10 @@ api.groups = {
       fn("format_bytes", { { name = "bytes", type = "integer" } }, { { type = "string" } }, "hq.format_bytes."),
       fn("format_duration", { { name = "ns", type = "integer" } }, { { type = "string" } }, "hq.format_duration."),
       fn("recipe_dir", {}, { { type = "string?" } }, "The running recipe's folder (nil outside `heapql run`)."),
+      fn("is_absolute", { { name = "path", type = "string" } }, { { type = "boolean" } },
+        "Whether a path names its own place (`/x`; on Windows also `C:\\x`, `\\x`, `\\\\server\\x`, and the "
+          .. "forms the sandbox refuses, such as `C:x`), so hq.cull.file, hq.suppressions.file and hq.include do not "
+          .. "read it beside the recipe."),
       fn("queries_dir", {}, { { type = "string" } }, "The shipped queries/ folder (heapql list's)."),
       fn("trace_methods", {}, { { type = "table" } },
         "The method table every trace shares (the module adds `query` to it)."),

@@ -15,7 +15,7 @@ local hq = { version = core.version }  -- CMakeLists.txt's project version
 -- Resolves a file name the way recipes mean it: relative to the recipe.
 local function beside_recipe(path)
   local dir = core.recipe_dir()
-  if dir and dir ~= "" and dir ~= "." and path:sub(1, 1) ~= "/" then return dir .. "/" .. path end
+  if dir and dir ~= "" and dir ~= "." and not core.is_absolute(path) then return dir .. "/" .. path end
   return path
 end
 

@@ -9,6 +9,7 @@
 #include "engine/query/suppressions.h"
 #include "engine/query/short_name.h"
 #include "engine/warnings.h"
+#include "engine/windows_path_rules.h"
 #include "engine/units.h"
 #include "engine/version.h"
 #include "lua/host/lua_error.h"
@@ -130,6 +131,25 @@ int core_recipe_dir(lua_State* L) {
   });
 }
 
+// Whether a recipe's path names its own place rather than one beside the
+// recipe: "/x" on Linux; on Windows also "C:\\x", "\\x", "\\\\server\\x" and the
+// forms the sandbox refuses ("C:x", "\\\\?\\x"), which are never joined to
+// the recipe's folder.
+int core_is_absolute(lua_State* L) {
+  return protected_call(L, [&] {
+    const std::string_view path = Arguments(L, "core.is_absolute").string(1, "path");
+#ifdef _WIN32
+    const bool absolute = (!path.empty() && is_windows_separator(path.front())) ||
+                          windows_path_form(path) != WindowsPathForm::kPlain ||
+                          (path.size() >= 3 && path[1] == ':' && is_windows_separator(path[2]));
+#else
+    const bool absolute = path.starts_with('/');
+#endif
+    lua_pushboolean(L, absolute);
+    return 1;
+  });
+}
+
 int core_trace_methods(lua_State* L) {
   push_trace_methods(L);
   return 1;
@@ -148,6 +168,7 @@ int luaopen_heapql_core(lua_State* L) {
                                 {"format_bytes", core_format_bytes},
                                 {"format_duration", core_format_duration},
                                 {"recipe_dir", core_recipe_dir},
+                                {"is_absolute", core_is_absolute},
                                 {"queries_dir", core_queries_dir},
                                 {"trace_methods", core_trace_methods},
                                 {"diff", core_diff},

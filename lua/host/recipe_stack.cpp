@@ -1,8 +1,13 @@
 #include "lua/host/recipe_stack.h"
 
+#ifdef _WIN32
+#include <windows.h>
+#include <process.h>
+#else
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <climits>
@@ -15,6 +20,8 @@
 #include <vector>
 
 namespace heapql::lua {
+
+#ifndef _WIN32
 
 namespace {
 
@@ -115,5 +122,79 @@ void run_on_recipe_stack(const std::function<void()>& body, const std::string& p
   sigaction(SIGBUS, &g_previous_bus, nullptr);
   if (job.error) std::rethrow_exception(job.error);
 }
+
+#else  // _WIN32: a thread whose stack is reserved, not committed; the overflow caught by a vectored handler
+
+namespace {
+
+constexpr std::size_t kStackBytes = std::size_t{1} << 30;
+constexpr const char* kStackVariable = "HEAPQL_RECIPE_STACK";
+// What the overflow handler may still use of the exhausted stack
+// (SetThreadStackGuarantee), and the smallest stack HEAPQL_RECIPE_STACK gives.
+constexpr ULONG kHandlerStackBytes = 64u << 10;
+constexpr std::size_t kLeastStackBytes = std::size_t{256} << 10;
+
+DWORD g_recipe_thread = 0;  // one run at a time
+char g_overflow_message[512];
+
+// EXCEPTION_STACK_OVERFLOW on the recipe thread is the recipe's recursion
+// running out of stack: the message, and exit 3 at once (as _exit after
+// SIGSEGV on Linux). Anything else is not ours.
+LONG CALLBACK on_exception(EXCEPTION_POINTERS* info) {
+  if (info->ExceptionRecord->ExceptionCode != EXCEPTION_STACK_OVERFLOW || GetCurrentThreadId() != g_recipe_thread) {
+    return EXCEPTION_CONTINUE_SEARCH;
+  }
+  DWORD written = 0;
+  WriteFile(GetStdHandle(STD_ERROR_HANDLE), g_overflow_message, static_cast<DWORD>(std::strlen(g_overflow_message)),
+            &written, nullptr);
+  TerminateProcess(GetCurrentProcess(), 3);
+  return EXCEPTION_CONTINUE_SEARCH;
+}
+
+struct Job {
+  const std::function<void()>* body;
+  std::exception_ptr error;
+};
+
+unsigned __stdcall run_job(void* argument) {
+  auto* job = static_cast<Job*>(argument);
+  ULONG guarantee = kHandlerStackBytes;
+  SetThreadStackGuarantee(&guarantee);
+  g_recipe_thread = GetCurrentThreadId();
+  try {
+    (*job->body)();
+  } catch (...) {
+    job->error = std::current_exception();
+  }
+  g_recipe_thread = 0;
+  return 0;
+}
+
+}  // namespace
+
+void run_on_recipe_stack(const std::function<void()>& body, const std::string& prefix) {
+  std::snprintf(g_overflow_message, sizeof g_overflow_message,
+                "%sthe recipe ran out of stack: recursion too deep inside Lua's or LPeg's C code\n", prefix.c_str());
+  std::size_t stack_bytes = kStackBytes;
+  if (const char* text = std::getenv(kStackVariable); text != nullptr && *text != '\0') {
+    stack_bytes = std::max<std::size_t>(std::strtoull(text, nullptr, 10), kLeastStackBytes);
+  }
+  void* const handler = AddVectoredExceptionHandler(1, on_exception);
+  Job job{&body, nullptr};
+  // Reserved, not committed: the 1 GiB costs address space, and memory only as it is used.
+  const auto thread = reinterpret_cast<HANDLE>(
+      _beginthreadex(nullptr, static_cast<unsigned>(std::min<std::size_t>(stack_bytes, UINT_MAX)), run_job, &job,
+                     STACK_SIZE_PARAM_IS_A_RESERVATION, nullptr));
+  if (thread == nullptr) {
+    run_job(&job);  // no thread to be had: the caller's stack
+  } else {
+    WaitForSingleObject(thread, INFINITE);
+    CloseHandle(thread);
+  }
+  if (handler != nullptr) RemoveVectoredExceptionHandler(handler);
+  if (job.error) std::rethrow_exception(job.error);
+}
+
+#endif  // _WIN32
 
 }  // namespace heapql::lua

@@ -1,7 +1,12 @@
 #include "lua/host/run_limits.h"
 
 #include <fmt/format.h>
+
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -12,7 +17,9 @@
 #include <mutex>
 #include <thread>
 
+#ifndef _WIN32
 #include "engine/stderr_in_signal.h"
+#endif
 #include "engine/units.h"
 #include "engine/warnings.h"
 
@@ -42,14 +49,28 @@ bool claim_ending() {
     g_counting_allocations.store(false);  // nothing counted from here on
     return true;
   }
+#ifdef _WIN32
+  for (;;) Sleep(INFINITE);
+#else
   for (;;) ::pause();
+#endif
 }
 
 [[noreturn]] void end_run(const char* message) {
   // No stdio flush: another thread may hold a stream's lock. The report is
   // a buffer, never written by a run that fails; stderr is unbuffered.
+#ifdef _WIN32
+  // WriteFile, not the C library's write (which locks its descriptor), and
+  // TerminateProcess, not ExitProcess (which would run DLL detach code that
+  // may wait for a lock a stopped thread holds): Linux's write and _exit.
+  DWORD written = 0;
+  WriteFile(GetStdHandle(STD_ERROR_HANDLE), message, static_cast<DWORD>(std::strlen(message)), &written, nullptr);
+  TerminateProcess(GetCurrentProcess(), 3);
+  for (;;) Sleep(INFINITE);
+#else
   write_stderr_in_signal(message, std::strlen(message));
   ::_exit(3);
+#endif
 }
 
 // Ends the run from Lua code once the deadline has passed, saying where the

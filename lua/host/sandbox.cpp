@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -12,8 +10,10 @@
 
 #include "engine/error.h"
 #include "engine/path_beneath.h"
+#include "engine/platform/utf8_wide.h"
 #include "engine/session/files_beside_trace.h"
 #include "engine/text_file.h"
+#include "engine/windows_path_rules.h"
 #include "lua/host/embedded_modules.h"
 #include "lua/host/heapql_core.h"
 #include "lua/host/lua_strings.h"
@@ -472,18 +472,18 @@ int load_from_folders(lua_State* L, const char* name, std::string& searched) {
   relative += ".lua";
   const std::vector<std::string> folders = run_context(L).folders;  // a copy: loading runs Lua code
   for (const std::string& folder : folders) {
-    const fs::path path = fs::path(folder) / relative;
-    searched += "\n\tno file '" + path.string() + "'";
+    const std::string path = utf8_from_path(path_from_utf8(folder) / relative);
+    searched += "\n\tno file '" + path + "'";
     // A link beside the recipe may point anywhere: it is refused, whether or
     // not its target exists, unless it stays inside the folder.
-    const std::optional<std::string> readable = readable_path(L, path.string());
+    const std::optional<std::string> readable = readable_path(L, path);
     if (!readable) {
       lua_pushstring(L, fmt::format("module '{}': '{}' leads outside the folders a recipe may read", name,
-                                    path.string()).c_str());
+                                    path).c_str());
       return -1;
     }
-    struct stat st {};
-    if (::stat(readable->c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    std::error_code error;
+    if (!fs::is_regular_file(path_from_utf8(*readable), error)) continue;
     std::string text;
     try {
       text = read_text_file(*readable, fmt::format("module '{}'", name));
@@ -491,8 +491,8 @@ int load_from_folders(lua_State* L, const char* name, std::string& searched) {
       lua_pushstring(L, e.what());
       return -1;
     }
-    if (!load_recipe_chunk(L, text, "@" + path.string())) return -1;
-    lua_pushstring(L, path.string().c_str());
+    if (!load_recipe_chunk(L, text, "@" + path)) return -1;
+    lua_pushstring(L, path.c_str());
     return 1;
   }
   return 0;
@@ -555,10 +555,37 @@ int sandbox_require(lua_State* L) {
   return 1;
 }
 
+// Whether two paths made by absolute_as_given name the same file as written:
+// byte for byte on Linux; on Windows component by component, as NTFS
+// compares names (C:\\Data\\T.etl is c:/data/t.etl).
+bool same_absolute_path(const std::string& a, const std::string& b) {
+#ifdef _WIN32
+  const std::vector<std::string> pa = windows_path_components(a), pb = windows_path_components(b);
+  return pa.size() == pb.size() && std::equal(pa.begin(), pa.end(), pb.begin(), same_windows_name);
+#else
+  return a == b;
+#endif
+}
+
+// The grant of the file at `absolute`, or files.end().
+auto find_granted_file(const RunContext& context, const std::string& absolute) {
+#ifdef _WIN32
+  return std::find_if(context.files.begin(), context.files.end(),
+                      [&](const auto& file) { return same_absolute_path(file.first, absolute); });
+#else
+  return context.files.find(absolute);
+#endif
+}
+
 // Marks `path` readable as named, or as a file beside the trace.
 void allow_path(RunContext& context, const std::string& path, FileGrant grant) {
-  const auto [it, added] = context.files.emplace(absolute_as_given(path), grant);
-  if (!added && grant == FileGrant::kNamed) it->second = FileGrant::kNamed;  // named wins over beside
+  const std::string absolute = absolute_as_given(path);
+  const auto found = find_granted_file(context, absolute);
+  if (found == context.files.end()) {
+    context.files.emplace(absolute, grant);
+  } else if (grant == FileGrant::kNamed) {
+    context.files[found->first] = FileGrant::kNamed;  // named wins over beside
+  }
 }
 
 void set_readable_paths(RunContext& context, const SandboxOptions& options) {
@@ -566,19 +593,18 @@ void set_readable_paths(RunContext& context, const SandboxOptions& options) {
   // and as it resolves, so that a path given either way is found beneath it.
   std::vector<std::string>& folders = context.folders;
   for (const fs::path& folder : options.folders) {
-    for (std::string form : {absolute_as_given(folder.string()), std::string()}) {
+    for (std::string form : {absolute_as_given(utf8_from_path(folder)), std::string()}) {
       if (form.empty()) {
-        std::error_code error;
-        const fs::path canonical = fs::canonical(folder, error);
-        if (error) continue;
-        form = canonical.string();
+        const std::optional<std::string> canonical = canonical_folder(utf8_from_path(folder));
+        if (!canonical) continue;
+        form = *canonical;
       }
       if (std::find(folders.begin(), folders.end(), form) == folders.end()) folders.push_back(form);
     }
   }
-  for (const fs::path& file : options.files) allow_path(context, file.string(), FileGrant::kNamed);
+  for (const fs::path& file : options.files) allow_path(context, utf8_from_path(file), FileGrant::kNamed);
   if (options.trace) {
-    const std::string trace = options.trace->string();
+    const std::string trace = utf8_from_path(*options.trace);
     context.trace = absolute_as_given(trace);
     allow_path(context, trace, FileGrant::kNamed);
     for (const std::string& beside : files_beside_trace(trace)) allow_path(context, beside, FileGrant::kBeside);
@@ -594,7 +620,7 @@ void open_trusted(lua_State* L, const SandboxOptions& options) {
   register_embedded_modules(L);
   lua_pop(L, 1);
   std::string path;
-  for (const fs::path& folder : options.folders) path += (folder / "?.lua").string() + ";";
+  for (const fs::path& folder : options.folders) path += utf8_from_path(folder / "?.lua") + ";";
   lua_getfield(L, -1, "path");
   path += lua_tostring(L, -1);
   lua_pop(L, 1);
@@ -765,11 +791,10 @@ std::optional<std::string> readable_path(lua_State* L, const std::string& path) 
   if (!context.sandboxed) return path;
   if (path.empty() || path.find('\0') != std::string::npos) return std::nullopt;
   const std::string absolute = absolute_as_given(path);
-  if (const auto file = context.files.find(absolute); file != context.files.end()) {
+  if (const auto file = find_granted_file(context, absolute); file != context.files.end()) {
     // A file beside the trace counts only as itself: never through a link,
     // never a FIFO or a device.
-    struct stat st {};
-    if (file->second == FileGrant::kNamed || ::lstat(absolute.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return path;
+    if (file->second == FileGrant::kNamed || !is_there_but_not_a_plain_file(absolute)) return path;
     return std::nullopt;
   }
   for (const std::string& folder : context.folders) {
@@ -780,15 +805,15 @@ std::optional<std::string> readable_path(lua_State* L, const std::string& path) 
 
 bool is_named_file(lua_State* L, const std::string& path) {
   const RunContext& context = run_context(L);
-  const auto file = context.files.find(absolute_as_given(path));
+  const auto file = find_granted_file(context, absolute_as_given(path));
   return file != context.files.end() && file->second == FileGrant::kNamed;
 }
 
 bool is_command_line_trace(lua_State* L, const std::string& path) {
   const std::optional<std::string>& trace = run_context(L).trace;
-  return trace && absolute_as_given(path) == *trace;
+  return trace && same_absolute_path(absolute_as_given(path), *trace);
 }
 
-void allow_file(lua_State* L, const fs::path& path) { allow_path(run_context(L), path.string(), FileGrant::kNamed); }
+void allow_file(lua_State* L, const fs::path& path) { allow_path(run_context(L), utf8_from_path(path), FileGrant::kNamed); }
 
 }  // namespace heapql::lua

@@ -608,7 +608,9 @@ function M.doc()
       .. "socket refuses the whole path. The folder's own path may hold links (the user chose it). The check "
       .. "never looks outside the folder, so a refusal reads the same whether or not the target exists: a link "
       .. "beside the recipe to a file elsewhere (or to nothing) is refused, and so is a link in the middle of "
-      .. "a path.",
+      .. "a path. On Windows the same check holds against Windows' own ways around it (device names, "
+      .. "streams, `\\\\?\\`, `\\\\.\\` and UNC prefixes, drive-relative paths, short names, junctions): "
+      .. "docs/windows.md, \"Recipes and the sandbox\".",
     "Files beside a trace (a heaptrack file's raw or interpreted twin, its block-identity file NAME.hqid, "
       .. "its store NAME.hqdb) are read only as themselves: a link there is refused whatever it points at, and "
       .. "never opened. Only the trace named on the command line brings them; beside a trace in the recipe's "
