@@ -1,8 +1,5 @@
 // pprof's profile (profile.proto), gzipped as pprof, speedscope and the other
 // pprof viewers read it, with the sample types of Go heap profiles.
-#include <google/protobuf/io/gzip_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-
 #include <fmt/format.h>
 
 #include <map>
@@ -10,6 +7,7 @@
 #include <unordered_map>
 
 #include "engine/error.h"
+#include "engine/report/gzip_member.h"
 #include "engine/report/reports.h"
 #include "profile.pb.h"
 
@@ -135,15 +133,9 @@ std::string result_pprof(const Result& r, const SourceInfo& source) {
   if (r.other) add_sample(profile, tables, *r.other, {}, "[other]");
   if (r.rows.empty() && !r.other) add_sample(profile, tables, r.totals, {}, "[total]");
 
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream sink(&out);
-    google::protobuf::io::GzipOutputStream::Options options;
-    options.format = google::protobuf::io::GzipOutputStream::GZIP;
-    google::protobuf::io::GzipOutputStream gzip(&sink, options);
-    if (!profile.SerializeToZeroCopyStream(&gzip) || !gzip.Close()) throw Error("--format pprof: cannot encode the profile");
-  }
-  return out;
+  std::string encoded;
+  if (!profile.SerializeToString(&encoded)) throw Error("--format pprof: cannot encode the profile");
+  return gzip_member(encoded, "--format pprof");
 }
 
 }  // namespace heapql
