@@ -13,12 +13,32 @@
 
 namespace {
 
+#ifdef _WIN32
+// msvcrt's name for it.
+std::size_t malloc_usable_size(void* p) { return _msize(p); }
+#endif
+
 void* allocate(std::size_t size) {
   void* p = std::malloc(size == 0 ? 1 : size);
   if (p == nullptr) throw std::bad_alloc();
   if (heapql::lua::counting_allocations()) heapql::lua::count_allocation(static_cast<std::int64_t>(malloc_usable_size(p)));
   return p;
 }
+
+#ifdef _WIN32
+
+// msvcrt's _aligned_malloc blocks cannot be measured: an aligned block is
+// carved out of a counted malloc block, whose address is kept just before it.
+void* allocate_aligned(std::size_t size, std::align_val_t alignment) {
+  const auto align = std::max(static_cast<std::size_t>(alignment), sizeof(void*));
+  auto* base = static_cast<char*>(allocate(size + align + sizeof(void*)));
+  const auto at = (reinterpret_cast<std::uintptr_t>(base) + sizeof(void*) + align - 1) & ~(std::uintptr_t{align} - 1);
+  auto* p = reinterpret_cast<void*>(at);
+  static_cast<void**>(p)[-1] = base;
+  return p;
+}
+
+#else
 
 void* allocate_aligned(std::size_t size, std::align_val_t alignment) {
   void* p = nullptr;
@@ -28,11 +48,22 @@ void* allocate_aligned(std::size_t size, std::align_val_t alignment) {
   return p;
 }
 
+#endif
+
 void release(void* p) noexcept {
   if (p == nullptr) return;
   if (heapql::lua::counting_allocations()) heapql::lua::count_allocation(-static_cast<std::int64_t>(malloc_usable_size(p)));
   std::free(p);
 }
+
+#ifdef _WIN32
+void release_aligned(void* p, std::align_val_t) noexcept {
+  if (p != nullptr) release(static_cast<void**>(p)[-1]);
+}
+#else
+// glibc frees an aligned block as any other.
+void release_aligned(void* p, std::align_val_t) noexcept { release(p); }
+#endif
 
 }  // namespace
 
@@ -61,7 +92,7 @@ void operator delete(void* p, std::size_t) noexcept { release(p); }
 void operator delete[](void* p, std::size_t) noexcept { release(p); }
 void operator delete(void* p, const std::nothrow_t&) noexcept { release(p); }
 void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p); }
-void operator delete(void* p, std::align_val_t) noexcept { release(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { release(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+void operator delete(void* p, std::align_val_t alignment) noexcept { release_aligned(p, alignment); }
+void operator delete[](void* p, std::align_val_t alignment) noexcept { release_aligned(p, alignment); }
+void operator delete(void* p, std::size_t, std::align_val_t alignment) noexcept { release_aligned(p, alignment); }
+void operator delete[](void* p, std::size_t, std::align_val_t alignment) noexcept { release_aligned(p, alignment); }

@@ -11,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "cli/output_not_input.h"
 #include "cli/query_options.h"
+#include "engine/platform/utf8_wide.h"
 
 namespace heapql::cli {
 
@@ -21,7 +22,7 @@ void print_ingested(const IngestResult& r, const std::string& trace_path) {
   if (!r.block_identity_path.empty()) {
     std::error_code ec;
     fmt::print(stderr, "heapql: wrote {} ({}: exact readings without the raw twin)\n", r.block_identity_path,
-               format_bytes_human(std::filesystem::file_size(r.block_identity_path, ec)));
+               format_bytes_human(std::filesystem::file_size(path_from_utf8(r.block_identity_path), ec)));
   }
 }
 

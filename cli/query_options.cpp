@@ -6,12 +6,11 @@
 #include <filesystem>
 #include <map>
 
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include "engine/error.h"
 #include "engine/query/aggregator.h"
 #include "engine/units.h"
+#include "engine/platform/terminal.h"
+#include "engine/platform/utf8_wide.h"
 #include "cli/shipped_files.h"
 
 namespace heapql::cli {
@@ -33,7 +32,7 @@ auto with_option(std::string_view option, F&& parse) {
 std::string take_symbol_path(Arguments& args) {
   std::string path = args.take_value("--symbols");
   std::error_code error;
-  if (!std::filesystem::is_directory(path, error)) {
+  if (!std::filesystem::is_directory(path_from_utf8(path), error)) {
     throw UsageError{fmt::format("--symbols '{}': expected a folder of PDBs or a symbol store", path)};
   }
   return path;
@@ -42,9 +41,8 @@ std::string take_symbol_path(Arguments& args) {
 DisplayOptions display_options_of(const CommonOptions& common) {
   DisplayOptions display;
   display.full_names = common.full_names;
-  winsize size{};
-  if (!common.output_file && isatty(STDOUT_FILENO) == 1 && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0) {
-    display.width = size.ws_col;
+  if (!common.output_file) {
+    if (const std::optional<int> columns = terminal_columns(StandardStream::kOutput)) display.width = *columns;
   }
   return display;
 }

@@ -19,6 +19,7 @@
 #include "cli/shipped_files.h"
 #include "lua/host/query_flags.h"
 #include "lua/host/recipe_runner.h"
+#include "engine/platform/utf8_wide.h"
 
 namespace heapql::cli {
 
@@ -79,7 +80,7 @@ bool take_listing_format(const std::string& option, Arguments& args) {
 
 // A recipe as `heapql list` lists it; its load error is kept, not thrown.
 ListedRecipe listed(const FoundRecipe& found, const RecipeOptions& options) {
-  ListedRecipe recipe{found.name, found.file.string(), found.folder, std::nullopt, {}};
+  ListedRecipe recipe{found.name, utf8_from_path(found.file), found.folder, std::nullopt, {}};
   try {
     recipe.info = lua::describe_recipe(RecipeSource{found.file, {}}, options);
   } catch (const Error& e) {
@@ -158,7 +159,7 @@ RunOutcome run_with_options(RecipeRun run, Arguments& args, std::optional<Report
   if (recipe_name) run.recipe = RecipeSearch(recipes_dir).find(*recipe_name);
   if (run.trace_path.empty()) throw UsageError{"needs a trace file"};
   run.options.message_prefix = "heapql run: ";
-  const std::string recipe_file = run.recipe.text ? std::string() : run.recipe.path.string();
+  const std::string recipe_file = run.recipe.text ? std::string() : utf8_from_path(run.recipe.path);
   output.emplace(output_file, std::vector<std::string>{run.trace_path, recipe_file});
   return lua::run_recipe(run);
 }
@@ -201,7 +202,7 @@ int run_list(Arguments& args) {
   std::string listing;
   int failures = 0;
   for (std::size_t folder = 0; folder < search.folders().size(); ++folder) {
-    listing += fmt::format("recipes in {} (heapql help NAME for params):\n", search.folders()[folder].string());
+    listing += fmt::format("recipes in {} (heapql help NAME for params):\n", utf8_from_path(search.folders()[folder]));
     for (const ListedRecipe& recipe : recipes) {
       if (recipe.folder != folder) continue;
       if (recipe.info) {
@@ -257,7 +258,7 @@ int run_help(Arguments& args, lua::CommandDefinitions& definitions) {
     throw UsageError{fmt::format("no command or recipe '{}' (see heapql help, heapql list)", *name)};
   }
   if (json) {
-    const ListedRecipe recipe = listed(FoundRecipe{fs::path(*name).stem().string(), source.path, 0}, options);
+    const ListedRecipe recipe = listed(FoundRecipe{utf8_from_path(path_from_utf8(*name).stem()), source.path, 0}, options);
     if (!recipe.info) throw UsageError{recipe.error};
     emit(recipes_json({recipe}), std::nullopt);
     return kExitOk;

@@ -7,6 +7,7 @@
 #include "engine/near_names.h"
 #include "cli/arguments.h"
 #include "cli/shipped_files.h"
+#include "engine/platform/utf8_wide.h"
 
 namespace heapql::cli {
 
@@ -15,10 +16,10 @@ namespace fs = std::filesystem;
 RecipeSearch::RecipeSearch(const std::optional<std::string>& recipes_dir) {
   if (recipes_dir) {
     std::error_code error;
-    if (!fs::is_directory(*recipes_dir, error)) {
+    if (!fs::is_directory(path_from_utf8(*recipes_dir), error)) {
       throw UsageError{fmt::format("--recipes '{}': not a folder", *recipes_dir)};
     }
-    folders_.emplace_back(*recipes_dir);
+    folders_.push_back(path_from_utf8(*recipes_dir));
   }
   folders_.push_back(lua::queries_folder());
 }
@@ -26,13 +27,13 @@ RecipeSearch::RecipeSearch(const std::optional<std::string>& recipes_dir) {
 lua::RecipeSource RecipeSearch::find(const std::string& name) const {
   lua::RecipeSource source;
   std::error_code error;
-  if (fs::is_regular_file(name, error)) {
-    source.path = name;
+  if (fs::is_regular_file(path_from_utf8(name), error)) {
+    source.path = path_from_utf8(name);
     return source;
   }
   if (name.find('/') == std::string::npos) {
     for (const fs::path& folder : folders_) {
-      const fs::path file = folder / (name.ends_with(".lua") ? name : name + ".lua");
+      const fs::path file = folder / path_from_utf8(name.ends_with(".lua") ? name : name + ".lua");
       if (fs::is_regular_file(file, error)) {
         source.path = file;
         return source;
@@ -42,7 +43,7 @@ lua::RecipeSource RecipeSearch::find(const std::string& name) const {
   std::vector<std::string> names;
   for (const FoundRecipe& recipe : all()) names.push_back(recipe.name);
   std::vector<std::string> searched;
-  for (const fs::path& folder : folders_) searched.push_back(folder.string());
+  for (const fs::path& folder : folders_) searched.push_back(utf8_from_path(folder));
   const std::vector<std::string> near = near_names(name, names);
   throw UsageError{fmt::format("no recipe '{}': not a file, nor a recipe in {} ({}heapql list names them)", name,
                                fmt::join(searched, " or "),

@@ -3,7 +3,9 @@
 // stream (symbols), keeping both: NAME.zst opens in heapql with exact block
 // identity (its raw twin NAME.raw.zst is found beside it) and in
 // heaptrack_print as usual. Last, it ingests the pair into NAME.zst.hqdb, the
-// store later commands answer from.
+// store later commands answer from. (On Windows: record_on_windows.cpp.)
+#ifndef _WIN32
+
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -336,3 +338,5 @@ int run_record(Arguments& args) {
 }
 
 }  // namespace heapql::cli
+
+#endif  // _WIN32

@@ -7,6 +7,8 @@
 #include "engine/error.h"
 #include "engine/path_kind.h"
 #include "cli/output_not_input.h"
+#include "engine/platform/utf8_wide.h"
+#include "engine/platform/open_file.h"
 
 namespace heapql::cli {
 
@@ -24,16 +26,16 @@ ReportOutput::ReportOutput(const std::optional<std::string>& output_file, const 
   if (kind == PathKind::kPipe || kind == PathKind::kDevice || name_.starts_with("/dev/") ||
       name_.starts_with("/proc/")) {
     // A terminal, a pipe, /dev/stdout: written as it comes, as a stream.
-    stream_ = std::fopen(name_.c_str(), "wb");
+    stream_ = open_stdio_file(name_, "wb");
     if (stream_ == nullptr) fail();
     owns_stream_ = true;
     return;
   }
   // A link to a report is followed: the file it names is replaced, not the link.
   std::error_code ec;
-  const bool link = kind == PathKind::kFile && fs::is_symlink(fs::symlink_status(name_, ec));
-  const fs::path target = link ? fs::canonical(name_, ec) : fs::path();
-  file_.emplace(ec || target.empty() ? name_ : target.string());
+  const bool link = kind == PathKind::kFile && fs::is_symlink(fs::symlink_status(path_from_utf8(name_), ec));
+  const fs::path target = link ? fs::canonical(path_from_utf8(name_), ec) : fs::path();
+  file_.emplace(ec || target.empty() ? name_ : utf8_from_path(target));
 }
 
 ReportOutput::~ReportOutput() {

@@ -8,26 +8,13 @@
 #include <system_error>
 
 #include "engine/error.h"
-#ifdef _WIN32
-#include "engine/platform/utf8_wide.h"
-#endif
+#include "engine/platform/open_file.h"
 
 namespace heapql {
 
 std::string read_text_file(const std::string& path, std::string_view what, std::uint64_t max_bytes) {
   const SourceLocation where = SourceLocation::of_file(path);
-#ifdef _WIN32
-  // The UTF-8 name opened as itself (fopen would read it in the ANSI code page).
-  std::wstring wide_path;
-  try {
-    wide_path = wide_from_utf8(path);
-  } catch (const Error& e) {
-    throw Error(where, fmt::format("cannot open {}: {}", what, e.message()));
-  }
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(_wfopen(wide_path.c_str(), L"rb"), &std::fclose);
-#else
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-#endif
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(open_stdio_file(path, "rb"), &std::fclose);
   if (!file) throw Error(where, fmt::format("cannot open {}: {}", what, std::generic_category().message(errno)));
   std::string text;
   char buffer[64 * 1024];

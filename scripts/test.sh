@@ -5,7 +5,10 @@
 #  2. build-asan/  the same sources under ASan+UBSan (HEAPQL_SANITIZE): the
 #                  unit tests and the command-line tests of hostile input;
 #  3. a packager's plain Release build, installed into a temporary prefix,
-#     whose heapql must find its recipes without the source tree.
+#     whose heapql must find its recipes without the source tree;
+#  4. build-windows/  heapql.exe cross-built with mingw-w64 (scripts/build-windows.sh),
+#                  its tests run under Wine, its answers compared with build/'s heapql
+#                  (windows.same_json_as_linux) and its zip tested (windows.package).
 # build/ is configured as scripts/demo.sh configures it, so after the demo
 # only the test programs are left to build. Each ctest run prints its
 # summary; the last line adds them up.
@@ -17,7 +20,7 @@ for arg in "$@"; do
   case $arg in
     --full) full=true ;;
     -h | --help)
-      echo "usage: scripts/test.sh [--full]   (--full adds the ASan+UBSan build and the install check, as CI runs)"
+      echo "usage: scripts/test.sh [--full]   (--full adds the ASan+UBSan build, the install check and the Windows build under Wine, as CI runs)"
       exit 0 ;;
     *) echo "test.sh: unknown option '$arg' (usage: scripts/test.sh [--full])" >&2; exit 2 ;;
   esac
@@ -34,7 +37,10 @@ if $full; then
     -DHEAPQL_SANITIZE=ON -DHEAPQL_TESTS=ON -DHEAPQL_BENCH=OFF >/dev/null
   cmake --build "$asan_dir" -j2
   ./scripts/check-install.sh "${build_dir}-release"
-  dirs+=("$asan_dir")
+  ./scripts/build-windows.sh
+  # windows.same_json_as_linux compares heapql.exe with this build's heapql.
+  cmake -S . -B build-windows -DHEAPQL_LINUX_HEAPQL="$(cd "$build_dir" && pwd)/heapql" >/dev/null
+  dirs+=("$asan_dir" build-windows)
 fi
 
 status=0

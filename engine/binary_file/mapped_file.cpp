@@ -1,15 +1,21 @@
 #include "engine/binary_file/mapped_file.h"
 
-#include <fcntl.h>
+#ifdef _WIN32
+#include <io.h>
+#include <windows.h>
+#else
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
+#endif
 
 #include <cerrno>
 #include <cstring>
 
 #include "engine/error.h"
 #include "engine/binary_file/mapping_fault.h"
+#include "engine/platform/file_status.h"
+#include "engine/platform/open_file.h"
+#include "engine/platform/windows_errno.h"
 
 namespace heapql::store_file {
 
@@ -21,33 +27,65 @@ struct Mapping {
   std::unique_ptr<MappingFaultGuard> guard;
   ~Mapping() {
     guard.reset();
+#ifdef _WIN32
+    if (address != nullptr) ::UnmapViewOfFile(address);
+#else
     if (address != nullptr) ::munmap(address, length);
+#endif
   }
 };
+
+[[noreturn]] void not_a_file(const std::string& path, bool directory, std::string_view kind) {
+  throw Error(SourceLocation::of_file(path),
+              (directory ? "a directory, not " : "not a regular file, so not ") + std::string(kind));
+}
+
+// The whole of the open file `fd`, `length` bytes, mapped read-only; nullptr
+// with errno set when it cannot be.
+void* map_whole(int fd, std::size_t length) {
+#ifdef _WIN32
+  // The view outlives the mapping object and the file handle: closing them
+  // now leaves the view, which holds the file, as munmap's mapping does.
+  const auto file = reinterpret_cast<HANDLE>(::_get_osfhandle(fd));
+  const HANDLE mapping = ::CreateFileMappingW(file, nullptr, PAGE_READONLY, 0, 0, nullptr);
+  if (mapping == nullptr) {
+    fail_with_last_windows_error();
+    return nullptr;
+  }
+  void* view = ::MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, length);
+  if (view == nullptr) fail_with_last_windows_error();
+  ::CloseHandle(mapping);
+  return view;
+#else
+  void* address = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, 0);
+  return address == MAP_FAILED ? nullptr : address;
+#endif
+}
 
 }  // namespace
 
 MappedFile map_file(const std::string& path, std::string_view kind) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = open_file(path, O_RDONLY);
+  // Windows opens no folder as a file (Linux does, and fstat says what it is).
+  if (fd < 0 && errno == EISDIR) not_a_file(path, true, kind);
   if (fd < 0) throw Error(SourceLocation::of_file(path), std::string("cannot open: ") + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw Error(SourceLocation::of_file(path), (S_ISDIR(st.st_mode) ? "a directory, not " : "not a regular file, so not ") +
-                                                   std::string(kind));
+  const std::optional<FileStatus> status = status_of_fd(fd);
+  if (!status || !status->regular()) {
+    close_file(fd);
+    not_a_file(path, status && status->directory(), kind);
   }
   auto mapping = std::make_shared<Mapping>();
-  if (st.st_size > 0) {
-    mapping->length = static_cast<std::size_t>(st.st_size);
-    mapping->address = ::mmap(nullptr, mapping->length, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (mapping->address == MAP_FAILED) {
-      mapping->address = nullptr;
-      ::close(fd);
-      throw Error(SourceLocation::of_file(path), std::string("cannot map: ") + std::strerror(errno));
+  if (status->size > 0) {
+    mapping->length = static_cast<std::size_t>(status->size);
+    mapping->address = map_whole(fd, mapping->length);
+    if (mapping->address == nullptr) {
+      const int error = errno;
+      close_file(fd);
+      throw Error(SourceLocation::of_file(path), std::string("cannot map: ") + std::strerror(error));
     }
     mapping->guard = std::make_unique<MappingFaultGuard>(mapping->address, mapping->length, path);
   }
-  ::close(fd);
+  close_file(fd);
   const std::string_view bytes(static_cast<const char*>(mapping->address), mapping->length);
   return MappedFile{std::move(mapping), bytes};
 }

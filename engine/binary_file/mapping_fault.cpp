@@ -1,7 +1,11 @@
 #include "engine/binary_file/mapping_fault.h"
 
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <signal.h>
 #include <unistd.h>
+#endif
 
 #include <array>
 #include <atomic>
@@ -24,16 +28,48 @@ struct Slot {
 
 constexpr std::size_t kSlots = 32;  // mapped stores at once: a diff maps two
 std::array<Slot, kSlots> slots;
+// The registered mapping holding `address`, or nullptr.
+const Slot* slot_holding(std::uintptr_t address) {
+  for (const Slot& slot : slots) {
+    const std::uintptr_t end = slot.end.load(std::memory_order_acquire);
+    if (end != 0 && address >= slot.begin.load(std::memory_order_relaxed) && address < end) return &slot;
+  }
+  return nullptr;
+}
+
+#ifdef _WIN32
+
+// Windows raises EXCEPTION_IN_PAGE_ERROR when a view's page cannot be read
+// in (the file shrank on a share, the medium went away); Wine raises
+// EXCEPTION_ACCESS_VIOLATION for a read past the end of a truncated file
+// (its mmap's SIGBUS, measured). heapql's views are read-only and only read,
+// so a read fault inside one is the file's doing either way. The process
+// ends here: unwinding out of a fault in the middle of a read is not safe.
+LONG CALLBACK on_page_fault(EXCEPTION_POINTERS* pointers) {
+  const EXCEPTION_RECORD& record = *pointers->ExceptionRecord;
+  const bool page_error = record.ExceptionCode == EXCEPTION_IN_PAGE_ERROR;
+  const bool read_fault = record.ExceptionCode == EXCEPTION_ACCESS_VIOLATION && record.ExceptionInformation[0] == 0;
+  if ((!page_error && !read_fault) || record.NumberParameters < 2) return EXCEPTION_CONTINUE_SEARCH;
+  const Slot* slot = slot_holding(static_cast<std::uintptr_t>(record.ExceptionInformation[1]));
+  if (slot == nullptr) return EXCEPTION_CONTINUE_SEARCH;
+  write_stderr_in_signal(slot->message.data(), slot->message.size());
+  ::TerminateProcess(::GetCurrentProcess(), 2);
+  return EXCEPTION_CONTINUE_SEARCH;  // not reached
+}
+
+void install_handler_once() {
+  static std::once_flag once;
+  std::call_once(once, [] { ::AddVectoredExceptionHandler(1, on_page_fault); });
+}
+
+#else
+
 struct sigaction previous_action {};
 
 void on_bus_error(int signal, siginfo_t* info, void* context) {
-  const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
-  for (const Slot& slot : slots) {
-    const std::uintptr_t end = slot.end.load(std::memory_order_acquire);
-    if (end != 0 && address >= slot.begin.load(std::memory_order_relaxed) && address < end) {
-      write_stderr_in_signal(slot.message.data(), slot.message.size());
-      ::_exit(2);
-    }
+  if (const Slot* slot = slot_holding(reinterpret_cast<std::uintptr_t>(info->si_addr))) {
+    write_stderr_in_signal(slot->message.data(), slot->message.size());
+    ::_exit(2);
   }
   // Not ours: the handler before ours, or the default action (pending until
   // this returns).
@@ -60,6 +96,8 @@ void install_handler_once() {
     ::sigaction(SIGBUS, &action, &previous_action);
   });
 }
+
+#endif
 
 }  // namespace
 

@@ -1,9 +1,10 @@
 // A mapped file that shrinks while it is read (another program truncates or
 // rewrites a store in place; heapql's own writers always rename a new file
-// over it) makes the next read of a page past its new end a SIGBUS. Where the
-// fault is inside a registered mapping, heapql says which file changed and
-// exits 2, instead of dying of the signal; any other SIGBUS goes on to the
-// handler that was there before.
+// over it) makes the next read of a page past its new end a SIGBUS (on
+// Windows an EXCEPTION_IN_PAGE_ERROR, caught by a vectored exception
+// handler). Where the fault is inside a registered mapping, heapql says which
+// file changed and exits 2, instead of dying of the signal; any other SIGBUS
+// (exception) goes on to the handler that was there before.
 #pragma once
 
 #include <cstddef>

@@ -4,8 +4,6 @@
 // columns and a block-identity file's compressed columns are written so.
 #pragma once
 
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +14,8 @@
 #include "engine/error.h"
 #include "engine/binary_file/checksum.h"
 #include "engine/binary_file/output_file.h"
+#include "engine/platform/open_file.h"
+#include "engine/platform/positioned_io.h"
 
 namespace heapql::store_file {
 
@@ -25,7 +25,7 @@ class ScratchColumn {
   explicit ScratchColumn(const std::string& folder) : fd_(OutputFile::scratch_file(folder)) {
     buffer_.reserve(kBuffered);
   }
-  ~ScratchColumn() { ::close(fd_); }
+  ~ScratchColumn() { close_file(fd_); }
   ScratchColumn(const ScratchColumn&) = delete;
   ScratchColumn& operator=(const ScratchColumn&) = delete;
 
@@ -42,8 +42,7 @@ class ScratchColumn {
     std::size_t n = buffer_.size() * sizeof(T);
     checksum_.add(data, n);
     while (n > 0) {
-      const ssize_t w = ::write(fd_, data, n);
-      if (w < 0 && errno == EINTR) continue;
+      const std::int64_t w = write_some(fd_, data, n);
       if (w <= 0) throw Error(std::string("cannot write a scratch column: ") + std::strerror(errno));
       data += w;
       n -= static_cast<std::size_t>(w);

@@ -1,8 +1,9 @@
 #include "engine/binary_file/source_identity.h"
 
+#ifndef _WIN32
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
+#endif
 
 #include <bit>
 #include <cerrno>
@@ -12,6 +13,10 @@
 
 #include "engine/error.h"
 #include "engine/binary_file/checksum.h"
+#include "engine/platform/file_status.h"
+#include "engine/platform/open_file.h"
+#include "engine/platform/positioned_io.h"
+#include "engine/platform/utf8_wide.h"
 
 namespace heapql::store_file {
 
@@ -23,8 +28,7 @@ std::uint64_t checksum_of_range(int fd, std::uint64_t offset, std::size_t n, con
   std::vector<unsigned char> buffer(n);
   std::size_t got = 0;
   while (got < n) {
-    const ssize_t r = ::pread(fd, buffer.data() + got, n - got, static_cast<off_t>(offset + got));
-    if (r < 0 && errno == EINTR) continue;
+    const std::int64_t r = read_at(fd, buffer.data() + got, n - got, offset + got);
     if (r <= 0) throw Error(SourceLocation::of_file(path), "cannot read it to identify it");
     got += static_cast<std::size_t>(r);
   }
@@ -35,51 +39,64 @@ std::uint64_t checksum_of_range(int fd, std::uint64_t offset, std::size_t n, con
 
 FileIdentity identify_file(const std::string& path, bool follow_links) {
   std::error_code ec;
-  std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  std::filesystem::path absolute = std::filesystem::absolute(path_from_utf8(path), ec);
   FileIdentity id;
-  id.path = ec ? path : absolute.lexically_normal().string();
+  id.path = ec ? path : utf8_from_path(absolute.lexically_normal());
   // Looked at before it is opened, and opened without waiting: opening a
   // FIFO for reading would block until a writer came.
-  struct stat st {};
-  if ((follow_links ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0) {
-    throw Error(SourceLocation::of_file(path), std::string("cannot open: ") + std::strerror(errno));
-  }
-  if (!S_ISREG(st.st_mode)) throw Error(SourceLocation::of_file(path), "is not a regular file");
+  const std::optional<FileStatus> before = status_of_path(path, follow_links);
+  if (!before) throw Error(SourceLocation::of_file(path), std::string("cannot open: ") + std::strerror(errno));
+  if (!before->regular()) throw Error(SourceLocation::of_file(path), "is not a regular file");
+#ifdef _WIN32
+  // No FIFO to block on; a link was refused above (status_of_path saw the
+  // reparse point itself), and one put there since is caught below by the
+  // file's changed identity.
+  const int fd = open_file(path, O_RDONLY);
+#else
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow_links ? 0 : O_NOFOLLOW));
+#endif
   if (fd < 0) throw Error(SourceLocation::of_file(path), std::string("cannot open: ") + std::strerror(errno));
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
+  const std::optional<FileStatus> st = status_of_fd(fd);
+  if (!st || !st->regular()) {
+    close_file(fd);
     throw Error(SourceLocation::of_file(path), "is not a regular file");
   }
+#ifdef _WIN32
+  if (st->id != before->id || st->device != before->device) {
+    close_file(fd);
+    throw Error(SourceLocation::of_file(path), "is not a regular file");
+  }
+#endif
   try {
-    id.size = static_cast<std::uint64_t>(st.st_size);
-    id.mtime_ns = std::int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+    id.size = st->size;
+    id.mtime_ns = st->mtime_ns;
     const std::size_t head = static_cast<std::size_t>(std::min<std::uint64_t>(id.size, kHashedEnds));
     const std::uint64_t tail_at = id.size > kHashedEnds ? id.size - kHashedEnds : 0;
     id.head_tail_hash = checksum_of_range(fd, 0, head, path) ^
                         std::rotl(checksum_of_range(fd, tail_at, static_cast<std::size_t>(id.size - tail_at), path), 1);
   } catch (...) {
-    ::close(fd);
+    close_file(fd);
     throw;
   }
-  ::close(fd);
+  close_file(fd);
   return id;
 }
 
 std::string relocated(const std::string& recorded, const std::string& trace_then, const std::string& trace_now) {
   namespace fs = std::filesystem;
-  const fs::path beside = fs::path(recorded).lexically_relative(fs::path(trace_then).parent_path());
-  return (fs::path(trace_now).parent_path() / beside).lexically_normal().string();
+  const fs::path beside = path_from_utf8(recorded).lexically_relative(path_from_utf8(trace_then).parent_path());
+  return utf8_from_path((path_from_utf8(trace_now).parent_path() / beside).lexically_normal());
 }
 
 std::string identity_mismatch(const FileIdentity& recorded, bool follow_links) {
-  struct stat st {};
-  if (::lstat(recorded.path.c_str(), &st) != 0) return "it is gone";
-  if (S_ISLNK(st.st_mode)) {
+  std::optional<FileStatus> st = status_of_path(recorded.path, false);
+  if (!st) return "it is gone";
+  if (st->link()) {
     if (!follow_links) return "it is a link";
-    if (::stat(recorded.path.c_str(), &st) != 0) return "it is gone";
+    st = status_of_path(recorded.path, true);
+    if (!st) return "it is gone";
   }
-  if (!S_ISREG(st.st_mode)) return "it is not a regular file";
+  if (!st->regular()) return "it is not a regular file";
   FileIdentity now;
   try {
     now = identify_file(recorded.path, follow_links);

@@ -2,25 +2,28 @@
 
 #include <fmt/format.h>
 #include <sqlite3.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 
 #include "engine/error.h"
 #include "engine/file_to_replace.h"
+#include "engine/platform/open_file.h"
+#include "engine/platform/process_id.h"
+#include "engine/platform/replace_file.h"
+#include "engine/platform/sync_file.h"
 
 namespace heapql {
 
 SqliteSink::SqliteSink(std::string path) : path_(std::move(path)) {
   check_file_to_replace(path_);
-  temp_ = path_ + ".heapql-tmp-" + std::to_string(::getpid());
-  std::remove(temp_.c_str());
+  temp_ = path_ + ".heapql-tmp-" + std::to_string(current_process_id());
+  remove_file(temp_);
   if (sqlite3_open_v2(temp_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
     const std::string why = db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     db_ = nullptr;
-    std::remove(temp_.c_str());
+    remove_file(temp_);
     throw Error(SourceLocation::of_file(path_), "cannot be written: " + why);
   }
   // A new file written in one go: no journal to keep, and it is synced once, at the end.
@@ -30,7 +33,7 @@ SqliteSink::SqliteSink(std::string path) : path_(std::move(path)) {
 SqliteSink::~SqliteSink() {
   sqlite3_finalize(insert_);
   sqlite3_close(db_);
-  if (!committed_) std::remove(temp_.c_str());
+  if (!committed_) remove_file(temp_);
 }
 
 void SqliteSink::fail(std::string_view what) const {
@@ -83,13 +86,15 @@ void SqliteSink::commit() {
   if (sqlite3_close(db_) != SQLITE_OK) fail("SQLite close");
   db_ = nullptr;
   // Synced once, then renamed over the target.
-  if (std::FILE* f = std::fopen(temp_.c_str(), "rb")) {
-    ::fsync(fileno(f));
-    std::fclose(f);
+  // Writable: Windows flushes only a handle that may write.
+  if (const int fd = open_file(temp_, O_RDWR); fd >= 0) {
+    sync_file(fd);
+    close_file(fd);
   }
-  std::error_code ec;
-  std::filesystem::rename(temp_, path_, ec);
-  if (ec) throw Error(SourceLocation::of_file(path_), "cannot rename the written database into place: " + ec.message());
+  if (rename_replacing(temp_, path_) != 0) {
+    throw Error(SourceLocation::of_file(path_),
+                "cannot rename the written database into place: " + std::generic_category().message(errno));
+  }
   committed_ = true;
 }
 

@@ -1,14 +1,11 @@
 #include "engine/ingest/block_identity_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "engine/error.h"
 #include "engine/file_begins_with.h"
@@ -17,6 +14,9 @@
 #include "engine/binary_file/checksum.h"
 #include "engine/binary_file/output_file.h"
 #include "engine/binary_file/scratch_column.h"
+#include "engine/platform/file_status.h"
+#include "engine/platform/open_file.h"
+#include "engine/platform/positioned_io.h"
 
 namespace heapql::heaptrack {
 
@@ -73,18 +73,21 @@ class BlockIdentityReader::Source {
  public:
   Source(const std::string& path, std::string_view bytes) : path_(path), bytes_(bytes), size_(bytes.size()) {}
   explicit Source(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    fd_ = open_file(path, O_RDONLY);
+    // Windows opens no folder as a file (Linux does, and fstat says what it is).
+    if (fd_ < 0 && errno == EISDIR) throw Error(SourceLocation::of_file(path), "a directory, not a block-identity file");
     if (fd_ < 0) throw Error(SourceLocation::of_file(path), "cannot open: " + system_reason());
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd_);
-      throw Error(SourceLocation::of_file(path), S_ISDIR(st.st_mode) ? "a directory, not a block-identity file"
-                                                                     : "not a regular file, so not a block-identity file");
+    const std::optional<FileStatus> status = status_of_fd(fd_);
+    if (!status || !status->regular()) {
+      close_file(fd_);
+      throw Error(SourceLocation::of_file(path), status && status->directory()
+                                                     ? "a directory, not a block-identity file"
+                                                     : "not a regular file, so not a block-identity file");
     }
-    size_ = static_cast<std::uint64_t>(st.st_size);
+    size_ = status->size;
   }
   ~Source() {
-    if (fd_ >= 0) ::close(fd_);
+    if (fd_ >= 0) close_file(fd_);
   }
   std::uint64_t size() const { return size_; }
   void read(std::uint64_t at, char* to, std::size_t n) const {
@@ -94,8 +97,7 @@ class BlockIdentityReader::Source {
       return;
     }
     while (n > 0) {
-      const ssize_t got = ::pread(fd_, to, n, static_cast<off_t>(at));
-      if (got < 0 && errno == EINTR) continue;
+      const std::int64_t got = read_at(fd_, to, n, at);
       if (got <= 0) fail(path_, at, got < 0 ? "cannot read: " + system_reason() : "the file shrank while read");
       to += got, at += static_cast<std::uint64_t>(got), n -= static_cast<std::size_t>(got);
     }

@@ -1,7 +1,6 @@
 #include "engine/ingest/event_csv_reader.h"
 
 #include <fmt/format.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
@@ -23,6 +22,8 @@
 #include "engine/ingest/progress_bar.h"
 #include "engine/ingest/block_matcher.h"
 #include "engine/units.h"
+#include "engine/platform/file_status.h"
+#include "engine/platform/open_file.h"
 
 namespace heapql {
 
@@ -107,9 +108,9 @@ std::string exact_duration(std::int64_t ns) {
 
 // The size of an open regular file; 0 for anything else (a pipe) or unknown.
 std::uint64_t regular_file_size(std::FILE* file) {
-  struct stat st {};
-  if (file == nullptr || ::fstat(fileno(file), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-  return static_cast<std::uint64_t>(st.st_size);
+  if (file == nullptr) return 0;
+  const std::optional<FileStatus> status = status_of_fd(fileno(file));
+  return status && status->regular() ? status->size : 0;
 }
 
 // Lines of a plain text file, read in chunks into one fixed buffer: a line
@@ -121,10 +122,11 @@ class LineSource {
   LineSource(const std::string& path, std::size_t max_bytes_read, bool show_progress,
              std::optional<std::string_view> bytes = std::nullopt)
       : path_(path),
-        file_(open(path, bytes), &std::fclose),
+        memory_(bytes),
+        file_(bytes ? nullptr : open_stdio_file(path, "rb"), &close_stream),
         progress_(path, regular_file_size(file_.get()), show_progress),
         max_bytes_read_(max_bytes_read) {
-    if (!file_) {
+    if (!file_ && !memory_) {
       throw Error(SourceLocation::of_file(path), fmt::format("cannot open: {}", std::generic_category().message(errno)));
     }
     buffer_ = std::make_unique_for_overwrite<char[]>(kCapacity);
@@ -179,9 +181,9 @@ class LineSource {
       begin_ = 0;
     }
     const std::size_t room = std::min(kCapacity - end_, max_bytes_read_ - bytes_read_);
-    const std::size_t got = room == 0 ? 0 : std::fread(buffer_.get() + end_, 1, room, file_.get());
+    const std::size_t got = room == 0 ? 0 : read(buffer_.get() + end_, room);
     if (got == 0) {
-      if (std::ferror(file_.get())) {
+      if (file_ && std::ferror(file_.get())) {
         throw Error(SourceLocation::of_file(path_),
                     fmt::format("cannot read: {}", std::generic_category().message(errno)));
       }
@@ -193,14 +195,19 @@ class LineSource {
     progress_.update(bytes_read_);
   }
 
-  // The file, or a stream over the bytes given instead.
-  static std::FILE* open(const std::string& path, std::optional<std::string_view> bytes) {
-    if (!bytes) return std::fopen(path.c_str(), "rb");
-    static char nothing = 0;  // glibc reads a zero-size buffer as an empty stream
-    return fmemopen(bytes->empty() ? &nothing : const_cast<char*>(bytes->data()), bytes->size(), "r");
+  // From the file, or from the bytes given instead.
+  std::size_t read(char* into, std::size_t room) {
+    if (!memory_) return std::fread(into, 1, room, file_.get());
+    const std::size_t got = std::min(room, memory_->size());
+    std::memcpy(into, memory_->data(), got);
+    memory_->remove_prefix(got);
+    return got;
   }
 
+  static int close_stream(std::FILE* file) { return file != nullptr ? std::fclose(file) : 0; }
+
   std::string path_;
+  std::optional<std::string_view> memory_;  // the bytes not yet read, when given instead of a file
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file_;
   ProgressBar progress_;
   std::size_t max_bytes_read_;

@@ -9,6 +9,7 @@
 #include "engine/ingest/trace_cut.h"
 #include "engine/binary_file/source_identity.h"
 #include "engine/warnings.h"
+#include "engine/platform/utf8_wide.h"
 
 namespace heapql::heaptrack {
 
@@ -385,7 +386,7 @@ void RecordParser::ensure_process() {
   if (process_.valid()) return;
   std::string name;
   std::uint64_t pid = 0;
-  const std::string file = std::filesystem::path(info_.path).filename().string();
+  const std::string file = utf8_from_path(path_from_utf8(info_.path).filename());
   // heaptrack's default name: heaptrack.<program>.<pid>[.raw].<zst|gz>
   if (file.rfind("heaptrack.", 0) == 0) {
     const std::string rest = file.substr(10);

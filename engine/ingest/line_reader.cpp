@@ -2,9 +2,6 @@
 // splitting.
 #include "engine/ingest/line_reader.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 // ZSTD_createDCtx_advanced (custom allocators) is in the advanced API.
 #define ZSTD_STATIC_LINKING_ONLY
@@ -20,6 +17,9 @@
 #include <fmt/format.h>
 
 #include "engine/ingest/progress_bar.h"
+#include "engine/platform/file_status.h"
+#include "engine/platform/open_file.h"
+#include "engine/platform/positioned_io.h"
 
 namespace heapql {
 
@@ -102,21 +102,21 @@ struct LineReader::Source {
   ~Source() {
     if (zstd != nullptr) ZSTD_freeDCtx(zstd);
     if (z_initialised) inflateEnd(&z);
-    if (fd >= 0) ::close(fd);
+    if (fd >= 0) close_file(fd);
   }
 };
 
 LineReader::LineReader(std::string path, bool show_progress)
     : path_(std::move(path)), source_(std::make_unique<Source>()) {
   Source& source = *source_;
-  source.fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  source.fd = open_file(path_, O_RDONLY);
   if (source.fd < 0) fail(std::nullopt, "cannot open: " + errno_message(errno));
-  struct stat st {};
-  if (::fstat(source.fd, &st) != 0) fail(std::nullopt, "cannot open: " + errno_message(errno));
+  const std::optional<FileStatus> st = status_of_fd(source.fd);
+  if (!st) fail(std::nullopt, "cannot open: " + errno_message(errno));
   // open() succeeds on a directory; say so now rather than at the first read.
-  if (S_ISDIR(st.st_mode)) fail(std::nullopt, "cannot open: " + errno_message(EISDIR));
-  if (S_ISREG(st.st_mode)) {
-    file_size_ = static_cast<std::uint64_t>(st.st_size);
+  if (st->directory()) fail(std::nullopt, "cannot open: " + errno_message(EISDIR));
+  if (st->regular()) {
+    file_size_ = st->size;
     if (file_size_ == 0) fail(std::nullopt, "empty file");
   }
   start(show_progress);
@@ -347,7 +347,7 @@ std::size_t LineReader::read_file(char* dst, std::size_t size) {
     return got;
   }
   for (;;) {
-    ssize_t got = ::read(source_->fd, dst, size);
+    const std::int64_t got = read_some(source_->fd, dst, size);
     if (got >= 0) {
       bytes_read_ += static_cast<std::uint64_t>(got);
       if (got == 0) source_->file_ended = true;

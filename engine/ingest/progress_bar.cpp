@@ -1,13 +1,13 @@
 // ProgressBar: timing, the text of the bar and drawing it on stderr.
 #include "engine/ingest/progress_bar.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "engine/platform/terminal.h"
 
 namespace heapql {
 
@@ -17,6 +17,11 @@ constexpr auto kFirstDraw = std::chrono::milliseconds(250);
 constexpr auto kInterval = std::chrono::milliseconds(100);
 constexpr int kBarWidth = 20;
 constexpr std::size_t kNameWidth = 28;
+#ifdef _WIN32
+constexpr std::string_view kFolderSeparators = "/\\";  // Windows takes either
+#else
+constexpr std::string_view kFolderSeparators = "/";
+#endif
 
 // "m:ss" or "h:mm:ss"; "--:--" when unknown or absurd.
 std::string format_time_left(double seconds) {
@@ -31,7 +36,7 @@ std::string format_time_left(double seconds) {
 ProgressBar::ProgressBar(std::string label, std::uint64_t total_bytes, bool enabled)
     : label_(std::move(label)),
       total_(total_bytes),
-      enabled_(enabled && total_bytes > 0 && ::isatty(STDERR_FILENO) == 1),
+      enabled_(enabled && total_bytes > 0 && is_terminal(StandardStream::kError)),
       start_(Clock::now()),
       next_(start_ + kFirstDraw) {}
 
@@ -46,7 +51,7 @@ std::string ProgressBar::format_line(std::string_view label, std::uint64_t bytes
       rate > 0 ? static_cast<double>(total_bytes - std::min(bytes_done, total_bytes)) / rate : -1.0;
 
   std::string_view name = label;
-  if (const std::size_t slash = name.find_last_of('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+  if (const std::size_t slash = name.find_last_of(kFolderSeparators); slash != std::string_view::npos) name.remove_prefix(slash + 1);
   std::string shown(name);
   if (shown.size() > kNameWidth) shown = "..." + shown.substr(shown.size() - (kNameWidth - 3));
   const auto filled = static_cast<int>(fraction * kBarWidth);

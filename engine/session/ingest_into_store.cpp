@@ -2,7 +2,6 @@
 #include "engine/session/ingest_into_store.h"
 
 #include <fmt/format.h>
-#include <sys/stat.h>
 
 #include <filesystem>
 #include <memory>
@@ -19,15 +18,18 @@
 #include "engine/store_file/source_record.h"
 #include "engine/store_file/store_reader.h"
 #include "engine/store_file/store_writer.h"
+#include "engine/platform/file_status.h"
+#include "engine/platform/utf8_wide.h"
 
 namespace heapql {
 
 namespace {
 
-std::optional<ino_t> inode_of(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return st.st_ino;
+// Which file is at `path` (its inode, or Windows' file index).
+std::optional<std::uint64_t> file_id_of(const std::string& path) {
+  const std::optional<FileStatus> st = status_of_path(path);
+  if (!st) return std::nullopt;
+  return st->id;
 }
 
 }  // namespace
@@ -47,7 +49,7 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
     const std::string cached = store_in_cache(trace_path);
     if (!output.empty() || cached.empty()) throw;
     std::error_code ec;
-    std::filesystem::create_directories(store_file::folder_of(cached), ec);
+    std::filesystem::create_directories(path_from_utf8(store_file::folder_of(cached)), ec);
     target = cached;
     try {
       writer = std::make_unique<store_file::StoreWriter>(target, tables);
@@ -65,7 +67,7 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
   store_file::SourceRecord record;
   record.files.push_back(store_file::identify_file(trace_path));  // before the read: a change during it shows
   const std::string identity = heaptrack::block_identity_beside(trace_path);
-  const std::optional<ino_t> identity_before = inode_of(identity);
+  const std::optional<std::uint64_t> identity_before = file_id_of(identity);
   record.info = read_trace(trace_path, tables, writer->consumer(), reading);
   record.reading = reading_key(options, trace_path);
   for (const std::string& file : record.info.files) {
@@ -86,7 +88,7 @@ IngestResult ingest_trace(const std::string& trace_path, const std::string& outp
   // A heaptrack trace read with its raw twin wrote its block-identity file
   // during the read: a new file there (an atomic rename makes a new inode),
   // not one left from before in a folder it could not write.
-  if (const std::optional<ino_t> now = inode_of(identity); reading.write_block_identity && now && now != identity_before) {
+  if (const std::optional<std::uint64_t> now = file_id_of(identity); reading.write_block_identity && now && now != identity_before) {
     result.block_identity_path = identity;
   }
   return result;

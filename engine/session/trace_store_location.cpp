@@ -22,6 +22,8 @@
 #include "engine/store/store_file_info.h"
 #include "engine/store_file/store_reader.h"
 #include "engine/warnings.h"
+#include "engine/platform/environment.h"
+#include "engine/platform/utf8_wide.h"
 
 namespace heapql {
 
@@ -122,12 +124,12 @@ std::string why_not_fresh(const StoreFileInfo& info, const std::string& trace_pa
                ? fmt::format("it is the store of {}, and this trace differs from it ({})", trace_then.path, why)
                : fmt::format("{} has changed since it was ingested ({})", trace_now.path, why);
   }
-  const std::filesystem::path folder_now = std::filesystem::path(trace_now.path).parent_path();
+  const std::filesystem::path folder_now = path_from_utf8(trace_now.path).parent_path();
   for (FileIdentity file : std::span(info.files).subspan(1)) {
     file.path = store_file::relocated(file.path, trace_then.path, trace_now.path);
     // heapql records only files beside the trace; a header that says
     // otherwise is not followed elsewhere.
-    if (std::filesystem::path(file.path).parent_path() != folder_now) {
+    if (path_from_utf8(file.path).parent_path() != folder_now) {
       return fmt::format("it records {} as a file of the trace, which is not beside it", file.path);
     }
     const std::string why = store_file::identity_mismatch(file, !options.confined);
@@ -150,23 +152,30 @@ std::vector<FileIdentity> sources_where_they_are(std::vector<FileIdentity> files
   if (files.empty() || !store_path.ends_with(kStoreSuffix)) return files;
   const std::string beside = store_path.substr(0, store_path.size() - kStoreSuffix.size());
   std::error_code ec;
-  const fs::path trace_now = fs::absolute(beside, ec).lexically_normal();
+  const fs::path trace_now = fs::absolute(path_from_utf8(beside), ec).lexically_normal();
   const std::string trace_then = files.front().path;
-  if (ec || trace_now.string() == trace_then || trace_now.filename() != fs::path(trace_then).filename() ||
+  if (ec || utf8_from_path(trace_now) == trace_then || trace_now.filename() != path_from_utf8(trace_then).filename() ||
       !fs::is_regular_file(trace_now, ec)) {
     return files;
   }
-  for (FileIdentity& file : files) file.path = store_file::relocated(file.path, trace_then, trace_now.string());
+  for (FileIdentity& file : files) file.path = store_file::relocated(file.path, trace_then, utf8_from_path(trace_now));
   return files;
 }
 
 std::string cache_folder() {
+#ifdef _WIN32
+  // Windows' per-user place for data a program can make again.
+  if (const std::optional<std::string> local = environment_variable("LOCALAPPDATA"); local && !local->empty()) {
+    return *local + "/heapql/cache";
+  }
+#else
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
     return std::string(xdg) + "/heapql";
   }
   if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
     return std::string(home) + "/.cache/heapql";
   }
+#endif
   return {};
 }
 
@@ -200,11 +209,11 @@ std::string store_in_cache(const std::string& trace_path) {
   const std::string folder = cache_folder();
   if (folder.empty()) return {};
   std::error_code ec;
-  const std::string absolute = std::filesystem::absolute(trace_path, ec).lexically_normal().string();
+  const std::string absolute = utf8_from_path(std::filesystem::absolute(path_from_utf8(trace_path), ec).lexically_normal());
   // XXH3, not std::hash: a cached store must keep its name across heapql
   // builds and toolchains, or it is orphaned and the trace read again.
   return fmt::format("{}/{:016x}-{}.hqdb", folder, XXH3_64bits(absolute.data(), absolute.size()),
-                     std::filesystem::path(trace_path).filename().string());
+                     utf8_from_path(path_from_utf8(trace_path).filename()));
 }
 
 std::optional<FoundStore> store_answering(const std::string& path, const OpenOptions& options) {

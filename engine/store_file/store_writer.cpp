@@ -1,6 +1,8 @@
 #include "engine/store_file/store_writer.h"
 
-#include <unistd.h>
+#ifdef _WIN32
+#include <windows.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -31,7 +33,12 @@ namespace {
 // "header" or "rename" (docs/store.md).
 void maybe_killed_before(std::string_view step) {
   static const char* kill_at = std::getenv("HEAPQL_STORE_KILL_AT");
-  if (kill_at != nullptr && step == kill_at) std::raise(SIGKILL);
+  if (kill_at == nullptr || step != kill_at) return;
+#ifdef _WIN32
+  ::TerminateProcess(::GetCurrentProcess(), 137);  // as Task Manager ends a process: no cleanup runs
+#else
+  std::raise(SIGKILL);
+#endif
 }
 
 struct TocEntry {

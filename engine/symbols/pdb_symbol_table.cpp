@@ -38,6 +38,7 @@
 #include <llvm/Support/MemoryBuffer.h>
 
 #include "engine/error.h"
+#include "engine/platform/utf8_wide.h"
 
 namespace cv = llvm::codeview;
 
@@ -507,7 +508,7 @@ PdbSymbolTable::PdbSymbolTable(const std::string& path) : path_(path) {
   const cv::GUID guid = info->getGuid();
   std::copy(std::begin(guid.Guid), std::end(guid.Guid), identity_.guid.begin());
   identity_.age = info->getAge();
-  identity_.pdb_name = std::filesystem::path(path).filename().string();
+  identity_.pdb_name = utf8_from_path(path_from_utf8(path).filename());
 
   PdbTableBuilder builder(*this);
   if (!file.hasPDBDbiStream()) return;  // identity only: no functions known

@@ -7,6 +7,7 @@
 
 #include "engine/error.h"
 #include "engine/path_beneath.h"
+#include "engine/platform/utf8_wide.h"
 
 namespace heapql {
 namespace {
@@ -24,9 +25,9 @@ std::string lower(std::string text) {
 // nullopt when it leads out of it, whatever is there.
 std::optional<fs::path> opened_as(const std::string& root, const fs::path& p, bool confined) {
   if (!confined) return p;
-  const std::optional<std::string> beneath = resolve_beneath(absolute_as_given(root), absolute_as_given(p.string()));
+  const std::optional<std::string> beneath = resolve_beneath(absolute_as_given(root), absolute_as_given(utf8_from_path(p)));
   if (!beneath) return std::nullopt;
-  return fs::path(*beneath);
+  return path_from_utf8(*beneath);
 }
 
 // `dir/name` if it exists, else the one entry of `dir` whose name equals
@@ -41,13 +42,13 @@ std::optional<fs::path> child_ignoring_case(const std::string& root, bool confin
     if (!at || !(want_dir ? fs::is_directory(*at, type_ec) : fs::is_regular_file(*at, type_ec))) return std::nullopt;
     return at;
   };
-  if (auto exact = fits(dir / name)) return exact;
+  if (auto exact = fits(dir / path_from_utf8(name))) return exact;
   const std::string wanted = lower(name);
   fs::directory_iterator it(dir, ec);
   if (ec) return std::nullopt;
   for (const fs::directory_iterator end; it != end; it.increment(ec)) {
     if (ec) return std::nullopt;
-    if (lower(it->path().filename().string()) != wanted) continue;
+    if (lower(utf8_from_path(it->path().filename())) != wanted) continue;
     if (auto found = fits(it->path())) return found;
   }
   return std::nullopt;
@@ -67,10 +68,10 @@ const PdbSymbolTable* SymbolResolver::find(const PdbIdentity& id) {
   std::vector<fs::path> candidates;
   if (!name.empty()) {
     for (const std::string& root : search_paths_) {
-      if (auto folder = child_ignoring_case(root, confined_, root, name, /*want_dir=*/true))
+      if (auto folder = child_ignoring_case(root, confined_, path_from_utf8(root), name, /*want_dir=*/true))
         if (auto keyed = child_ignoring_case(root, confined_, *folder, key, /*want_dir=*/true))
           if (auto file = child_ignoring_case(root, confined_, *keyed, name, /*want_dir=*/false)) candidates.push_back(*file);
-      if (auto file = child_ignoring_case(root, confined_, root, name, /*want_dir=*/false)) candidates.push_back(*file);
+      if (auto file = child_ignoring_case(root, confined_, path_from_utf8(root), name, /*want_dir=*/false)) candidates.push_back(*file);
     }
   }
 
@@ -79,12 +80,12 @@ const PdbSymbolTable* SymbolResolver::find(const PdbIdentity& id) {
   std::vector<std::string> unreadable;
   for (const fs::path& candidate : candidates) {
     try {
-      auto table = std::make_unique<PdbSymbolTable>(candidate.string());
+      auto table = std::make_unique<PdbSymbolTable>(utf8_from_path(candidate));
       if (table->identity().same_guid_and_age(id)) {
         found = std::move(table);
         break;
       }
-      mismatched.push_back(candidate.string() + " is " + guid_text(table->identity().guid) + " age " +
+      mismatched.push_back(utf8_from_path(candidate) + " is " + guid_text(table->identity().guid) + " age " +
                            std::to_string(table->identity().age));
     } catch (const Error& e) {
       unreadable.push_back(e.what());

@@ -1,8 +1,5 @@
 #include "engine/util/chunk_warmer.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <array>
 #include <condition_variable>
 #include <cstdint>
@@ -11,6 +8,8 @@
 #include <stop_token>
 #include <thread>
 #include <vector>
+
+#include "engine/platform/memory_advice.h"
 
 namespace heapql {
 
@@ -21,18 +20,9 @@ constexpr std::size_t kWarmFrom = std::size_t{128} << 10;
 
 // Faults in the whole pages of [chunk, chunk + bytes), writable, as a first
 // write would: one call instead of a fault a page. A kernel without
-// MADV_POPULATE_WRITE (before Linux 5.14) leaves them to the first writes.
-void populate(void* chunk, std::size_t bytes) {
-#ifdef MADV_POPULATE_WRITE
-  static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const auto begin = (reinterpret_cast<std::uintptr_t>(chunk) + page - 1) & ~(page - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(chunk) + bytes) & ~(page - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
-#else
-  (void)chunk;
-  (void)bytes;
-#endif
-}
+// MADV_POPULATE_WRITE (before Linux 5.14), and Windows, leave them to the
+// first writes.
+void populate(void* chunk, std::size_t bytes) { advise_populate_write(chunk, bytes); }
 
 class ChunkWarmer {
  public:

@@ -6,10 +6,10 @@
 // the array's end (the hash tables' sizes are powers of two: all of them).
 #pragma once
 
-#include <sys/mman.h>
-
 #include <cstddef>
 #include <new>
+
+#include "engine/platform/memory_advice.h"
 
 namespace heapql {
 
@@ -27,9 +27,7 @@ class HugePageAllocator {
     const std::size_t bytes = n * sizeof(T);
     if (bytes < kHugePage) return static_cast<T*>(::operator new(bytes));
     void* p = ::operator new(bytes, std::align_val_t{kHugePage});
-#ifdef MADV_HUGEPAGE
-    ::madvise(p, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);  // a hint: failing is fine
-#endif
+    advise_huge_pages(p, bytes / kHugePage * kHugePage);
     return static_cast<T*>(p);
   }
 

@@ -103,7 +103,7 @@ commands.list = {
                 format("table|json|csv|html"), OUTPUT, TIMEOUT, MEMORY, TRUSTED, VERBOSE, FULL_NAMES, NO_PROGRESS,
                 NO_RAW, STRICT, NO_STORE, SYMBOLS } },
   { name = "serve", args = "TRACE...",
-    doc = "serve the traces to the browser: an app and an HTTP API answered by these commands (docs/serve.md)",
+    doc = "serve the traces to the browser: an app and an HTTP API answered by these commands (docs/serve.md; not on Windows)",
     options = { option { "--port", "N", "the port to listen on (default 0: a free one)" },
                 option { "--bind", "ADDR", "the address to listen on (default 127.0.0.1: this machine only)" },
                 option { "--recipes", "DIR", "also serve DIR's recipes (DIR/NAME.lua) and lists (DIR/cull, DIR/suppressions)" },
@@ -112,7 +112,7 @@ commands.list = {
                 option { "--jobs", "N", "requests answered at once; more wait in line (default 2)" },
                 NO_PROGRESS, NO_RAW, STRICT, SYMBOLS } },
   { name = "record", args_after = "-- PROGRAM [ARGS...]",
-    doc = "record PROGRAM with heaptrack, symbolize and ingest it (needs heaptrack)",
+    doc = "record PROGRAM with heaptrack, symbolize and ingest it (needs heaptrack); on Windows: print WPR's commands",
     options = { option { "-o", "NAME", "name the recording NAME.zst (default heaptrack.PROGRAM.PID)",
                          aliases = { "--output" } } } },
 }
@@ -211,9 +211,10 @@ RECIPE is a .lua file or the name of a shipped recipe (heapql list).
 ]]
 
 local EXIT_CODES = [[
-exit codes: 0 ok, 1 a recipe's gate failed, 2 unreadable trace or unwritable output, 3 bad query,
-            options or recipe (including its time or memory limit), 4 recording failed;
-            a closed pipe (heapql query ... | head) ends heapql quietly with 141, as it does cat
+exit codes: 0 ok, 1 a recipe's gate failed, 2 unreadable trace or unwritable output (or, on
+            Windows, record and serve, which run only on Linux), 3 bad query, options or recipe
+            (including its time or memory limit), 4 recording failed; a closed pipe
+            (heapql query ... | head) ends heapql quietly with 141, as it does cat
 ]]
 
 local QUERY_OPTIONS_HEAD = "query options (semantics in docs/semantics.md):\n"

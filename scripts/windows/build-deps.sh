@@ -65,7 +65,8 @@ step() {
   mkdir -p "$work/logs"
   echo "build-deps: $name (log: $log)"
   start=$(date +%s)
-  if ! "$fn" > "$log" 2>&1; then
+  # From WORK, so that ccache sees the same relative paths in every build folder.
+  if ! (cd "$work" && "$fn") > "$log" 2>&1; then
     tail -40 "$log" >&2
     echo "build-deps: building $name failed; the whole log is $log" >&2
     exit 1

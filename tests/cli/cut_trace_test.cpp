@@ -85,6 +85,7 @@ TEST_F(BadInputCutTrace, PlainTextCutAtTheEndOfALine) {
 }
 
 TEST_F(BadInputCutTrace, ZstdStreamCutInsideItsFrame) {
+  HEAPQL_SKIP_ON_WINDOWS("the zstd program decodes the probe");
   const std::string text = long_trace(100'000);
   write_zstd(dir_.file("whole.zst"), text);
   const std::string whole = read_file(dir_.file("whole.zst"));

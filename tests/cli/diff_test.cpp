@@ -76,6 +76,7 @@ std::string rows_in_order(const std::string& args) {
 }
 
 TEST(Semantics10Diff, KnownDeltasSortedByTheirSizeWithNewAndGoneMarked) {
+  HEAPQL_SKIP_ON_WINDOWS("python3 reads the rows' order");
   Traces t;
   const std::string both = shell_quote(t.baseline) + " " + shell_quote(t.next);
   // |delta so|: Cache::fill +300, Parser::run -50, Net::recv +7 (new), Log::line 0 (gone).
@@ -98,6 +99,7 @@ TEST(Semantics10Diff, KnownDeltasSortedByTheirSizeWithNewAndGoneMarked) {
 }
 
 TEST(Semantics10Diff, RowDeltasAddUpToTheTotalsDeltaWithOtherIncluded) {
+  HEAPQL_SKIP_ON_WINDOWS("python3 reads the rows' order");
   Traces t;
   for (const char* sort : {"so", "soc", "st", "stc"}) {
     SCOPED_TRACE(sort);
@@ -119,6 +121,7 @@ TEST(Semantics10Diff, RowDeltasAddUpToTheTotalsDeltaWithOtherIncluded) {
 }
 
 TEST(Semantics10Diff, ATraceAgainstItselfHasEveryDeltaZero) {
+  HEAPQL_SKIP_ON_WINDOWS("python3 reads the rows' order");
   Traces t;
   const std::string example = HEAPQL_SOURCE_DIR "/tests/data/worked_example.txt";
   for (const std::string& trace : {t.next, example}) {

@@ -13,6 +13,7 @@
 #include "tests/support/etl_buffer_order.h"
 #include "tests/support/etw_scenarios.h"
 #include "tests/support/flat_json.h"
+#include "tests/support/symbol_trace.h"
 #include "tests/support/test_support.h"
 
 namespace heapql::test {
@@ -290,44 +291,6 @@ TEST(EtwCli, SyntheticTraceSymbolsMustBeAFolder) {
 
 // --- symbols: an ETL whose module has the identity of a PDB fixture ---------
 
-struct SymbolTrace {
-  std::string etl;
-  std::vector<std::uint32_t> rvas;
-  std::vector<std::vector<std::string>> expected;  // per rva, innermost first
-};
-
-// One heap block per function start of heapdemo.pdb, each with a one-frame
-// stack in heapdemo.exe, which the trace identifies as heapdemo.pdb (GUID, age).
-SymbolTrace write_symbol_trace(const TempDir& dir, const PdbSymbolTable& table) {
-  SymbolTrace t;
-  t.etl = dir.file("symbols.etl");
-  EtlWriter w;
-  const std::uint32_t pid = 77, tid = 78;
-  const std::uint64_t base = 0x7ff7'1000'0000;
-  ProcessInfo p;
-  p.pid = pid;
-  p.image_file_name = "heapdemo.exe";
-  w.process_start(0, w.ticks_at_ms(0), p);
-  w.image_load(0, w.ticks_at_ms(0), ImageInfo{base, 0x100000, pid, 0, 0, 0, u"\\Device\\X\\heapdemo.exe"});
-  EtlGuid guid;
-  std::copy(table.identity().guid.begin(), table.identity().guid.end(), guid.begin());
-  w.image_id_rsds(0, w.ticks_at_ms(0), base, pid, guid, table.identity().age, "heapdemo.pdb");
-  std::int64_t ms = 1;
-  for (const auto& range : table.ranges()) {
-    std::vector<std::string> names;
-    if (!table.lookup(range.begin, names)) continue;
-    t.rvas.push_back(range.begin);
-    t.expected.push_back(names);
-    const std::int64_t ts = w.ticks_at_ms(ms);
-    w.heap_alloc(0, tid, pid, ts, 0x10000, static_cast<std::uint64_t>(ms), 0x1000 * static_cast<std::uint64_t>(ms));
-    const std::uint64_t frames[] = {base + range.begin};
-    w.stack_walk(0, ts, pid, tid, frames);
-    ++ms;
-  }
-  w.write(t.etl);
-  return t;
-}
-
 TEST(EtwSymbols, SyntheticTraceFramesResolveThroughAMatchingPdbInASymbolStore) {
   const std::string pdb = std::string(HEAPQL_PDB_FIXTURE_DIR) + "/full/heapdemo.pdb";
   const PdbSymbolTable table(pdb);
@@ -380,6 +343,7 @@ TEST(EtwSymbols, SyntheticTraceWithAMismatchedOrMissingPdbKeepsOffsetsAndCounts)
 // Scripts name symbol folders themselves: stock lua5.4 freely, a sandboxed
 // recipe only beside it (the --symbols folders apply to every trace it opens).
 TEST(EtwSymbols, SyntheticTraceLuaOpenTakesSymbolFolders) {
+  HEAPQL_SKIP_ON_WINDOWS("stock lua5.4 loads heapql.so, a Linux module");
   if (run_command("command -v lua5.4").exit_code != 0) GTEST_SKIP() << "lua5.4 is not installed";
   const std::string pdb = std::string(HEAPQL_PDB_FIXTURE_DIR) + "/full/heapdemo.pdb";
   const PdbSymbolTable table(pdb);
@@ -423,6 +387,7 @@ std::string unzip_sample(const TempDir& dir, const std::string& zip, const std::
 }
 
 TEST(EtwSharedData, NetSampleInfoCountsEventsProcessesAndModules) {
+  HEAPQL_SKIP_ON_WINDOWS("python3's zipfile unpacks the sample (windows.package reads it unzipped)");
   const std::string etw = shared_data("etw");
   if (etw.empty()) GTEST_SKIP() << "../shared/data/etw is absent";
   TempDir dir;

@@ -72,7 +72,11 @@ class RecipeSandboxTest : public ::testing::Test {
     std::string line = environment + heapql() + " " + command + " " + shell_quote(path);
     if (command == "run") line += " " + shell_quote(trace);
     line += " " + options;
+#ifdef _WIN32
+    const bool timed = false;  // /usr/bin/time is a Linux program (Wine would show it as Z:\usr\bin\time)
+#else
     const bool timed = fs::exists("/usr/bin/time");
+#endif
     if (timed) line = environment + "/usr/bin/time -f 'peak-rss-kib %M' " + line.substr(environment.size());
     const auto start = std::chrono::steady_clock::now();
     Outcome o;

@@ -2,8 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#ifdef _WIN32
+#include <fcntl.h>
+#include <io.h>
+
+#include "engine/platform/utf8_wide.h"
+#include "tests/support/shell_command.h"
+#include "tests/support/windows_process.h"
+#else
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 #include <zlib.h>
 #include <zstd.h>
 
@@ -32,14 +41,36 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+namespace {
+#ifdef _WIN32
+// The test programs write LF, as heapql.exe does: in the C runtime's text
+// mode gtest's "\n" would become CRLF, and CMake's gtest_discover_tests would
+// take the CR into every test name it reads from --gtest_list_tests.
+const bool kBinaryStandardStreams = [] {
+  _setmode(_fileno(stdout), _O_BINARY);
+  _setmode(_fileno(stderr), _O_BINARY);
+  return true;
+}();
+#endif
+
+// Paths are UTF-8 (on Windows a narrow name would be read in the ANSI code page).
+std::filesystem::path file_path(const std::string& path) {
+#ifdef _WIN32
+  return path_from_utf8(path);
+#else
+  return path;
+#endif
+}
+}  // namespace
+
 void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
+  std::ofstream out(file_path(path), std::ios::binary);
   out << bytes;
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(file_path(path), std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
@@ -54,7 +85,11 @@ void write_zstd(const std::string& path, const std::string& text) {
 }
 
 void write_gzip(const std::string& path, const std::string& text) {
+#ifdef _WIN32
+  gzFile f = gzopen_w(path_from_utf8(path).c_str(), "wb");
+#else
   gzFile f = gzopen(path.c_str(), "wb");
+#endif
   if (f == nullptr) throw std::runtime_error("cannot write " + path);
   if (!text.empty()) gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
   gzclose(f);
@@ -66,6 +101,17 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
+#ifdef _WIN32
+CommandResult run_command(const std::string& command) {
+  const ParsedShellCommand parsed = parse_shell_command(command);
+  if (!parsed.command) {
+    ADD_FAILURE() << "the Windows test build runs commands without a shell and cannot run this one ("
+                  << parsed.error << "): the test should skip on Windows (GTEST_SKIP) or not need a shell";
+    return CommandResult{-1, "", parsed.error};
+  }
+  return run_windows_process(*parsed.command);
+}
+#else
 CommandResult run_command(const std::string& command) {
   TempDir dir;
   const std::string out_path = dir.file("out"), err_path = dir.file("err");
@@ -77,6 +123,7 @@ CommandResult run_command(const std::string& command) {
   r.err = read_file(err_path);
   return r;
 }
+#endif
 
 std::string heapql_binary() { return HEAPQL_BINARY; }
 std::string example_binary() { return HEAPQL_EXAMPLE_BINARY; }
@@ -101,6 +148,7 @@ CommandResult heapql_on(const std::string& command, const std::string& path, con
   return run_heapql(command + " " + shell_quote(path) + (options.empty() ? "" : " " + options));
 }
 
+#ifndef _WIN32
 void exec_heapql(const std::vector<std::string>& arguments) {
   std::vector<char*> argv;
   const std::string binary = heapql_binary();
@@ -110,6 +158,7 @@ void exec_heapql(const std::vector<std::string>& arguments) {
   ::execv(argv[0], argv.data());
   ::_exit(127);
 }
+#endif
 
 void expect_contains(const std::string& text, const std::string& part) {
   EXPECT_NE(text.find(part), std::string::npos) << "missing '" << part << "' in:\n" << text;

@@ -7,6 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/command_result.h"
+
+// Skips the test on Windows, saying why: what it needs that only Linux has (a
+// Linux program, fork, a pseudo-terminal). Nothing on Linux.
+#ifdef _WIN32
+#define HEAPQL_SKIP_ON_WINDOWS(why) GTEST_SKIP() << "not on Windows: " << (why)
+#else
+#define HEAPQL_SKIP_ON_WINDOWS(why) static_cast<void>(0)
+#endif
+
 namespace heapql::test {
 
 // A fresh folder under the system temp dir, removed when the object dies.
@@ -29,12 +39,10 @@ std::string read_file(const std::string& path);
 void write_zstd(const std::string& path, const std::string& text);
 void write_gzip(const std::string& path, const std::string& text);
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-// Runs `command` through /bin/sh; stdout and stderr captured separately.
+// Runs `command` through /bin/sh; stdout and stderr captured separately. On
+// Windows, which has no sh, the command is parsed (shell_command.h: quoted
+// words, `cd DIR &&`, NAME=value, `timeout N`, redirections) and started with
+// CreateProcessW; a command needing more of sh fails the test, naming what.
 CommandResult run_command(const std::string& command);
 std::string shell_quote(const std::string& text);
 // What every run of heapql must satisfy whatever it says (gtest checks): it
@@ -58,9 +66,11 @@ std::string heapql();
 CommandResult run_heapql(const std::string& arguments, const std::string& shell_prefix = "");
 // `heapql COMMAND PATH OPTIONS`, the path quoted (run_heapql).
 CommandResult heapql_on(const std::string& command, const std::string& path, const std::string& options = "");
+#ifndef _WIN32
 // In a forked child whose standard streams are set: becomes heapql with
-// `arguments` (no shell); exits 127 when it cannot.
+// `arguments` (no shell); exits 127 when it cannot. (Windows has no fork.)
 [[noreturn]] void exec_heapql(const std::vector<std::string>& arguments);
+#endif
 
 // gtest check that `text` holds `part`; the message shows the whole text.
 void expect_contains(const std::string& text, const std::string& part);

@@ -19,6 +19,7 @@
 #include "engine/error.h"
 #include "engine/ingest/etl/xpress.h"
 #include "engine/ingest/progress_bar.h"
+#include "engine/platform/utf8_wide.h"
 
 namespace heapql {
 
@@ -221,7 +222,7 @@ std::optional<TraceCut> cut_between_buffers(const EtlLogfileHeader& header, std:
 }  // namespace
 
 bool EtlFile::sniff(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path_from_utf8(path), std::ios::binary);
   if (!in) return false;
   std::array<std::uint8_t, kSniffBytes> head{};
   in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
@@ -251,12 +252,12 @@ class ByteSource {
   std::uint64_t open() {
     if (bytes_) return bytes_->size();
     std::error_code size_error;
-    if (std::filesystem::is_directory(path_, size_error)) {
+    if (std::filesystem::is_directory(path_from_utf8(path_), size_error)) {
       throw Error(SourceLocation::of_file(path_), "cannot open: " + errno_text(EISDIR));
     }
-    in_.open(path_, std::ios::binary);
+    in_.open(path_from_utf8(path_), std::ios::binary);
     if (!in_) throw Error(SourceLocation::of_file(path_), "cannot open: " + errno_text(errno));
-    const std::uint64_t size = std::filesystem::file_size(path_, size_error);
+    const std::uint64_t size = std::filesystem::file_size(path_from_utf8(path_), size_error);
     if (size_error) throw Error(SourceLocation::of_file(path_), "cannot open: " + size_error.message());
     return size;
   }

@@ -1,0 +1,108 @@
+#include "engine/platform/temporary_file.h"
+
+#ifdef _WIN32
+#include <io.h>
+#include <windows.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+
+#include "engine/error.h"
+#include "engine/platform/open_file.h"
+#include "engine/platform/utf8_wide.h"
+#include "engine/platform/windows_errno.h"
+#else
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#endif
+
+namespace heapql {
+
+#ifdef _WIN32
+
+namespace {
+
+// Six characters not yet tried in this process: the time, a counter and the
+// process id stirred, in letters and digits (case-insensitive names: lowercase only).
+void fill_unique(std::string& name, std::size_t at) {
+  static std::atomic<std::uint64_t> counter{0};
+  std::uint64_t x = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                    (counter.fetch_add(1) * 0x9e3779b97f4a7c15ull) ^ (std::uint64_t{::GetCurrentProcessId()} << 40);
+  x ^= x >> 31;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 29;
+  static constexpr char kDigits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  for (std::size_t i = 0; i < 6; ++i, x /= 36) name[at + i] = kDigits[x % 36];
+}
+
+bool x_placeholder_at(const std::string& name, int suffix_length, std::size_t& at) {
+  if (suffix_length < 0 || name.size() < static_cast<std::size_t>(suffix_length) + 6) return false;
+  at = name.size() - static_cast<std::size_t>(suffix_length) - 6;
+  return name.compare(at, 6, "XXXXXX") == 0;
+}
+
+}  // namespace
+
+int create_unique_file(std::string& utf8_template, int suffix_length) {
+  std::size_t at = 0;
+  if (!x_placeholder_at(utf8_template, suffix_length, at)) {
+    errno = EINVAL;
+    return -1;
+  }
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    fill_unique(utf8_template, at);
+    const int fd = open_file(utf8_template, O_RDWR | O_CREAT | O_EXCL, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1;
+}
+
+int create_scratch_file(const std::string& utf8_folder) {
+  std::string name = utf8_folder + "/.heapql-scratch-XXXXXX";
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    fill_unique(name, name.size() - 6);
+    std::wstring wide;
+    try {
+      wide = wide_from_utf8(name);
+    } catch (const Error&) {
+      errno = ENOENT;
+      return -1;
+    }
+    const HANDLE handle = ::CreateFileW(wide.c_str(), GENERIC_READ | GENERIC_WRITE,
+                                        FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, CREATE_NEW,
+                                        FILE_ATTRIBUTE_TEMPORARY | FILE_FLAG_DELETE_ON_CLOSE, nullptr);
+    if (handle == INVALID_HANDLE_VALUE) {
+      if (::GetLastError() == ERROR_FILE_EXISTS) continue;
+      return fail_with_last_windows_error();
+    }
+    const int fd = ::_open_osfhandle(reinterpret_cast<intptr_t>(handle), _O_BINARY | _O_NOINHERIT);
+    if (fd < 0) {
+      ::CloseHandle(handle);
+      errno = EMFILE;
+    }
+    return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+#else
+
+int create_unique_file(std::string& utf8_template, int suffix_length) {
+  return ::mkostemps(utf8_template.data(), suffix_length, O_CLOEXEC);
+}
+
+int create_scratch_file(const std::string& utf8_folder) {
+  int fd = ::open(utf8_folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) return fd;
+  std::string name = utf8_folder + "/.heapql-scratch-XXXXXX";
+  fd = ::mkostemp(name.data(), O_CLOEXEC);
+  if (fd >= 0) ::unlink(name.c_str());
+  return fd;
+}
+
+#endif
+
+}  // namespace heapql
