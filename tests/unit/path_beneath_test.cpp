@@ -159,6 +159,13 @@ TEST_F(PathBeneath, FilesBeneathAreThemselvesInAnyCaseWithEitherSeparator) {
   EXPECT_EQ(resolve_beneath(in(), upper + "/SUB\\b.txt"), stored("sub\\b.txt"));
 }
 
+TEST_F(PathBeneath, ADrivesRootMayBeTheFolder) {
+  const std::string root = in().substr(0, 3);  // the drive root, "C:\\" as a C string
+  ASSERT_EQ(root.substr(1), ":\\");
+  EXPECT_EQ(resolve_beneath(root, at("sub\\b.txt")), at("sub\\b.txt"));
+  EXPECT_EQ(resolve_beneath(root, root + "..\\x"), std::nullopt);
+}
+
 TEST_F(PathBeneath, EveryWindowsTrickIsRefused) {
   const std::string tail = in().substr(2);  // the folder without its drive: \...\in
   const std::string tricks[] = {
