@@ -5,8 +5,7 @@
 # - WINEDEBUG=-all: Wine's own fixme/err lines would mix into the stderr the tests read.
 # - A private WINEPREFIX, never ~/.wine: $HEAPQL_WINEPREFIX when set, else `wineprefix/`
 #   in the build folder that holds PROGRAM (the nearest folder above it with a
-#   CMakeCache.txt). It is made on first use (wineboot, about 7 s), under a lock so that
-#   `ctest -j2` does not make it twice.
+#   CMakeCache.txt). It is made on first use (wineboot: 13-23 s measured here).
 # - A persistent wineserver for that prefix (`wineserver -p`) when none runs: each
 #   process then starts in about 30 ms instead of about a second (docs/testing.md).
 # - The program's exit code is this script's (exec).
@@ -31,23 +30,24 @@ export WINEPREFIX="$prefix" WINEDEBUG=-all
 # No Wine menu entries or file associations in the user's desktop; no Mono or Gecko prompts.
 export WINEDLLOVERRIDES="${WINEDLLOVERRIDES:-winemenubuilder.exe=d;mscoree=d;mshtml=d}"
 
-if [ ! -f "$prefix/system.reg" ]; then
-  (
-    flock 9
-    if [ ! -f "$prefix/system.reg" ]; then
-      "$WINE" wineboot --init </dev/null >/dev/null 2>&1 || true
-      # The registry files are written when that session's server exits.
-      "$WINESERVER" -w
-    fi
-  ) 9>"$prefix.lock"
-  [ -f "$prefix/system.reg" ] || { echo "$0: wineboot made no prefix in $prefix" >&2; exit 2; }
-fi
-# Exits 2 at once when a server already runs for this prefix. Its standard streams go to
-# /dev/null: ctest reads a test's pipes until every writer has closed them. So do those of
-# the services (services.exe, winedevice.exe) the first program in a new session starts,
-# which live on with the server: started here by wineboot, not by the test.
-if "$WINESERVER" -p </dev/null >/dev/null 2>&1; then
-  "$WINE" wineboot </dev/null >/dev/null 2>&1 || true
-fi
+# Under one lock, so that `ctest -j2` neither makes the prefix twice nor lets a test start
+# the services (below) while another is starting them. What is started here lives on, and
+# must not hold the lock's descriptor (9>&-): it would keep the lock for ever.
+(
+  flock 9
+  if [ ! -f "$prefix/system.reg" ]; then
+    "$WINE" wineboot --init </dev/null >/dev/null 2>&1 9>&- || true
+    # The registry files are written when that session's server exits.
+    "$WINESERVER" -w
+  fi
+  # Exits 2 at once when a server already runs for this prefix. Its standard streams go to
+  # /dev/null: ctest reads a test's pipes until every writer has closed them. So do those
+  # of the services (services.exe, winedevice.exe) the first program of a server starts,
+  # which live on with it: started here by wineboot, not by the test.
+  if [ -f "$prefix/system.reg" ] && "$WINESERVER" -p </dev/null >/dev/null 2>&1 9>&-; then
+    "$WINE" wineboot </dev/null >/dev/null 2>&1 9>&- || true
+  fi
+) 9>"$prefix.lock"
+[ -f "$prefix/system.reg" ] || { echo "$0: wineboot made no prefix in $prefix" >&2; exit 2; }
 
 exec "$WINE" "$@"
