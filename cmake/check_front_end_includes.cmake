@@ -15,9 +15,10 @@ if(NOT SOURCE_DIR)
 endif()
 
 # engine/ folders either may include every header of ("." is engine/*.h:
-# errors, units, paths, text files).
-set(lua_folders . query report session store)
-set(cli_folders . query report session store export)
+# errors, units, paths, text files; platform is the OS boundary: UTF-8
+# paths, opening files, the terminal).
+set(lua_folders . platform query report session store)
+set(cli_folders . platform query report session store export)
 # Single headers beyond those folders, and why.
 #  open_options.h: how a trace is opened, which both set and hand to a session.
 #  line_reader.h: `heapql record` feeds a raw recording to heaptrack_interpret

@@ -2,6 +2,7 @@
 // pprof viewers read it, with the sample types of Go heap profiles.
 #include <fmt/format.h>
 
+#include <charconv>
 #include <map>
 #include <string_view>
 #include <unordered_map>
@@ -40,8 +41,11 @@ class ProfileTables {
     location.set_id(static_cast<std::uint64_t>(profile_.location_size()));
     if (!module.empty()) location.set_mapping_id(mapping_id(module));
     if (symbol.starts_with("0x")) {
+      // from_chars, not sscanf's %lx: uint64_t is not a long on Windows.
       std::uint64_t offset = 0;
-      if (std::sscanf(std::string(symbol).c_str(), "0x%lx", &offset) == 1) location.set_address(offset);
+      const std::string_view digits = symbol.substr(2);
+      if (std::from_chars(digits.data(), digits.data() + digits.size(), offset, 16).ec == std::errc())
+        location.set_address(offset);
     }
     location.add_line()->set_function_id(function_id(symbol));
     locations_.emplace(frame, location.id());
