@@ -6,6 +6,8 @@
 #                  unit tests and the command-line tests of hostile input;
 #  3. a packager's plain Release build, installed into a temporary prefix,
 #     whose heapql must find its recipes without the source tree;
+# With --windows, also (not yet part of --full: under Wine, about one test
+# program in a hundred hangs with no CPU used; docs/testing.md, "Windows")
 #  4. build-windows/  heapql.exe cross-built with mingw-w64 (scripts/build-windows.sh),
 #                  its tests run under Wine, its answers compared with build/'s heapql
 #                  (windows.same_json_as_linux) and its zip tested (windows.package).
@@ -16,13 +18,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 full=false
+windows=false
+usage="usage: scripts/test.sh [--full] [--windows]   (--full adds the ASan+UBSan build and the install check, as CI runs; --windows the Windows build under Wine)"
 for arg in "$@"; do
   case $arg in
     --full) full=true ;;
-    -h | --help)
-      echo "usage: scripts/test.sh [--full]   (--full adds the ASan+UBSan build, the install check and the Windows build under Wine, as CI runs)"
-      exit 0 ;;
-    *) echo "test.sh: unknown option '$arg' (usage: scripts/test.sh [--full])" >&2; exit 2 ;;
+    --windows) windows=true ;;
+    -h | --help) echo "$usage"; exit 0 ;;
+    *) echo "test.sh: unknown option '$arg' ($usage)" >&2; exit 2 ;;
   esac
 done
 
@@ -37,10 +40,13 @@ if $full; then
     -DHEAPQL_SANITIZE=ON -DHEAPQL_TESTS=ON -DHEAPQL_BENCH=OFF >/dev/null
   cmake --build "$asan_dir" -j2
   ./scripts/check-install.sh "${build_dir}-release"
+  dirs+=("$asan_dir")
+fi
+if $windows; then
   ./scripts/build-windows.sh
   # windows.same_json_as_linux compares heapql.exe with this build's heapql.
   cmake -S . -B build-windows -DHEAPQL_LINUX_HEAPQL="$(cd "$build_dir" && pwd)/heapql" >/dev/null
-  dirs+=("$asan_dir" build-windows)
+  dirs+=(build-windows)
 fi
 
 status=0

@@ -192,6 +192,7 @@ TEST_F(Export, BadTargetsFailAndLeaveNothing) {
       run_heapql("export " + shell_quote(trace_) + " --to sqlite " + shell_quote(dir_.file("missing/app.db")));
   EXPECT_EQ(nowhere.exit_code, 2);
   EXPECT_NE(nowhere.err.find(dir_.file("missing/app.db")), std::string::npos) << nowhere.err;
+#ifndef _WIN32  // no FIFOs on Windows
   // Renamed over the path given, a database would replace a pipe or device there.
   ASSERT_EQ(::mkfifo(dir_.file("pipe").c_str(), 0600), 0);
   const CommandResult pipe =
@@ -200,12 +201,17 @@ TEST_F(Export, BadTargetsFailAndLeaveNothing) {
   EXPECT_NE(pipe.err.find(dir_.file("pipe") + ": is a device, pipe or socket, not a file"), std::string::npos)
       << pipe.err;
   EXPECT_TRUE(fs::is_fifo(dir_.file("pipe")));
+#endif
   const CommandResult bad_kind = run_heapql("export " + shell_quote(trace_) + " --to parquet x");
   EXPECT_EQ(bad_kind.exit_code, 3);
   std::vector<std::string> left;
   for (const auto& entry : fs::directory_iterator(dir_.path())) left.push_back(entry.path().filename().string());
   std::sort(left.begin(), left.end());
+#ifdef _WIN32
+  EXPECT_EQ(left, (std::vector<std::string>{"app.raw.zst", "app.zst", "full"}));
+#else
   EXPECT_EQ(left, (std::vector<std::string>{"app.raw.zst", "app.zst", "full", "pipe"}));
+#endif
 }
 
 }  // namespace

@@ -239,9 +239,9 @@ TEST_F(StoreBeside, AFolderMovedOrCopiedWholeKeepsItsStore) {
   fs::copy_file(kExample, first / trace);
   fs::copy_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.raw.zst",
                 first / "memory_test_app.raw.zst");
-  ASSERT_EQ(run_heapql("ingest " + shell_quote(first / trace)).exit_code, 0);
-  const std::string answer = run_heapql("query " + shell_quote(first / trace) + " --by stack --format csv").out;
-  ASSERT_EQ(run_command("cp -a " + shell_quote(first) + " " + shell_quote(dir_.file("copied"))).exit_code, 0);
+  ASSERT_EQ(run_heapql("ingest " + shell_quote((first / trace).string())).exit_code, 0);
+  const std::string answer = run_heapql("query " + shell_quote((first / trace).string()) + " --by stack --format csv").out;
+  copy_folder_keeping_times(first, dir_.file("copied"));
   fs::rename(first, dir_.file("moved"));
   for (const std::string folder : {"moved", "copied"}) {
     const std::string path = dir_.file(folder) + "/" + trace;
@@ -346,8 +346,8 @@ TEST_F(StoreBeside, ANamedStoreInACopiedFolderIsJudgedByTheTraceBesideIt) {
   const fs::path first = dir_.file("first");
   fs::create_directory(first);
   fs::copy_file(kWorked, first / "worked_example.txt");
-  ASSERT_EQ(run_heapql("ingest " + shell_quote(first / "worked_example.txt")).exit_code, 0);
-  ASSERT_EQ(run_command("cp -a " + shell_quote(first) + " " + shell_quote(dir_.file("copy"))).exit_code, 0);
+  ASSERT_EQ(run_heapql("ingest " + shell_quote((first / "worked_example.txt").string())).exit_code, 0);
+  copy_folder_keeping_times(first, dir_.file("copy"));
   const std::string trace = dir_.file("copy") + "/worked_example.txt";
   EXPECT_EQ(run_heapql("query " + shell_quote(trace + ".hqdb") + " --totals").exit_code, 0);
   std::ofstream(trace, std::ios::app) << "# edited\n";
@@ -741,6 +741,9 @@ TEST(BadInputStoreOutput, AFolderThatCannotBeWrittenLeavesNothing) {
 // The store is renamed over the path given: a pipe (or, as root, a device
 // such as /dev/null) would be replaced by a regular file.
 TEST(BadInputStoreOutput, AFolderPipeOrDeviceIsNotReplaced) {
+#ifdef _WIN32
+  HEAPQL_SKIP_ON_WINDOWS("no FIFOs");
+#else
   TempDir dir;
   const std::string pipe = dir.file("pipe"), folder = dir.file("folder");
   ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
@@ -756,6 +759,7 @@ TEST(BadInputStoreOutput, AFolderPipeOrDeviceIsNotReplaced) {
   std::size_t entries = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir.path())) ++entries;
   EXPECT_EQ(entries, 2u) << "no temporary file is left behind";
+#endif
 }
 
 TEST(BadInputStoreOutput, IngestOfAStoreIsRefused) {

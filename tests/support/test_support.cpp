@@ -17,6 +17,7 @@
 #include <zstd.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -93,6 +94,27 @@ void write_gzip(const std::string& path, const std::string& text) {
   if (f == nullptr) throw std::runtime_error("cannot write " + path);
   if (!text.empty()) gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
   gzclose(f);
+}
+
+void set_environment_variable(const std::string& name, const std::optional<std::string>& value) {
+#ifdef _WIN32
+  // An empty value removes the variable (_putenv_s's rule).
+  ::_putenv_s(name.c_str(), value ? value->c_str() : "");
+#else
+  if (value) {
+    ::setenv(name.c_str(), value->c_str(), 1);
+  } else {
+    ::unsetenv(name.c_str());
+  }
+#endif
+}
+
+void copy_folder_keeping_times(const std::filesystem::path& from, const std::filesystem::path& to) {
+  std::filesystem::copy(from, to, std::filesystem::copy_options::recursive);
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(from)) {
+    const std::filesystem::path copy = to / std::filesystem::relative(entry.path(), from);
+    std::filesystem::last_write_time(copy, std::filesystem::last_write_time(entry.path()));
+  }
 }
 
 std::string shell_quote(const std::string& text) {

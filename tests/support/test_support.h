@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,12 @@ class TempDir {
 };
 
 void write_file(const std::string& path, const std::string& bytes);
+// Sets an environment variable of this process (nullopt: removes it), on
+// both systems (Windows has no setenv).
+void set_environment_variable(const std::string& name, const std::optional<std::string>& value);
+// Copies a folder whole with its files' modification times, as cp -a and
+// rsync -a do (on both systems; Windows has no cp).
+void copy_folder_keeping_times(const std::filesystem::path& from, const std::filesystem::path& to);
 std::string read_file(const std::string& path);
 // Writes `text` compressed with zstd or gzip (through the zstd / zlib libraries).
 void write_zstd(const std::string& path, const std::string& text);

@@ -3,6 +3,8 @@
 // a fault elsewhere is not claimed.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #ifdef _WIN32
 #include <windows.h>
 #else
@@ -105,7 +107,9 @@ TEST(MappingFaultDeathTest, ABusErrorElsewhereIsNotClaimed) {
   // A read fault at no mapped address goes on to the next handler (here the
   // process's end with the fault's code): not the exit 2 of a file that shrank.
   const auto not_claimed = [](int exit_code) { return exit_code != 2; };
-  EXPECT_EXIT((void)*static_cast<volatile const char*>(reinterpret_cast<const char*>(16)), not_claimed, "");
+  // The address through a volatile, so the compiler neither folds nor warns about the bad read.
+  volatile std::uintptr_t nowhere = 16;
+  EXPECT_EXIT((void)*reinterpret_cast<volatile const char*>(nowhere), not_claimed, "");
 #else
   // A SIGBUS at no mapped address goes on to the handler before (ASan's)
   // or the default action: not the exit 2 of a file that shrank.

@@ -286,15 +286,12 @@ TEST(Session, TheFilesBesideAHeaptrackTraceWithARawTwinAreThoseItsReadsUse) {
 // XXH3, the same in every heapql build, so a cached store is found again
 // after heapql is rebuilt (the value is XXH3_64bits of the path).
 TEST(Session, TheCachedStoresNameIsTheSameInEveryBuild) {
+  HEAPQL_SKIP_ON_WINDOWS("the cache is under %LOCALAPPDATA% there, not XDG_CACHE_HOME");
   const char* was = std::getenv("XDG_CACHE_HOME");
   const std::optional<std::string> saved = was ? std::optional<std::string>(was) : std::nullopt;
-  ::setenv("XDG_CACHE_HOME", "/cache", 1);
+  test::set_environment_variable("XDG_CACHE_HOME", "/cache");
   const std::string name = store_in_cache("/traces/prog.zst");
-  if (saved) {
-    ::setenv("XDG_CACHE_HOME", saved->c_str(), 1);
-  } else {
-    ::unsetenv("XDG_CACHE_HOME");
-  }
+  test::set_environment_variable("XDG_CACHE_HOME", saved);
   EXPECT_EQ(name, "/cache/heapql/917b71cfcc00005a-prog.zst.hqdb");
 }
 

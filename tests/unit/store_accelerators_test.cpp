@@ -89,10 +89,10 @@ class StoreAccelerators : public ::testing::TestWithParam<std::string> {
   // few events (a test hook of the writer's, so that a small trace has them).
   std::string write_store(const std::string& name, std::span<const Accelerator> accelerators) {
     const std::string path = dir_.file(name);
-    setenv("HEAPQL_STORE_CHECKPOINT_EVENTS", "3", 1);
+    test::set_environment_variable("HEAPQL_STORE_CHECKPOINT_EVENTS", "3");
     TraceTables tables;
     StoreWriter writer(path, tables, accelerators);
-    unsetenv("HEAPQL_STORE_CHECKPOINT_EVENTS");
+    test::set_environment_variable("HEAPQL_STORE_CHECKPOINT_EVENTS", std::nullopt);
     OpenOptions options;
     options.show_progress = false;
     options.use_store = false;
