@@ -18,12 +18,14 @@
 #include "engine/symbols/pdb_identity.h"
 #include "engine/symbols/pdb_symbol_table.h"
 #include "engine/symbols/symbol_resolver.h"
+#include "tests/support/symbolic_links.h"
 #include "tests/support/test_support.h"
 
 namespace heapql {
 namespace {
 
 namespace fs = std::filesystem;
+using test::Links;
 using test::TempDir;
 
 std::string fixture(const std::string& relative) { return std::string(HEAPQL_PDB_FIXTURE_DIR) + "/" + relative; }
@@ -427,21 +429,22 @@ TEST(SymbolResolver, ConfinedOpensNoPdbThroughALinkOut) {
   const PdbIdentity id = read_pe(fixture("nested/nested.dll")).rsds;
   TempDir flat;
   TempDir elsewhere;
+  TempDir dangling;
+  TempDir inside;
+  Links links;  // after the folders: its links go before they do
   fs::copy_file(fixture("nested/nested.pdb"), elsewhere.path() / "nested.pdb");
-  fs::create_symlink(elsewhere.path() / "nested.pdb", flat.path() / "nested.pdb");
+  ASSERT_TRUE(links.make(elsewhere.file("nested.pdb"), flat.file("nested.pdb")));
   EXPECT_NE(SymbolResolver({flat.path().string()}).find(id), nullptr);  // not confined: followed
   SymbolResolver confined({flat.path().string()}, true);
   EXPECT_EQ(confined.find(id), nullptr);
   EXPECT_EQ(confined.stats().pdbs_missing, 1u);
-  TempDir dangling;
-  fs::create_symlink(elsewhere.path() / "absent.pdb", dangling.path() / "nested.pdb");
+  ASSERT_TRUE(links.make(elsewhere.file("absent.pdb"), dangling.file("nested.pdb")));
   SymbolResolver confined_dangling({dangling.path().string()}, true);
   EXPECT_EQ(confined_dangling.find(id), nullptr);
   EXPECT_EQ(confined_dangling.stats().pdbs_missing, 1u);  // the same answer
-  TempDir inside;
   fs::create_directory(inside.path() / "real");
   fs::copy_file(fixture("nested/nested.pdb"), inside.path() / "real" / "nested.pdb");
-  fs::create_symlink("real/nested.pdb", inside.path() / "nested.pdb");
+  ASSERT_TRUE(links.make("real/nested.pdb", inside.file("nested.pdb")));
   EXPECT_NE(SymbolResolver({inside.path().string()}, true).find(id), nullptr);
 }
 
