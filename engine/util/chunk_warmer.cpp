@@ -26,16 +26,6 @@ void populate(void* chunk, std::size_t bytes) { advise_populate_write(chunk, byt
 
 class ChunkWarmer {
  public:
-  ~ChunkWarmer() {
-    if (thread_.joinable()) {
-      thread_.request_stop();
-      thread_.join();
-    }
-    for (Size& size : sizes_) {
-      for (std::size_t i = 0; i < size.ready_count; ++i) ::operator delete(size.ready[i]);
-    }
-  }
-
   void* take(std::size_t bytes) {
     std::unique_lock lock(mutex_);
     Size* size = find(bytes);
@@ -89,14 +79,19 @@ class ChunkWarmer {
   std::mutex mutex_;
   std::condition_variable_any wanted_;
   std::vector<Size> sizes_;
-  std::jthread thread_;  // started by the first chunk taken
+  std::jthread thread_;  // started by the first chunk taken; never joined (take_warm_chunk)
 };
 
 }  // namespace
 
 void* take_warm_chunk(std::size_t bytes) {
   if (bytes < kWarmFrom) return ::operator new(bytes);
-  static ChunkWarmer warmer;
+  // Never destroyed: joining its thread at exit deadlocked on Windows, where
+  // the C runtime holds its exit lock while it runs the static destructors
+  // and the thread, leaving its wait, took that lock (std::stop_token's
+  // first atomic wait registers a destructor of its own). At exit the thread
+  // simply ends with the process.
+  static ChunkWarmer& warmer = *new ChunkWarmer;
   return warmer.take(bytes);
 }
 
