@@ -6,8 +6,8 @@
 #                  unit tests and the command-line tests of hostile input;
 #  3. a packager's plain Release build, installed into a temporary prefix,
 #     whose heapql must find its recipes without the source tree;
-# With --windows, also (not yet part of --full: under Wine, about one test
-# program in a hundred hangs with no CPU used; docs/testing.md, "Windows")
+# With --windows, also (not yet part of --full: the whole run has not passed
+# yet; docs/testing.md, "Windows")
 #  4. build-windows/  heapql.exe cross-built with mingw-w64 (scripts/build-windows.sh),
 #                  its tests run under Wine, its answers compared with build/'s heapql
 #                  (windows.same_json_as_linux) and its zip tested (windows.package).
