@@ -26,6 +26,7 @@
 #include "engine/session/file_kind.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/record_arguments.h"
 
 namespace heapql::cli {
 
@@ -251,17 +252,10 @@ bool have_program(const std::string& name) {
 }  // namespace
 
 int run_record(Arguments& args) {
-  std::string name;
-  while (!args.done() && !args.at_separator() && args.at_option()) {
-    const std::string option = args.take_option();
-    if (option == "-o" || option == "--output") {
-      name = args.take_value(option);
-    } else {
-      throw UsageError{fmt::format("unknown option '{}' (usage: heapql record [-o NAME] -- PROGRAM [ARGS...])", option)};
-    }
-  }
-  const std::vector<std::string> program = args.take_rest();
-  if (program.empty()) throw UsageError{"usage: heapql record [-o NAME] -- PROGRAM [ARGS...]"};
+  RecordArguments parsed = parse_record_arguments(args);
+  std::string& name = parsed.output_name;
+  const std::vector<std::string>& program = parsed.program;
+  if (program.empty()) throw UsageError{fmt::format("usage: {}", kRecordUsage)};
   if (const FileKind kind = sniff_file_kind(program[0]); kind != FileKind::kOther) {
     throw UsageError{
         fmt::format("'{}' is {}, not a program: heapql record runs a program under heaptrack "

@@ -5,10 +5,10 @@
 
 #include <cstdio>
 #include <string>
-#include <vector>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/record_arguments.h"
 #include "cli/wpr_recording.h"
 #include "engine/platform/utf8_wide.h"
 #include "lua/host/recipe_runner.h"
@@ -16,18 +16,9 @@
 namespace heapql::cli {
 
 int run_record(Arguments& args) {
-  std::string name;
-  while (!args.done() && !args.at_separator() && args.at_option()) {
-    const std::string option = args.take_option();
-    if (option == "-o" || option == "--output") {
-      name = args.take_value(option);
-    } else {
-      throw UsageError{"unknown option '" + option + "' (usage: heapql record [-o NAME] -- PROGRAM [ARGS...])"};
-    }
-  }
-  const std::vector<std::string> program = args.take_rest();
+  const RecordArguments parsed = parse_record_arguments(args);
   const std::string profile = utf8_from_path((lua::queries_folder() / "windows" / "heapql-heap.wprp").make_preferred());
-  const std::string text = wpr_recording_instructions(program, name, profile);
+  const std::string text = wpr_recording_instructions(parsed.program, parsed.output_name, profile);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
   std::fputs("heapql record: not available on Windows: run the WPR commands above on a Windows machine\n", stderr);

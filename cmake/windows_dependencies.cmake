@@ -8,15 +8,19 @@
 # built static from the Debian source packages the Linux build uses, pinned in
 # scripts/windows/sources.lock, into HEAPQL_DEPS_PREFIX (build-windows/deps/prefix)
 # by scripts/windows/build-deps.sh: here, at configure time, when the prefix
-# is missing or was built from another lock. zlib is mingw's
+# is missing or was built from another lock or another build-deps.sh. zlib is mingw's
 # (libz-mingw-w64-dev); fmt and xxhash are header-only, from Debian's headers
 # through a folder of symlinks (never /usr/include itself on mingw's path).
 
 set(HEAPQL_SOURCES_LOCK "${PROJECT_SOURCE_DIR}/scripts/windows/sources.lock")
 set(HEAPQL_BUILD_DEPS "${PROJECT_SOURCE_DIR}/scripts/windows/build-deps.sh")
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${HEAPQL_SOURCES_LOCK}")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${HEAPQL_SOURCES_LOCK}" "${HEAPQL_BUILD_DEPS}")
+# The stamp names what the prefix was built from: the pinned sources and the
+# script that built them, so that a change to either rebuilds it.
 file(SHA256 "${HEAPQL_SOURCES_LOCK}" lock_hash)
-set(HEAPQL_DEPS_STAMP "${HEAPQL_DEPS_PREFIX}/built-from-lock-${lock_hash}")
+file(SHA256 "${HEAPQL_BUILD_DEPS}" script_hash)
+string(SHA256 deps_hash "${lock_hash}${script_hash}")
+set(HEAPQL_DEPS_STAMP "${HEAPQL_DEPS_PREFIX}/built-from-${deps_hash}")
 if(NOT EXISTS "${HEAPQL_DEPS_STAMP}")
   message(STATUS "Windows dependencies: building them into ${HEAPQL_DEPS_PREFIX} (scripts/windows/build-deps.sh)")
   execute_process(

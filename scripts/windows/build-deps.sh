@@ -6,7 +6,8 @@
 #   PREFIX/lib/llvm-14/*.a + link-order.txt, PREFIX/include/llvm-14,
 #   PREFIX/share/lua/5.4/re.lua, PREFIX/lib/cmake/GTest
 # CMakeLists.txt runs it at configure time (cmake/windows_dependencies.cmake)
-# when the prefix is missing or was built from another lock; each library's
+# when the prefix is missing or was built from another lock or another version
+# of this script; each library's
 # build time goes to WORK/timings.txt (docs/windows.md, Building).
 #
 #   build-deps.sh --toolchain FILE --prefix DIR --work DIR [--stamp FILE] [--only NAME...]
@@ -221,9 +222,11 @@ build_llvm() {
     cp "$o/lib/lib$lib.a" "$prefix/lib/llvm-14/"
     echo "$lib" >> "$prefix/lib/llvm-14/link-order.txt"
   done
-  # The source headers, and those the configure step wrote (llvm/Config).
+  # The source headers, and those the configure step wrote (llvm/Config),
+  # without the build's own files beside them (Makefiles, CMakeFiles).
   cp -r "$src/llvm-toolchain-14/llvm/include/llvm" "$src/llvm-toolchain-14/llvm/include/llvm-c" "$prefix/include/llvm-14/"
-  cp -r "$o/include/llvm" "$prefix/include/llvm-14/"
+  (cd "$o/include" && find llvm -type f \( -name '*.h' -o -name '*.def' -o -name '*.inc' -o -name '*.gen' \) |
+     while read -r h; do mkdir -p "$prefix/include/llvm-14/$(dirname "$h")" && cp "$h" "$prefix/include/llvm-14/$h"; done)
 }
 
 # --- GoogleTest: Debian's /usr/src/googletest (the googletest package) ------
@@ -251,7 +254,7 @@ step protobuf build_protobuf
 step googletest build_googletest
 step llvm-toolchain-14 build_llvm
 if [ -n "$stamp" ] && [ ${#only[@]} -eq 0 ]; then
-  rm -f "$prefix"/built-from-lock-*
+  rm -f "$prefix"/built-from-*
   touch "$stamp"
 fi
 echo "build-deps: done; prefix $prefix"

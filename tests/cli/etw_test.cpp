@@ -292,7 +292,7 @@ TEST(EtwCli, SyntheticTraceSymbolsMustBeAFolder) {
 // --- symbols: an ETL whose module has the identity of a PDB fixture ---------
 
 TEST(EtwSymbols, SyntheticTraceFramesResolveThroughAMatchingPdbInASymbolStore) {
-  const std::string pdb = std::string(HEAPQL_PDB_FIXTURE_DIR) + "/full/heapdemo.pdb";
+  const std::string pdb = heapdemo_pdb("full");
   const PdbSymbolTable table(pdb);
   TempDir dir;
   const SymbolTrace t = write_symbol_trace(dir, table);
@@ -319,14 +319,10 @@ TEST(EtwSymbols, SyntheticTraceFramesResolveThroughAMatchingPdbInASymbolStore) {
 }
 
 TEST(EtwSymbols, SyntheticTraceWithAMismatchedOrMissingPdbKeepsOffsetsAndCounts) {
-  const std::string pdb = std::string(HEAPQL_PDB_FIXTURE_DIR) + "/full/heapdemo.pdb";
-  const std::string wrong = std::string(HEAPQL_PDB_FIXTURE_DIR) + "/wrong/heapdemo.pdb";
-  const PdbSymbolTable table(pdb);
   TempDir dir;
-  const SymbolTrace t = write_symbol_trace(dir, table);
+  const SymbolTrace t = write_symbol_trace(dir, PdbSymbolTable(heapdemo_pdb("full")));
   // The wrong build's PDB, where the right one would be: never used for names.
-  fs::create_directories(dir.file("flat"));
-  fs::copy_file(wrong, fs::path(dir.file("flat")) / "heapdemo.pdb");
+  copy_pdb_into(heapdemo_pdb("wrong"), dir.file("flat"));
   const CommandResult r = run_heapql("query " + shell_quote(t.etl) + " --symbols " + shell_quote(dir.file("flat")) +
                                      " --by stack --no-default-cull --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -345,12 +341,10 @@ TEST(EtwSymbols, SyntheticTraceWithAMismatchedOrMissingPdbKeepsOffsetsAndCounts)
 TEST(EtwSymbols, SyntheticTraceLuaOpenTakesSymbolFolders) {
   HEAPQL_SKIP_ON_WINDOWS("stock lua5.4 loads heapql.so, a Linux module");
   if (run_command("command -v lua5.4").exit_code != 0) GTEST_SKIP() << "lua5.4 is not installed";
-  const std::string pdb = std::string(HEAPQL_PDB_FIXTURE_DIR) + "/full/heapdemo.pdb";
-  const PdbSymbolTable table(pdb);
+  const std::string pdb = heapdemo_pdb("full");
   TempDir dir;
-  const SymbolTrace t = write_symbol_trace(dir, table);
-  fs::create_directories(dir.file("pdbs"));
-  fs::copy_file(pdb, fs::path(dir.file("pdbs")) / "heapdemo.pdb");
+  const SymbolTrace t = write_symbol_trace(dir, PdbSymbolTable(pdb));
+  copy_pdb_into(pdb, dir.file("pdbs"));
   write_file(dir.file("names.lua"),
              "local hq = require 'heapql'\n"
              "local trace = hq.open(arg[1], {symbols = arg[2]})\n"

@@ -1,6 +1,7 @@
 #include "tests/support/symbol_trace.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "tests/support/etl_writer.h"
 
@@ -34,6 +35,16 @@ SymbolTrace write_symbol_trace(const TempDir& dir, const PdbSymbolTable& table) 
   }
   w.write(t.etl);
   return t;
+}
+
+std::string heapdemo_pdb(const std::string& build) {
+  return std::string(HEAPQL_PDB_FIXTURE_DIR) + "/" + build + "/heapdemo.pdb";
+}
+
+void copy_pdb_into(const std::string& pdb, const std::string& folder) {
+  namespace fs = std::filesystem;
+  fs::create_directories(folder);
+  fs::copy_file(pdb, fs::path(folder) / fs::path(pdb).filename());
 }
 
 }  // namespace heapql::test

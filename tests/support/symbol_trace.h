@@ -24,4 +24,12 @@ struct SymbolTrace {
 // to symbols.etl in `dir`.
 SymbolTrace write_symbol_trace(const TempDir& dir, const PdbSymbolTable& table);
 
+// tests/fixtures/pdb's heapdemo.pdb of one build: "full" (the one the trace
+// names) or "wrong" (another build's, whose identity does not match).
+std::string heapdemo_pdb(const std::string& build);
+
+// Copies `pdb` under its own name into `folder` (made if missing): a flat
+// folder of PDBs, as --symbols takes it.
+void copy_pdb_into(const std::string& pdb, const std::string& folder);
+
 }  // namespace heapql::test

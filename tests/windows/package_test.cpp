@@ -123,12 +123,10 @@ TEST_F(PackagedHeapql, WritesAnSqliteExport) {
 }
 
 TEST_F(PackagedHeapql, NamesFramesFromAFolderOfPdbs) {
-  const std::string pdb = std::string(HEAPQL_PDB_FIXTURE_DIR) + "/full/heapdemo.pdb";
-  const PdbSymbolTable table(pdb);
+  const std::string pdb = heapdemo_pdb("full");
   TempDir dir;
-  const SymbolTrace t = write_symbol_trace(dir, table);
-  fs::create_directories(dir.file("pdbs"));
-  fs::copy_file(pdb, fs::path(dir.file("pdbs")) / "heapdemo.pdb");
+  const SymbolTrace t = write_symbol_trace(dir, PdbSymbolTable(pdb));
+  copy_pdb_into(pdb, dir.file("pdbs"));
   const CommandResult r = packaged("query " + shell_quote(t.etl) + " --symbols " + shell_quote(dir.file("pdbs")) +
                                    " --by stack --no-default-cull --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
