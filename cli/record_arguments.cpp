@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/session/file_kind.h"
+
 namespace heapql::cli {
 
 RecordArguments parse_record_arguments(Arguments& args) {
@@ -15,6 +17,15 @@ RecordArguments parse_record_arguments(Arguments& args) {
     }
   }
   parsed.program = args.take_rest();
+  // A trace where the program belongs: the user meant to read it.
+  if (!parsed.program.empty()) {
+    const std::string& first = parsed.program.front();
+    if (const FileKind kind = sniff_file_kind(first); kind != FileKind::kOther) {
+      throw UsageError{fmt::format("'{}' is {}, not a program: heapql record runs a program "
+                                   "(heapql record -- ./PROGRAM ARGS...); read a trace with heapql query {}",
+                                   first, file_kind_phrase(kind), first)};
+    }
+  }
   return parsed;
 }
 

@@ -17,7 +17,8 @@ struct RecordArguments {
   std::vector<std::string> program;  // after `--`; may be empty
 };
 
-// Throws UsageError for an unknown option or a missing value.
+// Throws UsageError for an unknown option, a missing value, or a trace
+// given where the program belongs.
 RecordArguments parse_record_arguments(Arguments& args);
 
 }  // namespace heapql::cli

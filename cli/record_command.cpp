@@ -23,7 +23,6 @@
 
 #include "engine/error.h"
 #include "engine/ingest/line_reader.h"
-#include "engine/session/file_kind.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/record_arguments.h"
@@ -256,12 +255,6 @@ int run_record(Arguments& args) {
   std::string& name = parsed.output_name;
   const std::vector<std::string>& program = parsed.program;
   if (program.empty()) throw UsageError{fmt::format("usage: {}", kRecordUsage)};
-  if (const FileKind kind = sniff_file_kind(program[0]); kind != FileKind::kOther) {
-    throw UsageError{
-        fmt::format("'{}' is {}, not a program: heapql record runs a program under heaptrack "
-                    "(heapql record -- ./PROGRAM ARGS...); read a trace with heapql query {}",
-                    program[0], file_kind_phrase(kind), program[0])};
-  }
   if (name.empty()) name = fmt::format("heaptrack.{}.{}", fs::path(program[0]).filename().string(), getpid());
   for (std::string_view suffix : {".zst", ".gz"}) {
     if (name.size() > 4 && name.ends_with(suffix)) name.resize(name.size() - suffix.size());

@@ -66,7 +66,12 @@ OutputFile::OutputFile(std::string final_path) : final_path_(std::move(final_pat
     temp_path_.clear();
     throw Error(SourceLocation::of_file(final_path_), "cannot write in its folder: " + system_reason());
   }
-#ifndef _WIN32
+#ifdef _WIN32
+  // Gone with the last handle if heapql dies before the rename, as a nameless
+  // file is on Linux; where the system refuses, a killed writer leaves the
+  // .tmp file (which no reader takes for a store).
+  delete_when_closed(fd_, true);
+#else
   const mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(fd_, 0666 & ~mask);
@@ -158,6 +163,7 @@ void OutputFile::commit() {
 #else
   // A file open (here: its own descriptor) cannot be renamed over another on
   // Windows unless every handle allows it; closing it first is simplest.
+  if (!delete_when_closed(fd_, false)) fail("cannot keep the written file");
   close_file(fd_);
   fd_ = -1;
 #endif

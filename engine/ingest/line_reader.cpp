@@ -30,7 +30,8 @@ constexpr std::size_t kZstdSlice = std::size_t{128} << 10;  // input per decoder
 constexpr std::size_t kSniffBytes = 4;                     // enough for either magic
 constexpr int kGzipWindowBits = 15 + 32;                   // max window, auto-detect gzip/zlib header
 
-std::string errno_message(int error) { return std::system_category().message(error); }
+// An errno value's text (generic_category: on Windows system_category is for Win32 codes).
+std::string errno_message(int error) { return std::generic_category().message(error); }
 
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;

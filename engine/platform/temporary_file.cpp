@@ -1,6 +1,7 @@
 #include "engine/platform/temporary_file.h"
 
 #ifdef _WIN32
+#include <fcntl.h>
 #include <io.h>
 #include <windows.h>
 
@@ -9,7 +10,6 @@
 #include <chrono>
 
 #include "engine/error.h"
-#include "engine/platform/open_file.h"
 #include "engine/platform/utf8_wide.h"
 #include "engine/platform/windows_errno.h"
 #else
@@ -43,6 +43,17 @@ bool x_placeholder_at(const std::string& name, int suffix_length, std::size_t& a
   return name.compare(at, 6, "XXXXXX") == 0;
 }
 
+// The C runtime's descriptor of a new file's handle, binary, not inherited;
+// -1 with errno set (the handle closed) when the table is full.
+int descriptor_of(HANDLE handle) {
+  const int fd = ::_open_osfhandle(reinterpret_cast<intptr_t>(handle), _O_BINARY | _O_NOINHERIT);
+  if (fd < 0) {
+    ::CloseHandle(handle);
+    errno = EMFILE;
+  }
+  return fd;
+}
+
 }  // namespace
 
 int create_unique_file(std::string& utf8_template, int suffix_length) {
@@ -53,10 +64,37 @@ int create_unique_file(std::string& utf8_template, int suffix_length) {
   }
   for (int attempt = 0; attempt < 100; ++attempt) {
     fill_unique(utf8_template, at);
-    const int fd = open_file(utf8_template, O_RDWR | O_CREAT | O_EXCL, 0666);
-    if (fd >= 0 || errno != EEXIST) return fd;
+    std::wstring wide;
+    try {
+      wide = wide_from_utf8(utf8_template);
+    } catch (const Error&) {
+      errno = ENOENT;
+      return -1;
+    }
+    // DELETE access, for delete_when_closed; shared as open_file shares.
+    const HANDLE handle = ::CreateFileW(wide.c_str(), GENERIC_READ | GENERIC_WRITE | DELETE,
+                                        FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, CREATE_NEW,
+                                        FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (handle == INVALID_HANDLE_VALUE) {
+      if (::GetLastError() == ERROR_FILE_EXISTS) continue;
+      return fail_with_last_windows_error();
+    }
+    return descriptor_of(handle);
   }
+  errno = EEXIST;
   return -1;
+}
+
+bool delete_when_closed(int fd, bool yes) {
+  const auto handle = reinterpret_cast<HANDLE>(::_get_osfhandle(fd));
+  FILE_DISPOSITION_INFO disposition{};
+  disposition.DeleteFile = yes ? TRUE : FALSE;
+  if (handle == INVALID_HANDLE_VALUE ||
+      !::SetFileInformationByHandle(handle, FileDispositionInfo, &disposition, sizeof disposition)) {
+    fail_with_last_windows_error();
+    return false;
+  }
+  return true;
 }
 
 int create_scratch_file(const std::string& utf8_folder) {
@@ -77,12 +115,7 @@ int create_scratch_file(const std::string& utf8_folder) {
       if (::GetLastError() == ERROR_FILE_EXISTS) continue;
       return fail_with_last_windows_error();
     }
-    const int fd = ::_open_osfhandle(reinterpret_cast<intptr_t>(handle), _O_BINARY | _O_NOINHERIT);
-    if (fd < 0) {
-      ::CloseHandle(handle);
-      errno = EMFILE;
-    }
-    return fd;
+    return descriptor_of(handle);
   }
   errno = EEXIST;
   return -1;

@@ -15,4 +15,13 @@ int create_unique_file(std::string& utf8_template, int suffix_length);
 // or -1 with errno set.
 int create_scratch_file(const std::string& utf8_folder);
 
+#ifdef _WIN32
+// Whether the file of `fd`, made by create_unique_file, is deleted when its
+// last handle closes, however the process ends (killed too): set while a file
+// to be renamed into place is written, cleared just before the rename, as
+// Linux's O_TMPFILE leaves nothing of a killed writer. False with errno set
+// when the system refuses.
+bool delete_when_closed(int fd, bool yes);
+#endif
+
 }  // namespace heapql

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <regex>
 #include <string_view>
 
 #include "engine/error.h"
+#include "engine/platform/program_path.h"
 #include "engine/text_file.h"
 #include "lua/host/heapql_core.h"
 #include "lua/host/lua_error.h"
@@ -259,12 +261,18 @@ fs::path RecipeSource::folder() const {
 
 fs::path queries_folder() {
   if (const char* env = std::getenv("HEAPQL_QUERIES"); env != nullptr && *env != '\0') return env;
-  // Installed: beside the program, as <prefix>/bin/../share/heapql/queries.
-  std::error_code error;
-  const fs::path program = fs::read_symlink("/proc/self/exe", error);
-  if (!error) {
-    const fs::path installed = (program.parent_path() / HEAPQL_INSTALLED_QUERIES).lexically_normal();
-    if (fs::is_directory(installed, error)) return installed;
+  // Installed: beside the program, as <prefix>/bin/../share/heapql/queries;
+  // on Windows first as the zip has it, queries/ beside heapql.exe.
+  if (const std::optional<fs::path> program = program_path()) {
+    std::vector<fs::path> candidates;
+#ifdef _WIN32
+    candidates.push_back(program->parent_path() / "queries");
+#endif
+    candidates.push_back((program->parent_path() / HEAPQL_INSTALLED_QUERIES).lexically_normal());
+    for (const fs::path& candidate : candidates) {
+      std::error_code error;
+      if (fs::is_directory(candidate, error)) return candidate;
+    }
   }
   // Run from its build folder: the source tree's.
   return HEAPQL_QUERIES_DIR;

@@ -202,7 +202,8 @@ EtlLogfileHeader parse_logfile_header(std::span<const std::uint8_t> payload, std
   return header;
 }
 
-std::string errno_text(int error) { return std::system_category().message(error); }
+// An errno value's text (generic_category: on Windows system_category is for Win32 codes).
+std::string errno_text(int error) { return std::generic_category().message(error); }
 
 // A file cut at a buffer's end (a copy cut at a multiple of 64 KiB) has
 // whole buffers only, fewer than the session wrote. Only a sequential file
