@@ -47,7 +47,7 @@ class BadInputCutTrace : public ::testing::Test {
     EXPECT_EQ(info.exit_code, 0);
     expect_contains(info.out, "ENDS EARLY         " + path + ": " + what);
     const CommandResult json = heapql_on("info", path, "--format json");
-    expect_contains(json.out, "\"cut\":{\"file\":\"" + path + "\"");
+    expect_contains(json.out, "\"cut\":{\"file\":\"" + as_json_text(path) + "\"");
     expect_contains(json.out, "\"what\":\"" + what);
 
     const CommandResult strict = heapql_on("query", path, "--strict");

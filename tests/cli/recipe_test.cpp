@@ -479,7 +479,8 @@ TEST_P(QueryThroughBothDoors, GivesTheSameAnswerOrTheSameRefusal) {
   write_file(dir.file("cull.txt"), "# the example's own allocator\ndemo!new_buf\n");
   write_file(dir.file("supp.txt"), "leak:make_node\n");
   std::string options = q.options;
-  for (std::size_t at; (at = options.find("{dir}")) != std::string::npos;) options.replace(at, 5, dir.path().string());
+  // With '/' (generic): the options are shell words, where '\\' would escape.
+  for (std::size_t at; (at = options.find("{dir}")) != std::string::npos;) options.replace(at, 5, dir.path().generic_string());
   const std::string trace = shell_quote(worked_example());
   const CommandResult cli =
       run_command(heapql() + " query " + trace + " " + options + " --format json --no-progress");

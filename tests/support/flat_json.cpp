@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <stdexcept>
 
+#include "tests/support/strict_json_reader.h"
 #include "tests/support/test_support.h"
 
 namespace heapql::test {
@@ -31,6 +33,14 @@ walk([], json.load(open(sys.argv[1])))
 }  // namespace
 
 FlatJson flatten_json(const std::string& json_text) {
+#ifdef _WIN32
+  try {
+    return read_json_strictly(json_text);
+  } catch (const std::runtime_error& e) {
+    ADD_FAILURE() << "heapql's JSON is not JSON: " << e.what() << "\nJSON was:\n" << json_text;
+    return {};
+  }
+#endif
   TempDir dir;
   const std::string path = dir.file("report.json");
   write_file(path, json_text);

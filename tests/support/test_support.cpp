@@ -5,6 +5,7 @@
 #ifdef _WIN32
 #include <fcntl.h>
 #include <io.h>
+#include <windows.h>
 
 #include "engine/platform/utf8_wide.h"
 #include "tests/support/shell_command.h"
@@ -109,11 +110,33 @@ void set_environment_variable(const std::string& name, const std::optional<std::
 #endif
 }
 
+namespace {
+// The modification time of `from` given to `to`, to the file system's
+// precision: on Windows through the handles (mingw's std::filesystem sets it
+// to whole seconds).
+void copy_modification_time(const std::filesystem::path& from, const std::filesystem::path& to) {
+#ifdef _WIN32
+  auto open = [](const std::filesystem::path& path, DWORD access) {
+    return ::CreateFileW(path.c_str(), access, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                         OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+  };
+  const HANDLE source = open(from, FILE_READ_ATTRIBUTES), target = open(to, FILE_WRITE_ATTRIBUTES);
+  FILETIME written{};
+  const bool ok = source != INVALID_HANDLE_VALUE && target != INVALID_HANDLE_VALUE &&
+                  ::GetFileTime(source, nullptr, nullptr, &written) && ::SetFileTime(target, nullptr, nullptr, &written);
+  if (source != INVALID_HANDLE_VALUE) ::CloseHandle(source);
+  if (target != INVALID_HANDLE_VALUE) ::CloseHandle(target);
+  if (!ok) throw std::runtime_error("cannot copy the modification time of " + from.string() + " to " + to.string());
+#else
+  std::filesystem::last_write_time(to, std::filesystem::last_write_time(from));
+#endif
+}
+}  // namespace
+
 void copy_folder_keeping_times(const std::filesystem::path& from, const std::filesystem::path& to) {
   std::filesystem::copy(from, to, std::filesystem::copy_options::recursive);
   for (const auto& entry : std::filesystem::recursive_directory_iterator(from)) {
-    const std::filesystem::path copy = to / std::filesystem::relative(entry.path(), from);
-    std::filesystem::last_write_time(copy, std::filesystem::last_write_time(entry.path()));
+    copy_modification_time(entry.path(), to / std::filesystem::relative(entry.path(), from));
   }
 }
 
@@ -121,6 +144,28 @@ std::string shell_quote(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
+}
+
+std::string lua_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\\' || c == '\'') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string as_json_text(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\\' || c == '"') out += '\\';
+    out += c;
+  }
+  return out;
 }
 
 #ifdef _WIN32
@@ -151,7 +196,9 @@ std::string heapql_binary() { return HEAPQL_BINARY; }
 std::string example_binary() { return HEAPQL_EXAMPLE_BINARY; }
 
 std::string shared_data(const std::string& sub) {
-  const std::filesystem::path p = std::filesystem::path(HEAPQL_SHARED_DATA_DIR) / sub;
+  // The folder itself without a separator after it (Windows' would be '\\').
+  const std::filesystem::path p =
+      sub.empty() ? std::filesystem::path(HEAPQL_SHARED_DATA_DIR) : std::filesystem::path(HEAPQL_SHARED_DATA_DIR) / sub;
   return std::filesystem::exists(p) ? p.string() : std::string();
 }
 

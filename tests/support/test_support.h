@@ -52,6 +52,12 @@ void write_gzip(const std::string& path, const std::string& text);
 // CreateProcessW; a command needing more of sh fails the test, naming what.
 CommandResult run_command(const std::string& command);
 std::string shell_quote(const std::string& text);
+// `text` as a Lua string literal ('...', its backslashes and quotes escaped):
+// a path in a recipe the test writes, where C:\users would be an escape.
+std::string lua_quote(const std::string& text);
+// `text` as it stands inside a JSON string (backslashes and quotes escaped):
+// a Windows path looked for in heapql's JSON.
+std::string as_json_text(const std::string& text);
 // What every run of heapql must satisfy whatever it says (gtest checks): it
 // ended by itself, and printed no sanitizer, undefined-behaviour or
 // unprotected-Lua-error report.

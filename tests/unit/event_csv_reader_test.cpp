@@ -582,7 +582,7 @@ TEST(EventCsvReader, TheFullMessageCarriesFileLineAndColumn) {
     FAIL() << "no error";
   } catch (const Error& e) {
     const std::string what = e.what();
-    EXPECT_EQ(what.substr(what.rfind('/') + 1, 23), "events.csv:2:18: size: ");
+    EXPECT_EQ(what.substr(what.find_last_of("/\\") + 1, 23), "events.csv:2:18: size: ");
   }
 }
 
