@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The zip Windows users unpack and run (docs/windows.md, "Installing"):
 #   build-windows/heapql-<version>-windows-x86_64.zip
-#     heapql-<version>/heapql.exe
+#     heapql-<version>/heapql.exe          stripped of its debug information (the
+#                                          build's own keeps it, for backtraces)
 #     heapql-<version>/queries/            the shipped recipes, cull and suppression lists,
 #                                          queries/windows/heapql-heap.wprp (recording with WPR)
 #     heapql-<version>/README.md, docs/windows.md
 #     heapql-<version>/licenses/           heapql's own (when the tree has one), and the copyright
 #                                          file of every library linked into heapql.exe, from
 #                                          Debian's source packages it was built from
-# Builds build-windows first (scripts/build-windows.sh) unless --no-build.
+# Builds heapql.exe first unless --no-build: in build-windows as configured
+# (tests on or off) when it is, else by scripts/build-windows.sh --no-tests.
 #   scripts/package-windows.sh [--no-build] [--build-dir DIR] [--out FILE.zip]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +24,7 @@ while [ $# -gt 0 ]; do
     --no-build) build=no; shift ;;
     --build-dir) dir=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "package-windows.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -30,7 +32,11 @@ dir=$(cd "$dir" 2>/dev/null && pwd || echo "$dir")
 
 if [ "$build" = yes ]; then
   command -v zip >/dev/null || ./scripts/install-deps.sh
-  ./scripts/build-windows.sh --no-tests
+  if [ -f "$dir/CMakeCache.txt" ]; then
+    cmake --build "$dir" --target heapql -j2
+  else
+    ./scripts/build-windows.sh --no-tests
+  fi
 fi
 exe=$dir/heapql.exe
 [ -f "$exe" ] || { echo "package-windows.sh: $exe is missing (run scripts/build-windows.sh)" >&2; exit 2; }
@@ -46,7 +52,8 @@ trap 'rm -rf "$stage"' EXIT
 root=$stage/$name
 mkdir -p "$root/licenses" "$root/docs"
 
-cp "$exe" "$root/heapql.exe"
+# Stripped: 190 MB with DWARF, which no Windows debugger reads, a few MB without.
+x86_64-w64-mingw32-strip --strip-debug -o "$root/heapql.exe" "$exe"
 # queries/: what heapql reads beside itself (recipes, cull/, suppressions/, windows/).
 cp -r queries "$root/queries"
 [ -f queries/windows/heapql-heap.wprp ] ||
@@ -55,16 +62,18 @@ cp README.md "$root/README.md"
 [ -f docs/windows.md ] && cp docs/windows.md "$root/docs/windows.md"
 
 # Licenses. heapql's own, then each statically linked library's Debian copyright file:
-# the unpacked source packages the Windows build compiled (build-windows/deps/src, by
-# scripts/windows/build-deps.sh), fmt and xxhash (header-only, Debian's headers), and the
+# those of the source packages the Windows build compiled, which scripts/windows/build-deps.sh
+# keeps in the dependencies' prefix (share/licenses), fmt and xxhash (header-only, Debian's headers), and the
 # toolchain's runtime: zlib (libz-mingw-w64), libstdc++/libgcc with the GCC Runtime Library
 # Exception (gcc-mingw-w64-base), the mingw-w64 CRT and winpthreads.
 missing=()
 for f in LICENSE LICENSE.md LICENSE.txt COPYING; do
   [ -f "$f" ] && cp "$f" "$root/licenses/heapql-$f"
 done
+deps_prefix=$(sed -n 's/^HEAPQL_DEPS_PREFIX:[A-Z]*=//p' "$dir/CMakeCache.txt" 2>/dev/null)
+deps_prefix=${deps_prefix:-$dir/deps/prefix}
 for package in lua5.4 lua-lpeg libzstd sqlite3 protobuf llvm-toolchain-14; do
-  copyright=$dir/deps/src/$package/debian/copyright
+  copyright=$deps_prefix/share/licenses/$package.copyright
   if [ -f "$copyright" ]; then cp "$copyright" "$root/licenses/$package.copyright"; else missing+=("$copyright"); fi
 done
 for package in libfmt-dev libxxhash-dev libz-mingw-w64 gcc-mingw-w64-base mingw-w64-common mingw-w64-x86-64-dev; do

@@ -6,11 +6,10 @@
 #                  unit tests and the command-line tests of hostile input;
 #  3. a packager's plain Release build, installed into a temporary prefix,
 #     whose heapql must find its recipes without the source tree;
-# With --windows, also (not yet part of --full: the whole run has not passed
-# yet; docs/testing.md, "Windows")
 #  4. build-windows/  heapql.exe cross-built with mingw-w64 (scripts/build-windows.sh),
 #                  its tests run under Wine, its answers compared with build/'s heapql
 #                  (windows.same_json_as_linux) and its zip tested (windows.package).
+# --windows adds step 4 alone to step 1.
 # build/ is configured as scripts/demo.sh configures it, so after the demo
 # only the test programs are left to build. Each ctest run prints its
 # summary; the last line adds them up.
@@ -19,10 +18,10 @@ cd "$(dirname "$0")/.."
 
 full=false
 windows=false
-usage="usage: scripts/test.sh [--full] [--windows]   (--full adds the ASan+UBSan build and the install check, as CI runs; --windows the Windows build under Wine)"
+usage="usage: scripts/test.sh [--full] [--windows]   (--full adds the ASan+UBSan build, the install check and the Windows build under Wine, as CI runs; --windows only the last)"
 for arg in "$@"; do
   case $arg in
-    --full) full=true ;;
+    --full) full=true windows=true ;;
     --windows) windows=true ;;
     -h | --help) echo "$usage"; exit 0 ;;
     *) echo "test.sh: unknown option '$arg' ($usage)" >&2; exit 2 ;;
@@ -43,9 +42,8 @@ if $full; then
   dirs+=("$asan_dir")
 fi
 if $windows; then
-  ./scripts/build-windows.sh
   # windows.same_json_as_linux compares heapql.exe with this build's heapql.
-  cmake -S . -B build-windows -DHEAPQL_LINUX_HEAPQL="$(cd "$build_dir" && pwd)/heapql" >/dev/null
+  ./scripts/build-windows.sh --linux-heapql "$build_dir/heapql"
   dirs+=(build-windows)
 fi
 

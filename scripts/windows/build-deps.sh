@@ -4,7 +4,8 @@
 # fetched and checked by fetch-sources.sh), into a prefix:
 #   PREFIX/include, PREFIX/lib/*.a, PREFIX/lib/pkgconfig/*.pc,
 #   PREFIX/lib/llvm-14/*.a + link-order.txt, PREFIX/include/llvm-14,
-#   PREFIX/share/lua/5.4/re.lua, PREFIX/lib/cmake/GTest
+#   PREFIX/share/lua/5.4/re.lua, PREFIX/lib/cmake/GTest,
+#   PREFIX/share/licenses/PACKAGE.copyright (each source package's, for the zip)
 # CMakeLists.txt runs it at configure time (cmake/windows_dependencies.cmake)
 # when the prefix is missing or was built from another lock or another version
 # of this script; each library's
@@ -253,6 +254,14 @@ step sqlite3 build_sqlite3
 step protobuf build_protobuf
 step googletest build_googletest
 step llvm-toolchain-14 build_llvm
+# The licence of each library built into heapql.exe, kept with it for
+# scripts/package-windows.sh (the sources in WORK may be gone by then).
+if [ ${#only[@]} -eq 0 ]; then
+  mkdir -p "$prefix/share/licenses"
+  for package in $(awk '!/^#/ && NF { print $1 }' "$here/sources.lock" | sort -u); do
+    cp "$src/$package/debian/copyright" "$prefix/share/licenses/$package.copyright"
+  done
+fi
 if [ -n "$stamp" ] && [ ${#only[@]} -eq 0 ]; then
   rm -f "$prefix"/built-from-*
   touch "$stamp"

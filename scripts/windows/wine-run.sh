@@ -47,6 +47,13 @@ export WINEDLLOVERRIDES="${WINEDLLOVERRIDES:-winemenubuilder.exe=d;mscoree=d;msh
   if [ -f "$prefix/system.reg" ] && "$WINESERVER" -p </dev/null >/dev/null 2>&1 9>&-; then
     "$WINE" wineboot </dev/null >/dev/null 2>&1 9>&- || true
   fi
+  # No debugger started for a crash (AeDebug): a crashing test program ends with its
+  # fault's code, as under Windows Error Reporting, instead of waiting in winedbg.
+  if [ -f "$prefix/system.reg" ] && [ ! -f "$prefix/no-crash-debugger" ]; then
+    "$WINE" reg delete 'HKLM\Software\Microsoft\Windows NT\CurrentVersion\AeDebug' /v Debugger /f \
+      </dev/null >/dev/null 2>&1 9>&- || true
+    touch "$prefix/no-crash-debugger"
+  fi
 ) 9>"$prefix.lock"
 [ -f "$prefix/system.reg" ] || { echo "$0: wineboot made no prefix in $prefix" >&2; exit 2; }
 
