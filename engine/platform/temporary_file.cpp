@@ -54,6 +54,28 @@ int descriptor_of(HANDLE handle) {
   return fd;
 }
 
+// A new file of that name, shared as open_file shares files: its descriptor,
+// or -1 with errno set (EEXIST when the name is taken).
+int create_new_file(const std::string& utf8_name, DWORD access, DWORD attributes) {
+  std::wstring wide;
+  try {
+    wide = wide_from_utf8(utf8_name);
+  } catch (const Error&) {
+    errno = ENOENT;
+    return -1;
+  }
+  const HANDLE handle = ::CreateFileW(wide.c_str(), access, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                                      nullptr, CREATE_NEW, attributes, nullptr);
+  if (handle == INVALID_HANDLE_VALUE) {
+    if (::GetLastError() == ERROR_FILE_EXISTS) {
+      errno = EEXIST;
+      return -1;
+    }
+    return fail_with_last_windows_error();
+  }
+  return descriptor_of(handle);
+}
+
 }  // namespace
 
 int create_unique_file(std::string& utf8_template, int suffix_length) {
@@ -64,24 +86,10 @@ int create_unique_file(std::string& utf8_template, int suffix_length) {
   }
   for (int attempt = 0; attempt < 100; ++attempt) {
     fill_unique(utf8_template, at);
-    std::wstring wide;
-    try {
-      wide = wide_from_utf8(utf8_template);
-    } catch (const Error&) {
-      errno = ENOENT;
-      return -1;
-    }
-    // DELETE access, for delete_when_closed; shared as open_file shares.
-    const HANDLE handle = ::CreateFileW(wide.c_str(), GENERIC_READ | GENERIC_WRITE | DELETE,
-                                        FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, CREATE_NEW,
-                                        FILE_ATTRIBUTE_NORMAL, nullptr);
-    if (handle == INVALID_HANDLE_VALUE) {
-      if (::GetLastError() == ERROR_FILE_EXISTS) continue;
-      return fail_with_last_windows_error();
-    }
-    return descriptor_of(handle);
+    // DELETE access, for delete_when_closed.
+    const int fd = create_new_file(utf8_template, GENERIC_READ | GENERIC_WRITE | DELETE, FILE_ATTRIBUTE_NORMAL);
+    if (fd >= 0 || errno != EEXIST) return fd;
   }
-  errno = EEXIST;
   return -1;
 }
 
@@ -101,26 +109,11 @@ int create_scratch_file(const std::string& utf8_folder) {
   std::string name = utf8_folder + "/.heapql-scratch-XXXXXX";
   for (int attempt = 0; attempt < 100; ++attempt) {
     fill_unique(name, name.size() - 6);
-    std::wstring wide;
-    try {
-      wide = wide_from_utf8(name);
-    } catch (const Error&) {
-      errno = ENOENT;
-      return -1;
-    }
-    const HANDLE handle = ::CreateFileW(wide.c_str(), GENERIC_READ | GENERIC_WRITE,
-                                        FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, CREATE_NEW,
-                                        FILE_ATTRIBUTE_TEMPORARY | FILE_FLAG_DELETE_ON_CLOSE, nullptr);
-    if (handle == INVALID_HANDLE_VALUE) {
-      if (::GetLastError() == ERROR_FILE_EXISTS) continue;
-      return fail_with_last_windows_error();
-    }
-    return descriptor_of(handle);
+    const int fd = create_new_file(name, GENERIC_READ | GENERIC_WRITE, FILE_ATTRIBUTE_TEMPORARY | FILE_FLAG_DELETE_ON_CLOSE);
+    if (fd >= 0 || errno != EEXIST) return fd;
   }
-  errno = EEXIST;
   return -1;
 }
-
 #else
 
 int create_unique_file(std::string& utf8_template, int suffix_length) {
