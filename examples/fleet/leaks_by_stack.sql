@@ -1,24 +1,7 @@
--- Leaks by stack over a fleet, in DuckDB (docs/scale.md, "A fleet").
--- Each trace exported by `heapql export TRACE --to csv exports/NAME`: one
--- folder per trace, named for it. Run from the folder that holds exports/,
--- then ask: SELECT * FROM leaks_by_stack ORDER BY so DESC, frames LIMIT 20;
-
--- One view per table, each row tagged with its trace (the export's folder).
--- The columns used are typed here: a column with nothing but NULLs in the
--- first file read (free_ns of a trace that frees nothing) would be text.
-CREATE VIEW blocks AS
-  SELECT regexp_extract(filename, '([^/]+)/[^/]+$', 1) AS trace, stack_id, size, free_ns
-  FROM read_csv('exports/*/blocks.csv', filename = true,
-                types = {'stack_id': 'BIGINT', 'size': 'BIGINT', 'free_ns': 'BIGINT'});
-CREATE VIEW stack_frames AS
-  SELECT regexp_extract(filename, '([^/]+)/[^/]+$', 1) AS trace, stack_id, depth, frame_id
-  FROM read_csv('exports/*/stack_frames.csv', filename = true,
-                types = {'stack_id': 'BIGINT', 'depth': 'BIGINT', 'frame_id': 'BIGINT'});
-CREATE VIEW frames AS
-  SELECT regexp_extract(filename, '([^/]+)/[^/]+$', 1) AS trace, frame_id, text
-  FROM read_csv('exports/*/frames.csv', filename = true,
-                types = {'frame_id': 'BIGINT', 'text': 'VARCHAR'});
-
+-- Leaks by stack over a fleet, in DuckDB (docs/scale.md, "A fleet"), from the
+-- views blocks, stack_frames and frames of csv_tables.sql or
+-- parquet_tables.sql. Then ask:
+--   SELECT * FROM leaks_by_stack ORDER BY so DESC, frames LIMIT 20;
 -- Ids are per trace: tables join on (trace, id), and stacks compare across
 -- traces by their frame texts, top first, joined with ' <- '.
 CREATE VIEW leaks_by_stack AS
@@ -28,6 +11,7 @@ WITH leaks AS (
 stacks AS (
   SELECT s.trace, s.stack_id, string_agg(f.text, ' <- ' ORDER BY s.depth) AS frames
   FROM stack_frames s JOIN frames f ON f.trace = s.trace AND f.frame_id = s.frame_id
+  SEMI JOIN leaks l ON l.trace = s.trace AND l.stack_id = s.stack_id  -- only the stacks that leak
   GROUP BY s.trace, s.stack_id)
 -- A block with no stack has no stack_frames rows: its stack is ''.
 SELECT COALESCE(stacks.frames, '') AS frames, SUM(so)::BIGINT AS so, SUM(soc)::BIGINT AS soc,

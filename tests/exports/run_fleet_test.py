@@ -7,8 +7,10 @@ heapql's JSON results.
 Every trace is exported (`heapql export T --to csv exports/NAME`) and queried
 (`heapql query T --by stack --top 100000 --no-default-cull --format json`:
 the export's stacks are full stacks, no cull list applies). DuckDB (npm
-@duckdb/node-api) runs examples/fleet/leaks_by_stack.sql over the exports;
-examples/fleet/reduce_leaks_by_stack.py reduces the JSON results. Every row
+@duckdb/node-api) runs examples/fleet/leaks_by_stack.sql over the exports
+(csv_tables.sql), and again over them converted to Parquet
+(csv_to_parquet.sql, parquet_tables.sql); examples/fleet/
+reduce_leaks_by_stack.py reduces the JSON results. Every row
 must agree: the stack's frames, so, soc and the number of traces.
 
 The traces: the repo's (the bundled example with its raw twin, the test
@@ -79,29 +81,37 @@ def map_reduce(args, traces):
     return joined
 
 
-def fleet_sql(args, work, exports_folder):
-    """DuckDB's answer: {frames: [so, soc, traces]}, and the number of traces it read."""
-    with open(os.path.join(args.source_dir, "examples/fleet/leaks_by_stack.sql")) as f:
-        sql = f.read()
+def fleet_sql(args, work, tables):
+    """DuckDB's answer over the views of examples/fleet/TABLES: {frames: [so, soc, traces]}, and the
+    number of traces it read."""
+    def example(name):
+        with open(os.path.join(args.source_dir, "examples/fleet", name)) as f:
+            return f.read()
     script = os.path.join(args.source_dir, "tests/exports/duckdb_query.mjs")
-    # The SQL names exports/ relative to where it runs.
-    check(os.path.basename(exports_folder) == "exports", "the exports are not in exports/")
-    lines = run(["node", script, sql, "SELECT * FROM leaks_by_stack",
+    # The SQL names exports/ and parquet/ relative to where it runs.
+    lines = run(["node", script, example(tables), example("leaks_by_stack.sql"), "SELECT * FROM leaks_by_stack",
                  "SELECT COUNT(DISTINCT trace) AS traces FROM blocks"], cwd=work).stdout.splitlines()
-    check(len(lines) == 3, f"DuckDB printed {len(lines)} results, not 3")
-    rows = json.loads(lines[1])
+    check(len(lines) == 4, f"DuckDB printed {len(lines)} results, not 4")
+    rows = json.loads(lines[2])
     answer = {row["frames"]: [int(row["so"]), int(row["soc"]), int(row["traces"])] for row in rows}
-    check(len(answer) == len(rows), "leaks_by_stack has two rows for one stack")
-    return answer, int(json.loads(lines[2])[0]["traces"])
+    check(len(answer) == len(rows), f"{tables}: leaks_by_stack has two rows for one stack")
+    return answer, int(json.loads(lines[3])[0]["traces"])
 
 
-def compare(sql, reduced):
+def csv_to_parquet(args, work):
+    with open(os.path.join(args.source_dir, "examples/fleet/csv_to_parquet.sql")) as f:
+        sql = f.read()
+    os.makedirs(os.path.join(work, "parquet"))
+    run(["node", os.path.join(args.source_dir, "tests/exports/duckdb_query.mjs"), sql], cwd=work)
+
+
+def compare(tables, sql, reduced):
     missing = sorted(set(reduced) - set(sql))
     extra = sorted(set(sql) - set(reduced))
-    check(not missing, f"{len(missing)} leaking stacks of the JSON results not in DuckDB's answer, e.g. {missing[:3]}")
-    check(not extra, f"{len(extra)} stacks in DuckDB's answer not in the JSON results, e.g. {extra[:3]}")
+    check(not missing, f"{tables}: {len(missing)} leaking stacks of the JSON results not in DuckDB's answer, e.g. {missing[:3]}")
+    check(not extra, f"{tables}: {len(extra)} stacks in DuckDB's answer not in the JSON results, e.g. {extra[:3]}")
     differ = [(frames, sql[frames], reduced[frames]) for frames in sorted(sql) if sql[frames] != reduced[frames]]
-    check(not differ, f"{len(differ)} stacks' [so, soc, traces] differ (DuckDB, JSON), e.g. {differ[:3]}")
+    check(not differ, f"{tables}: {len(differ)} stacks' [so, soc, traces] differ (DuckDB, JSON), e.g. {differ[:3]}")
 
 
 def main():
@@ -123,20 +133,22 @@ def main():
             os.makedirs(os.path.join(work, "traces"))
             traces = gather_traces(args, os.path.join(work, "traces"))
             check(len(traces) >= MIN_TRACES, f"{len(traces)} traces, fewer than {MIN_TRACES}")
-            exports = os.path.join(work, "exports")
             for trace in traces:
                 run([args.heapql, "export", trace, "--no-progress", "--to", "csv",
-                     os.path.join(exports, os.path.basename(trace))])
+                     os.path.join(work, "exports", os.path.basename(trace))])
             reduced = map_reduce(args, traces)
-            sql, traces_read = fleet_sql(args, work, exports)
-            check(traces_read == len(traces), f"DuckDB read the blocks of {traces_read} traces of {len(traces)}")
-            compare(sql, reduced)
-            # The fleet is one: stacks recur across traces, so the join by frame texts is exercised.
-            shared = max(sums[2] for sums in sql.values())
-            check(shared >= 5, f"no stack leaks in more than {shared} traces")
-            print(f"ok fleet: leaks_by_stack.sql on DuckDB over {len(traces)} traces' CSV exports equals the "
-                  f"reduce of their JSON results: {len(sql)} leaking stacks, the most shared in {shared} traces, "
-                  f"so {sum(s[0] for s in sql.values())}, soc {sum(s[1] for s in sql.values())}")
+            csv_to_parquet(args, work)
+            for tables in ("csv_tables.sql", "parquet_tables.sql"):
+                sql, traces_read = fleet_sql(args, work, tables)
+                check(traces_read == len(traces), f"{tables}: DuckDB read the blocks of {traces_read} traces "
+                      f"of {len(traces)}")
+                compare(tables, sql, reduced)
+                # The fleet is one: stacks recur across traces, so the join by frame texts is exercised.
+                shared = max(sums[2] for sums in sql.values())
+                check(shared >= 5, f"{tables}: no stack leaks in more than {shared} traces")
+                print(f"ok fleet: leaks_by_stack.sql on DuckDB over {tables}, {len(traces)} traces, equals the "
+                      f"reduce of their JSON results: {len(sql)} leaking stacks, the most shared in {shared} "
+                      f"traces, so {sum(s[0] for s in sql.values())}, soc {sum(s[1] for s in sql.values())}")
         except Skip as skip:
             print(f"skipped: {skip}")
             return SKIP
