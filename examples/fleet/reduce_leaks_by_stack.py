@@ -11,31 +11,40 @@ import json
 from collections import defaultdict
 
 
+def leaks_by_stack(results):
+    """{stack (frames, top first): [so, soc, traces]} over RESULTS, each a parsed JSON result."""
+    leaks = defaultdict(lambda: [0, 0, 0])
+    for result in results:
+        for row in result["rows"]:
+            # A leaked block of 0 bytes still leaks: soc says whether the stack leaked.
+            if row["soc"] == 0:
+                continue
+            # Rows of one result have distinct keys, so a trace counts once per stack.
+            sums = leaks[tuple(row["key"][0])]
+            sums[0] += row["so"]
+            sums[1] += row["soc"]
+            sums[2] += 1
+    return leaks
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--top", type=int, default=10)
     parser.add_argument("results", nargs="+")
     args = parser.parse_args()
-    so = defaultdict(int)
-    soc = defaultdict(int)
-    traces = defaultdict(int)
+    results = []
     for path in args.results:
         with open(path) as f:
-            result = json.load(f)
-        for row in result["rows"]:
-            stack = tuple(row["key"][0])  # frames, top first
-            if row["so"] == 0:
-                continue
-            so[stack] += row["so"]
-            soc[stack] += row["soc"]
-            traces[stack] += 1
-    ranked = sorted(so, key=lambda s: (-so[s], s))[: args.top]
+            results.append(json.load(f))
+    leaks = leaks_by_stack(results)
+    ranked = sorted(leaks, key=lambda s: (-leaks[s][0], s))[: args.top]
     print(f"{'so':>14} {'soc':>10} {'traces':>7}  stack (top frame first)")
     for stack in ranked:
+        so, soc, traces = leaks[stack]
         # The top 4 frames, and "..." where the stack goes on.
         shown = " <- ".join(stack[:4]) + (" <- ..." if len(stack) > 4 else "")
-        print(f"{so[stack]:>14} {soc[stack]:>10} {traces[stack]:>7}  {shown}")
-    print(f"{len(args.results)} traces, {len(so)} leaking stacks")
+        print(f"{so:>14} {soc:>10} {traces:>7}  {shown}")
+    print(f"{len(args.results)} traces, {len(leaks)} leaking stacks")
 
 
 if __name__ == "__main__":

@@ -175,6 +175,16 @@ TEST(DocsExamples, ScaleReduceOutputIsWhatTheScriptPrints) {
   EXPECT_EQ(reduce.out, shown);
 }
 
+// docs/scale.md quotes the fleet's SQL files whole, each in a block of its
+// own; exports.fleet_duckdb runs the files themselves on DuckDB.
+TEST(DocsExamples, ScaleFleetSqlIsTheExamplesFiles) {
+  const std::string page = read_file(std::string(HEAPQL_SOURCE_DIR) + "/docs/scale.md");
+  for (const char* file : {"csv_tables.sql", "leaks_by_stack.sql", "csv_to_parquet.sql", "parquet_tables.sql"}) {
+    const std::string sql = read_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/fleet/" + file);
+    EXPECT_NE(page.find("```sql\n" + sql + "```\n"), std::string::npos) << file << " is not quoted as it is";
+  }
+}
+
 }  // namespace
 }  // namespace heapql::test
 
