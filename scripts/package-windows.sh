@@ -52,7 +52,8 @@ trap 'rm -rf "$stage"' EXIT
 root=$stage/$name
 mkdir -p "$root/licenses" "$root/docs"
 
-# Stripped: 190 MB with DWARF, which no Windows debugger reads, a few MB without.
+# Stripped of debug information: a RelWithDebInfo heapql.exe is 190 MB of DWARF, which no
+# Windows debugger reads; Release's 21.7 MB becomes 14.7 MB (measured 2026-11-29).
 x86_64-w64-mingw32-strip --strip-debug -o "$root/heapql.exe" "$exe"
 # queries/: what heapql reads beside itself (recipes, cull/, suppressions/, windows/).
 cp -r queries "$root/queries"
