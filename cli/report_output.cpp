@@ -7,6 +7,7 @@
 #include "engine/error.h"
 #include "engine/path_kind.h"
 #include "cli/output_not_input.h"
+#include "engine/platform/errno_text.h"
 #include "engine/platform/utf8_wide.h"
 #include "engine/platform/open_file.h"
 
@@ -46,7 +47,7 @@ void ReportOutput::fail() const {
   const int error = errno;
   if (error == EPIPE) throw ReaderGone{};
   throw Error(SourceLocation::of_file(name_),
-              std::string("cannot write the report: ") + (error != 0 ? std::strerror(error) : "the write failed"));
+              std::string("cannot write the report: ") + (error != 0 ? errno_text(error) : "the write failed"));
 }
 
 void ReportOutput::write(std::string_view text) {

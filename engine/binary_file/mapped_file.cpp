@@ -13,6 +13,7 @@
 
 #include "engine/error.h"
 #include "engine/binary_file/mapping_fault.h"
+#include "engine/platform/errno_text.h"
 #include "engine/platform/file_status.h"
 #include "engine/platform/open_file.h"
 #include "engine/platform/windows_errno.h"
@@ -68,7 +69,7 @@ MappedFile map_file(const std::string& path, std::string_view kind) {
   const int fd = open_file(path, O_RDONLY);
   // Windows opens no folder as a file (Linux does, and fstat says what it is).
   if (fd < 0 && errno == EISDIR) not_a_file(path, true, kind);
-  if (fd < 0) throw Error(SourceLocation::of_file(path), std::string("cannot open: ") + std::strerror(errno));
+  if (fd < 0) throw Error(SourceLocation::of_file(path), "cannot open: " + errno_text(errno));
   const std::optional<FileStatus> status = status_of_fd(fd);
   if (!status || !status->regular()) {
     close_file(fd);
@@ -81,7 +82,7 @@ MappedFile map_file(const std::string& path, std::string_view kind) {
     if (mapping->address == nullptr) {
       const int error = errno;
       close_file(fd);
-      throw Error(SourceLocation::of_file(path), std::string("cannot map: ") + std::strerror(error));
+      throw Error(SourceLocation::of_file(path), "cannot map: " + errno_text(error));
     }
     mapping->guard = std::make_unique<MappingFaultGuard>(mapping->address, mapping->length, path);
   }

@@ -14,6 +14,7 @@
 
 #include "engine/error.h"
 #include "engine/file_to_replace.h"
+#include "engine/platform/errno_text.h"
 #include "engine/platform/open_file.h"
 #include "engine/platform/positioned_io.h"
 #include "engine/platform/replace_file.h"
@@ -24,8 +25,6 @@
 namespace heapql::store_file {
 
 namespace {
-
-std::string system_reason() { return std::strerror(errno); }
 
 void write_all(int fd, const char* data, std::size_t n) {
   while (n > 0) {
@@ -45,7 +44,7 @@ std::string folder_of(const std::string& path) {
 
 int OutputFile::scratch_file(const std::string& folder) {
   const int fd = create_scratch_file(folder);
-  if (fd < 0) throw Error("its folder " + folder + " cannot be written: " + system_reason());
+  if (fd < 0) throw Error("its folder " + folder + " cannot be written: " + errno_text(errno));
   return fd;
 }
 
@@ -64,7 +63,7 @@ OutputFile::OutputFile(std::string final_path) : final_path_(std::move(final_pat
   fd_ = create_unique_file(temp_path_, 4);
   if (fd_ < 0) {
     temp_path_.clear();
-    throw Error(SourceLocation::of_file(final_path_), "cannot write in its folder: " + system_reason());
+    throw Error(SourceLocation::of_file(final_path_), "cannot write in its folder: " + errno_text(errno));
   }
 #ifdef _WIN32
   // Gone with the last handle if heapql dies before the rename, as a nameless
@@ -84,7 +83,7 @@ OutputFile::~OutputFile() {
 }
 
 void OutputFile::fail(std::string_view what) const {
-  throw Error(SourceLocation::of_file(final_path_), std::string(what) + ": " + system_reason());
+  throw Error(SourceLocation::of_file(final_path_), std::string(what) + ": " + errno_text(errno));
 }
 
 void OutputFile::write(std::string_view bytes) {

@@ -13,6 +13,7 @@
 
 #include "engine/error.h"
 #include "engine/binary_file/checksum.h"
+#include "engine/platform/errno_text.h"
 #include "engine/platform/file_status.h"
 #include "engine/platform/open_file.h"
 #include "engine/platform/positioned_io.h"
@@ -45,7 +46,7 @@ FileIdentity identify_file(const std::string& path, bool follow_links) {
   // Looked at before it is opened, and opened without waiting: opening a
   // FIFO for reading would block until a writer came.
   const std::optional<FileStatus> before = status_of_path(path, follow_links);
-  if (!before) throw Error(SourceLocation::of_file(path), std::string("cannot open: ") + std::strerror(errno));
+  if (!before) throw Error(SourceLocation::of_file(path), "cannot open: " + errno_text(errno));
   if (!before->regular()) throw Error(SourceLocation::of_file(path), "is not a regular file");
 #ifdef _WIN32
   // No FIFO to block on; a link was refused above (status_of_path saw the
@@ -55,7 +56,7 @@ FileIdentity identify_file(const std::string& path, bool follow_links) {
 #else
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow_links ? 0 : O_NOFOLLOW));
 #endif
-  if (fd < 0) throw Error(SourceLocation::of_file(path), std::string("cannot open: ") + std::strerror(errno));
+  if (fd < 0) throw Error(SourceLocation::of_file(path), "cannot open: " + errno_text(errno));
   const std::optional<FileStatus> st = status_of_fd(fd);
   if (!st || !st->regular()) {
     close_file(fd);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "engine/error.h"
+#include "engine/platform/errno_text.h"
 #include "engine/platform/open_file.h"
 #include "engine/platform/process_id.h"
 #include "engine/platform/utf8_wide.h"
@@ -39,7 +40,7 @@ void FolderSink::begin_table(std::string_view name, std::span<const ExportColumn
   columns_.assign(columns.begin(), columns.end());
   current_path_ = temp_ + "/" + std::string(name) + extension_;
   file_ = open_stdio_file(current_path_, "wb");
-  if (file_ == nullptr) throw Error(SourceLocation::of_file(folder_), std::string("cannot write: ") + std::strerror(errno));
+  if (file_ == nullptr) throw Error(SourceLocation::of_file(folder_), "cannot write: " + errno_text(errno));
   write_header();
 }
 
@@ -50,7 +51,7 @@ void FolderSink::write(std::string_view text) {
 
 void FolderSink::flush() {
   if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
-    throw Error(SourceLocation::of_file(folder_), std::string("cannot write: ") + std::strerror(errno));
+    throw Error(SourceLocation::of_file(folder_), "cannot write: " + errno_text(errno));
   }
   buffer_.clear();
 }
@@ -59,7 +60,7 @@ void FolderSink::end_table(std::span<const std::string_view>) {
   flush();
   const bool failed = std::fclose(file_) != 0;
   file_ = nullptr;
-  if (failed) throw Error(SourceLocation::of_file(folder_), std::string("cannot write: ") + std::strerror(errno));
+  if (failed) throw Error(SourceLocation::of_file(folder_), "cannot write: " + errno_text(errno));
 }
 
 void FolderSink::commit() {

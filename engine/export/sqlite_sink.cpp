@@ -8,6 +8,7 @@
 
 #include "engine/error.h"
 #include "engine/file_to_replace.h"
+#include "engine/platform/errno_text.h"
 #include "engine/platform/open_file.h"
 #include "engine/platform/process_id.h"
 #include "engine/platform/replace_file.h"
@@ -93,7 +94,7 @@ void SqliteSink::commit() {
   }
   if (rename_replacing(temp_, path_) != 0) {
     throw Error(SourceLocation::of_file(path_),
-                "cannot rename the written database into place: " + std::generic_category().message(errno));
+                "cannot rename the written database into place: " + errno_text(errno));
   }
   committed_ = true;
 }

@@ -14,6 +14,7 @@
 #include "engine/binary_file/checksum.h"
 #include "engine/binary_file/output_file.h"
 #include "engine/binary_file/scratch_column.h"
+#include "engine/platform/errno_text.h"
 #include "engine/platform/file_status.h"
 #include "engine/platform/open_file.h"
 #include "engine/platform/positioned_io.h"
@@ -61,8 +62,6 @@ void put_varint(std::string& out, std::uint64_t v) {
   throw Error(where, what);
 }
 
-std::string system_reason() { return std::strerror(errno); }
-
 constexpr std::size_t kColumns = 3;
 constexpr std::array<std::string_view, kColumns> kColumnNames = {"kinds", "times", "ids"};
 
@@ -76,7 +75,7 @@ class BlockIdentityReader::Source {
     fd_ = open_file(path, O_RDONLY);
     // Windows opens no folder as a file (Linux does, and fstat says what it is).
     if (fd_ < 0 && errno == EISDIR) throw Error(SourceLocation::of_file(path), "a directory, not a block-identity file");
-    if (fd_ < 0) throw Error(SourceLocation::of_file(path), "cannot open: " + system_reason());
+    if (fd_ < 0) throw Error(SourceLocation::of_file(path), "cannot open: " + errno_text(errno));
     const std::optional<FileStatus> status = status_of_fd(fd_);
     if (!status || !status->regular()) {
       close_file(fd_);
@@ -98,7 +97,7 @@ class BlockIdentityReader::Source {
     }
     while (n > 0) {
       const std::int64_t got = read_at(fd_, to, n, at);
-      if (got <= 0) fail(path_, at, got < 0 ? "cannot read: " + system_reason() : "the file shrank while read");
+      if (got <= 0) fail(path_, at, got < 0 ? "cannot read: " + errno_text(errno) : "the file shrank while read");
       to += got, at += static_cast<std::uint64_t>(got), n -= static_cast<std::size_t>(got);
     }
   }

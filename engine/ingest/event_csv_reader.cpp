@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/platform/errno_text.h"
 #include "engine/warnings.h"
 #include "engine/file_base_name.h"
 #include "engine/ingest/progress_bar.h"
@@ -127,7 +128,7 @@ class LineSource {
         progress_(path, regular_file_size(file_.get()), show_progress),
         max_bytes_read_(max_bytes_read) {
     if (!file_ && !memory_) {
-      throw Error(SourceLocation::of_file(path), fmt::format("cannot open: {}", std::generic_category().message(errno)));
+      throw Error(SourceLocation::of_file(path), fmt::format("cannot open: {}", errno_text(errno)));
     }
     buffer_ = std::make_unique_for_overwrite<char[]>(kCapacity);
   }
@@ -185,7 +186,7 @@ class LineSource {
     if (got == 0) {
       if (file_ && std::ferror(file_.get())) {
         throw Error(SourceLocation::of_file(path_),
-                    fmt::format("cannot read: {}", std::generic_category().message(errno)));
+                    fmt::format("cannot read: {}", errno_text(errno)));
       }
       eof_ = true;
       progress_.finish();

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "engine/ingest/progress_bar.h"
+#include "engine/platform/errno_text.h"
 #include "engine/platform/file_status.h"
 #include "engine/platform/open_file.h"
 #include "engine/platform/positioned_io.h"
@@ -29,9 +30,6 @@ constexpr std::size_t kChunkSize = std::size_t{1} << 20;  // one read() of compr
 constexpr std::size_t kZstdSlice = std::size_t{128} << 10;  // input per decoder call
 constexpr std::size_t kSniffBytes = 4;                     // enough for either magic
 constexpr int kGzipWindowBits = 15 + 32;                   // max window, auto-detect gzip/zlib header
-
-// An errno value's text (generic_category: on Windows system_category is for Win32 codes).
-std::string errno_message(int error) { return std::generic_category().message(error); }
 
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
@@ -111,11 +109,11 @@ LineReader::LineReader(std::string path, bool show_progress)
     : path_(std::move(path)), source_(std::make_unique<Source>()) {
   Source& source = *source_;
   source.fd = open_file(path_, O_RDONLY);
-  if (source.fd < 0) fail(std::nullopt, "cannot open: " + errno_message(errno));
+  if (source.fd < 0) fail(std::nullopt, "cannot open: " + errno_text(errno));
   const std::optional<FileStatus> st = status_of_fd(source.fd);
-  if (!st) fail(std::nullopt, "cannot open: " + errno_message(errno));
+  if (!st) fail(std::nullopt, "cannot open: " + errno_text(errno));
   // open() succeeds on a directory; say so now rather than at the first read.
-  if (st->directory()) fail(std::nullopt, "cannot open: " + errno_message(EISDIR));
+  if (st->directory()) fail(std::nullopt, "cannot open: " + errno_text(EISDIR));
   if (st->regular()) {
     file_size_ = st->size;
     if (file_size_ == 0) fail(std::nullopt, "empty file");
@@ -357,7 +355,7 @@ std::size_t LineReader::read_file(char* dst, std::size_t size) {
       if (source_->progress) source_->progress->update(bytes_read_);
       return static_cast<std::size_t>(got);
     }
-    if (errno != EINTR) fail(bytes_read_, "read failed: " + errno_message(errno));
+    if (errno != EINTR) fail(bytes_read_, "read failed: " + errno_text(errno));
   }
 }
 

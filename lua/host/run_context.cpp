@@ -6,6 +6,7 @@
 #include <new>
 
 #include "engine/error.h"
+#include "engine/platform/errno_text.h"
 
 namespace heapql::lua {
 
@@ -93,7 +94,7 @@ void RunContext::write_report(std::string_view text) {
     report->append(text);
   } else if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
     // Outside `heapql run` (the module loaded by lua5.4): a short write is an error, not a short report.
-    throw Error(SourceLocation::of_file("standard output"), std::string("cannot write: ") + std::strerror(errno));
+    throw Error(SourceLocation::of_file("standard output"), "cannot write: " + errno_text(errno));
   }
 }
 

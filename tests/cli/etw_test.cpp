@@ -264,7 +264,7 @@ TEST(EtwCli, SyntheticReorderedBuffersAnswerTheSame) {
       auto answer = [&](const std::string& path) {
         const CommandResult r = run_heapql(fmt::format(fmt::runtime(command), shell_quote(path)) + " --format json");
         EXPECT_EQ(r.exit_code, 0) << r.err;
-        return replace_all(r.out, replace_all(path, "\\", "\\\\"), "TRACE");  // the path as JSON writes it
+        return replace_all(r.out, as_json_text(path), "TRACE");  // the path as JSON writes it
       };
       const std::string expected = answer(paths[0]);
       if (command == "info {}") {

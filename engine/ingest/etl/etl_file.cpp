@@ -19,6 +19,7 @@
 #include "engine/error.h"
 #include "engine/ingest/etl/xpress.h"
 #include "engine/ingest/progress_bar.h"
+#include "engine/platform/errno_text.h"
 #include "engine/platform/utf8_wide.h"
 
 namespace heapql {
@@ -201,9 +202,6 @@ EtlLogfileHeader parse_logfile_header(std::span<const std::uint8_t> payload, std
   header.buffers_lost = u32_at(payload, 268 + shift);
   return header;
 }
-
-// An errno value's text (generic_category: on Windows system_category is for Win32 codes).
-std::string errno_text(int error) { return std::generic_category().message(error); }
 
 // A file cut at a buffer's end (a copy cut at a multiple of 64 KiB) has
 // whole buffers only, fewer than the session wrote. Only a sequential file
