@@ -121,6 +121,7 @@ void relay(ServeState& state, const httplib::Request& req, httplib::Response& re
 }
 
 std::string traces_json(const ServeState& state) {
+  const std::lock_guard lock(state.summaries_mutex);
   std::string body = "{\"traces\":[";
   for (const ServedTrace& trace : state.traces) {
     if (&trace != &state.traces.front()) body += ',';

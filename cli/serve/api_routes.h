@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ namespace heapql::cli {
 struct ServedTrace {
   std::string key;        // "1", "2", ... in command-line order
   std::string path;       // as given on the command line
-  std::string info_json;  // `heapql info PATH --format json`, answered at start
+  std::string info_json;  // `heapql info PATH --format json`, at start and when its files change (summaries_mutex)
 };
 
 struct ServeState {
@@ -42,6 +43,8 @@ struct ServeState {
   std::string recipes_dir;  // empty: none
   // What each relayed command accepts (lua/heapql/commands.lua).
   std::map<std::string, std::vector<lua::AcceptedOption>, std::less<>> accepted;
+  // Guards each trace's info_json, which served_trace_refresh.h replaces.
+  mutable std::mutex summaries_mutex;
 };
 
 void add_routes(httplib::Server& server, ServeState& state);

@@ -17,6 +17,7 @@
 #include "cli/exit_codes.h"
 #include "cli/query_options.h"
 #include "cli/serve/api_routes.h"
+#include "cli/serve/served_trace_refresh.h"
 #include "cli/serve/server_token.h"
 
 namespace heapql::cli {
@@ -180,6 +181,7 @@ int run_serve(Arguments& args) {
                    options.reading_words,
                    options.limit_words,
                    options.recipes_dir,
+                   {},
                    {}};
   for (const char* command : {"query", "diff", "run", "help", "list", "info"}) {
     state.accepted[command] = definitions.accepted(command).value_or(std::vector<lua::AcceptedOption>{});
@@ -196,6 +198,8 @@ int run_serve(Arguments& args) {
     state.traces.push_back(ServedTrace{std::to_string(i + 1), options.paths[i], info.out});
   }
   add_routes(server, state);
+  // A recording in progress grows while served: opened again each second.
+  const ServedTraceRefresher refresher(state, open, std::chrono::seconds(1));
 
   serving.store(true);
   fmt::print("heapql serve: http://{}:{}/?token={}\n", url_host(options.bind), port, state.guard.token());

@@ -2,6 +2,9 @@
 #include "engine/session/open_sessions.h"
 
 #include <mutex>
+#ifndef _WIN32
+#include <pthread.h>
+#endif
 #include <vector>
 
 #include "engine/error.h"
@@ -17,6 +20,16 @@ struct OpenSession {
 
 std::mutex g_mutex;
 std::vector<OpenSession> g_sessions;  // a few: the traces a server was given
+
+#ifndef _WIN32
+// A server forks its workers while another thread may be registering a
+// session opened again (cli/serve/served_trace_refresh.h): the fork waits
+// for the registry, so that no child starts with it locked for good.
+const bool g_fork_safe = [] {
+  ::pthread_atfork([] { g_mutex.lock(); }, [] { g_mutex.unlock(); }, [] { g_mutex.unlock(); });
+  return true;
+}();
+#endif
 
 bool alike(const OpenOptions& a, const OpenOptions& b) {
   return a.use_raw_twin == b.use_raw_twin && a.strict == b.strict && a.format == b.format &&

@@ -266,6 +266,36 @@ TEST_F(ServeApi, WorkersAnswerFromTheSessionsTheServerOpened) {
   EXPECT_TRUE(r && r->status == 200) << status_and_body(r);
 }
 
+TEST_F(ServeApi, ATraceWhoseFilesChangeIsOpenedAgainWithItsSummary) {
+  // A recording in progress grows while served (docs/serve.md): within a
+  // second or two of its files changing, the server answers from them, and
+  // /api/traces says so. Here the trace is replaced by another one.
+  TempDir dir;
+  const std::string trace = example_in(dir);
+  ServedHeapql server({trace, "--no-progress"});
+  ASSERT_TRUE(server.started());
+  httplib::Result before = server.get("/api/traces");
+  ASSERT_TRUE(before && before->status == 200) << status_and_body(before);
+  fs::remove(dir.file("app.raw.zst"));
+  fs::copy_file(worked_example(), dir.file("next"));
+  fs::rename(dir.file("next"), trace);
+  const CommandResult expected = cli({"query", trace, "--format", "json", "--by", "frame"});
+  ASSERT_EQ(expected.exit_code, 0) << expected.err;
+  std::string answer;
+  for (int tries = 0; tries < 100 && answer != expected.out; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const httplib::Result r = server.get("/api/query?trace=1&by=frame");
+    ASSERT_TRUE(r && r->status == 200) << status_and_body(r);
+    answer = r->body;
+  }
+  EXPECT_EQ(answer, expected.out);
+  const httplib::Result after = server.get("/api/traces");
+  ASSERT_TRUE(after && after->status == 200) << status_and_body(after);
+  EXPECT_NE(after->body, before->body) << "the summary was not asked again";
+  const CommandResult info = cli({"info", trace, "--format", "json"});
+  expect_contains(after->body, info.out.substr(0, info.out.find_last_not_of('\n') + 1));
+}
+
 TEST_F(ServeApi, TheTokenAndTheHostAreRequired) {
   TempDir dir;
   ServedHeapql server({example_in(dir)});
