@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -209,6 +210,13 @@ void LiveRecording::pump() {
     if (interpreter_reads) interpreter_reads = write_all(interpreter_in_, whole);
     partial.assign(bytes.substr(last + 1));
   }
+  // The recording is over once its writer has gone: a process the program
+  // execs may load heaptrack's library again (LD_PRELOAD stays when the
+  // program is a wrapper script), whose stream would be a second one. Its
+  // open() fails now, rather than it stalling on a FIFO no one reads.
+  ::unlink(fifo_.c_str());
+  ::close(fifo_fd_);
+  fifo_fd_ = -1;
   // A killed program may have left half a line: passed on to no one.
   outcome_.dropped_bytes = partial.size();
   ::close(interpreter_in_);
@@ -304,7 +312,9 @@ LiveRecording::Outcome LiveRecording::finish() {
   if (!pump_error_.empty()) outcome_.failed_io = pump_error_;
   if (!copier_error_.empty()) outcome_.failed_io = copier_error_;
   if (!program_ended_) program_ended();
-  outcome_.seconds_to_store = std::chrono::duration<double>(stored_at_ - program_ended_at_).count();
+  // A recording can end before its program does (a process the program
+  // execs is not recorded): then the store was ready as the program ended.
+  outcome_.seconds_to_store = std::max(0.0, std::chrono::duration<double>(stored_at_ - program_ended_at_).count());
   return outcome_;
 }
 
