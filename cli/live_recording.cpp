@@ -288,7 +288,8 @@ void LiveRecording::read_into_store() {
     RecordingStreams streams;
     streams.interpreted_path = interpreted_path_;
     streams.interpreted = &interpreted_queue_;
-    streams.raw_name = raw_path_;
+    // Its lines are named in warnings: the file when it is kept.
+    streams.raw_name = keep_raw_ ? raw_path_ : name_ + " (heaptrack's raw stream)";
     streams.raw = &raw_queue_;
     outcome_.stored = ingest_recording(streams);
   } catch (...) {
