@@ -415,6 +415,7 @@ void expect_complete_store(const std::string& trace, const std::string& err) {
 // foreground process group): `heapql record` and heaptrack_interpret (in a
 // group of its own) outlive it, and the store of what was recorded is
 // complete. heapql died of the signal once, leaving an empty raw file.
+// Before that, the recording in progress is read as it is.
 TEST(RealProgram, RecordKeepsTheRecordingWhenCtrlCEndsTheProgram) {
   SKIP_WITHOUT_HEAPTRACK();
   SKIP_WITHOUT("python3");
@@ -428,6 +429,19 @@ TEST(RealProgram, RecordKeepsTheRecordingWhenCtrlCEndsTheProgram) {
   const pid_t pid = start_heapql(dir, {"record", "-o", name, "--", python, "-c", program});
   ASSERT_GE(pid, 0);
   ASSERT_TRUE(wait_for_file(started)) << read_file(dir.file("err"));
+  // While it runs, NAME.zst is a readable prefix: a zstd block is flushed
+  // at least every second; heapql answers from it with the cut warning,
+  // and heaptrack_print reads it too.
+  ::usleep(1'500'000);
+  const CommandResult so_far = run_command(shell_quote(heapql_binary()) + " query " + shell_quote(name + ".zst") +
+                                           " --totals --no-store --format json");
+  EXPECT_EQ(so_far.exit_code, 0) << so_far.err;
+  EXPECT_NE(so_far.err.find("the trace ends early"), std::string::npos) << so_far.err;
+  const std::string blocks_so_far = get(flatten_json(so_far.out), "totals.stc");
+  EXPECT_GE(std::stoull("0" + blocks_so_far), 2000u) << so_far.out;
+  const CommandResult printed = run_command("heaptrack_print " + shell_quote(name + ".zst"));
+  EXPECT_EQ(printed.exit_code, 0) << printed.err;
+  EXPECT_NE(printed.out.find("calls to allocation functions: "), std::string::npos) << printed.out;
   ASSERT_EQ(::killpg(pid, SIGINT), 0);  // what the terminal does on Ctrl-C
   const int code = wait_heapql(pid, read_file(dir.file("err")));
   const std::string err = read_file(dir.file("err"));
