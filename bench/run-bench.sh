@@ -132,8 +132,8 @@ if [[ $with_raw -eq 1 ]]; then
   raw_name="$name-raw"
   raw_trace="$workdir/$raw_name.zst"
   if [[ $rerecord -eq 1 || ! -s "$raw_trace" || ! -s "$workdir/$raw_name.raw.zst" ]]; then
-    echo "recording the raw twin: PYTHONMALLOC=malloc heapql record -o $workdir/$raw_name -- ${workload[*]}"
-    if ! PYTHONMALLOC=malloc "$heapql" record -o "$workdir/$raw_name" -- "${workload[@]}" >"$workdir/$raw_name.log" 2>&1; then
+    echo "recording the raw twin: PYTHONMALLOC=malloc heapql record --keep-raw -o $workdir/$raw_name -- ${workload[*]}"
+    if ! PYTHONMALLOC=malloc "$heapql" record --keep-raw -o "$workdir/$raw_name" -- "${workload[@]}" >"$workdir/$raw_name.log" 2>&1; then
       tail -20 "$workdir/$raw_name.log" >&2
       die "heapql record failed (log: $workdir/$raw_name.log)"
     fi

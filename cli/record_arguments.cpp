@@ -12,11 +12,23 @@ RecordArguments parse_record_arguments(Arguments& args) {
     const std::string option = args.take_option();
     if (option == "-o" || option == "--output") {
       parsed.output_name = args.take_value(option);
+    } else if (option == "--keep-raw") {
+      parsed.keep_raw = true;
+    } else if (option == "--pid") {
+      parsed.pid = args.take_value(option);
+      if (parsed.pid.empty() || parsed.pid.find_first_not_of("0123456789") != std::string::npos ||
+          parsed.pid.find_first_not_of('0') == std::string::npos || parsed.pid.size() > 9) {
+        throw UsageError{fmt::format("--pid takes a process id (a whole number above 0), not '{}'", parsed.pid)};
+      }
     } else {
       throw UsageError{fmt::format("unknown option '{}' (usage: {})", option, kRecordUsage)};
     }
   }
   parsed.program = args.take_rest();
+  if (!parsed.pid.empty() && !parsed.program.empty()) {
+    throw UsageError{fmt::format("--pid {} attaches to a running process: give no program with it (usage: {})",
+                                 parsed.pid, kRecordUsage)};
+  }
   // A trace where the program belongs: the user meant to read it.
   if (!parsed.program.empty()) {
     const std::string& first = parsed.program.front();

@@ -1,4 +1,5 @@
-// What `heapql record` takes: `[-o NAME] -- PROGRAM [ARGS...]`, read the same
+// What `heapql record` takes: `[-o NAME] [--keep-raw] -- PROGRAM [ARGS...]`
+// or `--pid PID`, read the same
 // by the Linux command (record_command.cpp) and the Windows one
 // (record_on_windows.cpp), which then do different things with it.
 #pragma once
@@ -10,11 +11,14 @@
 
 namespace heapql::cli {
 
-inline constexpr const char* kRecordUsage = "heapql record [-o NAME] -- PROGRAM [ARGS...]";
+inline constexpr const char* kRecordUsage =
+    "heapql record [-o NAME] [--keep-raw] -- PROGRAM [ARGS...]  or  heapql record [-o NAME] [--keep-raw] --pid PID";
 
 struct RecordArguments {
   std::string output_name;           // -o NAME; empty when not given
   std::vector<std::string> program;  // after `--`; may be empty
+  bool keep_raw = false;             // --keep-raw: NAME.raw.zst too
+  std::string pid;                   // --pid PID: a running process to attach to; empty when not given
 };
 
 // Throws UsageError for an unknown option, a missing value, or a trace

@@ -1,17 +1,19 @@
-// `heapql record -o NAME -- PROGRAM ARGS`: records with `heaptrack --raw`
-// (block addresses, module bases), then runs heaptrack_interpret on the raw
-// stream (symbols), keeping both: NAME.zst opens in heapql with exact block
-// identity (its raw twin NAME.raw.zst is found beside it) and in
-// heaptrack_print as usual. Last, it ingests the pair into NAME.zst.hqdb, the
-// store later commands answer from. (On Windows: record_on_windows.cpp.)
+// `heapql record -o NAME -- PROGRAM ARGS` (or `--pid PID`): records the
+// program with heaptrack's library and reads the recording while it is
+// made (live_recording.h): NAME.zst, heaptrack's interpreted file, opens in
+// heaptrack_print as usual; NAME.zst.hqid keeps the exact block identity
+// that heaptrack's raw stream gave; NAME.zst.hqdb is the store later
+// commands answer from, written as the program ends. --keep-raw keeps the
+// raw stream too (NAME.raw.zst). (On Windows: record_on_windows.cpp.)
 #ifndef _WIN32
 
 #include <fmt/format.h>
 #include <signal.h>
-#include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -22,9 +24,10 @@
 #include <vector>
 
 #include "engine/error.h"
-#include "engine/ingest/line_reader.h"
+#include "cli/child_process.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/live_recording.h"
 #include "cli/record_arguments.h"
 
 namespace heapql::cli {
@@ -33,219 +36,102 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out + "'";
-}
-
-// heaptrack's own lines on stdout, among the program's: where it writes, its
-// preload library, and its closing advice to run heaptrack_interpret, a step
-// heapql record has already taken. heapql says what it wrote instead.
-class HeaptrackChatter {
- public:
-  bool drop(std::string_view line) {
-    if (advice_lines_left_ > 0) {
-      --advice_lines_left_;
-      return true;
-    }
-    if (line.starts_with("Heaptrack finished! Now run the following to investigate the data:")) {
-      advice_lines_left_ = 2;  // a blank line, then the command
-      return true;
-    }
-    return line.starts_with("heaptrack output will be written to \"") ||
-           line.starts_with("starting application, this might take some time...") ||
-           (line.starts_with("/") && line.ends_with("libheaptrack_preload.so"));
-  }
-
- private:
-  int advice_lines_left_ = 0;
-};
-
-// False when the reader went away (or another error).
-bool write_all(int fd, std::string_view text) {
-  while (!text.empty()) {
-    const ssize_t w = ::write(fd, text.data(), text.size());
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    text.remove_prefix(static_cast<std::size_t>(w));
-  }
-  return true;
-}
-
-// While the recorded program runs, a Ctrl-C (SIGINT, or SIGQUIT) at the
-// terminal is the user ending the program, which gets it from the terminal
-// itself: heapql waits it out and goes on to symbolize and ingest what was
-// recorded, as `time` or `perf record` do. The programs it starts get the
-// dispositions heapql had.
-class InterruptsEndTheProgram {
- public:
-  InterruptsEndTheProgram() {
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    ::sigaction(SIGINT, &ignore, &saved_int_);
-    ::sigaction(SIGQUIT, &ignore, &saved_quit_);
-    current_ = this;
-  }
-  ~InterruptsEndTheProgram() {
-    current_ = nullptr;
-    ::sigaction(SIGINT, &saved_int_, nullptr);
-    ::sigaction(SIGQUIT, &saved_quit_, nullptr);
-  }
-  InterruptsEndTheProgram(const InterruptsEndTheProgram&) = delete;
-  InterruptsEndTheProgram& operator=(const InterruptsEndTheProgram&) = delete;
-
-  // In a forked child, before exec: heapql's own dispositions back.
-  static void restore_in_child() {
-    if (current_ == nullptr) return;
-    ::sigaction(SIGINT, &current_->saved_int_, nullptr);
-    ::sigaction(SIGQUIT, &current_->saved_quit_, nullptr);
-  }
-
- private:
-  static inline InterruptsEndTheProgram* current_ = nullptr;
-  struct sigaction saved_int_ {};
-  struct sigaction saved_quit_ {};
-};
-
-// Starts argv with `in` as its stdin (-1: this process's) and `out` as its
-// stdout (-1: this process's); -1 when it could not start.
-pid_t start_program(const std::vector<std::string>& argv, int in, int out, std::initializer_list<int> close_in_child) {
-  std::vector<char*> raw;
-  for (const std::string& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
-  raw.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    InterruptsEndTheProgram::restore_in_child();
-    if (in >= 0) ::dup2(in, STDIN_FILENO);
-    if (out >= 0) ::dup2(out, STDOUT_FILENO);
-    for (int fd : close_in_child) ::close(fd);
-    execvp(raw[0], raw.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-// The exit status of a started program (128+signal when killed), -1 when
-// it could not start.
-int wait_program(pid_t pid) {
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) < 0) return -1;
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WEXITSTATUS(status);
-}
-
-// Runs argv, waits; returns its exit status. With `filter`, the program's
-// stdout passes through it line by line.
-int run_program(const std::vector<std::string>& argv, HeaptrackChatter* filter = nullptr) {
-  if (filter == nullptr) return wait_program(start_program(argv, -1, -1, {}));
-  int out[2] = {-1, -1};
-  if (::pipe(out) != 0) return -1;
-  const pid_t pid = start_program(argv, -1, out[1], {out[0], out[1]});
-  ::close(out[1]);
-  std::string pending;
-  char chunk[4096];
-  for (;;) {
-    const ssize_t got = ::read(out[0], chunk, sizeof chunk);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    pending.append(chunk, static_cast<std::size_t>(got));
-    std::size_t start = 0;
-    for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
-      const std::string_view line(pending.data() + start, nl - start);
-      if (!filter->drop(line)) write_all(STDOUT_FILENO, std::string_view(pending.data() + start, nl - start + 1));
-    }
-    pending.erase(0, start);
-  }
-  if (!pending.empty() && !filter->drop(pending)) write_all(STDOUT_FILENO, pending);
-  ::close(out[0]);
-  return wait_program(pid);
-}
-
-// Runs argv with the text of the file `input` fed to its stdin, decoded by
-// heapql's own reader, whole lines only: a raw recording cut short (heaptrack's
-// script kills its compressor when a Ctrl-C ends it) is fed up to its last
-// whole line, and `cut` says where it ends. heaptrack_interpret takes
-// about a second a million allocations and says nothing while it works: the
-// reader draws a progress bar. Returns the program's exit status.
-int run_program_fed(const std::vector<std::string>& argv, const std::string& input, std::optional<TraceCut>& cut) {
-  int in[2] = {-1, -1};
-  if (::pipe(in) != 0) return -1;
-  const pid_t pid = start_program(argv, in[0], -1, {in[0], in[1]});
-  ::close(in[0]);
-  // A program that stops reading must fail this write, not kill heapql.
-  struct sigaction ignore {}, previous {};
-  ignore.sa_handler = SIG_IGN;
-  ::sigaction(SIGPIPE, &ignore, &previous);
-  bool read_failed = false;
-  try {
-    LineReader reader(input, true);
-    std::string_view line;
-    while (pid > 0) {
-      const std::string_view lines = reader.whole_lines();
-      if (!lines.empty()) {
-        if (!write_all(in[1], lines)) break;
-        reader.skip(lines.data() + lines.size(),
-                    static_cast<std::uint64_t>(std::count(lines.begin(), lines.end(), '\n')));
-      } else if (!reader.next(line) || !write_all(in[1], line) || !write_all(in[1], "\n")) {
-        break;
-      }
-    }
-    cut = reader.cut();
-  } catch (const Error& e) {
-    fmt::print(stderr, "heapql record: {}\n", e.what());
-    read_failed = true;
-  }
-  ::close(in[1]);
-  ::sigaction(SIGPIPE, &previous, nullptr);
-  const int status = wait_program(pid);
-  return read_failed ? -1 : status;
-}
-
-// Whether a process holds `path` open (as /proc/PID/fd shows it; other
-// users' processes, which this one cannot look into, are passed over).
-bool someone_holds_open(const fs::path& path) {
-  std::error_code ec;
-  for (const fs::directory_entry& process : fs::directory_iterator("/proc", ec)) {
-    const std::string pid = process.path().filename().string();
-    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::error_code fd_error;
-    for (const fs::directory_entry& fd : fs::directory_iterator(process.path() / "fd", fd_error)) {
-      std::error_code link_error;
-      if (fs::read_symlink(fd.path(), link_error) == path) return true;
-    }
+bool have_program(const std::string& name) {
+  for (std::string_view dirs = std::getenv("PATH") ? std::getenv("PATH") : ""; !dirs.empty();) {
+    const std::size_t colon = dirs.find(':');
+    const std::string dir(dirs.substr(0, colon));
+    if (!dir.empty() && ::access((dir + "/" + name).c_str(), X_OK) == 0) return true;
+    if (colon == std::string_view::npos) break;
+    dirs.remove_prefix(colon + 1);
   }
   return false;
 }
 
-// heaptrack's script, ended by a Ctrl-C, kills its compressor and returns
-// without waiting for it: the raw file may still be being written. It is read
-// once no process holds it open, or after 10 s.
-void wait_until_written(const std::string& file) {
-  std::error_code ec;
-  const fs::path path = fs::canonical(file, ec);
-  if (ec) return;
-  for (int tries = 0; tries < 200 && someone_holds_open(path); ++tries) ::usleep(50'000);
-}
-
-std::string find_interpreter() {
-  if (const char* env = std::getenv("HEAPQL_HEAPTRACK_INTERPRET")) return env;
-  for (const char* candidate : {"/usr/lib/heaptrack/libexec/heaptrack_interpret",
-                                "/usr/lib/x86_64-linux-gnu/heaptrack/libexec/heaptrack_interpret",
-                                "/usr/local/lib/heaptrack/libexec/heaptrack_interpret"}) {
-    if (fs::exists(candidate)) return candidate;
+// While a recording writes to a child's stdin, a child that has gone must
+// fail the write, not kill heapql.
+class BrokenPipesFailWrites {
+ public:
+  BrokenPipesFailWrites() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGPIPE, &ignore, &saved_);
   }
-  throw UsageError{"cannot find heaptrack_interpret (install Debian's heaptrack, or set HEAPQL_HEAPTRACK_INTERPRET)"};
+  ~BrokenPipesFailWrites() { ::sigaction(SIGPIPE, &saved_, nullptr); }
+  BrokenPipesFailWrites(const BrokenPipesFailWrites&) = delete;
+  BrokenPipesFailWrites& operator=(const BrokenPipesFailWrites&) = delete;
+
+ private:
+  struct sigaction saved_ {};
+};
+
+// --pid: a Ctrl-C or SIGTERM to heapql ends the recording (not the process,
+// which goes on without heaptrack).
+class StopSignals {
+ public:
+  StopSignals() {
+    struct sigaction on_stop {};
+    on_stop.sa_handler = [](int) { stopped_ = 1; };
+    ::sigaction(SIGINT, &on_stop, &saved_int_);
+    ::sigaction(SIGTERM, &on_stop, &saved_term_);
+  }
+  ~StopSignals() {
+    ::sigaction(SIGINT, &saved_int_, nullptr);
+    ::sigaction(SIGTERM, &saved_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  static bool stopped() { return stopped_ != 0; }
+
+ private:
+  static inline volatile std::sig_atomic_t stopped_ = 0;
+  struct sigaction saved_int_ {};
+  struct sigaction saved_term_ {};
+};
+
+bool process_exists(pid_t pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
+
+// The last non-empty line of a tool's output: what went wrong, usually.
+std::string last_line(const std::string& text) {
+  std::string_view t = text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.remove_suffix(1);
+  const std::size_t nl = t.rfind('\n');
+  return std::string(nl == std::string_view::npos ? t : t.substr(nl + 1));
 }
 
-bool have_program(const std::string& name) {
-  return std::system(fmt::format("command -v {} >/dev/null 2>&1", shell_quote(name)).c_str()) == 0;
+// heaptrack's script's `-p`: gdb loads libheaptrack_inject.so into the
+// process and calls heaptrack_inject(FIFO). Empty when it did; else why not.
+std::string inject_heaptrack(pid_t pid, const HeaptrackInstall& install, const std::string& fifo) {
+  const auto [env_status, dlopen_call] = run_capturing({install.env_checker, "dlopen", install.inject});
+  if (env_status != 0 || dlopen_call.empty()) {
+    return fmt::format("{} dlopen {} failed (exit status {})", install.env_checker, install.inject, env_status);
+  }
+  const auto [status, said] = run_capturing(
+      {"gdb", "--batch-silent", "-n", "-iex=set auto-solib-add off", "-p", std::to_string(pid),
+       "--eval-command=sharedlibrary libc.so", "--eval-command=call (void) " + last_line(dlopen_call),
+       "--eval-command=sharedlibrary libheaptrack_inject",
+       "--eval-command=call (void) heaptrack_inject(\"" + fifo + "\")", "--eval-command=detach"});
+  if (status != 0) return fmt::format("gdb failed (exit status {}): {}", status, last_line(said));
+  return {};
+}
+
+// The script's cleanup: heaptrack stops writing, gdb detaches; the library
+// stays loaded (unloading it tends to crash the process).
+void stop_heaptrack(pid_t pid) {
+  run_capturing({"gdb", "--batch-silent", "-n", "-iex=set auto-solib-add off", "-p", std::to_string(pid),
+                 "--eval-command=sharedlibrary libheaptrack_inject",
+                 "--eval-command=call (void) heaptrack_stop()", "--eval-command=detach"});
+}
+
+void remove_files(std::initializer_list<std::string> paths) {
+  for (const std::string& p : paths) {
+    std::error_code ignored;
+    fs::remove(p, ignored);
+  }
+}
+
+int attach_failed(const std::string& pid, const std::string& why) {
+  fmt::print(stderr, "heapql record: cannot attach to process {}: {}\n", pid, why);
+  return kExitNotOnThisSystem;
 }
 
 }  // namespace
@@ -254,71 +140,109 @@ int run_record(Arguments& args) {
   RecordArguments parsed = parse_record_arguments(args);
   std::string& name = parsed.output_name;
   const std::vector<std::string>& program = parsed.program;
-  if (program.empty()) throw UsageError{fmt::format("usage: {}", kRecordUsage)};
-  if (name.empty()) name = fmt::format("heaptrack.{}.{}", fs::path(program[0]).filename().string(), getpid());
+  const bool attach = !parsed.pid.empty();
+  if (program.empty() && !attach) throw UsageError{fmt::format("usage: {}", kRecordUsage)};
+  const pid_t target = attach ? static_cast<pid_t>(std::stol(parsed.pid)) : 0;
+  std::optional<uid_t> target_user;
+  if (attach) {
+    struct stat st {};
+    if (!process_exists(target) || ::stat(fmt::format("/proc/{}", target).c_str(), &st) != 0) {
+      return attach_failed(parsed.pid, "there is no such process");
+    }
+    if (!have_program("gdb")) return attach_failed(parsed.pid, "gdb is not installed (apt-get install gdb)");
+    target_user = st.st_uid;
+  }
+  if (name.empty()) {
+    const std::string what = attach ? "pid" : fs::path(program[0]).filename().string();
+    name = fmt::format("heaptrack.{}.{}", what, attach ? parsed.pid : std::to_string(getpid()));
+  }
   for (std::string_view suffix : {".zst", ".gz"}) {
     if (name.size() > 4 && name.ends_with(suffix)) name.resize(name.size() - suffix.size());
   }
-  if (!have_program("heaptrack")) {
-    fmt::print(stderr, "heapql record: heaptrack is not installed (apt-get install heaptrack)\n");
+  const HeaptrackInstall install = find_heaptrack_install();
+  if (!fs::exists(attach ? install.inject : install.preload)) {
+    fmt::print(stderr, "heapql record: heaptrack's library {} is missing (apt-get install heaptrack)\n",
+               attach ? install.inject : install.preload);
     return kExitRecordFailed;
   }
-  const std::string interpreter = find_interpreter();
-
+  const std::string interpreted = name + ".zst", raw = name + ".raw.zst", identity = name + ".zst.hqid",
+                    store = name + ".zst.hqdb";
   // Leftovers of an earlier recording under the same name would be mistaken for this one's.
-  for (const char* suffix : {".raw.zst", ".raw.gz", ".zst", ".gz"}) fs::remove(name + suffix);
+  remove_files({raw, name + ".raw.gz", interpreted, name + ".gz", identity, store});
 
-  std::vector<std::string> command = {"heaptrack", "--raw", "-o", name};
-  command.insert(command.end(), program.begin(), program.end());
-  HeaptrackChatter chatter;
-  std::fflush(stdout);
+  const BrokenPipesFailWrites broken_pipes;
+  LiveRecording recording(name, install, parsed.keep_raw, target_user);
+  recording.start();
   int status = 0;
-  {
+  if (!attach) {
+    std::fflush(stdout);
     const InterruptsEndTheProgram interrupts;
-    status = run_program(command, &chatter);
-  }
-  std::string raw, compressor, suffix;
-  if (fs::exists(name + ".raw.zst")) {
-    raw = name + ".raw.zst", compressor = "zstd -q -c", suffix = ".zst";
-  } else if (fs::exists(name + ".raw.gz")) {
-    raw = name + ".raw.gz", compressor = "gzip -c", suffix = ".gz";
+    ChildSetup setup;
+    const char* preloaded = std::getenv("LD_PRELOAD");
+    setup.environment = {{"LD_PRELOAD", install.preload + (preloaded && *preloaded ? std::string(":") + preloaded : "")},
+                         {"DUMP_HEAPTRACK_OUTPUT", recording.fifo()}};
+    status = wait_child(start_child(program, setup));
+    recording.program_ended();
   } else {
-    fmt::print(stderr, "heapql record: heaptrack wrote no raw trace {}.raw.zst (exit status {})\n", name, status);
-    return kExitRecordFailed;
+    const StopSignals stop;
+    fmt::print(stderr, "heapql record: attaching to process {} with gdb\n", parsed.pid);
+    const std::string failed = inject_heaptrack(target, install, recording.fifo());
+    // heaptrack_inject opens the FIFO before gdb detaches; a moment's grace.
+    for (int i = 0; failed.empty() && i < 50 && !recording.writer_seen(); ++i) ::usleep(100'000);
+    if (!failed.empty() || !recording.writer_seen()) {
+      recording.program_ended();
+      recording.finish();
+      remove_files({raw, interpreted, identity, store});
+      return attach_failed(parsed.pid, failed.empty() ? "heaptrack's library did not start writing" : failed);
+    }
+    fmt::print(stderr, "heapql record: recording process {}; Ctrl-C stops the recording\n", parsed.pid);
+    while (!recording.stream_ended() && !StopSignals::stopped()) ::usleep(100'000);
+    if (!recording.stream_ended() && process_exists(target)) {
+      fmt::print(stderr, "heapql record: stopping heaptrack in process {} with gdb\n", parsed.pid);
+      stop_heaptrack(target);
+    }
+    recording.program_ended();
   }
+  const LiveRecording::Outcome outcome = recording.finish();
   if (status != 0) fmt::print(stderr, "heapql record: note: the program exited with status {}\n", status);
-  wait_until_written(raw);
-
-  const std::string interpreted = name + suffix;
-  const std::string pipeline =
-      fmt::format("set -o pipefail; {} | {} > {}", shell_quote(interpreter), compressor, shell_quote(interpreted));
-  fmt::print(stderr, "heapql record: symbolizing {}\n", raw);
-  std::optional<TraceCut> raw_cut;
-  if (const int interpreted_status = run_program_fed({"bash", "-c", pipeline}, raw, raw_cut); interpreted_status != 0) {
-    // What it wrote is cut short: heapql would read it with a warning, and
-    // heaptrack_print not at all. The raw recording stays, to interpret again.
-    std::error_code ignored;
-    fs::remove(interpreted, ignored);
-    fmt::print(stderr, "heapql record: heaptrack_interpret failed on {} (exit status {}); the raw recording stays\n",
-               raw, interpreted_status);
+  if (outcome.raw_bytes == 0) {
+    remove_files({raw, interpreted, identity, store});
+    fmt::print(stderr, "heapql record: heaptrack recorded nothing (its library did not load in {})\n",
+               attach ? "process " + parsed.pid : program[0]);
     return kExitRecordFailed;
   }
-  if (raw_cut) {
-    // Said again, with what it covers, when the pair is read below.
-    fmt::print(stderr,
-               "heapql record: the recording ends early ({} at byte {}): symbolized up to its last whole line\n",
-               raw_cut->what, raw_cut->at_byte);
+  if (outcome.interpreter_status != 0 || !outcome.failed_io.empty()) {
+    // What it wrote is cut short: heapql would read it with a warning, and
+    // heaptrack_print not at all.
+    remove_files({interpreted, identity, store});
+    if (outcome.interpreter_status != 0) {
+      fmt::print(stderr, "heapql record: heaptrack_interpret failed (exit status {})", outcome.interpreter_status);
+    } else {
+      fmt::print(stderr, "heapql record: {}", outcome.failed_io);
+    }
+    fmt::print(stderr, "{}\n", parsed.keep_raw ? fmt::format("; the raw recording stays: {}", raw) : std::string());
+    return kExitRecordFailed;
   }
-  fmt::print(stderr, "heapql record: wrote {} (symbols) and {} (block addresses)\n", interpreted, raw);
-  // The exact-identity reading is paid once, now, while the user waits for
-  // the recording anyway; later commands answer from the store.
-  OpenOptions open;
-  open.show_progress = true;
-  try {
-    const IngestResult stored = ingest_trace(interpreted, "", open);
-    print_ingested(stored, interpreted);
-  } catch (const Error& e) {
-    fmt::print(stderr, "heapql record: the recording is complete, but its store was not written: {}\n", e.what());
+  if (outcome.dropped_bytes > 0) {
+    fmt::print(stderr, "heapql record: the recording's last line was cut off ({} bytes): left out\n",
+               outcome.dropped_bytes);
+  }
+  fmt::print(stderr, "heapql record: wrote {} (symbols){}{}\n", interpreted,
+             fs::exists(identity) ? fmt::format(" and {} (block identity)", identity) : std::string(),
+             parsed.keep_raw ? fmt::format(" and {} (the raw recording)", raw) : std::string());
+  if (outcome.store_failed) {
+    try {
+      std::rethrow_exception(outcome.store_failed);
+    } catch (const Error& e) {
+      fmt::print(stderr, "heapql record: the recording is complete, but its store was not written: {}\n", e.what());
+    }
+  } else if (outcome.stored) {
+    print_ingested(*outcome.stored, interpreted);
+    // The readers' queues: what they held at most, waiting for the reading.
+    fmt::print(stderr,
+               "heapql record: the store was ready {:.2f} s after the recording ended (queued at most {:.1f} MiB "
+               "raw, {:.1f} MiB interpreted)\n",
+               outcome.seconds_to_store, outcome.raw_queue_peak / 1048576.0, outcome.interpreted_queue_peak / 1048576.0);
   }
   fmt::print(stderr, "heapql record: open {}\n", interpreted);
   return kExitOk;

@@ -17,6 +17,11 @@ namespace heapql::cli {
 
 int run_record(Arguments& args) {
   const RecordArguments parsed = parse_record_arguments(args);
+  if (!parsed.pid.empty()) {
+    std::fputs("heapql record: --pid attaches heaptrack with gdb, which is Linux-only: not available on Windows\n",
+               stderr);
+    return kExitNotOnThisSystem;
+  }
   const std::string profile = utf8_from_path((lua::queries_folder() / "windows" / "heapql-heap.wprp").make_preferred());
   const std::string text = wpr_recording_instructions(parsed.program, parsed.output_name, profile);
   std::fwrite(text.data(), 1, text.size(), stdout);

@@ -12,6 +12,8 @@ packages=(
   libprotobuf-dev protobuf-compiler
   googletest libgtest-dev libbenchmark-dev
   heaptrack sqlite3 python3 time
+  # heapql record --pid attaches heaptrack with gdb (as heaptrack -p does).
+  gdb
   liblua5.4-dev lua5.4 lua-lpeg lua-lpeg-dev
   # PDB symbols: LLVM 14's PDB reader (llvm-14-dev, linked statically), and
   # for the tests clang-cl-14 / lld-link-14 (fixtures) and llvm-symbolizer-14 (oracle).

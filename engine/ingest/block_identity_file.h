@@ -93,6 +93,9 @@ class BlockIdentityWriter final : public OutOfOrderEnds {
   // Needs the reading's count of blocks allocated before each end: the matcher.
   void follow(const BlockMatcher& matcher) { matcher_ = &matcher; }
   void add_module_base(std::uint32_t ip_index, std::uint64_t base) { module_bases_.emplace_back(ip_index, base); }
+  // The interpreted file it is for, when it was not known at the start (a
+  // recording read while it was written): before commit().
+  void set_interpreted(FileIdentity interpreted) { interpreted_ = std::move(interpreted); }
   void commit(std::uint64_t unmatched_frees, std::uint64_t double_frees);
   const std::string& path() const { return path_; }
 

@@ -268,6 +268,15 @@ HeaptrackLinePipeline::HeaptrackLinePipeline(std::string name, std::string_view 
   start();
 }
 
+HeaptrackLinePipeline::HeaptrackLinePipeline(std::string name, ByteStream& stream, Decode decode, std::size_t slots)
+    : path_(std::move(name)),
+      decode_(decode),
+      reader_(std::make_unique<LineReader>(path_, stream)),
+      compression_(reader_->compression()),
+      slots_(slots) {
+  start();
+}
+
 void HeaptrackLinePipeline::start() {
   // Popped from the back: slot 0 first.
   for (std::size_t slot = slots_.size(); slot-- > 0;) free_slots_.push_back(slot);

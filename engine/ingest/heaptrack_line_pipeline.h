@@ -101,6 +101,9 @@ class HeaptrackLinePipeline {
   // Reads `bytes` (which must outlive the pipeline) as the file `name`.
   HeaptrackLinePipeline(std::string name, std::string_view bytes, Decode decode = Decode::kRecords,
                         std::size_t slots = kSlotsAlone);
+  // Reads `stream` (which must outlive the pipeline) as the file `name`, as it arrives.
+  HeaptrackLinePipeline(std::string name, ByteStream& stream, Decode decode = Decode::kRecords,
+                        std::size_t slots = kSlotsAlone);
   ~HeaptrackLinePipeline();
   HeaptrackLinePipeline(const HeaptrackLinePipeline&) = delete;
   HeaptrackLinePipeline& operator=(const HeaptrackLinePipeline&) = delete;

@@ -14,6 +14,11 @@ RawTwin::RawTwin(const std::string& name, std::string_view bytes, AnomalyReport&
                                                     HeaptrackLinePipeline::kSlotsBesideTwin)),
       anomalies_(anomalies) {}
 
+RawTwin::RawTwin(const std::string& name, ByteStream& stream, AnomalyReport& anomalies)
+    : lines_(std::make_unique<HeaptrackLinePipeline>(name, stream, HeaptrackLinePipeline::Decode::kRawEvents,
+                                                    HeaptrackLinePipeline::kSlotsBesideTwin)),
+      anomalies_(anomalies) {}
+
 bool RawTwin::next_line(const RawEvent*& event, std::string_view& line) {
   while (batch_ == nullptr || next_in_batch_ == batch_->codes.size()) {
     // A batch's error comes after its lines.

@@ -30,6 +30,8 @@ class RawTwin {
   // Its frees of addresses not alive are anomalies, told to `anomalies`.
   RawTwin(const std::string& path, bool show_progress, AnomalyReport& anomalies);
   RawTwin(const std::string& name, std::string_view bytes, AnomalyReport& anomalies);
+  // From a stream as it arrives (a recording in progress), under that name.
+  RawTwin(const std::string& name, ByteStream& stream, AnomalyReport& anomalies);
 
   // The interpreted file's line that wants the twin's next record: where a
   // disagreement is reported. A reference and a number rather than a

@@ -26,11 +26,7 @@ class HeaptrackBatchDriver {
  public:
   HeaptrackBatchDriver(const HeaptrackFiles& files, const std::string& user_path, TraceTables& tables,
                        EventConsumer& consumer, const HeaptrackReadOptions& options)
-      : pipeline_(files.interpreted_bytes
-                      ? std::make_unique<HeaptrackLinePipeline>(files.interpreted, *files.interpreted_bytes,
-                                                                HeaptrackLinePipeline::Decode::kRecords, slots(files))
-                      : std::make_unique<HeaptrackLinePipeline>(files.interpreted, options.show_progress && !files.raw,
-                                                                HeaptrackLinePipeline::Decode::kRecords, slots(files))),
+      : pipeline_(open_interpreted(files, options)),
         parser_(files, user_path, compression_name(pipeline_->compression()), tables, consumer, options),
         tables_(tables) {}
 
@@ -96,6 +92,21 @@ class HeaptrackBatchDriver {
   static constexpr std::size_t kTableBytesPerSlot = std::size_t{4} << 20;
   static constexpr std::size_t kBatchesPerSlotCheck = 16;
   static constexpr std::uint32_t kNotEventBits = HeaptrackLinePipeline::kTextBit | HeaptrackLinePipeline::kRecordBit;
+
+  static std::unique_ptr<HeaptrackLinePipeline> open_interpreted(const HeaptrackFiles& files,
+                                                                 const HeaptrackReadOptions& options) {
+    constexpr auto kDecode = HeaptrackLinePipeline::Decode::kRecords;
+    if (files.interpreted_stream) {
+      return std::make_unique<HeaptrackLinePipeline>(files.interpreted, *files.interpreted_stream, kDecode,
+                                                     slots(files));
+    }
+    if (files.interpreted_bytes) {
+      return std::make_unique<HeaptrackLinePipeline>(files.interpreted, *files.interpreted_bytes, kDecode,
+                                                     slots(files));
+    }
+    return std::make_unique<HeaptrackLinePipeline>(files.interpreted, options.show_progress && !files.raw, kDecode,
+                                                   slots(files));
+  }
 
   static std::size_t slots(const HeaptrackFiles& files) {
     return files.raw ? HeaptrackLinePipeline::kSlotsBesideTwin : HeaptrackLinePipeline::kMostSlotsAlone;

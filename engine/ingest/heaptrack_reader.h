@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/ingest/byte_stream.h"
 #include "engine/store/events.h"
 #include "engine/store/source_info.h"
 #include "engine/store/trace_tables.h"
@@ -45,6 +46,12 @@ struct HeaptrackFiles {
   // opening them; the names above stay the names in messages.
   std::optional<std::string_view> interpreted_bytes;
   std::optional<std::string_view> raw_bytes;
+  // Or streams, read as they arrive (`heapql record`: a recording in
+  // progress), the names above naming them. The interpreted stream ends only
+  // once the file `interpreted` holds all of it: the block-identity file
+  // written at the end of the reading records that file's identity.
+  ByteStream* interpreted_stream = nullptr;
+  ByteStream* raw_stream = nullptr;
   // Instead of the raw twin: its block-identity file (NAME.hqid), written
   // for this very interpreted file. `identity_passed_over`: why one beside
   // it was not used (a warning), if one was not.

@@ -35,7 +35,9 @@ RecordParser::RecordParser(const HeaptrackFiles& files, const std::string& user_
       consumer_(consumer) {
   info_.compression = std::string(compression);
   if (files.raw) {
-    if (files.raw_bytes) {
+    if (files.raw_stream) {
+      raw_.emplace(*files.raw, *files.raw_stream, anomaly_report_);
+    } else if (files.raw_bytes) {
       raw_.emplace(*files.raw, *files.raw_bytes, anomaly_report_);
     } else {
       raw_.emplace(*files.raw, options.show_progress, anomaly_report_);
@@ -43,7 +45,10 @@ RecordParser::RecordParser(const HeaptrackFiles& files, const std::string& user_
     if (options.write_block_identity && !files.interpreted_bytes) {
       const std::string identity = block_identity_beside(files.interpreted);
       try {
-        identity_writer_ = std::make_unique<BlockIdentityWriter>(identity, store_file::identify_file(files.interpreted));
+        // A file still being written is identified once it is whole (finish).
+        identify_interpreted_at_finish_ = files.interpreted_stream != nullptr;
+        identity_writer_ = std::make_unique<BlockIdentityWriter>(
+            identity, identify_interpreted_at_finish_ ? FileIdentity{} : store_file::identify_file(files.interpreted));
       } catch (const Error& e) {
         emit_warning(options.warnings,
                      fmt::format("{}: not written, {}; the trace is read without it (later readings read the raw "
@@ -126,6 +131,7 @@ SourceInfo RecordParser::finish(std::optional<TraceCut> cut, std::uint64_t end_b
   ensure_process();
   matcher_->finish();
   if (identity_writer_ && !info_.cut) {
+    if (identify_interpreted_at_finish_) identity_writer_->set_interpreted(store_file::identify_file(path_));
     identity_writer_->commit(info_.anomalies.unmatched_frees, info_.anomalies.double_frees);
   }
   return info_;

@@ -229,6 +229,7 @@ class RecordParser {
   bool ends_join_runs_ = false;  // see end_joins_run
   // With the twin, when asked: the block-identity file being written.
   std::unique_ptr<BlockIdentityWriter> identity_writer_;
+  bool identify_interpreted_at_finish_ = false;  // the interpreted file was a stream being written
   EventConsumer& consumer_;
   std::optional<BlockMatcher> matcher_;  // made at the 'v' record, which decides identity
   SourceInfo info_;

@@ -79,6 +79,8 @@ struct LineReader::Source {
   // Or the bytes themselves (an in-memory input: tests and fuzzing).
   const char* memory = nullptr;
   std::size_t memory_left = 0;
+  // Or a stream, read as it arrives (a recording in progress).
+  ByteStream* stream = nullptr;
   bool file_ended = false;  // read() has returned 0
 
   // Compressed input: [in_pos, in_end) of in is not decoded yet; in[0] sits
@@ -127,6 +129,12 @@ LineReader::LineReader(std::string name, std::string_view bytes)
   source_->memory_left = bytes.size();
   file_size_ = bytes.size();
   if (file_size_ == 0) fail(std::nullopt, "empty file");
+  start(false);
+}
+
+LineReader::LineReader(std::string name, ByteStream& stream)
+    : path_(std::move(name)), source_(std::make_unique<Source>()) {
+  source_->stream = &stream;
   start(false);
 }
 
@@ -341,6 +349,12 @@ std::size_t LineReader::read_file(char* dst, std::size_t size) {
     std::memcpy(dst, source_->memory, got);
     source_->memory += got;
     source_->memory_left -= got;
+    bytes_read_ += got;
+    if (got == 0) source_->file_ended = true;
+    return got;
+  }
+  if (source_->stream != nullptr) {
+    const std::size_t got = source_->stream->read(dst, size);
     bytes_read_ += got;
     if (got == 0) source_->file_ended = true;
     return got;

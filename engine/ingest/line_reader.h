@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "engine/error.h"
+#include "engine/ingest/byte_stream.h"
 #include "engine/store/source_info.h"
 
 namespace heapql {
@@ -62,6 +63,9 @@ class LineReader {
   explicit LineReader(std::string path, bool show_progress = true);
   // Reads `bytes` (which must outlive the reader) as the file `name`.
   LineReader(std::string name, std::string_view bytes);
+  // Reads `stream` (which must outlive the reader) as the file `name`, as
+  // its bytes arrive: a recording in progress.
+  LineReader(std::string name, ByteStream& stream);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;

@@ -112,9 +112,13 @@ commands.list = {
                 option { "--jobs", "N", "requests answered at once; more wait in line (default 2)" },
                 NO_PROGRESS, NO_RAW, STRICT, SYMBOLS } },
   { name = "record", args_after = "-- PROGRAM [ARGS...]",
-    doc = "record PROGRAM with heaptrack, symbolize and ingest it (needs heaptrack); on Windows: print WPR's commands",
+    doc = "record PROGRAM with heaptrack, symbolizing and ingesting it as it runs: NAME.zst, NAME.zst.hqid and the "
+      .. "store NAME.zst.hqdb (needs heaptrack); on Windows: print WPR's commands",
     options = { option { "-o", "NAME", "name the recording NAME.zst (default heaptrack.PROGRAM.PID)",
-                         aliases = { "--output" } } } },
+                         aliases = { "--output" } },
+                option { "--keep-raw", nil, "also keep heaptrack's raw recording, NAME.raw.zst" },
+                option { "--pid", "PID", "record a running process instead, attaching with gdb (as heaptrack -p); "
+                  .. "Ctrl-C stops the recording" } } },
 }
 
 local by_name = {}

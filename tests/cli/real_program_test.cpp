@@ -259,14 +259,17 @@ TEST(RealProgram, PythonMatchesHeaptrackPrint) {
   expect_matches_heaptrack_print("python3", trace);
 }
 
-// Records the example with `heapql record` (NAME.zst + NAME.raw.zst); returns
-// NAME.zst, or "" after a failure.
-std::string record_example(const TempDir& dir) {
+// Records the example with `heapql record` (NAME.zst, NAME.zst.hqid and the
+// store; with `extra` "--keep-raw", NAME.raw.zst too); returns NAME.zst, or
+// "" after a failure.
+std::string record_example(const TempDir& dir, const std::string& extra = "") {
   const std::string name = dir.file("mta");
-  const CommandResult r = run_command(shell_quote(heapql_binary()) + " record -o " + shell_quote(name) + " -- " +
-                                      shell_quote(example_binary()));
+  const CommandResult r = run_command(shell_quote(heapql_binary()) + " record " + extra + " -o " + shell_quote(name) +
+                                      " -- " + shell_quote(example_binary()));
   EXPECT_EQ(r.exit_code, 0) << "heapql record failed\nstdout: " << r.out << "\nstderr: " << r.err;
-  EXPECT_TRUE(std::filesystem::exists(name + ".raw.zst")) << "no raw twin " << name << ".raw.zst";
+  // The raw stream is kept only when asked for: the block-identity file holds what it adds.
+  EXPECT_EQ(std::filesystem::exists(name + ".raw.zst"), extra == "--keep-raw") << r.err;
+  EXPECT_TRUE(std::filesystem::exists(name + ".zst.hqid")) << r.err;
   if (!std::filesystem::exists(name + ".zst")) {
     ADD_FAILURE() << "heapql record wrote no " << name << ".zst\nstderr: " << r.err;
     return {};
@@ -274,6 +277,10 @@ std::string record_example(const TempDir& dir) {
   // It ends by writing the store, and says so in its own words, not heaptrack's.
   EXPECT_TRUE(std::filesystem::exists(name + ".zst.hqdb")) << r.err;
   EXPECT_NE(r.err.find("heapql: wrote " + name + ".zst.hqdb ("), std::string::npos) << r.err;
+  // How long after the program's end the store was ready (the target: 1 s).
+  const std::size_t ready = r.err.find("heapql record: the store was ready ");
+  EXPECT_NE(ready, std::string::npos) << r.err;
+  if (ready != std::string::npos) std::cout << "[ record   ] " << r.err.substr(ready, r.err.find('\n', ready) - ready) << std::endl;
   for (const char* chatter : {"Now run the following", "heaptrack_interpret", "heaptrack output will be written",
                               "libheaptrack_preload.so"}) {
     EXPECT_EQ(r.out.find(chatter), std::string::npos) << "heaptrack's own line came through: " << r.out;
@@ -282,9 +289,71 @@ std::string record_example(const TempDir& dir) {
   return name + ".zst";
 }
 
+// The store written while the program ran is found fresh, and answers as
+// `heapql ingest` of the same files afterwards does, byte for byte.
+TEST(RealProgram, RecordedStoreEqualsALaterIngest) {
+  SKIP_WITHOUT_HEAPTRACK();
+  TempDir dir;
+  const std::string trace = record_example(dir);
+  if (trace.empty()) return;
+  const std::string store = trace + ".hqdb";
+  const auto written = std::filesystem::last_write_time(store);
+  const FlatJson info = heapql_json("info " + shell_quote(trace) + " --format json");
+  EXPECT_EQ(get(info, "store_file.path"), store) << "the recorded store was not found fresh";
+  EXPECT_EQ(std::filesystem::last_write_time(store), written) << "the store was written again";
+  const CommandResult live = run_command(shell_quote(heapql_binary()) + " query " + shell_quote(store) +
+                                         " --by frame --format json");
+  ASSERT_EQ(live.exit_code, 0) << live.err;
+  const std::string later_store = dir.file("later.hqdb");
+  const CommandResult ingest = run_command(shell_quote(heapql_binary()) + " ingest " + shell_quote(trace) + " -o " +
+                                           shell_quote(later_store));
+  ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
+  const CommandResult later = run_command(shell_quote(heapql_binary()) + " query " + shell_quote(later_store) +
+                                          " --by frame --format json");
+  ASSERT_EQ(later.exit_code, 0) << later.err;
+  EXPECT_EQ(live.out, later.out);
+  const FlatJson live_info = heapql_json("info " + shell_quote(store) + " --format json");
+  const FlatJson later_info = heapql_json("info " + shell_quote(later_store) + " --format json");
+  std::size_t sources = 0;
+  for (const auto& [key, value] : live_info) {
+    if (key.starts_with("store_file.path") || key.starts_with("store_file.file_bytes") ||
+        key.starts_with("store_file.sections")) {
+      continue;
+    }
+    sources += key.starts_with("store_file.ingested_from") ? 1 : 0;
+    EXPECT_EQ(get_or(later_info, key, "(missing)"), value) << key;
+  }
+  EXPECT_GT(sources, 0u) << "info reported no sources";
+  EXPECT_EQ(get(live_info, "files.1"), trace + ".hqid") << "read with the block-identity file, not the raw twin";
+  EXPECT_EQ(get(live_info, "trace.block_identity"), "exact");
+  EXPECT_TRUE(read_file(store) == read_file(later_store)) << "the two stores differ in their bytes";
+}
+
+// --keep-raw keeps heaptrack's raw stream, a whole zstd file that reads as
+// the recording's raw twin: the same answers with it as with the
+// block-identity file.
+TEST(RealProgram, RecordKeepsTheRawStreamWhenAsked) {
+  SKIP_WITHOUT_HEAPTRACK();
+  TempDir dir;
+  const std::string trace = record_example(dir, "--keep-raw");
+  if (trace.empty()) return;
+  const std::string raw = dir.file("mta.raw.zst");
+  EXPECT_EQ(run_command("zstd -q -t " + shell_quote(raw)).exit_code, 0) << "not a whole zstd file: " << raw;
+  const CommandResult with_identity = run_command(shell_quote(heapql_binary()) + " query " + shell_quote(trace) +
+                                                  " --by frame --format json --no-store");
+  ASSERT_EQ(with_identity.exit_code, 0) << with_identity.err;
+  std::filesystem::remove(trace + ".hqid");
+  const CommandResult with_raw = run_command(shell_quote(heapql_binary()) + " query " + shell_quote(trace) +
+                                             " --by frame --format json --no-store");
+  ASSERT_EQ(with_raw.exit_code, 0) << with_raw.err;
+  EXPECT_EQ(with_identity.out, with_raw.out);
+  const FlatJson info = heapql_json("info " + shell_quote(trace) + " --format json --no-store");
+  EXPECT_EQ(get(info, "trace.block_identity"), "exact") << "the raw twin was not used";
+}
+
 // heaptrack_interpret failing (here `false`, which reads nothing and exits
-// 1): exit 4, the reason with its status, the raw recording kept and no
-// half-written interpreted file or store left.
+// 1): exit 4, the reason with its status, and no half-written interpreted
+// file or store left.
 TEST(RealProgram, RecordSaysWhenSymbolizingFails) {
   SKIP_WITHOUT_HEAPTRACK();
   TempDir dir;
@@ -292,18 +361,61 @@ TEST(RealProgram, RecordSaysWhenSymbolizingFails) {
   const CommandResult r = run_command("HEAPQL_HEAPTRACK_INTERPRET=false " + shell_quote(heapql_binary()) + " record -o " +
                                       shell_quote(name) + " -- " + shell_quote(example_binary()));
   EXPECT_EQ(r.exit_code, 4) << r.err;
-  EXPECT_NE(r.err.find("heapql record: heaptrack_interpret failed on " + name + ".raw.zst (exit status 1)"),
-            std::string::npos)
-      << r.err;
-  EXPECT_TRUE(std::filesystem::exists(name + ".raw.zst"));
+  EXPECT_NE(r.err.find("heapql record: heaptrack_interpret failed (exit status 1)"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(name + ".zst"));
+  EXPECT_FALSE(std::filesystem::exists(name + ".zst.hqid"));
   EXPECT_FALSE(std::filesystem::exists(name + ".zst.hqdb"));
 }
 
+// Runs `heapql ARGS...` in a process group of its own (as a shell's
+// foreground job), its output in DIR/out and DIR/err; returns its pid.
+pid_t start_heapql(const TempDir& dir, const std::vector<std::string>& args) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    ::setsid();
+    ::signal(SIGINT, SIG_DFL);
+    if (!::freopen(dir.file("out").c_str(), "w", stdout) || !::freopen(dir.file("err").c_str(), "w", stderr)) {
+      ::_exit(126);
+    }
+    const std::string binary = heapql_binary();
+    std::vector<char*> argv{const_cast<char*>(binary.c_str())};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(binary.c_str(), argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+bool wait_for_file(const std::string& path) {
+  for (int i = 0; i < 600 && !std::filesystem::exists(path); ++i) ::usleep(50'000);
+  return std::filesystem::exists(path);
+}
+
+// The exit code of a heapql started by start_heapql; -1 (with a failure) when a signal killed it.
+int wait_heapql(pid_t pid, const std::string& err) {
+  int status = 0;
+  EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status)) << "heapql record died of signal " << WTERMSIG(status) << "\n" << err;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// The store of a recording that ended before its program's own end: found
+// fresh, its counts heaptrack_print's for the NAME.zst beside it.
+void expect_complete_store(const std::string& trace, const std::string& err) {
+  EXPECT_NE(err.find("heapql: wrote " + trace + ".hqdb ("), std::string::npos) << err;
+  const FlatJson info = heapql_json("info " + shell_quote(trace) + " --format json");
+  EXPECT_EQ(get(info, "store_file.path"), trace + ".hqdb") << "the recorded store was not found fresh";
+  EXPECT_EQ(get(info, "trace.block_identity"), "exact");
+  const HeapqlNumbers got = expect_matches_heaptrack_print(trace, trace);
+  EXPECT_NE(got.stc, "0");
+}
+
 // A Ctrl-C at the terminal ends the recorded program (it reaches the whole
-// foreground process group): `heapql record` waits the recording out and
-// symbolizes and ingests it. It died of the signal before, leaving an empty
-// raw file.
+// foreground process group): `heapql record` and heaptrack_interpret (in a
+// group of its own) outlive it, and the store of what was recorded is
+// complete. heapql died of the signal once, leaving an empty raw file.
+// Before that, the recording in progress is read as it is.
 TEST(RealProgram, RecordKeepsTheRecordingWhenCtrlCEndsTheProgram) {
   SKIP_WITHOUT_HEAPTRACK();
   SKIP_WITHOUT("python3");
@@ -314,61 +426,109 @@ TEST(RealProgram, RecordKeepsTheRecordingWhenCtrlCEndsTheProgram) {
   const std::string started = dir.file("started");
   const std::string program = "import time; keep = [bytearray(1000) for i in range(2000)]; open(" + std::string("'") +
                               started + "', 'w').close(); time.sleep(120)";
-  const pid_t pid = fork();
+  const pid_t pid = start_heapql(dir, {"record", "-o", name, "--", python, "-c", program});
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::setsid();  // a process group of its own, as a shell's foreground job has
-    ::signal(SIGINT, SIG_DFL);
-    ::freopen(dir.file("out").c_str(), "w", stdout);
-    ::freopen(dir.file("err").c_str(), "w", stderr);
-    const std::string binary = heapql_binary();
-    ::execl(binary.c_str(), binary.c_str(), "record", "-o", name.c_str(), "--", python.c_str(), "-c", program.c_str(),
+  ASSERT_TRUE(wait_for_file(started)) << read_file(dir.file("err"));
+  // While it runs, NAME.zst is a readable prefix: a zstd block is flushed
+  // at least every second; heapql answers from it with the cut warning,
+  // and heaptrack_print reads it too.
+  ::usleep(1'500'000);
+  const CommandResult so_far = run_command(shell_quote(heapql_binary()) + " query " + shell_quote(name + ".zst") +
+                                           " --totals --no-store --format json");
+  EXPECT_EQ(so_far.exit_code, 0) << so_far.err;
+  EXPECT_NE(so_far.err.find("the trace ends early"), std::string::npos) << so_far.err;
+  const std::string blocks_so_far = get(flatten_json(so_far.out), "totals.stc");
+  EXPECT_GE(std::stoull("0" + blocks_so_far), 2000u) << so_far.out;
+  const CommandResult printed = run_command("heaptrack_print " + shell_quote(name + ".zst"));
+  EXPECT_EQ(printed.exit_code, 0) << printed.err;
+  EXPECT_NE(printed.out.find("calls to allocation functions: "), std::string::npos) << printed.out;
+  ASSERT_EQ(::killpg(pid, SIGINT), 0);  // what the terminal does on Ctrl-C
+  const int code = wait_heapql(pid, read_file(dir.file("err")));
+  const std::string err = read_file(dir.file("err"));
+  EXPECT_EQ(code, 0) << err;
+  EXPECT_NE(err.find("the program exited with status 130"), std::string::npos) << err;
+  expect_complete_store(name + ".zst", err);
+}
+
+// A program that crashes (abort()) leaves a complete store of what it did.
+TEST(RealProgram, RecordOfAProgramThatCrashesIsComplete) {
+  SKIP_WITHOUT_HEAPTRACK();
+  SKIP_WITHOUT("python3");
+  const std::string python = python_interpreter();
+  ASSERT_FALSE(python.empty());
+  TempDir dir;
+  const std::string name = dir.file("crashed");
+  const CommandResult r = run_command(shell_quote(heapql_binary()) + " record -o " + shell_quote(name) + " -- " +
+                                      shell_quote(python) + " -c " +
+                                      shell_quote("import os; keep = [bytearray(1000) for i in range(3000)]; os.abort()"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("the program exited with status 134"), std::string::npos) << r.err;
+  expect_complete_store(name + ".zst", r.err);
+}
+
+// --pid attaches to a running process (gdb injects heaptrack's library, as
+// `heaptrack -p` does); heapql's Ctrl-C stops the recording, the process
+// runs on, and the store is complete.
+TEST(RealProgram, RecordAttachesToARunningProcess) {
+  SKIP_WITHOUT_HEAPTRACK();
+  SKIP_WITHOUT("python3");
+  SKIP_WITHOUT("gdb");
+  const std::string python = python_interpreter();
+  ASSERT_FALSE(python.empty());
+  TempDir dir;
+  const std::string name = dir.file("attached");
+  const pid_t target = fork();
+  ASSERT_GE(target, 0);
+  if (target == 0) {
+    ::execl(python.c_str(), python.c_str(), "-c",
+            "import time\nkeep = []\nwhile True:\n    keep.append(bytearray(100))\n    keep = keep[-500:]\n"
+            "    time.sleep(0.0005)\n",
             static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  for (int i = 0; i < 600 && !std::filesystem::exists(started); ++i) ::usleep(100'000);
-  ASSERT_TRUE(std::filesystem::exists(started)) << read_file(dir.file("err"));
-  ASSERT_EQ(::killpg(pid, SIGINT), 0);  // what the terminal does on Ctrl-C
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ::usleep(300'000);
+  const pid_t heapql = start_heapql(dir, {"record", "--pid", std::to_string(target), "-o", name});
+  bool recording = false;
+  for (int i = 0; i < 400 && !recording; ++i) {
+    recording = read_file(dir.file("err")).find("Ctrl-C stops the recording") != std::string::npos;
+    if (!recording) ::usleep(50'000);
+  }
+  EXPECT_TRUE(recording) << read_file(dir.file("err"));
+  ::usleep(1'000'000);
+  ::kill(heapql, SIGINT);
+  const int code = wait_heapql(heapql, read_file(dir.file("err")));
   const std::string err = read_file(dir.file("err"));
-  ASSERT_TRUE(WIFEXITED(status)) << "heapql record died of signal " << WTERMSIG(status) << "\n" << err;
-  EXPECT_EQ(WEXITSTATUS(status), 0) << err;
-  EXPECT_NE(err.find("heapql: wrote " + name + ".zst.hqdb ("), std::string::npos) << err;
-  const CommandResult totals =
-      run_command(shell_quote(heapql_binary()) + " query " + shell_quote(name + ".zst") + " --totals --format json");
-  EXPECT_EQ(totals.exit_code, 0) << totals.err;
-  EXPECT_NE(totals.out.find("\"stc\":"), std::string::npos) << totals.out;
+  EXPECT_EQ(code, 0) << err;
+  EXPECT_EQ(::kill(target, 0), 0) << "the process did not outlive the recording";
+  ::kill(target, SIGKILL);
+  ::waitpid(target, nullptr, 0);
+  expect_complete_store(name + ".zst", err);
+  const FlatJson info = heapql_json("info " + shell_quote(name + ".zst") + " --format json");
+  EXPECT_EQ(get(info, "heaptrack.attached"), "true");
 }
 
-// heaptrack kills its compressor when a Ctrl-C ends its script, so a raw
-// recording may end inside its last zstd frame. A stand-in heaptrack leaves
-// the example's raw recording cut at two thirds: heapql record symbolizes
-// its whole lines, says it ends early, and ingests the complete part.
-TEST(RealProgram, RecordSymbolizesARawRecordingCutShort) {
-  SKIP_WITHOUT_HEAPTRACK();
+// A --pid that is no process id, or names no process: said, naming it.
+TEST(RealProgram, RecordRefusesABadPid) {
   TempDir dir;
-  const std::string raw = read_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.raw.zst");
-  write_file(dir.file("kept-cut-recording"), raw.substr(0, raw.size() * 2 / 3));
-  std::filesystem::create_directory(dir.file("bin"));
-  // Called as `heaptrack --raw -o NAME PROGRAM...`.
-  write_file(dir.file("bin/heaptrack"),
-             "#!/bin/sh\ncp " + shell_quote(dir.file("kept-cut-recording")) + " \"$3.raw.zst\"\nexit 130\n");
-  std::filesystem::permissions(dir.file("bin/heaptrack"), std::filesystem::perms::owner_all);
-  const std::string name = dir.file("cut");
-  const CommandResult r = run_command("PATH=" + shell_quote(dir.file("bin")) + ":\"$PATH\" " +
-                                      shell_quote(heapql_binary()) + " record -o " + shell_quote(name) + " -- true");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("heapql record: the recording ends early (the zstd stream ends inside a frame at byte "),
+  const CommandResult word = run_command(shell_quote(heapql_binary()) + " record --pid abc -o " +
+                                         shell_quote(dir.file("x")));
+  EXPECT_EQ(word.exit_code, 3) << word.err;
+  EXPECT_NE(word.err.find("--pid takes a process id (a whole number above 0), not 'abc'"), std::string::npos)
+      << word.err;
+  // A process that has just ended: its pid names none (for now).
+  const pid_t gone = fork();
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  const CommandResult none = run_command(shell_quote(heapql_binary()) + " record --pid " + std::to_string(gone) +
+                                         " -o " + shell_quote(dir.file("x")));
+  EXPECT_EQ(none.exit_code, 2) << none.err;
+  EXPECT_NE(none.err.find("heapql record: cannot attach to process " + std::to_string(gone) +
+                          ": there is no such process"),
             std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find("heapql: wrote " + name + ".zst.hqdb ("), std::string::npos) << r.err;
-  const CommandResult info = run_command(shell_quote(heapql_binary()) + " info " + shell_quote(name + ".zst"));
-  EXPECT_EQ(info.exit_code, 0) << info.err;
-  EXPECT_NE(info.out.find("ENDS EARLY         " + name + ".raw.zst: the zstd stream ends inside a frame"),
-            std::string::npos)
-      << info.out;
-  EXPECT_NE(info.out.find("block identity exact"), std::string::npos) << info.out;
+      << none.err;
+  const CommandResult both = run_command(shell_quote(heapql_binary()) + " record --pid 1 -- true");
+  EXPECT_EQ(both.exit_code, 3) << both.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("x.zst")));
 }
 
 TEST(RealProgram, ExampleRecordedByHeapqlMatchesHeaptrackPrint) {
@@ -378,7 +538,7 @@ TEST(RealProgram, ExampleRecordedByHeapqlMatchesHeaptrackPrint) {
   if (trace.empty()) return;
 
   const FlatJson info = heapql_json("info " + shell_quote(trace) + " --format json");
-  EXPECT_EQ(get(info, "trace.block_identity"), "exact") << "the raw twin was not used";
+  EXPECT_EQ(get(info, "trace.block_identity"), "exact") << "the block-identity file was not used";
   EXPECT_EQ(get(info, "store_file.path"), trace + ".hqdb") << "answered from the store record wrote";
   EXPECT_EQ(get(info, "trace.format"), "raw+interpreted");
   EXPECT_EQ(get(info, "summary.anomalies.unmatched_frees"), "0");

@@ -1,0 +1,98 @@
+#ifndef _WIN32
+#include "cli/child_process.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+extern char** environ;
+
+namespace heapql::cli {
+
+InterruptsEndTheProgram::InterruptsEndTheProgram() {
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGINT, &ignore, &saved_int_);
+  ::sigaction(SIGQUIT, &ignore, &saved_quit_);
+  current_ = this;
+}
+
+InterruptsEndTheProgram::~InterruptsEndTheProgram() {
+  current_ = nullptr;
+  ::sigaction(SIGINT, &saved_int_, nullptr);
+  ::sigaction(SIGQUIT, &saved_quit_, nullptr);
+}
+
+void InterruptsEndTheProgram::restore_in_child() {
+  if (current_ == nullptr) return;
+  ::sigaction(SIGINT, &current_->saved_int_, nullptr);
+  ::sigaction(SIGQUIT, &current_->saved_quit_, nullptr);
+}
+
+pid_t start_child(const std::vector<std::string>& argv, const ChildSetup& setup) {
+  // Everything the child needs is made before the fork: other threads run,
+  // and the child calls nothing that allocates before exec.
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<std::string> settings;
+  for (const auto& [name, value] : setup.environment) settings.push_back(name + "=" + value);
+  std::vector<char*> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    bool replaced = false;
+    for (const auto& [name, value] : setup.environment) {
+      replaced = replaced || (std::strncmp(*e, name.c_str(), name.size()) == 0 && (*e)[name.size()] == '=');
+    }
+    if (!replaced) env.push_back(*e);
+  }
+  for (std::string& s : settings) env.push_back(s.data());
+  env.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    InterruptsEndTheProgram::restore_in_child();
+    ::signal(SIGPIPE, SIG_DFL);  // heapql ignores it while it forwards streams
+    if (setup.own_group) ::setpgid(0, 0);
+    if (setup.in >= 0) ::dup2(setup.in, STDIN_FILENO);
+    if (setup.out >= 0) ::dup2(setup.out, STDOUT_FILENO);
+    if (setup.err >= 0) ::dup2(setup.err, STDERR_FILENO);
+    ::execvpe(args[0], args.data(), env.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+int wait_child(pid_t pid) {
+  int status = 0;
+  if (pid < 0) return -1;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+std::pair<int, std::string> run_capturing(const std::vector<std::string>& argv) {
+  int out[2] = {-1, -1};
+  if (::pipe2(out, O_CLOEXEC) != 0) return {-1, {}};
+  ChildSetup setup;
+  setup.out = setup.err = out[1];
+  const pid_t pid = start_child(argv, setup);
+  ::close(out[1]);
+  std::string text;
+  char chunk[4096];
+  for (;;) {
+    const ssize_t got = ::read(out[0], chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    text.append(chunk, static_cast<std::size_t>(got));
+  }
+  ::close(out[0]);
+  return {wait_child(pid), text};
+}
+
+}  // namespace heapql::cli
+
+#endif  // _WIN32

@@ -1,0 +1,63 @@
+#include "engine/ingest/byte_queue.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace heapql {
+
+void ByteQueue::push(std::string_view bytes) {
+  if (bytes.empty()) return;
+  {
+    const std::lock_guard lock(mutex_);
+    if (abandoned_ || closed_) return;
+    chunks_.emplace_back(bytes);
+    held_ += bytes.size();
+    peak_ = std::max(peak_, held_);
+  }
+  changed_.notify_one();
+}
+
+void ByteQueue::close() {
+  {
+    const std::lock_guard lock(mutex_);
+    closed_ = true;
+  }
+  changed_.notify_all();
+}
+
+void ByteQueue::abandon() {
+  {
+    const std::lock_guard lock(mutex_);
+    abandoned_ = true;
+    chunks_.clear();
+    held_ = 0;
+    front_taken_ = 0;
+  }
+  changed_.notify_all();
+}
+
+std::size_t ByteQueue::read(char* dst, std::size_t size) {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return !chunks_.empty() || closed_ || abandoned_; });
+  std::size_t got = 0;
+  while (got < size && !chunks_.empty()) {
+    const std::string& front = chunks_.front();
+    const std::size_t n = std::min(size - got, front.size() - front_taken_);
+    std::memcpy(dst + got, front.data() + front_taken_, n);
+    got += n;
+    front_taken_ += n;
+    if (front_taken_ == front.size()) {
+      chunks_.pop_front();
+      front_taken_ = 0;
+    }
+  }
+  held_ -= got;
+  return got;
+}
+
+std::uint64_t ByteQueue::peak_bytes() const {
+  const std::lock_guard lock(mutex_);
+  return peak_;
+}
+
+}  // namespace heapql

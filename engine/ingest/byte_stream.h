@@ -1,0 +1,17 @@
+// Bytes that arrive while they are read: a recording in progress handed to
+// the trace readers (LineReader, HeaptrackLinePipeline) in place of a file.
+#pragma once
+
+#include <cstddef>
+
+namespace heapql {
+
+class ByteStream {
+ public:
+  virtual ~ByteStream() = default;
+  // Up to `size` bytes into `dst`, waiting until there are some; 0 once the
+  // stream has ended. Called from one reading thread.
+  virtual std::size_t read(char* dst, std::size_t size) = 0;
+};
+
+}  // namespace heapql

@@ -1,0 +1,64 @@
+// A recording read while it is made into its store (ingest_recording.h).
+#include "engine/session/ingest_recording.h"
+
+#include <filesystem>
+#include <memory>
+
+#include "engine/error.h"
+#include "engine/binary_file/source_identity.h"
+#include "engine/ingest/block_identity_file.h"
+#include "engine/ingest/heaptrack_reader.h"
+#include "engine/query/aggregator.h"
+#include "engine/session/trace_store_location.h"
+#include "engine/store_file/source_record.h"
+#include "engine/store_file/store_writer.h"
+
+namespace heapql {
+
+IngestResult ingest_recording(const RecordingStreams& streams, std::string* warnings) {
+  const std::string& trace = streams.interpreted_path;
+  TraceTables tables;
+  store_file::StoreWriter writer(store_beside(trace), tables);
+
+  // The seam: the consumer the reader feeds. Today the store writer's own;
+  // a consumer that also publishes the recording so far (w7-live's
+  // LiveJournalWriter) wraps it here, forwarding every call to it.
+  EventConsumer& reader_feeds = writer.consumer();
+
+  HeaptrackFiles files;
+  files.interpreted = trace;
+  files.interpreted_stream = streams.interpreted;
+  files.raw = streams.raw_name;
+  files.raw_stream = streams.raw;
+  HeaptrackReadOptions options;
+  options.show_progress = false;
+  options.write_block_identity = true;
+  options.warnings = warnings;
+  store_file::SourceRecord record;
+  record.info = read_heaptrack(files, tables, reader_feeds, options);
+
+  // What `heapql ingest NAME.zst` reads later: the interpreted file and the
+  // block-identity file this reading wrote beside it (no raw twin: if one
+  // is kept, the identity file is read in its place). A reading that ended
+  // early wrote no identity file; a later ingest reads the raw twin if kept.
+  const std::string identity = heaptrack::block_identity_beside(trace);
+  record.info.path = trace;
+  // The stream was the file's text; the file is zstd (ZstdFileWriter).
+  record.info.compression = "zstd";
+  record.info.files = {trace};
+  if (!record.info.cut && std::filesystem::exists(identity)) record.info.files.push_back(identity);
+  for (const std::string& file : record.info.files) record.files.push_back(store_file::identify_file(file));
+  record.reading = reading_key(OpenOptions{}, trace);
+  tables.release_indexes();
+  IngestResult result;
+  result.file_bytes = naming_file(trace, [&] { return writer.commit(record, &Aggregator::build_stack_view); });
+  result.store_path = writer.path();
+  result.blocks = writer.block_count();
+  result.frees = writer.free_count();
+  result.column_bytes = writer.column_bytes();
+  result.source = std::move(record.info);
+  if (result.source.files.size() > 1) result.block_identity_path = identity;
+  return result;
+}
+
+}  // namespace heapql
