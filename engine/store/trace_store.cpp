@@ -52,20 +52,37 @@ void TraceStore::check_bucket_sums() const {
 
 TraceStore::Builder::Builder(TraceStore& store, CheckpointRule checkpoints)
     : store_(store),
-      columns_(store.tables_, store.owned_.bucket, store.owned_.alloc_seq, store.owned_.free_order,
-               store.owned_.time_changes, checkpoints) {}
+      bucket_(store.owned_.bucket, 0),
+      alloc_seq_(store.owned_.alloc_seq, 0),
+      free_order_(store.owned_.free_order, StoreColumns::kFreeRotation),
+      columns_(store.tables_, bucket_, alloc_seq_, free_order_, store.owned_.time_changes, checkpoints) {}
+
+namespace {
+
+PackedColumn finished(PackedColumnWriter<std::vector<std::uint64_t>>& writer, std::vector<std::uint64_t>& words,
+                      unsigned rotation) {
+  writer.finish();
+  words.shrink_to_fit();
+  PackedColumn column;
+  if (const std::string wrong = PackedColumn::view(words, writer.count(), rotation, column); !wrong.empty()) {
+    throw Error("internal error: a packed column " + wrong);
+  }
+  return column;
+}
+
+}  // namespace
 
 void TraceStore::Builder::on_finish(std::int64_t end_ns) {
   columns_.on_finish(end_ns);
   OwnedColumns& owned = store_.owned_;
-  owned.bucket.shrink_to_fit();
-  owned.alloc_seq.shrink_to_fit();
-  owned.free_order.shrink_to_fit();
+  const PackedColumn bucket = finished(bucket_, owned.bucket, 0);
+  const PackedColumn alloc_seq = finished(alloc_seq_, owned.alloc_seq, 0);
+  const PackedColumn free_order = finished(free_order_, owned.free_order, StoreColumns::kFreeRotation);
   owned.time_changes.shrink_to_fit();
   owned.bucket_sums = columns_.take_bucket_sums();
   owned.checkpoints = columns_.checkpoints();
   owned.checkpoint_ids = columns_.checkpoint_ids();
-  store_.columns_ = StoreColumns{owned.bucket,      owned.alloc_seq,   owned.free_order,      owned.time_changes,
+  store_.columns_ = StoreColumns{bucket,            alloc_seq,         free_order,            owned.time_changes,
                                  owned.bucket_sums, columns_.peak(),   columns_.event_count(), columns_.end_ns(),
                                  owned.checkpoints, owned.checkpoint_ids};
 }
@@ -103,11 +120,7 @@ std::uint64_t first_event_at(const StoreColumns& c, std::int64_t ns) {
 
 // How many blocks were allocated before event `seq` (the allocation
 // sequence numbers ascend; the replay refuses a store where they do not).
-std::size_t allocs_before(const StoreColumns& c, std::uint64_t seq) {
-  return static_cast<std::size_t>(std::lower_bound(c.alloc_seq.begin(), c.alloc_seq.end(), seq,
-                                                   [](std::uint32_t s, std::uint64_t at) { return s < at; }) -
-                                  c.alloc_seq.begin());
-}
+std::size_t allocs_before(const StoreColumns& c, std::uint64_t seq) { return c.alloc_seq.lower_bound(seq); }
 
 // The buckets with live blocks in the order events would have met them: the
 // bucket sums' order; a crafted store that leaves some out still gets them all.
@@ -154,7 +167,7 @@ void TraceStore::skip_events(EventConsumer& consumer, std::size_t allocs, std::s
         for (std::size_t f = 0; f < frees; ++f) {
           if (f + kAhead < frees) {
             const std::uint32_t ahead = c.free_order[f + kAhead] & StoreColumns::kBlockMask;
-            if (ahead < allocs) prefetch_hint(&c.bucket[ahead]);
+            if (ahead < allocs) prefetch_hint(c.bucket.bits_address(ahead));
           }
           const std::uint32_t i = c.free_order[f] & StoreColumns::kBlockMask;
           if (i >= allocs) inconsistent("a free of a block not yet allocated");

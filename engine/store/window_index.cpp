@@ -58,7 +58,7 @@ WindowIndex::WindowIndex(const TraceTables& tables, const StoreColumns& columns)
       if (next_free >= c.free_order.size()) inconsistent("an event is neither an allocation nor a free");
       if (next_free + kAhead < c.free_order.size()) {
         const std::uint32_t ahead = c.free_order[next_free + kAhead] & StoreColumns::kBlockMask;
-        if (ahead < blocks) prefetch_hint(&c.bucket[ahead]);
+        if (ahead < blocks) prefetch_hint(c.bucket.bits_address(ahead));
       }
       const std::uint32_t word = c.free_order[next_free];
       const std::uint32_t i = word & StoreColumns::kBlockMask;
@@ -104,9 +104,7 @@ std::uint64_t WindowIndex::first_event_at(std::int64_t ns) const {
 
 std::size_t WindowIndex::allocs_before(std::uint64_t seq) const {
   const StoreColumns& c = columns_;
-  return static_cast<std::size_t>(std::lower_bound(c.alloc_seq.begin(), c.alloc_seq.end(), seq,
-                                                   [](std::uint32_t s, std::uint64_t at) { return s < at; }) -
-                                  c.alloc_seq.begin());
+  return c.alloc_seq.lower_bound(seq);
 }
 
 std::size_t WindowIndex::run_at(std::uint64_t seq) const {
