@@ -9,6 +9,9 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "engine/error.h"
 #include "engine/store/packed_column.h"
@@ -70,5 +73,26 @@ class PackedColumnWriter {
   std::uint64_t packed_words_ = 0;
   ChunkedVector<std::uint64_t> directory_;
 };
+
+// The column a finished writer's `words` hold (they must outlive it).
+inline PackedColumn finished_column(PackedColumnWriter<std::vector<std::uint64_t>>& writer,
+                                    std::vector<std::uint64_t>& words, unsigned rotation) {
+  writer.finish();
+  words.shrink_to_fit();
+  PackedColumn column;
+  if (const std::string wrong = PackedColumn::view(words, writer.count(), rotation, column); !wrong.empty()) {
+    throw Error("internal error: a packed column " + wrong);
+  }
+  return column;
+}
+
+// `values` packed into `words` (emptied first), and the column viewing them.
+inline PackedColumn pack_values(std::span<const std::uint32_t> values, unsigned rotation,
+                                std::vector<std::uint64_t>& words) {
+  words.clear();
+  PackedColumnWriter<std::vector<std::uint64_t>> writer(words, rotation);
+  for (const std::uint32_t v : values) writer.push_back(v);
+  return finished_column(writer, words, rotation);
+}
 
 }  // namespace heapql

@@ -57,27 +57,12 @@ TraceStore::Builder::Builder(TraceStore& store, CheckpointRule checkpoints)
       free_order_(store.owned_.free_order, StoreColumns::kFreeRotation),
       columns_(store.tables_, bucket_, alloc_seq_, free_order_, store.owned_.time_changes, checkpoints) {}
 
-namespace {
-
-PackedColumn finished(PackedColumnWriter<std::vector<std::uint64_t>>& writer, std::vector<std::uint64_t>& words,
-                      unsigned rotation) {
-  writer.finish();
-  words.shrink_to_fit();
-  PackedColumn column;
-  if (const std::string wrong = PackedColumn::view(words, writer.count(), rotation, column); !wrong.empty()) {
-    throw Error("internal error: a packed column " + wrong);
-  }
-  return column;
-}
-
-}  // namespace
-
 void TraceStore::Builder::on_finish(std::int64_t end_ns) {
   columns_.on_finish(end_ns);
   OwnedColumns& owned = store_.owned_;
-  const PackedColumn bucket = finished(bucket_, owned.bucket, 0);
-  const PackedColumn alloc_seq = finished(alloc_seq_, owned.alloc_seq, 0);
-  const PackedColumn free_order = finished(free_order_, owned.free_order, StoreColumns::kFreeRotation);
+  const PackedColumn bucket = finished_column(bucket_, owned.bucket, 0);
+  const PackedColumn alloc_seq = finished_column(alloc_seq_, owned.alloc_seq, 0);
+  const PackedColumn free_order = finished_column(free_order_, owned.free_order, StoreColumns::kFreeRotation);
   owned.time_changes.shrink_to_fit();
   owned.bucket_sums = columns_.take_bucket_sums();
   owned.checkpoints = columns_.checkpoints();
