@@ -82,6 +82,28 @@ class PackedColumn {
     return std::rotr(static_cast<std::uint32_t>(entry) + bits, static_cast<int>(rotation_));
   }
 
+  // Block k's 64 values into `out` (past the column's end: its base).
+  void decode_block(std::size_t k, std::uint32_t* out) const {
+    const std::uint64_t entry = directory_[k];
+    const auto first = static_cast<std::uint32_t>(entry >> 32);
+    const auto end = static_cast<std::uint32_t>(directory_[k + 1] >> 32);
+    const std::uint32_t width = end - first;
+    if (width > kMaxWidth || end > packed_words_) [[unlikely]] bad_block(k, width);
+    const auto base = static_cast<std::uint32_t>(entry);
+    const std::uint64_t* words = words_ + first;
+    const std::uint64_t mask = (std::uint64_t{1} << width) - 1;
+    std::uint64_t at = 0;
+    for (std::size_t j = 0; j < kBlockValues; ++j, at += width) {
+      std::uint64_t v = 0;
+      if (width != 0) {
+        const unsigned shift = static_cast<unsigned>(at & 63);
+        v = words[at >> 6] >> shift;
+        if (shift + width > 64) v |= words[(at >> 6) + 1] << (64 - shift);
+      }
+      out[j] = std::rotr(base + static_cast<std::uint32_t>(v & mask), static_cast<int>(rotation_));
+    }
+  }
+
   // The index of the first value at or past `v`, for a column whose values
   // ascend (the allocation times); any index in [0, size()] otherwise.
   std::size_t lower_bound(std::uint64_t v) const {
@@ -129,6 +151,26 @@ class PackedColumn {
   std::uint32_t packed_words_ = 0;
   std::size_t count_ = 0;
   unsigned rotation_ = 0;
+};
+
+// Reads a packed column mostly in order (a replay's allocations and frees):
+// a block decoded at once, then its values from a buffer.
+class PackedReader {
+ public:
+  explicit PackedReader(const PackedColumn& column) : column_(column) {}
+  std::uint32_t operator[](std::size_t i) {
+    const std::size_t k = i / PackedColumn::kBlockValues;
+    if (k != block_) [[unlikely]] {
+      column_.decode_block(k, values_);
+      block_ = k;
+    }
+    return values_[i % PackedColumn::kBlockValues];
+  }
+
+ private:
+  const PackedColumn& column_;
+  std::size_t block_ = static_cast<std::size_t>(-1);
+  std::uint32_t values_[PackedColumn::kBlockValues];
 };
 
 }  // namespace heapql

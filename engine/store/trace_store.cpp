@@ -128,11 +128,13 @@ std::vector<std::uint32_t> buckets_in_first_order(const StoreColumns& c, std::sp
 // block's bucket and that allocation times ascend.
 void count_allocations(const StoreColumns& c, std::size_t from, std::size_t to, std::vector<std::uint32_t>& counts) {
   std::uint32_t previous = from > 0 ? c.alloc_seq[from - 1] : 0;
+  PackedReader buckets(c.bucket), seqs(c.alloc_seq);
   for (std::size_t i = from; i < to; ++i) {
-    const std::uint32_t bucket = c.bucket[i];
+    const std::uint32_t bucket = buckets[i];
     if (bucket >= counts.size()) inconsistent("a block's bucket is not in the bucket table");
-    if (i > 0 && c.alloc_seq[i] <= previous) inconsistent("allocation sequence numbers are not ascending");
-    previous = c.alloc_seq[i];
+    const std::uint32_t seq = seqs[i];
+    if (i > 0 && seq <= previous) inconsistent("allocation sequence numbers are not ascending");
+    previous = seq;
     ++counts[bucket];  // below 2^31: so are the blocks
   }
 }
@@ -149,12 +151,13 @@ void TraceStore::skip_events(EventConsumer& consumer, std::size_t allocs, std::s
         // A free names its block, whose bucket is a random read in a big
         // column: fetch it some frees ahead.
         constexpr std::size_t kAhead = 16;
+        PackedReader free_order(c.free_order), free_order_ahead(c.free_order);
         for (std::size_t f = 0; f < frees; ++f) {
           if (f + kAhead < frees) {
-            const std::uint32_t ahead = c.free_order[f + kAhead] & StoreColumns::kBlockMask;
+            const std::uint32_t ahead = free_order_ahead[f + kAhead] & StoreColumns::kBlockMask;
             if (ahead < allocs) prefetch_hint(c.bucket.bits_address(ahead));
           }
-          const std::uint32_t i = c.free_order[f] & StoreColumns::kBlockMask;
+          const std::uint32_t i = free_order[f] & StoreColumns::kBlockMask;
           if (i >= allocs) inconsistent("a free of a block not yet allocated");
           mark_freed(i);
           const std::uint32_t bucket = c.bucket[i];
@@ -193,8 +196,9 @@ void TraceStore::skip_from_checkpoint(EventConsumer& consumer, const LiveCheckpo
   }
   // Then the events from the checkpoint on, one by one.
   count_allocations(c, allocs_then, allocs, live);
+  PackedReader free_order(c.free_order);
   for (std::size_t f = frees_then; f < frees; ++f) {
-    const std::uint32_t i = c.free_order[f] & StoreColumns::kBlockMask;
+    const std::uint32_t i = free_order[f] & StoreColumns::kBlockMask;
     if (i >= allocs) inconsistent("a free of a block not yet allocated");
     mark_freed(i);
     const std::uint32_t bucket = c.bucket[i];
@@ -270,8 +274,9 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
   std::size_t next_change = 0;
   on_both_cores(
       [&] {
+        PackedReader free_order(c.free_order);
         for (std::size_t f = frees_before_cut; f < c.free_order.size(); ++f) {
-          const std::uint32_t word = c.free_order[f];
+          const std::uint32_t word = free_order[f];
           if ((word & StoreColumns::kTemporaryBit) == 0) continue;
           const std::uint32_t i = word & StoreColumns::kBlockMask;
           if (i >= blocks) inconsistent("a free of a block that does not exist");
@@ -280,18 +285,20 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
       },
       [&] {
         std::int64_t now = 0;
+        PackedReader alloc_seqs(c.alloc_seq), alloc_buckets(c.bucket), free_order(c.free_order);
         for (std::uint64_t seq = skipped; seq < cut; ++seq) {
           while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq <= seq) {
             now = c.time_changes[next_change++].ns;
           }
-          if (next_alloc < blocks && c.alloc_seq[next_alloc] == seq) {
+          if (next_alloc < blocks && alloc_seqs[next_alloc] == seq) {
             const auto i = static_cast<std::uint32_t>(next_alloc++);
-            if (c.bucket[i] >= buckets) inconsistent("a block's bucket is not in the bucket table");
-            consumer.on_alloc(LiveBlock{BlockId(i), BucketId(c.bucket[i]), seq, now});
+            const std::uint32_t bucket = alloc_buckets[i];
+            if (bucket >= buckets) inconsistent("a block's bucket is not in the bucket table");
+            consumer.on_alloc(LiveBlock{BlockId(i), BucketId(bucket), seq, now});
             continue;
           }
           if (next_free >= c.free_order.size()) inconsistent("an event is neither an allocation nor a free");
-          const std::uint32_t word = c.free_order[next_free++];
+          const std::uint32_t word = free_order[next_free++];
           const std::uint32_t i = word & StoreColumns::kBlockMask;
           if (i >= next_alloc) inconsistent("a free of a block not yet allocated");
           mark_freed(i);

@@ -99,6 +99,24 @@ TEST(PackedColumnTest, LowerBoundOfAscendingValues) {
   EXPECT_EQ(column.lower_bound(std::uint64_t{1} << 40), ascending.size());
 }
 
+TEST(PackedColumnTest, AReaderGivesWhatIndexingGives) {
+  const std::vector<std::uint32_t> values = values_of_width(64 * 3 + 5, 17, 1u << 20, 7);
+  std::vector<std::uint64_t> words;
+  const PackedColumn column = pack_values(values, 1, words);
+  PackedReader in_order(column);
+  for (std::size_t i = 0; i < values.size(); ++i) ASSERT_EQ(in_order[i], values[i]) << "value " << i;
+  PackedReader jumping(column);  // back and forth across blocks, as a replay's look-ahead does not
+  for (const std::size_t i : {200, 0, 63, 64, 199, 1, 128, 127}) EXPECT_EQ(jumping[i], values[i]) << "value " << i;
+  // A damaged block throws from the reader too.
+  std::vector<std::uint64_t> wide(33, 0);
+  wide.push_back(PackedColumn::directory_entry(0, 0));
+  wide.push_back(PackedColumn::directory_entry(0, 33));
+  PackedColumn damaged;
+  ASSERT_EQ(PackedColumn::view(wide, 64, 0, damaged), "");
+  PackedReader reader(damaged);
+  EXPECT_THROW((void)reader[5], Error);
+}
+
 std::string view_error(const std::vector<std::uint64_t>& words, std::uint64_t count) {
   PackedColumn column;
   return PackedColumn::view(words, count, 0, column);
