@@ -50,7 +50,8 @@ void Aggregator::count_window_blocks(const StoreColumns& c, const WindowIndex& i
   // not for every bucket: a narrow window's roll-up then passes over few
   // (buckets are numbered mostly in order of their first allocation).
   std::uint32_t highest = 0;
-  for (std::size_t i = first_block; i < end_block; ++i) highest = std::max(highest, c.bucket[i]);
+  PackedReader buckets(c.bucket), buckets_ahead(c.bucket);
+  for (std::size_t i = first_block; i < end_block; ++i) highest = std::max(highest, buckets[i]);
   ChunkedVector<S>& all = states<S>();
   if (first_block < end_block && all.size() <= highest) {
     if (highest >= tables_.bucket_count()) throw Error("store is inconsistent: a block's bucket is not in the bucket table");
@@ -60,8 +61,8 @@ void Aggregator::count_window_blocks(const StoreColumns& c, const WindowIndex& i
   // Blocks come in id order; their buckets' states are random reads, fetched ahead.
   constexpr std::size_t kAhead = 16;
   for (std::size_t i = first_block; i < end_block; ++i) {
-    if (i + kAhead < end_block) prefetch_hint(&all[c.bucket[i + kAhead]]);  // all up to `highest`
-    const std::uint32_t b = c.bucket[i];
+    if (i + kAhead < end_block) prefetch_hint(&all[buckets_ahead[i + kAhead]]);  // all up to `highest`
+    const std::uint32_t b = buckets[i];
     S& state = plan<S>(BucketId(b));
     const std::uint32_t end = ends[i];
     // The replay: a free before the cut ends the block in the window; a

@@ -52,20 +52,22 @@ void TraceStore::check_bucket_sums() const {
 
 TraceStore::Builder::Builder(TraceStore& store, CheckpointRule checkpoints)
     : store_(store),
-      columns_(store.tables_, store.owned_.bucket, store.owned_.alloc_seq, store.owned_.free_order,
-               store.owned_.time_changes, checkpoints) {}
+      bucket_(store.owned_.bucket, 0),
+      alloc_seq_(store.owned_.alloc_seq, 0),
+      free_order_(store.owned_.free_order, StoreColumns::kFreeRotation),
+      columns_(store.tables_, bucket_, alloc_seq_, free_order_, store.owned_.time_changes, checkpoints) {}
 
 void TraceStore::Builder::on_finish(std::int64_t end_ns) {
   columns_.on_finish(end_ns);
   OwnedColumns& owned = store_.owned_;
-  owned.bucket.shrink_to_fit();
-  owned.alloc_seq.shrink_to_fit();
-  owned.free_order.shrink_to_fit();
+  const PackedColumn bucket = finished_column(bucket_, owned.bucket, 0);
+  const PackedColumn alloc_seq = finished_column(alloc_seq_, owned.alloc_seq, 0);
+  const PackedColumn free_order = finished_column(free_order_, owned.free_order, StoreColumns::kFreeRotation);
   owned.time_changes.shrink_to_fit();
   owned.bucket_sums = columns_.take_bucket_sums();
   owned.checkpoints = columns_.checkpoints();
   owned.checkpoint_ids = columns_.checkpoint_ids();
-  store_.columns_ = StoreColumns{owned.bucket,      owned.alloc_seq,   owned.free_order,      owned.time_changes,
+  store_.columns_ = StoreColumns{bucket,            alloc_seq,         free_order,            owned.time_changes,
                                  owned.bucket_sums, columns_.peak(),   columns_.event_count(), columns_.end_ns(),
                                  owned.checkpoints, owned.checkpoint_ids};
 }
@@ -103,11 +105,7 @@ std::uint64_t first_event_at(const StoreColumns& c, std::int64_t ns) {
 
 // How many blocks were allocated before event `seq` (the allocation
 // sequence numbers ascend; the replay refuses a store where they do not).
-std::size_t allocs_before(const StoreColumns& c, std::uint64_t seq) {
-  return static_cast<std::size_t>(std::lower_bound(c.alloc_seq.begin(), c.alloc_seq.end(), seq,
-                                                   [](std::uint32_t s, std::uint64_t at) { return s < at; }) -
-                                  c.alloc_seq.begin());
-}
+std::size_t allocs_before(const StoreColumns& c, std::uint64_t seq) { return c.alloc_seq.lower_bound(seq); }
 
 // The buckets with live blocks in the order events would have met them: the
 // bucket sums' order; a crafted store that leaves some out still gets them all.
@@ -130,11 +128,13 @@ std::vector<std::uint32_t> buckets_in_first_order(const StoreColumns& c, std::sp
 // block's bucket and that allocation times ascend.
 void count_allocations(const StoreColumns& c, std::size_t from, std::size_t to, std::vector<std::uint32_t>& counts) {
   std::uint32_t previous = from > 0 ? c.alloc_seq[from - 1] : 0;
+  PackedReader buckets(c.bucket), seqs(c.alloc_seq);
   for (std::size_t i = from; i < to; ++i) {
-    const std::uint32_t bucket = c.bucket[i];
+    const std::uint32_t bucket = buckets[i];
     if (bucket >= counts.size()) inconsistent("a block's bucket is not in the bucket table");
-    if (i > 0 && c.alloc_seq[i] <= previous) inconsistent("allocation sequence numbers are not ascending");
-    previous = c.alloc_seq[i];
+    const std::uint32_t seq = seqs[i];
+    if (i > 0 && seq <= previous) inconsistent("allocation sequence numbers are not ascending");
+    previous = seq;
     ++counts[bucket];  // below 2^31: so are the blocks
   }
 }
@@ -151,12 +151,13 @@ void TraceStore::skip_events(EventConsumer& consumer, std::size_t allocs, std::s
         // A free names its block, whose bucket is a random read in a big
         // column: fetch it some frees ahead.
         constexpr std::size_t kAhead = 16;
+        PackedReader free_order(c.free_order), free_order_ahead(c.free_order);
         for (std::size_t f = 0; f < frees; ++f) {
           if (f + kAhead < frees) {
-            const std::uint32_t ahead = c.free_order[f + kAhead] & StoreColumns::kBlockMask;
-            if (ahead < allocs) prefetch_hint(&c.bucket[ahead]);
+            const std::uint32_t ahead = free_order_ahead[f + kAhead] & StoreColumns::kBlockMask;
+            if (ahead < allocs) prefetch_hint(c.bucket.bits_address(ahead));
           }
-          const std::uint32_t i = c.free_order[f] & StoreColumns::kBlockMask;
+          const std::uint32_t i = free_order[f] & StoreColumns::kBlockMask;
           if (i >= allocs) inconsistent("a free of a block not yet allocated");
           mark_freed(i);
           const std::uint32_t bucket = c.bucket[i];
@@ -195,8 +196,9 @@ void TraceStore::skip_from_checkpoint(EventConsumer& consumer, const LiveCheckpo
   }
   // Then the events from the checkpoint on, one by one.
   count_allocations(c, allocs_then, allocs, live);
+  PackedReader free_order(c.free_order);
   for (std::size_t f = frees_then; f < frees; ++f) {
-    const std::uint32_t i = c.free_order[f] & StoreColumns::kBlockMask;
+    const std::uint32_t i = free_order[f] & StoreColumns::kBlockMask;
     if (i >= allocs) inconsistent("a free of a block not yet allocated");
     mark_freed(i);
     const std::uint32_t bucket = c.bucket[i];
@@ -272,8 +274,9 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
   std::size_t next_change = 0;
   on_both_cores(
       [&] {
+        PackedReader free_order(c.free_order);
         for (std::size_t f = frees_before_cut; f < c.free_order.size(); ++f) {
-          const std::uint32_t word = c.free_order[f];
+          const std::uint32_t word = free_order[f];
           if ((word & StoreColumns::kTemporaryBit) == 0) continue;
           const std::uint32_t i = word & StoreColumns::kBlockMask;
           if (i >= blocks) inconsistent("a free of a block that does not exist");
@@ -282,18 +285,20 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
       },
       [&] {
         std::int64_t now = 0;
+        PackedReader alloc_seqs(c.alloc_seq), alloc_buckets(c.bucket), free_order(c.free_order);
         for (std::uint64_t seq = skipped; seq < cut; ++seq) {
           while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq <= seq) {
             now = c.time_changes[next_change++].ns;
           }
-          if (next_alloc < blocks && c.alloc_seq[next_alloc] == seq) {
+          if (next_alloc < blocks && alloc_seqs[next_alloc] == seq) {
             const auto i = static_cast<std::uint32_t>(next_alloc++);
-            if (c.bucket[i] >= buckets) inconsistent("a block's bucket is not in the bucket table");
-            consumer.on_alloc(LiveBlock{BlockId(i), BucketId(c.bucket[i]), seq, now});
+            const std::uint32_t bucket = alloc_buckets[i];
+            if (bucket >= buckets) inconsistent("a block's bucket is not in the bucket table");
+            consumer.on_alloc(LiveBlock{BlockId(i), BucketId(bucket), seq, now});
             continue;
           }
           if (next_free >= c.free_order.size()) inconsistent("an event is neither an allocation nor a free");
-          const std::uint32_t word = c.free_order[next_free++];
+          const std::uint32_t word = free_order[next_free++];
           const std::uint32_t i = word & StoreColumns::kBlockMask;
           if (i >= next_alloc) inconsistent("a free of a block not yet allocated");
           mark_freed(i);

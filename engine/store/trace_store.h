@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/store/events.h"
+#include "engine/store/packed_column_writer.h"
 #include "engine/store/source_info.h"
 #include "engine/store/stack_view.h"
 #include "engine/store/store_columns.h"
@@ -104,8 +105,10 @@ class TraceStore {
     void on_finish(std::int64_t end_ns) override;
 
    private:
+    using Packer = PackedColumnWriter<std::vector<std::uint64_t>>;
     TraceStore& store_;
-    ColumnBuilder<std::vector<std::uint32_t>, std::vector<TimeChange>> columns_;
+    Packer bucket_, alloc_seq_, free_order_;
+    ColumnBuilder<Packer, std::vector<TimeChange>> columns_;
   };
 
  private:
@@ -119,7 +122,7 @@ class TraceStore {
   void replay_blocks(EventConsumer& consumer, std::int64_t until_ns) const;
 
   struct OwnedColumns {
-    std::vector<std::uint32_t> bucket, alloc_seq, free_order;
+    std::vector<std::uint64_t> bucket, alloc_seq, free_order;  // packed (packed_column.h)
     std::vector<TimeChange> time_changes;
     std::vector<BucketSum> bucket_sums;
     std::vector<LiveCheckpoint> checkpoints;

@@ -34,6 +34,8 @@ WindowIndex::WindowIndex(const TraceTables& tables, const StoreColumns& columns)
   // A free's block is a random read in the bucket column, its size one in
   // the bucket table: both fetched some frees ahead.
   constexpr std::size_t kAhead = 16;
+  PackedReader alloc_seqs(c.alloc_seq), alloc_buckets(c.bucket), buckets_ahead(c.bucket), free_order(c.free_order),
+      free_order_ahead(c.free_order);
   for (std::uint64_t seq = 0; seq < c.event_count; ++seq) {
     bool new_run = seq == 0;
     while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq <= seq) {
@@ -44,11 +46,12 @@ WindowIndex::WindowIndex(const TraceTables& tables, const StoreColumns& columns)
       runs_.push_back(LevelRun{seq, now, level_bytes, level_blocks, 0, level_blocks});
     }
     std::uint64_t size;
-    if (next_alloc < blocks && c.alloc_seq[next_alloc] == seq) {
-      const std::uint32_t bucket = c.bucket[next_alloc];
+    if (next_alloc < blocks && alloc_seqs[next_alloc] == seq) {
+      const std::uint32_t bucket = alloc_buckets[next_alloc];
       if (bucket >= buckets) inconsistent("a block's bucket is not in the bucket table");
-      if (next_alloc + kAhead < blocks && c.bucket[next_alloc + kAhead] < buckets) {
-        prefetch_hint(&tables.bucket(BucketId(c.bucket[next_alloc + kAhead])));
+      if (next_alloc + kAhead < blocks) {
+        const std::uint32_t ahead = buckets_ahead[next_alloc + kAhead];
+        if (ahead < buckets) prefetch_hint(&tables.bucket(BucketId(ahead)));
       }
       ++next_alloc;
       size = tables.bucket(BucketId(bucket)).size;
@@ -57,10 +60,10 @@ WindowIndex::WindowIndex(const TraceTables& tables, const StoreColumns& columns)
     } else {
       if (next_free >= c.free_order.size()) inconsistent("an event is neither an allocation nor a free");
       if (next_free + kAhead < c.free_order.size()) {
-        const std::uint32_t ahead = c.free_order[next_free + kAhead] & StoreColumns::kBlockMask;
-        if (ahead < blocks) prefetch_hint(&c.bucket[ahead]);
+        const std::uint32_t ahead = free_order_ahead[next_free + kAhead] & StoreColumns::kBlockMask;
+        if (ahead < blocks) prefetch_hint(c.bucket.bits_address(ahead));
       }
-      const std::uint32_t word = c.free_order[next_free];
+      const std::uint32_t word = free_order[next_free];
       const std::uint32_t i = word & StoreColumns::kBlockMask;
       if (i >= next_alloc) inconsistent("a free of a block not yet allocated");
       if (block_ends_[i] != kNeverFreed) inconsistent("a block freed twice");
@@ -104,9 +107,7 @@ std::uint64_t WindowIndex::first_event_at(std::int64_t ns) const {
 
 std::size_t WindowIndex::allocs_before(std::uint64_t seq) const {
   const StoreColumns& c = columns_;
-  return static_cast<std::size_t>(std::lower_bound(c.alloc_seq.begin(), c.alloc_seq.end(), seq,
-                                                   [](std::uint32_t s, std::uint64_t at) { return s < at; }) -
-                                  c.alloc_seq.begin());
+  return c.alloc_seq.lower_bound(seq);
 }
 
 std::size_t WindowIndex::run_at(std::uint64_t seq) const {

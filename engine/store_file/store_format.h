@@ -23,7 +23,7 @@ namespace heapql::store_file {
 static_assert(std::endian::native == std::endian::little, "the store maps its columns as they are on disk");
 
 inline constexpr std::array<char, 8> kMagic = {'H', 'E', 'A', 'P', 'Q', 'L', 'D', 'B'};
-inline constexpr std::uint32_t kFormatVersion = 6;
+inline constexpr std::uint32_t kFormatVersion = 7;
 inline constexpr std::uint64_t kHeaderBytes = 64;
 inline constexpr std::uint64_t kSectionAlignment = 64;
 inline constexpr std::uint64_t kTocEntryBytes = 40;
@@ -46,9 +46,9 @@ enum class Section : std::uint32_t {
   kProcesses = 5,     // u64 pid, u32 name, u32 zero
   kHeaps = 6,         // u32 process, u32 name, u64 handle
   kBuckets = 7,       // u64 size, u32 stack, u32 heap, u32 thread, u8 kind, u8 is_realloc, u16 zero
-  kBlockBucket = 8,   // u32 per block
-  kBlockAllocSeq = 9, // u32 per block
-  kFreeOrder = 10,    // u32 per free
+  kBlockBucket = 8,   // per block, packed (packed_column.h)
+  kBlockAllocSeq = 9, // per block, packed
+  kFreeOrder = 10,    // per free, packed, rotated left a bit
   kTimeChanges = 11,  // TimeChange (16 bytes) per distinct time
   // Accelerators: optional; every kind past the facts is one.
   kBucketSums = 12,   // BucketSum (32 bytes) per bucket with blocks, in order of first allocation

@@ -253,13 +253,32 @@ std::span<const T> column(const StoreSections& file, Section kind) {
   return view_as<T>(file.table(kind, sizeof(T)).rest_view());
 }
 
+// A packed block column viewed in place (packed_column.h): its words and
+// directory, whose sizes must agree with its values' count.
+PackedColumn packed_column(const StoreSections& file, Section kind, unsigned rotation) {
+  const SectionEntry& e = file.entry(kind);
+  if (e.bytes % 8 != 0) {
+    file.verify(kind);  // checked by checksum only when used: damage explains it
+    file.fail(fmt::format("store section '{}': {} bytes are not whole words", section_name(kind), e.bytes), e.offset);
+  }
+  PackedColumn c;
+  const std::string_view bytes = file.bytes(kind);
+  const std::string wrong = PackedColumn::view(
+      {reinterpret_cast<const std::uint64_t*>(bytes.data()), bytes.size() / 8}, e.items, rotation, c);
+  if (!wrong.empty()) {
+    file.verify(kind);
+    file.fail(fmt::format("store section '{}': {}", section_name(kind), wrong), e.offset);
+  }
+  return c;
+}
+
 // The block columns and the time changes viewed, and what their lengths
 // must be.
 StoreColumns read_columns(const StoreSections& file, const SourceRecord& record) {
   StoreColumns c;
-  c.bucket = column<std::uint32_t>(file, Section::kBlockBucket);
-  c.alloc_seq = column<std::uint32_t>(file, Section::kBlockAllocSeq);
-  c.free_order = column<std::uint32_t>(file, Section::kFreeOrder);
+  c.bucket = packed_column(file, Section::kBlockBucket, 0);
+  c.alloc_seq = packed_column(file, Section::kBlockAllocSeq, 0);
+  c.free_order = packed_column(file, Section::kFreeOrder, StoreColumns::kFreeRotation);
   c.time_changes = column<TimeChange>(file, Section::kTimeChanges);
   c.peak = record.peak;
   c.event_count = record.event_count;

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "engine/error.h"
+#include "engine/store/packed_column_writer.h"
 #include "engine/store/stack_view_sink.h"
 #include "engine/store/store_columns.h"
 #include "engine/binary_file/checksum.h"
@@ -120,13 +121,21 @@ class ViewSectionWriter final : public StackViewSink {
 
 }  // namespace
 
+// A block column packed (packed_column.h) into a scratch file as it grows.
+struct PackedScratch {
+  PackedScratch(const std::string& folder, unsigned rotation) : words(folder), packer(words, rotation) {}
+  void push_back(std::uint32_t value) { packer.push_back(value); }
+  ScratchColumn<std::uint64_t> words;
+  PackedColumnWriter<ScratchColumn<std::uint64_t>> packer;
+};
+
 struct StoreWriter::Columns {
   Columns(const std::string& folder, const TraceTables& tables)
-      : bucket(folder), alloc_seq(folder), free_order(folder), time_changes(folder),
+      : bucket(folder, 0), alloc_seq(folder, 0), free_order(folder, StoreColumns::kFreeRotation), time_changes(folder),
         builder(tables, bucket, alloc_seq, free_order, time_changes, checkpoint_rule()) {}
-  ScratchColumn<std::uint32_t> bucket, alloc_seq, free_order;
+  PackedScratch bucket, alloc_seq, free_order;
   ScratchColumn<TimeChange> time_changes;
-  ColumnBuilder<ScratchColumn<std::uint32_t>, ScratchColumn<TimeChange>> builder;
+  ColumnBuilder<PackedScratch, ScratchColumn<TimeChange>> builder;
 };
 
 StoreWriter::StoreWriter(std::string path, const TraceTables& tables, std::span<const Accelerator> accelerators)
@@ -157,15 +166,16 @@ EventConsumer& StoreWriter::consumer() { return columns_->builder; }
 std::uint64_t StoreWriter::block_count() const { return columns_->builder.block_count(); }
 std::uint64_t StoreWriter::free_count() const { return columns_->builder.event_count() - block_count(); }
 std::uint64_t StoreWriter::column_bytes() const {
-  return (columns_->bucket.count() + columns_->alloc_seq.count() + columns_->free_order.count()) * 4;
+  return columns_->bucket.packer.bytes() + columns_->alloc_seq.packer.bytes() + columns_->free_order.packer.bytes();
 }
 
 std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& make_view) {
   const TraceTables& tables = tables_;
   Columns& c = *columns_;
-  c.bucket.flush();
-  c.alloc_seq.flush();
-  c.free_order.flush();
+  for (PackedScratch* packed : {&c.bucket, &c.alloc_seq, &c.free_order}) {
+    packed->packer.finish();
+    packed->words.flush();
+  }
   c.time_changes.flush();
   record.event_count = c.builder.event_count();
   record.end_ns = c.builder.end_ns();
@@ -210,14 +220,17 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
     flush();
     toc.push_back(section.finish(rows));
   };
-  auto put_column = [&](Section kind, const auto& column, std::uint64_t item_bytes) {
+  auto put_column = [&](Section kind, const auto& column, std::uint64_t item_bytes, std::uint64_t items) {
     // Copied from its scratch file, whose checksum was computed as it grew.
     TocEntry entry = begin_entry(kind);
     out.append_from(column.fd(), column.count() * item_bytes);
     entry.checksum = column.checksum();
     entry.bytes = column.count() * item_bytes;
-    entry.items = column.count();
+    entry.items = items;
     toc.push_back(entry);
+  };
+  auto put_packed = [&](Section kind, const PackedScratch& packed) {
+    put_column(kind, packed.words, 8, packed.packer.count());
   };
 
   put_bytes(Section::kSource, encode_source_record(record), 1);
@@ -248,10 +261,10 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
     w.u64(b.size), w.u32(b.stack.value), w.u32(b.heap.value), w.u32(b.thread);
     w.u8(static_cast<std::uint8_t>(b.kind)), w.u8(b.is_realloc ? 1 : 0), w.u16(0);
   });
-  put_column(Section::kBlockBucket, c.bucket, 4);
-  put_column(Section::kBlockAllocSeq, c.alloc_seq, 4);
-  put_column(Section::kFreeOrder, c.free_order, 4);
-  put_column(Section::kTimeChanges, c.time_changes, sizeof(TimeChange));
+  put_packed(Section::kBlockBucket, c.bucket);
+  put_packed(Section::kBlockAllocSeq, c.alloc_seq);
+  put_packed(Section::kFreeOrder, c.free_order);
+  put_column(Section::kTimeChanges, c.time_changes, sizeof(TimeChange), c.time_changes.count());
   if (writes(Section::kLiveCheckpoints)) {
     // Written from where the builder keeps them (a quarter of the blocks'
     // ids at most), not copied into one string first.

@@ -692,6 +692,46 @@ TEST_F(BadInputStore, BadTableRecordsWithCorrectChecksums) {
   expect_refused(crafted(buckets + 20, 0x00010000), "a bucket with an unknown kind or flag");
 }
 
+// The packed block columns (store-format.md, "Packed columns") crafted with
+// correct checksums: a block wider than 32 bits, a directory that points
+// past the words, and a count of values the bytes do not hold are refused,
+// each by what reads them.
+TEST_F(BadInputStore, BadPackedColumnsWithCorrectChecksums) {
+  const CommandResult info = run_heapql("info " + shell_quote(good_) + " --format json");
+  for (const std::string section : {"block buckets", "block allocation times", "frees"}) {
+    SCOPED_TRACE(section);
+    const std::size_t at = section_offset(good_, section);
+    const std::size_t entry = info.out.find("{\"name\":\"" + section + "\"");
+    ASSERT_NE(entry, std::string::npos);
+    const auto field = [&](const std::string& key) {
+      return std::stoull(info.out.substr(info.out.find("\"" + key + "\":", entry) + key.size() + 3));
+    };
+    const std::uint64_t bytes = field("bytes"), items = field("items");
+    ASSERT_GE(items, 1u);
+    ASSERT_LE(items, 64u);  // one block: its words, its directory entry, the last entry
+    const std::uint64_t words = bytes / 8 - 2;
+    const std::size_t first_entry = at + words * 8, last_entry = first_entry + 8;
+    const auto crafted = [&](std::size_t offset, std::uint64_t value) {
+      std::string bad = bytes_;
+      std::memcpy(bad.data() + offset, &value, 8);
+      heapql::test::set_store_checksums(bad.data(), bad.size());
+      return bad;
+    };
+    // The block starting a word past the end: its width wraps below zero.
+    expect_refused(crafted(first_entry, (words + 1) << 32 | (u64_at(first_entry) & 0xFFFFFFFFu)),
+                   "bits wide, beyond 32", false);
+    // The last entry counting words that are not there.
+    expect_refused(crafted(last_entry, (words + 5) << 32),
+                   "store section '" + section + "': its directory's last entry is not the count of its words");
+    // The table of contents' count of values: more blocks than the directory has.
+    const std::uint64_t toc = u64_at(24);
+    std::size_t toc_entry = toc;
+    while (u64_at(toc_entry + 16) != at) toc_entry += 40;
+    expect_refused(crafted(toc_entry + 32, items + 64 * 100),
+                   "store section '" + section + "': its bytes are fewer than its values' directory");
+  }
+}
+
 TEST_F(BadInputStore, WrongMagic) {
   std::string bad = bytes_;
   bad[0] = 'X';
@@ -700,19 +740,19 @@ TEST_F(BadInputStore, WrongMagic) {
 
 TEST_F(BadInputStore, NewerFormatVersion) {
   std::string bad = bytes_;
-  bad[8] = 7;
-  expect_refused(bad, "store format version 7 is newer than this heapql reads (up to 6)");
+  bad[8] = 8;
+  expect_refused(bad, "store format version 8 is newer than this heapql reads (up to 7)");
 }
 
 TEST_F(BadInputStore, OlderFormatVersion) {
   // Older versions (1: CRC-32 checksums; 2: heaptrack's and ETW's details as
   // fields of their own; 3: no stack view; 4: no live checkpoints; 5: the
-  // accelerators required and without revisions) are not read: a store is
-  // cheap to write again.
-  for (const char version : {1, 2, 3, 4, 5}) {
+  // accelerators required and without revisions; 6: the block columns as
+  // plain u32s) are not read: a store is cheap to write again.
+  for (const char version : {1, 2, 3, 4, 5, 6}) {
     std::string bad = bytes_;
     bad[8] = version;
-    expect_refused(bad, fmt::format("store format version {} is older than this heapql reads (6); ingest the trace "
+    expect_refused(bad, fmt::format("store format version {} is older than this heapql reads (7); ingest the trace "
                                     "again",
                                     static_cast<int>(version)));
   }

@@ -36,14 +36,15 @@ struct CraftedColumns {
       tables.intern_bucket(bucket);
     }
     StoreColumns c;
-    c.bucket = bucket;
-    c.alloc_seq = alloc_seq;
-    c.free_order = free_order;
+    c.bucket = pack_values(bucket, 0, packed_[0]);
+    c.alloc_seq = pack_values(alloc_seq, 0, packed_[1]);
+    c.free_order = pack_values(free_order, StoreColumns::kFreeRotation, packed_[2]);
     c.time_changes = time_changes;
     c.event_count = bucket.size() + free_order.size();
     c.end_ns = 6'000'000;
     return TraceStore(std::move(tables), SourceInfo{}, c, nullptr);
   }
+  mutable std::vector<std::uint64_t> packed_[3];  // the store's columns, viewed by it
 };
 
 Query window_query(std::int64_t begin_ms) {
