@@ -207,8 +207,12 @@ int run_record(Arguments& args) {
   if (status != 0) fmt::print(stderr, "heapql record: note: the program exited with status {}\n", status);
   if (outcome.raw_bytes == 0) {
     remove_files({raw, interpreted, identity, store});
-    fmt::print(stderr, "heapql record: heaptrack recorded nothing (its library did not load in {})\n",
-               attach ? "process " + parsed.pid : program[0]);
+    if (status == 127) {
+      fmt::print(stderr, "heapql record: cannot run {} (exit status 127: not found, or not executable)\n", program[0]);
+    } else {
+      fmt::print(stderr, "heapql record: heaptrack recorded nothing (its library did not load in {})\n",
+                 attach ? "process " + parsed.pid : program[0]);
+    }
     return kExitRecordFailed;
   }
   if (outcome.interpreter_status != 0 || !outcome.failed_io.empty()) {

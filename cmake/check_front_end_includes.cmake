@@ -21,11 +21,14 @@ set(lua_folders . platform query report session store)
 set(cli_folders . platform query report session store export)
 # Single headers beyond those folders, and why.
 #  open_options.h: how a trace is opened, which both set and hand to a session.
-#  line_reader.h: `heapql record` feeds a raw recording to heaptrack_interpret
-#    through heapql's line reader (its compressions, whole lines up to a cut).
+#  byte_queue.h, zstd_file_writer.h: `heapql record` taps the streams of a
+#    recording in progress into queues that engine/session's ingest_recording
+#    reads, and compresses heaptrack_interpret's output into NAME.zst; neither
+#    reads a format.
 #  output_file.h: a report written with -o, a temporary renamed into place.
 set(lua_files engine/ingest/open_options.h)
-set(cli_files engine/ingest/open_options.h engine/ingest/line_reader.h engine/binary_file/output_file.h)
+set(cli_files engine/ingest/open_options.h engine/ingest/byte_queue.h engine/ingest/zstd_file_writer.h
+              engine/binary_file/output_file.h)
 
 set(refused "")
 foreach(front_end IN ITEMS lua cli)

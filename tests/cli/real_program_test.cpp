@@ -531,6 +531,60 @@ TEST(RealProgram, RecordRefusesABadPid) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("x.zst")));
 }
 
+// gdb missing, or gdb failing to attach (ptrace refused, played by a
+// stand-in gdb): said naming the PID, exit 2, nothing left behind, and no
+// wait for a recording that cannot come.
+TEST(RealProgram, RecordSaysWhenItCannotAttach) {
+  SKIP_WITHOUT_HEAPTRACK();
+  TempDir dir;
+  const pid_t target = fork();
+  ASSERT_GE(target, 0);
+  if (target == 0) {
+    ::execlp("sleep", "sleep", "30", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const std::string pid = std::to_string(target);
+  const std::string name = dir.file("x");
+  std::filesystem::create_directory(dir.file("empty"));
+  const CommandResult no_gdb = run_command("PATH=" + shell_quote(dir.file("empty")) + " " +
+                                           shell_quote(heapql_binary()) + " record --pid " + pid + " -o " +
+                                           shell_quote(name));
+  EXPECT_EQ(no_gdb.exit_code, 2) << no_gdb.err;
+  EXPECT_NE(no_gdb.err.find("heapql record: cannot attach to process " + pid + ": gdb is not installed"),
+            std::string::npos)
+      << no_gdb.err;
+  std::filesystem::create_directory(dir.file("bin"));
+  write_file(dir.file("bin/gdb"), "#!/bin/sh\necho 'ptrace: Operation not permitted.' >&2\nexit 1\n");
+  std::filesystem::permissions(dir.file("bin/gdb"), std::filesystem::perms::owner_all);
+  const CommandResult refused = run_command("PATH=" + shell_quote(dir.file("bin")) + ":\"$PATH\" " +
+                                            shell_quote(heapql_binary()) + " record --pid " + pid + " -o " +
+                                            shell_quote(name));
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("heapql record: cannot attach to process " + pid +
+                             ": gdb failed (exit status 1): ptrace: Operation not permitted."),
+            std::string::npos)
+      << refused.err;
+  for (const char* suffix : {".zst", ".zst.hqid", ".zst.hqdb", ".raw.zst"}) {
+    EXPECT_FALSE(std::filesystem::exists(name + suffix)) << name + suffix;
+  }
+  ::kill(target, SIGKILL);
+  ::waitpid(target, nullptr, 0);
+}
+
+// A program that cannot be run is said so, exit 4.
+TEST(RealProgram, RecordSaysWhenTheProgramCannotRun) {
+  SKIP_WITHOUT_HEAPTRACK();
+  TempDir dir;
+  const CommandResult r = run_command(shell_quote(heapql_binary()) + " record -o " + shell_quote(dir.file("x")) +
+                                      " -- " + shell_quote(dir.file("no-such-program")));
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("heapql record: cannot run " + dir.file("no-such-program") +
+                       " (exit status 127: not found, or not executable)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("x.zst")));
+}
+
 TEST(RealProgram, ExampleRecordedByHeapqlMatchesHeaptrackPrint) {
   SKIP_WITHOUT_HEAPTRACK();
   TempDir dir;
