@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <initializer_list>
 #include <string>
 #include <tuple>
@@ -482,7 +483,17 @@ TEST(HeaptrackReader, StoreReplayGivesTheSameBlocksAsTheReader) {
   store.source() = read_heaptrack(dir.file("p.zst"), store.tables(), builder, options);
   EXPECT_EQ(store.block_count(), 3u);
   EXPECT_EQ(store.event_count(), 4u);
-  EXPECT_EQ(store.column_bytes(), 3u * 8u + 1u * 4u + 3u * 16u);  // 3 blocks, 1 free, 3 distinct times
+  // 3 blocks, 1 free, 3 distinct times. A packed column of at most 64
+  // values: a word a bit of its width (its highest value less its lowest),
+  // its directory entry and the end entry; the one free takes no word.
+  const auto packed_bytes = [](const PackedColumn& c) {
+    std::uint32_t lowest = c[0], highest = c[0];
+    for (std::size_t i = 0; i < c.size(); ++i) lowest = std::min(lowest, c[i]), highest = std::max(highest, c[i]);
+    return (std::bit_width(highest - lowest) + 2u) * 8u;
+  };
+  const StoreColumns& c = store.columns();
+  EXPECT_EQ(store.column_bytes(), packed_bytes(c.bucket) + packed_bytes(c.alloc_seq) + 2u * 8u + 3u * 16u);
+  EXPECT_EQ(packed_bytes(c.alloc_seq), (2u + 2u) * 8u);  // 3 of the first 4 events: 2 bits
 }
 
 }  // namespace
