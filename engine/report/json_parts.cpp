@@ -13,6 +13,12 @@ void write_trace_object(JsonWriter& w, const SourceInfo& s) {
   w.field("threads", s.threads);
   w.field("time_resolution_ns", s.time_resolution_ns);
   w.field("duration_ns", s.end_ns);
+  // Only for an answer from a recording in progress: the part recorded so far.
+  if (s.live) {
+    w.key("recording_in_progress").begin_object();
+    w.field("up_to_ns", s.live->up_to_ns).field("journal", s.live->journal);
+    w.end_object();
+  }
   w.end_object();
 }
 

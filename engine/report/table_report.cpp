@@ -170,6 +170,13 @@ void result_table(TextOut& to, const Result& r, const SourceInfo& source, const 
                                  by.empty() ? "-" : by, measure_name(r.query.sort), r.query.top,
                                  r.query.block_set == BlockSet::kAtPeak ? "  blocks alive at the peak" : ""),
                      display);
+  if (source.live) {
+    append_header_note(out,
+                       fmt::format("note     recording in progress, up to {}: the answer covers the part recorded "
+                                   "so far\n",
+                                   format_duration(source.live->up_to_ns)),
+                       display);
+  }
   if (source.block_identity == BlockIdentity::kBucketLifo) {
     append_header_note(out,
                        "note     no block addresses in this trace: which block a free ended is attributed (last in, "
@@ -263,6 +270,10 @@ std::string summary_table(const TraceSummary& s) {
   if (!src.command.empty()) out += fmt::format("command            {}\n", src.command);
   // Lines of a text trace (an event CSV counts its event lines only), events of an ETL file.
   out += fmt::format("records            {} {}\n", src.lines, src.source == "etw" ? "events" : "lines");
+  if (src.live) {
+    out += fmt::format("RECORDING          in progress, up to {}: the answers cover the part recorded so far ({})\n",
+                       format_duration(src.live->up_to_ns), src.live->journal);
+  }
   if (src.cut) {
     out += fmt::format("ENDS EARLY         {}: {} at byte {}, {} bytes left over; the answers cover 0s..{}\n",
                        src.cut->file, src.cut->what, src.cut->at_byte, src.cut->left_over_bytes,

@@ -2,6 +2,7 @@
 #include "engine/session/files_beside_trace.h"
 
 #include "engine/ingest/heaptrack_reader.h"
+#include "engine/session/live_journal.h"
 #include "engine/session/trace_store_location.h"
 
 namespace heapql {
@@ -9,6 +10,7 @@ namespace heapql {
 std::vector<std::string> files_beside_trace(const std::string& trace_path) {
   std::vector<std::string> names = heaptrack_side_file_names(trace_path);
   names.push_back(store_beside(trace_path));
+  names.push_back(live_journal_beside(trace_path));
   return names;
 }
 

@@ -1,5 +1,6 @@
 // The files a read of a trace may use beside it without being told to:
-// heaptrack's twins and block-identity file, and the trace's store. The
+// heaptrack's twins and block-identity file, the trace's store, and the live
+// journal of a recording of it in progress. The
 // sandbox lets a recipe read them with the trace it was given, and refuses a
 // trace opened by a recipe whose files lead out of what it may read; it asks
 // here, so that the Lua layer knows no file format.

@@ -15,14 +15,44 @@
 namespace heapql {
 
 TraceSession::TraceSession(std::string path, OpenOptions options)
-    : path_(std::move(path)), options_(std::move(options)) {}
+    : path_(std::move(path)), trace_(trace_of_journal_path(path_)), options_(std::move(options)) {}
 
 const std::optional<FoundStore>& TraceSession::found_store() {
-  if (!store_looked_for_) {
-    found_store_ = store_answering(path_, options_);
-    store_looked_for_ = true;
+  if (store_looked_for_) return found_store_;
+  store_looked_for_ = true;
+  // A recording in progress answers the part recorded so far, unless the
+  // store it writes at its end is there already; a journal named is read
+  // even with --no-store.
+  std::optional<LiveJournalFound> journal;
+  if (options_.use_store || trace_ != path_) journal = live_journal_for(path_);
+  if (journal && journal->writer_alive) {
+    found_store_ = fresh_store_quietly(trace_, options_);
+    if (!found_store_) live_journal_ = std::move(journal);
+    return found_store_;
   }
+  found_store_ = store_answering(trace_, options_);
+  if (journal && !found_store_) warn_journal_left(*journal, options_);
   return found_store_;
+}
+
+void TraceSession::open_live() {
+  try {
+    store_ = open_live_journal(*live_journal_, options_);
+    return;
+  } catch (const Error&) {
+    if (std::optional<LiveJournalFound> now = live_journal_for(path_); now && now->writer_alive) throw;
+  }
+  // The recording ended while the journal was read: its store is there now
+  // (or, if it died, the trace is read).
+  live_journal_.reset();
+  found_store_ = store_answering(trace_, options_);
+  if (found_store_) {
+    store_file::OpenedStore opened = open_store(*found_store_, options_);
+    store_ = std::move(opened.store);
+    store_file_ = std::move(opened.info);
+  } else {
+    store_ = load_trace(trace_, options_);
+  }
 }
 
 void TraceSession::open() {
@@ -31,8 +61,10 @@ void TraceSession::open() {
     store_file::OpenedStore opened = open_store(*found, options_);
     store_ = std::move(opened.store);
     store_file_ = std::move(opened.info);
+  } else if (live_journal_) {
+    open_live();
   } else {
-    store_ = load_trace(path_, options_);
+    store_ = load_trace(trace_, options_);
   }
 }
 
@@ -98,14 +130,14 @@ Answer TraceSession::answer_once(const Query& query, StackFilters filters, bool 
   // are read with it: such a query is answered from the trace's store.
   // So must a drill-down, which reads the window's blocks again once the
   // rows are known (row_detail.h).
-  if (store_ || found_store() || keep_store || query.embedded_suppressions || query.detail) {
+  if (store_ || found_store() || live_journal_ || keep_store || query.embedded_suppressions || query.detail) {
     open();
     return answer(query, std::move(filters));
   }
   auto tables = std::make_shared<TraceTables>();
   Answer a;
   Aggregator aggregator(*tables, query, std::move(filters));
-  a.source = read_trace(path_, *tables, aggregator, options_);
+  a.source = read_trace(trace_, *tables, aggregator, options_);
   tables->release_indexes();  // before the roll-up allocates its arrays
   // Its errors without a place (sums past 2^63-1 bytes) are the trace's.
   naming_file(path_, [&] { a.result = aggregator.result(a.source); });

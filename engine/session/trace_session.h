@@ -17,6 +17,7 @@
 #include "engine/query/result.h"
 #include "engine/query/stack_plan.h"
 #include "engine/query/whole_trace_views.h"
+#include "engine/session/live_recording.h"
 #include "engine/session/trace_store_location.h"
 #include "engine/store/source_info.h"
 #include "engine/store/store_file_info.h"
@@ -42,7 +43,10 @@ class TraceSession {
   const std::string& path() const { return path_; }
 
   // For many queries: maps the fresh store that answers for the trace (or
-  // the store the path names), else reads the trace into a store in memory.
+  // the store the path names); else, while a recording of the trace goes on
+  // (its live journal's writer is alive), reads the part recorded so far
+  // from the journal (live_recording.h); else reads the trace into a store
+  // in memory.
   // Once: later calls do nothing. Throws Error naming the file.
   void open();
   bool is_open() const { return store_ != nullptr; }
@@ -76,16 +80,23 @@ class TraceSession {
   const TraceStore* store() const { return store_.get(); }
   // The store file the open session answers from, if it does.
   const std::optional<StoreFileInfo>& store_file() const { return store_file_; }
+  // Whether it answers from a recording's live journal.
+  bool answers_live() const { return live_journal_.has_value(); }
 
  private:
   // The store that answers for the trace, looked for once: a store passed
   // over is said to be so once.
   const std::optional<FoundStore>& found_store();
+  // open() from the live journal; when its recording ended meanwhile (the
+  // journal is gone), from what answers for the trace now.
+  void open_live();
 
   std::string path_;
+  std::string trace_;  // the trace path_ names (path_ itself, or the trace of a live journal named)
   OpenOptions options_;
   bool store_looked_for_ = false;
   std::optional<FoundStore> found_store_;
+  std::optional<LiveJournalFound> live_journal_;  // a recording in progress answers
   std::shared_ptr<const TraceStore> store_;
   std::optional<StoreFileInfo> store_file_;
   bool prepared_ = false;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/path_kind.h"
 #include "engine/ingest/anomaly_report.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/ingest/side_file.h"
@@ -228,6 +229,20 @@ std::optional<FoundStore> store_answering(const std::string& path, const OpenOpt
       warn(options, fmt::format("{}: not used, {}; reading the trace ({})", candidate, why, ingest_advice(path, options)));
     } catch (const Error& e) {
       warn(options, fmt::format("{}; reading the trace ({})", e.what(), ingest_advice(path, options)));
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<FoundStore> fresh_store_quietly(const std::string& trace_path, const OpenOptions& options) {
+  if (path_kind(trace_path) != PathKind::kFile) return std::nullopt;
+  for (const std::string& candidate : {store_beside(trace_path), store_in_cache(trace_path)}) {
+    if (candidate.empty() || !side_file_present(candidate, options.confined)) continue;
+    try {
+      if (why_not_fresh(store_file::peek_store_file(candidate), trace_path, options).empty()) {
+        return FoundStore{candidate, true};
+      }
+    } catch (const Error&) {
     }
   }
   return std::nullopt;

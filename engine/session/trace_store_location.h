@@ -39,6 +39,10 @@ struct FoundStore {
 // over with a warning.
 std::optional<FoundStore> store_answering(const std::string& path, const OpenOptions& options);
 
+// A fresh store beside the trace or in the cache, said nothing of when there
+// is none (a recording in progress has none until it ends).
+std::optional<FoundStore> fresh_store_quietly(const std::string& trace_path, const OpenOptions& options);
+
 // Opens a store found by store_answering. Throws Error when it is damaged,
 // or, named by the user, stale: its trace is still there but has changed.
 store_file::OpenedStore open_store(const FoundStore& store, const OpenOptions& options);

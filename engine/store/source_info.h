@@ -26,6 +26,13 @@ struct TraceCut {
   std::string what;                   // how it ends: "the zstd stream ends inside a frame", ...
 };
 
+// A recording in progress answered from its live journal (docs/store-format.md,
+// "The live journal"): the part recorded so far, up to `up_to_ns`.
+struct LiveProgress {
+  std::string journal;        // the journal read
+  std::int64_t up_to_ns = 0;  // the time the recording had reached
+};
+
 struct SourceInfo {
   std::string path;              // the file the user named
   std::vector<std::string> files;  // every file read (e.g. a raw twin)
@@ -47,6 +54,9 @@ struct SourceInfo {
   Anomalies anomalies;
   std::int64_t end_ns = 0;       // last timestamp
   std::optional<TraceCut> cut;   // the trace ends early: the answers cover 0..end_ns
+  // Set only for an answer from a live journal; never in a store (a store
+  // is written once the recording is over), so not in its source section.
+  std::optional<LiveProgress> live;
 };
 
 std::string_view block_identity_name(BlockIdentity identity);

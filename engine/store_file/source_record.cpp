@@ -44,6 +44,7 @@ void fields(IO& io, SourceInfo& s) {
   io(s.block_identity), io(s.realloc_marked), io(s.threads), io(s.time_resolution_ns);
   io(s.command), io(s.peak_rss_bytes), io(s.embedded_suppressions), io(s.details);
   io(s.lines), io(s.anomalies), io(s.end_ns), io(s.cut);
+  // Not s.live: only an answer from a live journal has it, never a store.
 }
 
 template <class IO>

@@ -1,0 +1,128 @@
+// The live journal's costs (docs/store-format.md, "The live journal"), by
+// hand: heapql_live_journal_bench TRACE FOLDER [HEAPQL]
+//  1. the writer's cost: TRACE read into a store in memory with and without
+//     a LiveJournalWriter between the reader and the builder, alternately,
+//     twice each (per event, and the journal's size against the trace's);
+//  2. with the writer still holding the journal (as a recorder would), a
+//     query on it: read and answered in this process, the store made from
+//     the columns or fed through the builder; and, given HEAPQL, `heapql
+//     query FOLDER/live.zst --by stack --top 10` as another process.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "engine/ingest/open_trace.h"
+#include "engine/query/aggregator.h"
+#include "engine/query/query_plan.h"
+#include "engine/session/live_journal.h"
+#include "engine/store_file/live_journal_format.h"
+
+namespace {
+
+using namespace heapql;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+OpenOptions quiet() {
+  OpenOptions options;
+  options.show_progress = false;
+  return options;
+}
+
+std::uint64_t by_stack_top10(const TraceStore& store) {
+  Query q;
+  q.by = {GroupBy::kStack};
+  q.top = 10;
+  Aggregator a(store.tables(), q, compile_stack_filters(q));
+  a.answer_from(store);
+  return a.result(store.source()).totals.stc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: heapql_live_journal_bench TRACE FOLDER [HEAPQL]\n");
+    return 2;
+  }
+  const std::string trace = argv[1];
+  const std::string recording = std::string(argv[2]) + "/live.zst";
+  const std::string journal = live_journal_beside(recording);
+  try {
+    double plain = 0, journaled = 0;
+    std::uint64_t events = 0;
+    for (int round = 0; round < 2; ++round) {
+      {
+        TraceStore built;
+        TraceStore::Builder builder(built);
+        const auto start = Clock::now();
+        read_trace(trace, built.tables(), builder, quiet());
+        const double s = seconds_since(start);
+        plain += s;
+        events = built.event_count();
+        fmt::print("read into a store:                 {:.2f} s\n", s);
+      }
+      {
+        TraceStore built;
+        TraceStore::Builder builder(built);
+        const auto start = Clock::now();
+        LiveJournalWriter writer(recording, built.tables(), SourceInfo{}, builder);
+        read_trace(trace, built.tables(), writer, quiet());
+        const double s = seconds_since(start);
+        journaled += s;
+        fmt::print("read into a store with a journal:  {:.2f} s ({} segments)\n", s, writer.segments());
+      }
+    }
+    fmt::print("events {}; the journal's cost: {:.1f} ns an event ({:+.1f}%)\n", events,
+               (journaled - plain) / 2 / double(events) * 1e9, (journaled / plain - 1) * 100);
+    fmt::print("journal {} bytes, trace {} bytes: {:.2f}x\n", std::filesystem::file_size(journal),
+               std::filesystem::file_size(trace),
+               double(std::filesystem::file_size(journal)) / double(std::filesystem::file_size(trace)));
+
+    // The recording still going: its writer holds the journal.
+    TraceStore built;
+    TraceStore::Builder builder(built);
+    LiveJournalWriter writer(recording, built.tables(), SourceInfo{}, builder);
+    read_trace(trace, built.tables(), writer, quiet());
+    writer.publish_now();
+    for (int round = 0; round < 3; ++round) {
+      auto start = Clock::now();
+      store_file::LiveJournalRead read = store_file::read_live_journal(journal, true);
+      const double read_s = seconds_since(start);
+      start = Clock::now();
+      const std::uint64_t blocks = by_stack_top10(*read.store);
+      const double columns_s = seconds_since(start);
+      start = Clock::now();
+      const std::unique_ptr<TraceStore> rebuilt = store_file::rebuilt_through_builder(*read.store);
+      const double build_s = seconds_since(start);
+      start = Clock::now();
+      by_stack_top10(*rebuilt);
+      const double sums_s = seconds_since(start);
+      fmt::print("journal read {:.3f} s; by stack from the columns {:.3f} s (total {:.3f} s); fed through the "
+                 "builder {:.3f} s + by stack {:.3f} s (total {:.3f} s); {} blocks\n",
+                 read_s, columns_s, read_s + columns_s, build_s, sums_s, read_s + build_s + sums_s, blocks);
+    }
+    if (argc > 3) {
+      const std::string command = fmt::format("'{}' query '{}' --by stack --top 10 > /dev/null", argv[3], recording);
+      for (int round = 0; round < 3; ++round) {
+        const auto start = Clock::now();
+        const int status = std::system(command.c_str());
+        fmt::print("heapql query --by stack --top 10 on the live journal: {:.3f} s (exit {})\n", seconds_since(start),
+                   status);
+      }
+    }
+    writer.remove_journal();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,111 @@
+// The live journal of a recording in progress (docs/store-format.md, "The
+// live journal"): the writer that appends to it while a reader feeds the
+// store builder, so that other processes answer queries on the part recorded
+// so far (trace_store_location.h finds it; live_journal_format.h is its
+// bytes).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/store/events.h"
+#include "engine/store/source_info.h"
+#include "engine/store/store_columns.h"
+#include "engine/store/trace_tables.h"
+
+namespace heapql {
+
+// NAME.zst.hqlive beside the trace NAME.zst.
+std::string live_journal_beside(const std::string& trace_path);
+
+// Sits between a reader and the store builder: forwards every EventConsumer
+// call to `next` unchanged, and, checked between events (a counter, then the
+// clock), at most every `interval` appends to the live journal everything
+// new since its last append: the new rows of each table of `tables`, the new
+// allocations and frees, the time so far. `reading` is the SourceInfo the
+// finished store will say. The journal file is created (replacing a stale
+// one) and locked in the constructor; Error when it cannot be, or when
+// another recording holds it.
+class LiveJournalWriter final : public EventConsumer {
+ public:
+  LiveJournalWriter(const std::string& trace_path, const TraceTables& tables, SourceInfo reading, EventConsumer& next,
+                    std::chrono::milliseconds interval = std::chrono::seconds(1));
+  ~LiveJournalWriter() override;  // leaves the file, releases the lock
+  LiveJournalWriter(const LiveJournalWriter&) = delete;
+  LiveJournalWriter& operator=(const LiveJournalWriter&) = delete;
+
+  void publish_now();     // appends what is pending (also called at the end)
+  void remove_journal();  // after the store file has been renamed into place
+  // Why the journal stopped being written (a write failed: the disk is
+  // full, say), or empty. The recording goes on without it; its readers
+  // answer the part published before.
+  const std::string& failure() const { return failure_; }
+
+  const std::string& path() const { return path_; }
+  std::uint64_t segments() const { return segments_; }
+  std::uint64_t bytes_written() const { return bytes_written_; }
+
+  void on_alloc(const LiveBlock& block) override {
+    next_.on_alloc(block);
+    note_time(block.alloc_seq, block.alloc_ns);
+    buckets_.push_back(block.bucket.value);
+    alloc_seqs_.push_back(static_cast<std::uint32_t>(block.alloc_seq));
+    maybe_publish();
+  }
+  void on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) override {
+    next_.on_free(block, free_seq, free_ns, temporary);
+    note_time(free_seq, free_ns);
+    frees_.push_back(block.id.value | (temporary ? StoreColumns::kTemporaryBit : 0u));
+    maybe_publish();
+  }
+  void on_still_alive(const LiveBlock& block) override { next_.on_still_alive(block); }
+  void on_finish(std::int64_t end_ns) override;
+  // The rest of EventConsumer as `next` answers it, except what would take
+  // blocks away from the journal: it needs every block, so the bucket-event
+  // calls and the skipped events never come (needs_blocks and
+  // skippable_before_ns keep their defaults).
+  bool frees_ignore_allocation_time() const override { return next_.frees_ignore_allocation_time(); }
+
+ private:
+  static constexpr std::uint32_t kEventsBetweenClockLooks = 4096;
+
+  // As the store's column builder notes them: where the clock moves.
+  void note_time(std::uint64_t seq, std::int64_t ns) {
+    if (events_ == 0 || ns != last_ns_) {
+      time_changes_.push_back(TimeChange{static_cast<std::uint32_t>(seq), 0, ns});
+      last_ns_ = ns;
+    }
+    if (ns > time_ns_) time_ns_ = ns;
+    events_ = seq + 1;
+  }
+  void maybe_publish() {
+    if (++since_clock_look_ < kEventsBetweenClockLooks) return;
+    since_clock_look_ = 0;
+    if (std::chrono::steady_clock::now() >= next_publish_) publish_now();
+  }
+  void append(const std::string& bytes);
+
+  std::string path_;
+  const TraceTables& tables_;
+  EventConsumer& next_;
+  std::chrono::milliseconds interval_;
+  int fd_ = -1;
+  // What is published of each table: the rows before these.
+  std::size_t strings_ = 0, frames_ = 0, stacks_ = 0, processes_ = 0, heaps_ = 0, buckets_published_ = 0;
+  // What is pending of each column.
+  std::vector<std::uint32_t> buckets_, alloc_seqs_, frees_;
+  std::vector<TimeChange> time_changes_;
+  std::uint64_t events_ = 0;
+  std::int64_t last_ns_ = 0;
+  std::int64_t time_ns_ = 0;
+  std::uint32_t since_clock_look_ = 0;
+  std::chrono::steady_clock::time_point next_publish_;
+  std::uint64_t segments_ = 0;
+  std::uint64_t bytes_written_ = 0;
+  std::string segment_;  // the segment being made, reused
+  std::string failure_;
+};
+
+}  // namespace heapql

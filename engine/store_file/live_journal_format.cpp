@@ -1,0 +1,527 @@
+// The live journal's segments, written and read (live_journal_format.h).
+#include "engine/store_file/live_journal_format.h"
+
+#include <cstring>
+#include <array>
+#include <deque>
+#include <functional>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "engine/error.h"
+#include "engine/binary_file/byte_codec.h"
+#include "engine/binary_file/checksum.h"
+#include "engine/platform/errno_text.h"
+#include "engine/platform/file_status.h"
+#include "engine/platform/open_file.h"
+#include "engine/platform/positioned_io.h"
+#include "engine/store_file/source_record.h"
+#include "engine/store_file/store_format.h"
+#include "engine/store_file/table_records.h"
+
+namespace heapql::store_file {
+
+namespace {
+
+// A part's head: u32 kind, u32 zero, u64 items, u64 bytes; its bytes follow,
+// then zeros to a multiple of 8.
+constexpr std::uint64_t kPartHeadBytes = 24;
+
+namespace segment_at {
+constexpr std::size_t kVersion = 8, kNumber = 12, kPayloadBytes = 16, kPayloadChecksum = 24, kHeaderChecksum = 32;
+}
+
+template <class T>
+void put(std::string& out, std::size_t at, T value) {
+  std::memcpy(out.data() + at, &value, sizeof(T));
+}
+template <class T>
+T get(const char* bytes, std::size_t at) {
+  T value;
+  std::memcpy(&value, bytes + at, sizeof(T));
+  return value;
+}
+
+// Appends a part whose bytes `fill` appends (and returns how many items).
+template <class Fill>
+void append_part(std::string& out, std::uint32_t kind, Fill&& fill) {
+  const std::size_t head = out.size();
+  out.resize(head + kPartHeadBytes);
+  const std::uint64_t items = fill();
+  const std::uint64_t bytes = out.size() - head - kPartHeadBytes;
+  out.resize(out.size() + (8 - bytes % 8) % 8, '\0');
+  put<std::uint32_t>(out, head, kind);
+  put<std::uint32_t>(out, head + 4, 0);
+  put<std::uint64_t>(out, head + 8, items);
+  put<std::uint64_t>(out, head + 16, bytes);
+}
+
+template <class T>
+void append_column(std::string& out, Section kind, std::span<const T> rows) {
+  if (rows.empty()) return;
+  append_part(out, static_cast<std::uint32_t>(kind), [&] {
+    out.append(reinterpret_cast<const char*>(rows.data()), rows.size_bytes());
+    return rows.size();
+  });
+}
+
+template <class T>
+void raw(std::string& out, T value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof(T));
+}
+
+}  // namespace
+
+void append_live_segment(std::string& out, std::uint32_t number, const SourceInfo* reading,
+                         const LiveSegmentRows& rows) {
+  const std::size_t start = out.size();
+  out.resize(start + kLiveSegmentHeaderBytes);
+  const TraceTables& t = *rows.tables;
+  if (reading != nullptr) {
+    append_part(out, static_cast<std::uint32_t>(Section::kSource), [&] {
+      SourceRecord record;
+      record.info = *reading;
+      out += encode_source_record(record);
+      return std::uint64_t{1};
+    });
+  }
+  if (rows.first_string < t.string_count()) {
+    append_part(out, static_cast<std::uint32_t>(Section::kStrings), [&] {
+      for (std::size_t i = rows.first_string; i < t.string_count(); ++i) {
+        const std::string_view s = t.string(StringId(static_cast<std::uint32_t>(i)));
+        raw<std::uint64_t>(out, s.size());
+        out.append(s);
+      }
+      return t.string_count() - rows.first_string;
+    });
+  }
+  if (rows.first_frame < t.frame_count()) {
+    append_part(out, static_cast<std::uint32_t>(Section::kFrames), [&] {
+      for (std::size_t i = rows.first_frame; i < t.frame_count(); ++i) {
+        const Frame& f = t.frame(FrameId(static_cast<std::uint32_t>(i)));
+        raw(out, f.module.value), raw(out, f.symbol.value), raw(out, f.address);
+      }
+      return t.frame_count() - rows.first_frame;
+    });
+  }
+  if (rows.first_stack < t.stack_count()) {
+    append_part(out, static_cast<std::uint32_t>(Section::kStacks), [&] {
+      for (std::size_t i = rows.first_stack; i < t.stack_count(); ++i) {
+        raw(out, t.stack(StackId(static_cast<std::uint32_t>(i))));
+      }
+      return t.stack_count() - rows.first_stack;
+    });
+  }
+  if (rows.first_process < t.process_count()) {
+    append_part(out, static_cast<std::uint32_t>(Section::kProcesses), [&] {
+      for (std::size_t i = rows.first_process; i < t.process_count(); ++i) {
+        const Process& p = t.process(ProcessId(static_cast<std::uint32_t>(i)));
+        raw(out, p.pid), raw(out, p.name.value), raw(out, std::uint32_t{0});
+      }
+      return t.process_count() - rows.first_process;
+    });
+  }
+  if (rows.first_heap < t.heap_count()) {
+    append_part(out, static_cast<std::uint32_t>(Section::kHeaps), [&] {
+      for (std::size_t i = rows.first_heap; i < t.heap_count(); ++i) {
+        const Heap& h = t.heap(HeapId(static_cast<std::uint32_t>(i)));
+        raw(out, h.process.value), raw(out, h.name.value), raw(out, h.handle);
+      }
+      return t.heap_count() - rows.first_heap;
+    });
+  }
+  if (rows.first_bucket < t.bucket_count()) {
+    append_part(out, static_cast<std::uint32_t>(Section::kBuckets), [&] {
+      for (std::size_t i = rows.first_bucket; i < t.bucket_count(); ++i) {
+        const Bucket& b = t.bucket(BucketId(static_cast<std::uint32_t>(i)));
+        raw(out, b.size), raw(out, b.stack.value), raw(out, b.heap.value), raw(out, b.thread);
+        raw(out, static_cast<std::uint8_t>(b.kind)), raw(out, static_cast<std::uint8_t>(b.is_realloc ? 1 : 0));
+        raw(out, std::uint16_t{0});
+      }
+      return t.bucket_count() - rows.first_bucket;
+    });
+  }
+  append_column(out, Section::kBlockBucket, rows.block_buckets);
+  append_column(out, Section::kBlockAllocSeq, rows.alloc_seqs);
+  append_column(out, Section::kFreeOrder, rows.frees);
+  append_column(out, Section::kTimeChanges, rows.time_changes);
+  append_part(out, kLiveProgressPart, [&] {
+    raw(out, rows.events);
+    raw(out, rows.time_ns);
+    return std::uint64_t{1};
+  });
+  const std::uint64_t payload = out.size() - start - kLiveSegmentHeaderBytes;
+  std::memcpy(out.data() + start, kLiveJournalMagic, sizeof(kLiveJournalMagic));
+  put<std::uint32_t>(out, start + segment_at::kVersion, kLiveJournalVersion);
+  put<std::uint32_t>(out, start + segment_at::kNumber, number);
+  put<std::uint64_t>(out, start + segment_at::kPayloadBytes, payload);
+  put<std::uint64_t>(out, start + segment_at::kPayloadChecksum,
+                     checksum_of(out.data() + start + kLiveSegmentHeaderBytes, payload));
+  put<std::uint64_t>(out, start + segment_at::kHeaderChecksum, checksum_of(out.data() + start, segment_at::kHeaderChecksum));
+}
+
+namespace {
+
+// Where a journal's bytes come from: a file read segment by segment (its
+// columns are most of it, and are copied once, into the store), or bytes
+// in memory.
+struct JournalBytes {
+  std::uint64_t size = 0;
+  // Reads [at, at + n) into `into`; false when fewer bytes were there.
+  std::function<bool(std::uint64_t at, std::size_t n, char* into)> read;
+};
+
+// The store's columns and big tables, gathered from every segment: the
+// store views them, and keeps this alive.
+struct JournalColumns {
+  std::deque<std::string> string_parts;  // the strings are viewed in place
+  std::vector<StackNode> stacks;
+  std::vector<Bucket> buckets;
+  std::vector<std::uint32_t> bucket, alloc_seq, free_order;
+  std::vector<TimeChange> time_changes;
+};
+
+static_assert(sizeof(StackNode) == kStackBytes && sizeof(Bucket) == kBucketBytes && sizeof(bool) == 1);
+
+class JournalParser {
+ public:
+  JournalParser(std::string name, bool writer_alive)
+      : name_(std::move(name)), writer_alive_(writer_alive), columns_(std::make_shared<JournalColumns>()) {}
+
+  LiveJournalRead parse(const JournalBytes& in) {
+    std::array<char, kLiveSegmentHeaderBytes> header{};
+    std::string payload;
+    std::uint64_t at = 0;
+    while (at < in.size) {
+      if (in.size - at < kLiveSegmentHeaderBytes) {
+        if (tail(at, "a segment header cut short")) break;
+      }
+      if (!in.read(at, header.size(), header.data())) {
+        if (tail(at, "a segment header cut short")) break;
+      }
+      if (std::memcmp(header.data(), kLiveJournalMagic, sizeof(kLiveJournalMagic)) != 0) {
+        if (tail(at, segments_ == 0 ? "not a heapql live journal (its magic is wrong)"
+                                    : "a segment whose magic is wrong")) {
+          break;
+        }
+      }
+      if (get<std::uint64_t>(header.data(), segment_at::kHeaderChecksum) !=
+          checksum_of(header.data(), segment_at::kHeaderChecksum)) {
+        if (tail(at, "a segment header whose checksum does not match")) break;
+      }
+      if (const auto version = get<std::uint32_t>(header.data(), segment_at::kVersion); version != kLiveJournalVersion) {
+        fail(at, fmt::format("live journal version {}; this heapql reads version {}", version, kLiveJournalVersion));
+      }
+      if (const auto number = get<std::uint32_t>(header.data(), segment_at::kNumber); number != segments_) {
+        fail(at, fmt::format("segment number {} where segment {} belongs", number, segments_));
+      }
+      const auto bytes = get<std::uint64_t>(header.data(), segment_at::kPayloadBytes);
+      if (bytes > in.size - at - kLiveSegmentHeaderBytes) {
+        if (tail(at, fmt::format("a segment of {} bytes runs past the end of the file ({} bytes)", bytes, in.size))) {
+          break;
+        }
+      }
+      if (bytes % 8 != 0) fail(at, fmt::format("a segment of {} bytes, not a multiple of 8", bytes));
+      payload.resize(bytes);
+      if (!in.read(at + kLiveSegmentHeaderBytes, payload.size(), payload.data())) {
+        if (tail(at, "a segment cut short")) break;
+      }
+      if (checksum_of(payload.data(), payload.size()) != get<std::uint64_t>(header.data(), segment_at::kPayloadChecksum)) {
+        if (tail(at, "a segment whose checksum does not match")) break;
+      }
+      read_parts(payload, at + kLiveSegmentHeaderBytes);
+      at += kLiveSegmentHeaderBytes + bytes;
+      ++segments_;
+      bytes_used_ = at;
+    }
+    if (segments_ == 0) fail(0, "no whole segment yet: nothing was published");
+    return finish(in.size);
+  }
+
+ private:
+  // A segment that is not (or not wholly) there: not yet written while the
+  // writer is alive (true: stop here), else damage.
+  bool tail(std::uint64_t at, const std::string& what) {
+    if (writer_alive_) return true;
+    fail(at, what);
+  }
+  [[noreturn]] void fail(std::uint64_t at, const std::string& what) const {
+    SourceLocation where = SourceLocation::of_file(name_);
+    where.byte_offset = at;
+    throw Error(where, what);
+  }
+
+  void read_parts(const std::string& payload, std::uint64_t base) {
+    std::uint64_t at = 0;
+    std::uint32_t previous_kind = 0;
+    bool progress = false;
+    std::size_t new_blocks = 0;
+    bool have_seqs = false;
+    while (at < payload.size()) {
+      if (payload.size() - at < kPartHeadBytes) fail(base + at, "a part head cut short");
+      const auto kind = get<std::uint32_t>(payload.data(), at);
+      const auto zero = get<std::uint32_t>(payload.data(), at + 4);
+      const auto items = get<std::uint64_t>(payload.data(), at + 8);
+      const auto bytes = get<std::uint64_t>(payload.data(), at + 16);
+      const std::uint64_t part_at = base + at;
+      if (zero != 0) fail(part_at, "a part head's padding is not zero");
+      if (kind <= previous_kind) fail(part_at, fmt::format("a part of kind {} after one of kind {}", kind, previous_kind));
+      if (progress) fail(part_at, "a part after the progress");
+      previous_kind = kind;
+      if (bytes > payload.size() - at - kPartHeadBytes) fail(part_at, fmt::format("a part of {} bytes runs past its segment", bytes));
+      const std::string_view data(payload.data() + at + kPartHeadBytes, bytes);
+      const auto need = [&](std::uint64_t item_bytes, const char* what) {
+        if (items > bytes / item_bytes || items * item_bytes != bytes) {
+          fail(part_at, fmt::format("{} bytes of {} do not hold {} of them", bytes, what, items));
+        }
+      };
+      const std::uint64_t data_at = part_at + kPartHeadBytes;
+      if (segments_ == 0 && previous_kind != static_cast<std::uint32_t>(Section::kSource) && !source_) {
+        fail(part_at, "the first segment does not start with the source");
+      }
+      switch (kind) {
+        case static_cast<std::uint32_t>(Section::kSource): {
+          if (segments_ != 0) fail(part_at, "a source part past the first segment");
+          ByteReader in(data, name_, "source", data_at);
+          source_ = decode_source_record(in);
+          break;
+        }
+        case static_cast<std::uint32_t>(Section::kStrings): read_strings(data, items, data_at); break;
+        case static_cast<std::uint32_t>(Section::kFrames): need(kFrameBytes, "frames"); read_frames(data, data_at); break;
+        case static_cast<std::uint32_t>(Section::kStacks): {
+          need(kStackBytes, "stacks");
+          const std::size_t first = columns_->stacks.size();
+          append_rows(columns_->stacks, data);
+          const std::span<const StackNode> added = std::span<const StackNode>(columns_->stacks).subspan(first);
+          if (const auto bad = first_bad_stack_node(added, first, tables_.frame_count())) {
+            fail(data_at + (bad->index - first) * kStackBytes, fmt::format("a stack node: {}", bad->what));
+          }
+          break;
+        }
+        case static_cast<std::uint32_t>(Section::kProcesses): need(kProcessBytes, "processes"); read_processes(data, data_at); break;
+        case static_cast<std::uint32_t>(Section::kHeaps): need(kHeapBytes, "heaps"); read_heaps(data, data_at); break;
+        case static_cast<std::uint32_t>(Section::kBuckets): {
+          need(kBucketBytes, "buckets");
+          const std::size_t first = columns_->buckets.size();
+          if (const auto bad = first_bad_bucket(data, first, columns_->stacks.size(), tables_.heap_count())) {
+            fail(data_at + (bad->index - first) * kBucketBytes, fmt::format("a bucket: {}", bad->what));
+          }
+          append_rows(columns_->buckets, data);
+          break;
+        }
+        case static_cast<std::uint32_t>(Section::kBlockBucket): {
+          need(4, "block buckets");
+          const std::size_t first = columns_->bucket.size();
+          append_rows(columns_->bucket, data);
+          for (std::size_t i = first; i < columns_->bucket.size(); ++i) {
+            if (columns_->bucket[i] >= columns_->buckets.size()) fail(data_at + (i - first) * 4, "a block's bucket is not in the bucket table");
+          }
+          new_blocks = columns_->bucket.size() - first;
+          break;
+        }
+        case static_cast<std::uint32_t>(Section::kBlockAllocSeq): {
+          need(4, "allocation times");
+          if (items != new_blocks) fail(part_at, "the allocation times differ in number from the blocks' buckets");
+          have_seqs = true;
+          const std::size_t first = columns_->alloc_seq.size();
+          append_rows(columns_->alloc_seq, data);
+          for (std::size_t i = first; i < columns_->alloc_seq.size(); ++i) {
+            if (i > 0 && columns_->alloc_seq[i] <= columns_->alloc_seq[i - 1]) {
+              fail(data_at + (i - first) * 4, "allocation times that do not ascend");
+            }
+          }
+          break;
+        }
+        case static_cast<std::uint32_t>(Section::kFreeOrder): {
+          need(4, "frees");
+          const std::size_t first = columns_->free_order.size();
+          append_rows(columns_->free_order, data);
+          for (std::size_t i = first; i < columns_->free_order.size(); ++i) {
+            if ((columns_->free_order[i] & StoreColumns::kBlockMask) >= columns_->bucket.size()) {
+              fail(data_at + (i - first) * 4, "a free of a block not yet allocated");
+            }
+          }
+          break;
+        }
+        case static_cast<std::uint32_t>(Section::kTimeChanges): {
+          need(sizeof(TimeChange), "time changes");
+          const std::size_t first = columns_->time_changes.size();
+          append_rows(columns_->time_changes, data);
+          for (std::size_t i = std::max<std::size_t>(first, 1); i < columns_->time_changes.size(); ++i) {
+            if (columns_->time_changes[i].first_seq <= columns_->time_changes[i - 1].first_seq) {
+              fail(data_at + (i - first) * sizeof(TimeChange), "time changes out of order");
+            }
+          }
+          break;
+        }
+        case kLiveProgressPart: {
+          need(16, "progress");
+          if (items != 1) fail(part_at, "a progress part that is not one record");
+          const auto events = get<std::uint64_t>(data.data(), 0);
+          const auto time_ns = get<std::int64_t>(data.data(), 8);
+          if (events != columns_->bucket.size() + columns_->free_order.size()) {
+            fail(data_at, fmt::format("{} events so far, not the {} blocks plus the {} frees", events,
+                                      columns_->bucket.size(), columns_->free_order.size()));
+          }
+          if (time_ns < time_ns_) fail(data_at, "a time so far earlier than the segment before's");
+          events_ = events;
+          time_ns_ = time_ns;
+          progress = true;
+          break;
+        }
+        default: fail(part_at, fmt::format("a part of unknown kind {}", kind));
+      }
+      at += kPartHeadBytes + (bytes + 7) / 8 * 8;
+      if (at > payload.size()) fail(part_at, "a part's padding runs past its segment");
+    }
+    if (new_blocks != 0 && !have_seqs) fail(base, "blocks without their allocation times");
+    if (!progress) fail(base, "a segment without its progress");
+    if (!source_) fail(base, "the first segment does not start with the source");
+  }
+
+  template <class T>
+  static void append_rows(std::vector<T>& to, std::string_view data) {
+    const std::size_t first = to.size();
+    to.resize(first + data.size() / sizeof(T));
+    std::memcpy(reinterpret_cast<char*>(to.data() + first), data.data(), data.size());
+  }
+
+  StringId string_id(std::uint32_t id, bool optional, std::uint64_t at) const {
+    if (!(optional && id == StringId().value) && id >= tables_.string_count()) fail(at, "a string id out of range");
+    return StringId(id);
+  }
+
+  void read_strings(std::string_view data, std::uint64_t items, std::uint64_t data_at) {
+    const std::string& kept = columns_->string_parts.emplace_back(data);
+    std::uint64_t at = 0;
+    for (std::uint64_t i = 0; i < items; ++i) {
+      if (kept.size() - at < 8) fail(data_at + at, "a string runs past its part");
+      const auto n = get<std::uint64_t>(kept.data(), at);
+      if (n > kept.size() - at - 8) fail(data_at + at, "a string runs past its part");
+      const std::string_view text(kept.data() + at + 8, n);
+      if (!first_string_seen_) {
+        if (text != "?") fail(data_at + at, "the first string is not '?'");
+        first_string_seen_ = true;
+      } else {
+        tables_.load_string(text);
+      }
+      at += 8 + n;
+    }
+    if (at != kept.size()) fail(data_at + at, "bytes after the last string");
+  }
+
+  void read_frames(std::string_view data, std::uint64_t data_at) {
+    for (std::size_t at = 0; at < data.size(); at += kFrameBytes) {
+      const StringId module = string_id(get<std::uint32_t>(data.data(), at), false, data_at + at);
+      const StringId symbol = string_id(get<std::uint32_t>(data.data(), at + 4), true, data_at + at);
+      const auto address = get<std::uint64_t>(data.data(), at + 8);
+      if (symbol.valid() && address != 0) fail(data_at + at, "a frame with a symbol and an address");
+      tables_.load_frame(Frame{module, symbol, address});
+    }
+  }
+
+  void read_processes(std::string_view data, std::uint64_t data_at) {
+    for (std::size_t at = 0; at < data.size(); at += kProcessBytes) {
+      Process p;
+      p.pid = get<std::uint64_t>(data.data(), at);
+      p.name = string_id(get<std::uint32_t>(data.data(), at + 8), false, data_at + at);
+      if (get<std::uint32_t>(data.data(), at + 12) != 0) fail(data_at + at, "a process entry's padding is not zero");
+      tables_.add_process(p);
+    }
+  }
+
+  void read_heaps(std::string_view data, std::uint64_t data_at) {
+    for (std::size_t at = 0; at < data.size(); at += kHeapBytes) {
+      Heap h;
+      h.process = ProcessId(get<std::uint32_t>(data.data(), at));
+      if (h.process.valid() && h.process.value >= tables_.process_count()) fail(data_at + at, "a heap's process out of range");
+      h.name = string_id(get<std::uint32_t>(data.data(), at + 4), false, data_at + at);
+      h.handle = get<std::uint64_t>(data.data(), at + 8);
+      tables_.add_heap(h);
+    }
+  }
+
+  LiveJournalRead finish(std::uint64_t file_bytes) {
+    JournalColumns& c = *columns_;
+    tables_.view_stacks(c.stacks);
+    tables_.view_buckets(c.buckets);
+    SourceInfo info = std::move(source_->info);
+    info.end_ns = time_ns_;
+    info.live = LiveProgress{name_, time_ns_};
+    StoreColumns columns;
+    columns.bucket = c.bucket;
+    columns.alloc_seq = c.alloc_seq;
+    columns.free_order = c.free_order;
+    columns.time_changes = c.time_changes;
+    columns.event_count = events_;
+    columns.end_ns = time_ns_;
+    LiveJournalRead read;
+    read.segments = segments_;
+    read.bytes_used = bytes_used_;
+    read.file_bytes = file_bytes;
+    read.events = events_;
+    read.time_ns = time_ns_;
+    read.store = std::make_unique<TraceStore>(std::move(tables_), std::move(info), columns, std::move(columns_));
+    return read;
+  }
+
+  std::string name_;
+  bool writer_alive_;
+  std::shared_ptr<JournalColumns> columns_;
+  TraceTables tables_;
+  std::optional<SourceRecord> source_;
+  bool first_string_seen_ = false;
+  std::uint64_t segments_ = 0;
+  std::uint64_t bytes_used_ = 0;
+  std::uint64_t events_ = 0;
+  std::int64_t time_ns_ = 0;
+};
+
+}  // namespace
+
+LiveJournalRead read_live_journal_bytes(std::string_view bytes, const std::string& name, bool writer_alive) {
+  JournalBytes in;
+  in.size = bytes.size();
+  in.read = [bytes](std::uint64_t at, std::size_t n, char* into) {
+    if (at > bytes.size() || n > bytes.size() - at) return false;
+    std::memcpy(into, bytes.data() + at, n);
+    return true;
+  };
+  return JournalParser(name, writer_alive).parse(in);
+}
+
+LiveJournalRead read_live_journal(const std::string& path, bool writer_alive) {
+  const int fd = open_file(path, O_RDONLY);
+  if (fd < 0) throw Error(SourceLocation::of_file(path), "cannot open the live journal: " + errno_text(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { close_file(fd); }
+  } closer{fd};
+  const std::optional<FileStatus> status = status_of_fd(fd);
+  if (!status) throw Error(SourceLocation::of_file(path), "cannot read the live journal's size: " + errno_text(errno));
+  JournalBytes in;
+  in.size = status->size;
+  in.read = [fd](std::uint64_t at, std::size_t n, char* into) {
+    while (n > 0) {
+      const std::int64_t got = read_at(fd, into, n, at);
+      if (got <= 0) return false;
+      into += got;
+      at += static_cast<std::uint64_t>(got);
+      n -= static_cast<std::size_t>(got);
+    }
+    return true;
+  };
+  return JournalParser(path, writer_alive).parse(in);
+}
+
+std::unique_ptr<TraceStore> rebuilt_through_builder(const TraceStore& journal_store) {
+  auto built = std::make_unique<TraceStore>();
+  built->tables() = journal_store.tables();
+  built->source() = journal_store.source();
+  TraceStore::Builder builder(*built);
+  journal_store.replay(builder);
+  return built;
+}
+
+}  // namespace heapql::store_file

@@ -1,0 +1,424 @@
+// The live journal (docs/store-format.md, "The live journal"): readers
+// reading it over and over while a writer fed by a real trace's reader
+// appends to it see, every time, a whole prefix of the trace, whose answer is
+// the answer of the same prefix of the trace; a journal cut short, damaged or
+// crafted is read up to its last whole segment while the writer lives, and is
+// an error naming the file and the byte once it does not; a session answers
+// from a recording in progress and passes over a journal its writer left.
+#include "engine/session/live_journal.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/binary_file/checksum.h"
+#include "engine/error.h"
+#include "engine/ingest/open_trace.h"
+#include "engine/platform/file_lock.h"
+#include "engine/query/aggregator.h"
+#include "engine/query/query_plan.h"
+#include "engine/report/reports.h"
+#include "engine/session/trace_session.h"
+#include "engine/store_file/live_journal_format.h"
+#include "tests/support/test_support.h"
+
+namespace heapql::test {
+namespace {
+
+namespace fs = std::filesystem;
+using store_file::LiveJournalRead;
+using store_file::read_live_journal;
+using store_file::read_live_journal_bytes;
+
+OpenOptions quiet(std::string& warnings) {
+  OpenOptions options;
+  options.show_progress = false;
+  options.warnings = &warnings;
+  return options;
+}
+
+// The biggest real trace at hand: a heaptrack recording of heaptrack_gui
+// from the sample-data folder, else the bundled example.
+std::string real_trace() {
+  const std::string gui = shared_data("heaptrack/heaptrack.heaptrack_gui.99454.zst");
+  return fs::exists(gui) ? gui : example_trace();
+}
+
+// Records `trace` into a store in memory through a LiveJournalWriter whose
+// journal is beside `recording` (a name only: no file is there), publishing
+// every `interval`. Returns the reader's SourceInfo.
+SourceInfo record_with_journal(const std::string& trace, const std::string& recording, std::chrono::milliseconds interval,
+                               TraceStore& built, std::uint64_t* segments = nullptr) {
+  std::string warnings;
+  TraceStore::Builder builder(built);
+  SourceInfo reading;
+  reading.path = recording;
+  reading.source = "heaptrack";
+  LiveJournalWriter writer(recording, built.tables(), reading, builder, interval);
+  SourceInfo info = read_trace(trace, built.tables(), writer, quiet(warnings));
+  if (segments != nullptr) *segments = writer.segments();
+  return info;
+}
+
+// The whole trace, and per prefix of its events what a whole-trace query
+// counts: blocks allocated, bytes allocated, bytes outstanding.
+struct Reference {
+  std::unique_ptr<TraceStore> store;
+  std::vector<std::uint64_t> allocated_bytes, outstanding_bytes;  // after event i, at i + 1
+};
+
+Reference reference_of(const std::string& trace) {
+  std::string warnings;
+  Reference r;
+  r.store = load_trace(trace, quiet(warnings));
+  const StoreColumns& c = r.store->columns();
+  r.allocated_bytes.assign(c.event_count + 1, 0);
+  r.outstanding_bytes.assign(c.event_count + 1, 0);
+  std::size_t next_alloc = 0, next_free = 0;
+  std::uint64_t allocated = 0, outstanding = 0;
+  for (std::uint64_t seq = 0; seq < c.event_count; ++seq) {
+    if (next_alloc < c.alloc_seq.size() && c.alloc_seq[next_alloc] == seq) {
+      const std::uint64_t size = r.store->tables().bucket(BucketId(c.bucket[next_alloc++])).size;
+      allocated += size;
+      outstanding += size;
+    } else {
+      const std::uint32_t block = c.free_order[next_free++] & StoreColumns::kBlockMask;
+      outstanding -= r.store->tables().bucket(BucketId(c.bucket[block])).size;
+    }
+    r.allocated_bytes[seq + 1] = allocated;
+    r.outstanding_bytes[seq + 1] = outstanding;
+  }
+  return r;
+}
+
+// Forwards the events before `events` only: the store of a prefix of a trace.
+class FirstEvents final : public EventConsumer {
+ public:
+  FirstEvents(EventConsumer& next, std::uint64_t events, std::int64_t end_ns)
+      : next_(next), events_(events), end_ns_(end_ns) {}
+  void on_alloc(const LiveBlock& b) override {
+    if (b.alloc_seq < events_) next_.on_alloc(b);
+  }
+  void on_free(const LiveBlock& b, std::uint64_t seq, std::int64_t ns, bool temporary) override {
+    if (seq < events_) next_.on_free(b, seq, ns, temporary);
+  }
+  void on_still_alive(const LiveBlock&) override {}
+  void on_finish(std::int64_t) override { next_.on_finish(end_ns_); }
+
+ private:
+  EventConsumer& next_;
+  std::uint64_t events_;
+  std::int64_t end_ns_;
+};
+
+Result by_stack(const TraceStore& store) {
+  Query q;
+  q.by = {GroupBy::kStack};
+  Aggregator a(store.tables(), q, compile_stack_filters(q));
+  a.answer_from(store);
+  return a.result(store.source());
+}
+
+// The answer as JSON without the source it names (a live one says so).
+std::string rows_json(const Result& r) { return result_json(r, SourceInfo{}); }
+
+std::string prefix_answer(const TraceStore& full, std::uint64_t events, std::int64_t end_ns) {
+  TraceStore prefix;
+  prefix.tables() = full.tables();
+  TraceStore::Builder builder(prefix);
+  FirstEvents first(builder, events, end_ns);
+  full.replay(first);
+  return rows_json(by_stack(prefix));
+}
+
+TEST(LiveJournal, ReadersAgainstAWriterInALoopSeeWholePrefixes) {
+  const std::string trace = real_trace();
+  const Reference ref = reference_of(trace);
+  TempDir dir;
+  const std::string recording = dir.file("recording.zst");
+  const std::string journal = live_journal_beside(recording);
+  std::atomic<bool> writing{true};
+  std::atomic<int> reads{0}, compared{0};
+  std::vector<std::string> failures;
+  std::mutex failures_mutex;
+  const auto failed = [&](const std::string& what) {
+    const std::lock_guard lock(failures_mutex);
+    if (failures.size() < 10) failures.push_back(what);
+  };
+  const auto reader = [&](bool compare_rows) {
+    std::uint64_t last_events = 0;
+    std::uint64_t n = 0;
+    while (writing.load() || n == 0) {
+      if (!fs::exists(journal)) continue;
+      const bool alive = file_lock_is_held(journal);
+      try {
+        const LiveJournalRead read = read_live_journal(journal, alive);
+        ++reads;
+        ++n;
+        const TraceStore& s = *read.store;
+        if (read.events < last_events) failed("the events went back");
+        last_events = read.events;
+        const std::size_t blocks = s.block_count();
+        const std::size_t allocs = static_cast<std::size_t>(
+            std::lower_bound(ref.store->columns().alloc_seq.begin(), ref.store->columns().alloc_seq.end(),
+                             static_cast<std::uint32_t>(read.events)) -
+            ref.store->columns().alloc_seq.begin());
+        if (blocks != allocs) failed("blocks differ from the trace's prefix");
+        const Result r = by_stack(s);
+        if (r.totals.stc != allocs || r.totals.st != ref.allocated_bytes[read.events] ||
+            r.totals.so != ref.outstanding_bytes[read.events] || r.totals.soc != allocs - (read.events - allocs)) {
+          failed("totals differ from the trace's prefix at " + std::to_string(read.events) + " events");
+        }
+        if (compare_rows && n % 4 == 1 && rows_json(r) != prefix_answer(*ref.store, read.events, read.time_ns)) {
+          failed("rows differ from the trace's prefix at " + std::to_string(read.events) + " events");
+        }
+        if (compare_rows) ++compared;
+      } catch (const Error& e) {
+        failed(std::string("a read failed: ") + e.what());
+      }
+    }
+  };
+  std::thread a(reader, true), b(reader, false);
+  TraceStore built;
+  std::uint64_t segments = 0;
+  record_with_journal(trace, recording, std::chrono::milliseconds(0), built, &segments);
+  writing = false;
+  a.join();
+  b.join();
+  for (const std::string& f : failures) ADD_FAILURE() << f;
+  EXPECT_GT(segments, 3u);
+  EXPECT_GT(reads.load(), 2);
+  EXPECT_GT(compared.load(), 0);
+  // The writer is gone: the journal is whole, and the whole trace.
+  const LiveJournalRead last = read_live_journal(journal, false);
+  EXPECT_EQ(last.segments, segments);
+  EXPECT_EQ(last.events, ref.store->event_count());
+  EXPECT_EQ(rows_json(by_stack(*last.store)), rows_json(by_stack(*ref.store)));
+  // Fed through the store builder instead, the same answer.
+  EXPECT_EQ(rows_json(by_stack(*store_file::rebuilt_through_builder(*last.store))), rows_json(by_stack(*ref.store)));
+}
+
+// A journal of the bundled example, written whole, and where its segments start.
+struct WholeJournal {
+  std::string bytes;
+  std::vector<std::uint64_t> segment_at;  // and the file's end last
+};
+
+WholeJournal whole_journal() {
+  TempDir dir;
+  const std::string recording = dir.file("example.zst");
+  TraceStore built;
+  record_with_journal(example_trace(), recording, std::chrono::milliseconds(0), built);
+  WholeJournal j;
+  j.bytes = read_file(live_journal_beside(recording));
+  for (std::uint64_t at = 0; at < j.bytes.size();) {
+    j.segment_at.push_back(at);
+    std::uint64_t payload = 0;
+    std::memcpy(&payload, j.bytes.data() + at + 16, 8);
+    at += store_file::kLiveSegmentHeaderBytes + payload;
+  }
+  j.segment_at.push_back(j.bytes.size());
+  return j;
+}
+
+// The error a read of `bytes` by a dead writer's reader gives ("" if none).
+std::string dead_error(const std::string& bytes) {
+  try {
+    read_live_journal_bytes(bytes, "j.hqlive", false);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void set_u64(std::string& bytes, std::uint64_t at, std::uint64_t v) { std::memcpy(bytes.data() + at, &v, 8); }
+
+// Sets segment k's checksums right again after its bytes were changed.
+void reseal(std::string& bytes, std::uint64_t at) {
+  std::uint64_t payload = 0;
+  std::memcpy(&payload, bytes.data() + at + 16, 8);
+  set_u64(bytes, at + 24, store_file::checksum_of(bytes.data() + at + 40, payload));
+  set_u64(bytes, at + 32, store_file::checksum_of(bytes.data() + at, 32));
+}
+
+TEST(LiveJournal, ACutShortJournalIsItsWholeSegmentsWhileTheWriterLivesAndDamageAfter) {
+  const WholeJournal j = whole_journal();
+  ASSERT_GE(j.segment_at.size(), 4u);
+  std::mt19937_64 random(50);
+  std::uint64_t previous_events = 0;
+  std::vector<std::uint64_t> cuts;
+  for (int i = 0; i < 200; ++i) cuts.push_back(random() % (j.bytes.size() + 1));
+  std::sort(cuts.begin(), cuts.end());
+  for (const std::uint64_t cut : cuts) {
+    const std::string bytes = j.bytes.substr(0, cut);
+    // The segments wholly before the cut.
+    std::size_t whole = 0;
+    while (whole + 1 < j.segment_at.size() && j.segment_at[whole + 1] <= cut) ++whole;
+    if (whole == 0) {
+      EXPECT_THROW(read_live_journal_bytes(bytes, "j.hqlive", true), Error) << "cut at " << cut;
+      continue;
+    }
+    const LiveJournalRead read = read_live_journal_bytes(bytes, "j.hqlive", true);
+    EXPECT_EQ(read.segments, whole) << "cut at " << cut;
+    EXPECT_EQ(read.bytes_used, j.segment_at[whole]);
+    EXPECT_GE(read.events, previous_events);
+    previous_events = read.events;
+    const std::string error = dead_error(bytes);
+    if (cut == j.segment_at[whole]) {
+      EXPECT_EQ(error, "") << "cut at a segment's end";
+    } else {
+      EXPECT_NE(error.find("j.hqlive: byte " + std::to_string(j.segment_at[whole]) + ": "), std::string::npos)
+          << error;
+    }
+  }
+}
+
+TEST(LiveJournal, DamageIsNamedByItsByte) {
+  const WholeJournal j = whole_journal();
+  const std::uint64_t second = j.segment_at[2];
+  {
+    std::string bytes = j.bytes;
+    bytes[second + 50] ^= 1;  // in its payload
+    EXPECT_EQ(read_live_journal_bytes(bytes, "j.hqlive", true).segments, 2u);
+    expect_contains(dead_error(bytes),
+                    "j.hqlive: byte " + std::to_string(second) + ": a segment whose checksum does not match");
+  }
+  {
+    std::string bytes = j.bytes;
+    bytes[0] = 'X';
+    expect_contains(dead_error(bytes), "j.hqlive: byte 0: not a heapql live journal (its magic is wrong)");
+    EXPECT_THROW(read_live_journal_bytes(bytes, "j.hqlive", true), Error);
+  }
+  {
+    std::string bytes = j.bytes;
+    set_u64(bytes, second + 16, std::uint64_t{1} << 60);  // an absurd length, its header sealed
+    set_u64(bytes, second + 32, store_file::checksum_of(bytes.data() + second, 32));
+    EXPECT_EQ(read_live_journal_bytes(bytes, "j.hqlive", true).segments, 2u);
+    expect_contains(dead_error(bytes), "byte " + std::to_string(second) + ": a segment of 1152921504606846976 bytes "
+                                       "runs past the end of the file");
+  }
+  {
+    std::string bytes = j.bytes;
+    bytes[second + 8] = 7;  // version 7, sealed: an error even while the writer lives
+    set_u64(bytes, second + 32, store_file::checksum_of(bytes.data() + second, 32));
+    EXPECT_THROW(read_live_journal_bytes(bytes, "j.hqlive", true), Error);
+    expect_contains(dead_error(bytes), "live journal version 7; this heapql reads version 1");
+  }
+  {
+    std::string bytes = j.bytes;
+    bytes[second + 12] = 9;  // a segment's number out of place, sealed
+    set_u64(bytes, second + 32, store_file::checksum_of(bytes.data() + second, 32));
+    expect_contains(dead_error(bytes), "segment number 9 where segment 2 belongs");
+  }
+}
+
+TEST(LiveJournal, CraftedSegmentsWithRightChecksumsAreRefusedNeverCrash) {
+  const WholeJournal j = whole_journal();
+  std::mt19937_64 random(7);
+  int refused = 0;
+  for (int i = 0; i < 400; ++i) {
+    std::string bytes = j.bytes;
+    const std::size_t k = random() % (j.segment_at.size() - 1);
+    const std::uint64_t at = j.segment_at[k], end = j.segment_at[k + 1];
+    // A few bytes of one payload changed, its checksums set right.
+    for (int n = 0; n < 1 + static_cast<int>(random() % 4); ++n) {
+      const std::uint64_t where = at + 40 + random() % (end - at - 40);
+      bytes[where] = static_cast<char>(random());
+    }
+    reseal(bytes, at);
+    for (const bool alive : {true, false}) {
+      try {
+        const LiveJournalRead read = read_live_journal_bytes(bytes, "j.hqlive", alive);
+        (void)by_stack(*read.store);  // the replay refuses what the parts' checks let by
+      } catch (const Error& e) {
+        ++refused;
+        EXPECT_NE(std::string(e.what()).find("j.hqlive"), std::string::npos) << e.what();
+      }
+    }
+  }
+  EXPECT_GT(refused, 100);
+}
+
+TEST(LiveJournal, ASecondWriterOfTheSameJournalIsRefused) {
+  TempDir dir;
+  const std::string recording = dir.file("r.zst");
+  TraceStore a, b;
+  TraceStore::Builder builder_a(a), builder_b(b);
+  LiveJournalWriter first(recording, a.tables(), SourceInfo{}, builder_a);
+  EXPECT_TRUE(file_lock_is_held(live_journal_beside(recording)));
+  try {
+    LiveJournalWriter second(recording, b.tables(), SourceInfo{}, builder_b);
+    ADD_FAILURE() << "a second writer was let in";
+  } catch (const Error& e) {
+    expect_contains(e.what(), "another recording is writing this live journal");
+  }
+}
+
+TEST(LiveJournal, ASessionAnswersFromARecordingInProgressAndPassesOverALeftJournal) {
+  TempDir dir;
+  const std::string recording = dir.file("rec.zst");
+  const std::string trace = example_trace();
+  std::string expected;
+  {
+    std::string warnings;
+    TraceSession whole(trace, quiet(warnings));
+    Query q;
+    q.by = {GroupBy::kStack};
+    expected = rows_json(whole.answer_once(q, compile_stack_filters(q)).result);
+  }
+  Query q;
+  q.by = {GroupBy::kStack};
+  {
+    TraceStore built;
+    TraceStore::Builder builder(built);
+    SourceInfo reading;
+    reading.path = recording;
+    reading.source = "heaptrack";
+    std::string warnings;
+    LiveJournalWriter writer(recording, built.tables(), reading, builder, std::chrono::hours(1));
+    // Before anything is published past the first segment: no events yet.
+    {
+      std::string said;
+      TraceSession session(recording, quiet(said));
+      const Answer a = session.answer_once(q, compile_stack_filters(q));
+      ASSERT_TRUE(a.source.live.has_value());
+      EXPECT_EQ(a.result.totals.stc, 0u);
+      expect_contains(said, recording + ": recording in progress, up to 0s");
+    }
+    read_trace(trace, built.tables(), writer, quiet(warnings));  // on_finish publishes
+    for (const std::string& named : {recording, live_journal_beside(recording)}) {
+      std::string said;
+      TraceSession session(named, quiet(said));
+      const Answer a = session.answer_once(q, compile_stack_filters(q));
+      ASSERT_TRUE(a.source.live.has_value()) << named;
+      EXPECT_EQ(a.source.live->journal, live_journal_beside(recording));
+      EXPECT_EQ(rows_json(a.result), expected) << named;
+      expect_contains(said, "recording in progress, up to 2.601s");
+      expect_contains(result_json(a.result, a.source),
+                      "\"recording_in_progress\":{\"up_to_ns\":2601000000,\"journal\":\"" +
+                          as_json_text(live_journal_beside(recording)) + "\"}");
+    }
+  }
+  // The writer is gone, the journal left: the trace is read (here a copy of
+  // the example and its raw twin), with one warning, and the answer is not live.
+  write_file(recording, read_file(trace));
+  write_file(dir.file("rec.raw.zst"), read_file(std::string(HEAPQL_SOURCE_DIR) + "/examples/traces/memory_test_app.raw.zst"));
+  std::string said;
+  TraceSession session(recording, quiet(said));
+  const Answer a = session.answer_once(q, compile_stack_filters(q));
+  EXPECT_FALSE(a.source.live.has_value());
+  EXPECT_EQ(rows_json(a.result), expected);
+  expect_contains(said, live_journal_beside(recording) + ": left by a recording that did not finish");
+}
+
+}  // namespace
+}  // namespace heapql::test
