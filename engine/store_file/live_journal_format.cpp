@@ -1,6 +1,8 @@
 // The live journal's segments, written and read (live_journal_format.h).
 #include "engine/store_file/live_journal_format.h"
 
+#include "engine/store/packed_column_writer.h"
+
 #include <cstring>
 #include <array>
 #include <deque>
@@ -180,7 +182,18 @@ struct JournalColumns {
   std::vector<Bucket> buckets;
   std::vector<std::uint32_t> bucket, alloc_seq, free_order;
   std::vector<TimeChange> time_changes;
+  // The block columns packed as the store's are (packed_column.h), which
+  // the replay reads; the plain ones above are freed once packed.
+  std::vector<std::uint64_t> packed_bucket, packed_alloc_seq, packed_free_order;
 };
+
+// `values` packed into `words`, and released.
+PackedColumn packed(std::vector<std::uint32_t>& values, std::vector<std::uint64_t>& words, unsigned rotation) {
+  PackedColumnWriter<std::vector<std::uint64_t>> writer(words, rotation);
+  for (const std::uint32_t v : values) writer.push_back(v);
+  std::vector<std::uint32_t>().swap(values);
+  return finished_column(writer, words, rotation);
+}
 
 static_assert(sizeof(StackNode) == kStackBytes && sizeof(Bucket) == kBucketBytes && sizeof(bool) == 1);
 
@@ -450,9 +463,9 @@ class JournalParser {
     info.end_ns = time_ns_;
     info.live = LiveProgress{name_, time_ns_};
     StoreColumns columns;
-    columns.bucket = c.bucket;
-    columns.alloc_seq = c.alloc_seq;
-    columns.free_order = c.free_order;
+    columns.bucket = packed(c.bucket, c.packed_bucket, 0);
+    columns.alloc_seq = packed(c.alloc_seq, c.packed_alloc_seq, 0);
+    columns.free_order = packed(c.free_order, c.packed_free_order, StoreColumns::kFreeRotation);
     columns.time_changes = c.time_changes;
     columns.event_count = events_;
     columns.end_ns = time_ns_;
