@@ -9,6 +9,7 @@
 #include "engine/ingest/block_identity_file.h"
 #include "engine/ingest/heaptrack_reader.h"
 #include "engine/query/aggregator.h"
+#include "engine/session/live_journal.h"
 #include "engine/session/trace_store_location.h"
 #include "engine/store_file/source_record.h"
 #include "engine/store_file/store_writer.h"
@@ -20,10 +21,19 @@ IngestResult ingest_recording(const RecordingStreams& streams, std::string* warn
   TraceTables tables;
   store_file::StoreWriter writer(store_beside(trace), tables);
 
-  // The seam: the consumer the reader feeds. Today the store writer's own;
-  // a consumer that also publishes the recording so far (w7-live's
-  // LiveJournalWriter) wraps it here, forwarding every call to it.
-  EventConsumer& reader_feeds = writer.consumer();
+  // The reader feeds the store writer through the live journal, which
+  // publishes the recording so far for other processes' queries each second
+  // (live_journal.h). What it says of the reading until the store does: an
+  // exact heaptrack recording (raw stream and interpreted in step).
+  SourceInfo reading;
+  reading.path = trace;
+  reading.files = {trace};
+  reading.source = "heaptrack";
+  reading.format = "raw+interpreted";
+  reading.compression = "zstd";
+  reading.block_identity = BlockIdentity::kExact;
+  LiveJournalWriter journal(trace, tables, reading, writer.consumer());
+  EventConsumer& reader_feeds = journal;
 
   HeaptrackFiles files;
   files.interpreted = trace;
@@ -52,6 +62,8 @@ IngestResult ingest_recording(const RecordingStreams& streams, std::string* warn
   tables.release_indexes();
   IngestResult result;
   result.file_bytes = naming_file(trace, [&] { return writer.commit(record, &Aggregator::build_stack_view); });
+  // The store answers from now on: the journal's readers would pass it over.
+  journal.remove_journal();
   result.store_path = writer.path();
   result.blocks = writer.block_count();
   result.frees = writer.free_count();
