@@ -13,6 +13,12 @@
 // it. Each index slot holds its key's hash beside the position, so a probe
 // reads the ring only for a key whose hash matches, and a deletion none.
 // Both grow with use up to the bound, so a small trace costs little.
+//
+// An exact reading frees once an event, and each free's index slot, at a
+// random place, was a cache miss that its caller waited for (a seventh of
+// a raw-twin read): frees wait in a short queue instead, their slots
+// fetched as they come, and go into the index a few frees later, in order;
+// a lookup puts the queue in first, so it sees every free before it.
 #pragma once
 
 #include <algorithm>
@@ -31,6 +37,51 @@ class RecentlyFreed {
 
   // A free of `key`.
   void add(const Key& key) {
+    const std::uint32_t hash = hash_of(key);
+    if (!slots_.empty()) prefetch_hint(&slots_[home(hash)]);
+    if (queued_ == kQueue) {
+      place(queue_[queue_head_].key, queue_[queue_head_].hash);
+      queue_[queue_head_] = Queued{key, hash};
+      queue_head_ = (queue_head_ + 1) % kQueue;
+      return;
+    }
+    queue_[(queue_head_ + queued_++) % kQueue] = Queued{key, hash};
+  }
+
+  // Whether `key` is among the keys of the last `capacity` frees.
+  bool contains(const Key& key) const {
+    flush();
+    return !slots_.empty() && slots_[find_slot(key, hash_of(key))] != kEmpty;
+  }
+
+  // Distinct keys held (at most capacity()).
+  std::size_t size() const {
+    flush();
+    return size_;
+  }
+  std::uint32_t capacity() const { return capacity_; }
+  std::size_t memory_bytes() const { return ring_.capacity() * sizeof(Key) + slots_.capacity() * sizeof(Slot); }
+
+ private:
+  using Slot = std::uint64_t;  // the key's hash << 32 | its ring position
+  static constexpr Slot kEmpty = ~Slot{0};
+  static constexpr std::uint32_t kPrefetchDistance = 8;
+  static constexpr std::uint32_t kQueue = 8;
+  struct Queued {
+    Key key;
+    std::uint32_t hash;
+  };
+
+  // The queued frees into the index, in order.
+  void flush() const {
+    for (; queued_ > 0; --queued_) {
+      place(queue_[queue_head_].key, queue_[queue_head_].hash);
+      queue_head_ = (queue_head_ + 1) % kQueue;
+    }
+  }
+
+  // The free of `key` (whose hash is `hash`) into the ring and the index.
+  void place(const Key& key, std::uint32_t hash) const {
     std::uint32_t position;
     if (ring_.size() < capacity_) {
       position = static_cast<std::uint32_t>(ring_.size());
@@ -47,24 +98,10 @@ class RecentlyFreed {
     }
     next_ = position + 1 == capacity_ ? 0 : position + 1;
     if ((size_ + 1) * 2 > slots_.size()) grow();
-    const std::uint32_t hash = hash_of(key);
     const std::size_t slot = find_slot(key, hash);
     if (slots_[slot] == kEmpty) ++size_;
     slots_[slot] = std::uint64_t{hash} << 32 | position;
   }
-
-  // Whether `key` is among the keys of the last `capacity` frees.
-  bool contains(const Key& key) const { return !slots_.empty() && slots_[find_slot(key, hash_of(key))] != kEmpty; }
-
-  // Distinct keys held (at most capacity()).
-  std::size_t size() const { return size_; }
-  std::uint32_t capacity() const { return capacity_; }
-  std::size_t memory_bytes() const { return ring_.capacity() * sizeof(Key) + slots_.capacity() * sizeof(Slot); }
-
- private:
-  using Slot = std::uint64_t;  // the key's hash << 32 | its ring position
-  static constexpr Slot kEmpty = ~Slot{0};
-  static constexpr std::uint32_t kPrefetchDistance = 8;
 
   // Mixed again: a Hash made for std::unordered_map's prime bucket counts
   // (or the identity of std::hash) may leave the low bits, which pick the
@@ -89,7 +126,7 @@ class RecentlyFreed {
   // it was freed again since (its slot then holds a later position). A
   // position is in the index once at most, so the probe compares positions,
   // not keys.
-  void forget(std::uint32_t position) {
+  void forget(std::uint32_t position) const {
     std::size_t hole = home(hash_of(ring_[position]));
     for (;; hole = (hole + 1) & mask_) {
       if (slots_[hole] == kEmpty) return;
@@ -108,7 +145,7 @@ class RecentlyFreed {
     --size_;
   }
 
-  void grow() {
+  void grow() const {
     std::vector<Slot> old;
     old.swap(slots_);
     slots_.assign(old.empty() ? 64 : old.size() * 2, kEmpty);
@@ -121,12 +158,16 @@ class RecentlyFreed {
     }
   }
 
+  // Mutable: a lookup puts the queued frees in first.
   std::uint32_t capacity_;
-  std::vector<Key> ring_;     // keys in free order, oldest at next_ once full
-  std::uint32_t next_ = 0;    // the position the next free takes
-  std::vector<Slot> slots_;   // by key's hash
-  std::size_t mask_ = 0;
-  std::size_t size_ = 0;
+  mutable std::vector<Key> ring_;     // keys in free order, oldest at next_ once full
+  mutable std::uint32_t next_ = 0;    // the position the next free takes
+  mutable std::vector<Slot> slots_;   // by key's hash
+  mutable std::size_t mask_ = 0;
+  mutable std::size_t size_ = 0;
+  mutable Queued queue_[kQueue] = {};  // frees not yet placed, oldest at queue_head_
+  mutable std::uint32_t queue_head_ = 0;
+  mutable std::uint32_t queued_ = 0;
 };
 
 }  // namespace heapql
