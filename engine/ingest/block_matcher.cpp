@@ -119,13 +119,13 @@ bool BlockMatcher::free_address(std::uint64_t address_key, std::uint32_t thread)
 }
 
 void BlockMatcher::end_taken(std::uint64_t address_key, const LiveBlock& block, std::uint32_t thread) {
-  freed_addresses_.insert(address_key);
+  recently_freed_.add(address_key);
   note_end(block, true, thread);
   end_block(block, thread);
 }
 
 bool BlockMatcher::count_unmatched_free(std::uint64_t address_key) {
-  if (live_by_address_.find(address_key) == nullptr && freed_addresses_.contains(address_key)) {
+  if (live_by_address_.find(address_key) == nullptr && recently_freed_.contains(address_key)) {
     ++anomalies_.double_frees;
     return true;
   }

@@ -7,13 +7,14 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "engine/ids.h"
 #include "engine/store/source_info.h"
-#include "engine/util/address_set.h"
+#include "engine/util/recently_freed.h"
 #include "engine/ingest/bucket_lifo_lists.h"
 #include "engine/store/events.h"
 #include "engine/ingest/live_block_map.h"
@@ -107,9 +108,19 @@ class BlockMatcher {
   bool take_live(std::uint64_t address_key, LiveBlock& out) { return live_by_address_.take(address_key, out); }
   void end_taken(std::uint64_t address_key, const LiveBlock& block, std::uint32_t thread = 0);
   // kExact: counts a free that found no live block at the key: a double free
-  // when the key's last event was a free, else a free of an address never
-  // seen (or whose allocation the trace does not hold). True for a double free.
+  // when the key's latest free is among the last kFreesRemembered frees of
+  // live blocks, else an unmatched free (an address never seen, one whose
+  // allocation the trace does not hold, or one freed longer ago than that:
+  // docs/heaptrack.md). True for a double free.
   bool count_unmatched_free(std::uint64_t address_key);
+  // How many of the latest frees are remembered to tell double frees apart:
+  // a bound, so that memory grows with live blocks, not with the distinct
+  // addresses a trace used. 64 Ki frees cost at most 1.5 MiB (8-byte keys, a
+  // half-full index of 4-byte positions); docs/heaptrack.md has the choice.
+  static constexpr std::uint32_t kFreesRemembered = 65536;
+  // The keys remembered now (tests: at most kFreesRemembered).
+  std::size_t freed_keys_remembered() const { return recently_freed_.size(); }
+  std::size_t live_keys() const { return live_by_address_.size(); }
   // kBucketLifo: ends the most recently allocated live block of the bucket;
   // false when the bucket has none (the caller counts it: semantics.md §1).
   bool free_bucket(BucketId bucket, std::uint32_t thread = 0) {
@@ -203,10 +214,10 @@ class BlockMatcher {
   std::uint64_t next_block_ = 0;
   std::uint64_t live_count_ = 0;
   Anomalies anomalies_;
-  // kExact: by key, the live blocks; and every key freed once, so that a
-  // second free of it is told apart (semantics.md §1).
+  // kExact: by key, the live blocks; and the keys of the latest frees, so
+  // that a second free of one is told apart (semantics.md §1).
   LiveBlockMap live_by_address_;
-  AddressSet freed_addresses_;
+  RecentlyFreed<std::uint64_t, std::hash<std::uint64_t>> recently_freed_{kFreesRemembered};
   // Bucket-LIFO pairings: each bucket's live blocks, most recent first.
   BucketLifoLists<LiveBlock> lists_;
   // A reading by address that reports out-of-order ends: the same order, of

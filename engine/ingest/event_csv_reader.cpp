@@ -23,6 +23,7 @@
 #include "engine/ingest/progress_bar.h"
 #include "engine/ingest/block_matcher.h"
 #include "engine/units.h"
+#include "engine/util/recently_freed.h"
 #include "engine/platform/file_status.h"
 #include "engine/platform/open_file.h"
 
@@ -456,12 +457,13 @@ class EventCsvParser {
   // ---- block identity: each live (heap, address) gets a token ----
 
   // Tokens count up and are never reused, so two live blocks never share one
-  // (no hashing of the triple into 64 bits and hoping).
+  // (no hashing of the triple into 64 bits and hoping). Only live blocks
+  // hold one: a freed address leaves live_ for recently_freed_.
   std::uint64_t alloc_key(HeapId heap, std::uint64_t address) {
     auto [it, inserted] = live_.try_emplace(AddressKey{heap, address}, next_token_);
     if (inserted) {
       ++next_token_;
-    } else if (matcher_.live_at(it->second) != nullptr) {
+    } else {
       warn(fmt::format("alloc at 0x{:x} in heap {}, where a block is still alive: the earlier block ends here "
                        "(alloc_over_live)",
                        address, tables_.string(tables_.heap(heap).name)));
@@ -470,21 +472,25 @@ class EventCsvParser {
   }
 
   void free_block(const HeapEntry& heap, std::uint64_t address, std::uint32_t thread, std::string_view event) {
-    const auto it = live_.find(AddressKey{heap.id, address});
+    const AddressKey key{heap.id, address};
+    const auto it = live_.find(key);
     if (it == live_.end()) {
+      // A double free only within the bound of recently_freed_; beyond it,
+      // an unmatched free (docs/import.md).
+      if (recently_freed_.contains(key)) {
+        ++matcher_.anomalies().double_frees;
+        warn(fmt::format("{} of 0x{:x} in heap {}, freed before and not allocated since (double_frees)", event,
+                         address, tables_.string(tables_.heap(heap.id).name)));
+        return;
+      }
       ++matcher_.anomalies().unmatched_frees;
-      warn(fmt::format("{} of 0x{:x} in heap {}, where no block was ever allocated (unmatched_frees)", event, address,
+      warn(fmt::format("{} of 0x{:x} in heap {}, where no block is alive (unmatched_frees)", event, address,
                        tables_.string(tables_.heap(heap.id).name)));
       return;
     }
-    if (matcher_.live_at(it->second) == nullptr) {
-      ++matcher_.anomalies().double_frees;
-      warn(fmt::format("{} of 0x{:x} in heap {}, freed before and not allocated since (double_frees)", event, address,
-                       tables_.string(tables_.heap(heap.id).name)));
-      return;
-    }
-    // The address keeps its token, so that a second free is told apart.
     matcher_.free_address(it->second, thread);
+    live_.erase(it);
+    recently_freed_.add(key);
   }
 
   // ---- fields ----
@@ -689,7 +695,8 @@ class EventCsvParser {
   TextMap<StackId> stacks_;
   // Every address allocated so far -> its matcher key (the matcher knows
   // whether its block is alive or freed).
-  std::unordered_map<AddressKey, std::uint64_t, AddressKeyHash> live_;
+  std::unordered_map<AddressKey, std::uint64_t, AddressKeyHash> live_;  // live blocks' tokens
+  RecentlyFreed<AddressKey, AddressKeyHash> recently_freed_{BlockMatcher::kFreesRemembered};
   std::uint64_t next_token_ = 0;
 };
 

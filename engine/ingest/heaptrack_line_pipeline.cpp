@@ -342,7 +342,16 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
     batch.codes.resize(coded);
     return more;
   };
-  const auto full = [&] { return coded >= batch_lines || batch.text.size() >= kBatchTextBytes; };
+  const auto full = [&] {
+    return coded >= batch_lines || batch.text.size() >= kBatchTextBytes ||
+           (decode_ == Decode::kRecords && records.index() >= kBatchRecords);
+  };
+  // How many more lines this pass may code: each decodes to one record at
+  // most, so that many never take the records past kBatchRecords.
+  const auto line_room = [&] {
+    const std::size_t lines = batch_lines - coded;
+    return decode_ == Decode::kRecords ? std::min(lines, kBatchRecords - records.index()) : lines;
+  };
   try {
     if (batch.codes.size() != batch_lines) batch.codes.resize(batch_lines);
     std::uint32_t* const codes = batch.codes.data();
@@ -363,7 +372,7 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
       const char* const end = at + buffered.size();
       const std::size_t coded_before = coded;
       // Only a text line can fill the batch before its last line.
-      std::size_t limit = batch_lines;
+      std::size_t limit = coded + line_room();
       make_room(limit - coded);
       while (at < end && coded < limit) {
 #if defined(__SSE2__)

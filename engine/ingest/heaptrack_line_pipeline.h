@@ -94,6 +94,12 @@ class HeaptrackLinePipeline {
   static constexpr std::size_t kSlotsAlone = 8;
   static constexpr std::size_t kMostSlotsAlone = 32;
   static constexpr std::size_t kSlotsBesideTwin = 3;
+  // A batch of the interpreted file also ends at this many `t` / `a`
+  // records: a slot's record column then holds 256 KiB at most, where a
+  // stretch of new stacks (a batch of records alone) had left each of up
+  // to 32 slots holding 1 MiB for the rest of the read
+  // (docs/one-shot-speed.md, "Batches bounded by their records").
+  static constexpr std::size_t kBatchRecords = std::size_t{1} << 14;
 
   // Opens the file (errors opening or sniffing it are thrown here) and starts reading.
   HeaptrackLinePipeline(std::string path, bool show_progress, Decode decode = Decode::kRecords,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/ingest/block_matcher.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/query/aggregator.h"
 #include "engine/report/reports.h"
@@ -217,6 +218,30 @@ TEST(EtwReader, SyntheticDoubleFreeIsCountedApartFromAnUnknownAddress) {
   EXPECT_EQ(t.store->source().anomalies.double_frees, 1u);
   EXPECT_EQ(t.store->source().anomalies.unmatched_frees, 0u);
   EXPECT_EQ(t.store->block_count(), 2u);
+}
+
+// docs/windows.md: a second HeapFree is a double free while the first is
+// among the last BlockMatcher::kFreesRemembered frees, else an unmatched
+// free; the reader keeps the live blocks' addresses and that many freed ones.
+TEST(EtwReader, SyntheticDoubleFreeIsToldApartWithinTheBoundAndUnmatchedBeyondIt) {
+  for (const std::uint64_t others : {std::uint64_t{BlockMatcher::kFreesRemembered - 1},
+                                     std::uint64_t{BlockMatcher::kFreesRemembered}}) {
+    SCOPED_TRACE(others);
+    TempDir dir;
+    EtlWriter w;
+    start_process(w);
+    w.heap_alloc(0, kTid, kPid, w.ticks_at_ms(1), kHeap, 64, 0x10);
+    w.heap_free(0, kTid, kPid, w.ticks_at_ms(1), kHeap, 0x10);
+    for (std::uint64_t i = 0; i < others; ++i) {
+      w.heap_alloc(0, kTid, kPid, w.ticks_at_ms(2), kHeap, 64, 0x100000 + 16 * i);
+      w.heap_free(0, kTid, kPid, w.ticks_at_ms(2), kHeap, 0x100000 + 16 * i);
+    }
+    w.heap_free(0, kTid, kPid, w.ticks_at_ms(3), kHeap, 0x10);
+    const Loaded t = load(w, dir);
+    const bool inside = others < BlockMatcher::kFreesRemembered;
+    EXPECT_EQ(t.store->source().anomalies.double_frees, inside ? 1u : 0u);
+    EXPECT_EQ(t.store->source().anomalies.unmatched_frees, inside ? 0u : 1u);
+  }
 }
 
 TEST(EtwReader, SyntheticFreeAfterItsHeapWasDestroyedIsADoubleFree) {

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "engine/error.h"
+#include "engine/ingest/block_matcher.h"
 #include "engine/query/aggregator.h"
 #include "engine/store/trace_store.h"
 #include "tests/support/stack_texts.h"
@@ -139,7 +140,7 @@ TEST(EventCsvReader, WorkedExampleBecomesBlocks) {
   EXPECT_EQ(s.anomalies.unmatched_frees, 1u);
   EXPECT_EQ(s.anomalies.alloc_over_live, 0u);
   EXPECT_EQ(s.anomalies.total(), 1u);
-  EXPECT_NE(r->warnings.find("events.csv:9: free of 0x9999 in heap default, where no block was ever allocated (unmatched_frees)"),
+  EXPECT_NE(r->warnings.find("events.csv:9: free of 0x9999 in heap default, where no block is alive (unmatched_frees)"),
             std::string::npos)
       << r->warnings;
 }
@@ -303,6 +304,25 @@ TEST(EventCsvReader, BlocksAreExactByProcessHeapAndAddress) {
       << r->warnings;
 }
 
+// docs/import.md: a second free is a double free while the address's latest
+// free is among the last BlockMatcher::kFreesRemembered frees, else an
+// unmatched free; the reader keeps the live blocks and that many addresses.
+TEST(EventCsvReader, ADoubleFreeIsToldApartWithinTheBoundAndUnmatchedBeyondIt) {
+  for (const std::uint64_t others : {std::uint64_t{BlockMatcher::kFreesRemembered - 1},
+                                     std::uint64_t{BlockMatcher::kFreesRemembered}}) {
+    SCOPED_TRACE(others);
+    std::string text = kHeader + "0,alloc,a,,,0x10,1,,\n1,free,a,,,0x10,,,\n";
+    for (std::uint64_t i = 0; i < others; ++i) {
+      text += fmt::format("2,alloc,a,,,0x{:x},1,,\n2,free,a,,,0x{:x},,,\n", 0x1000 + 16 * i, 0x1000 + 16 * i);
+    }
+    text += "3,free,a,,,0x10,,,\n";
+    const auto r = read_text(text);
+    const bool inside = others < BlockMatcher::kFreesRemembered;
+    EXPECT_EQ(r->source.anomalies.double_frees, inside ? 1u : 0u);
+    EXPECT_EQ(r->source.anomalies.unmatched_frees, inside ? 0u : 1u);
+  }
+}
+
 TEST(EventCsvReader, AnAddressAllocatedAgainAfterItsFreeIsNoDoubleFree) {
   const auto r = read_text(kHeader +
                            "0,alloc,a,,,0x10,1,,\n"
@@ -334,7 +354,7 @@ TEST(EventCsvReader, ReallocEndsTheOldBlockAndStartsAMarkedOne) {
   EXPECT_TRUE(r->bucket(3).is_realloc);
   EXPECT_TRUE(r->bucket(4).is_realloc);
   EXPECT_EQ(r->source.anomalies.unmatched_frees, 1u);
-  EXPECT_NE(r->warnings.find(":7: realloc of 0x999 in heap default, where no block was ever allocated"), std::string::npos)
+  EXPECT_NE(r->warnings.find(":7: realloc of 0x999 in heap default, where no block is alive"), std::string::npos)
       << r->warnings;
 }
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdint>
@@ -177,6 +178,30 @@ TEST(HeaptrackLinePipeline, FillsSlotsPastTheFirstOnlyAsAllowed) {
   }
   EXPECT_EQ(n, kLines);
   EXPECT_EQ(pipeline.slots_used(), Pipeline::kMostSlotsAlone);
+}
+
+// A stretch of new stacks is all `t` records: its batches end at
+// kBatchRecords records, so that no slot's record column grows past that,
+// while the events after it still come in batches of many more lines.
+TEST(HeaptrackLinePipeline, ABatchHoldsAtMostKBatchRecordsRecords) {
+  std::vector<std::string> lines;
+  for (std::uint32_t i = 1; i <= 100'000; ++i) lines.push_back(fmt::format("t {:x} {:x}", i, i - 1));
+  for (std::uint32_t i = 0; i < 200'000; ++i) lines.push_back(i % 2 ? "- 1" : "+ 1");
+  std::string text;
+  for (const auto& line : lines) text += line + '\n';
+  Pipeline pipeline("lines.txt", text);
+  std::size_t most_records = 0, most_lines = 0, n = 0;
+  while (const Pipeline::Batch* batch = pipeline.next()) {
+    ASSERT_EQ(batch->error, nullptr);
+    ASSERT_EQ(batch->first_line, n + 1);
+    most_records = std::max(most_records, batch->records.size());
+    most_lines = std::max(most_lines, batch->codes.size());
+    n += batch->codes.size();
+  }
+  EXPECT_EQ(n, lines.size());
+  EXPECT_EQ(most_records, Pipeline::kBatchRecords);
+  EXPECT_GT(most_lines, 2 * Pipeline::kBatchRecords);
+  expect_decoded(lines);
 }
 
 TEST(HexValue, EveryLengthAndDigit) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/ingest/block_matcher.h"
 #include "engine/query/aggregator.h"
 #include "engine/store/trace_store.h"
 #include "tests/support/source_details_lookup.h"
@@ -321,6 +322,40 @@ TEST(HeaptrackReader, EveryAnomalyIsWarnedAboutAtItsLineAndRefusedWhenStrict) {
           << what;
     }
   }
+}
+
+// docs/heaptrack.md ("Double frees"): a raw twin's free of an address that
+// is not alive is a double free when the address's latest free is among the
+// last BlockMatcher::kFreesRemembered frees of live blocks, else an
+// unmatched free. A block at 0x10, then `others` blocks at other addresses,
+// each freed at once, then 0x10 freed again (heaptrack_interpret drops it),
+// then a block at 0x20.
+SourceInfo read_double_free_after(std::uint64_t others) {
+  std::string interpreted = "v 10400 3\nX ./p\nI 1000 100\ns 8 /bin/p.x\ni 401010 1\nt 1 0\na 10 1\n+ 0\n- 0\n";
+  std::string raw = "v 10400 3\nx 8 /bin/p.x\nX ./p\nI 1000 100\nm 8 /bin/p.x 400000 0 10000\nt 401010 0\n"
+                    "+ 10 1 10\n- 10\n";
+  for (std::uint64_t i = 0; i < others; ++i) {
+    interpreted += "+ 0\n- 0\n";
+    raw += fmt::format("+ 10 1 {:x}\n- {:x}\n", 0x1000 + 16 * i, 0x1000 + 16 * i);
+  }
+  // The twin is read as far as the interpreted file asks: an allocation
+  // after the double free makes it read that far.
+  interpreted += "+ 0\n";
+  raw += "- 10\n+ 10 1 20\n";
+  TempDir dir;
+  write_zstd(dir.file("p.zst"), interpreted);
+  write_zstd(dir.file("p.raw.zst"), raw);
+  return read(dir.file("p.zst"), by_stack()).source;
+}
+
+TEST(HeaptrackReader, ARawTwinsDoubleFreeIsToldApartWithinTheBoundAndUnmatchedBeyondIt) {
+  const SourceInfo inside = read_double_free_after(BlockMatcher::kFreesRemembered - 1);
+  EXPECT_EQ(inside.anomalies.double_frees, 1u);
+  EXPECT_EQ(inside.anomalies.unmatched_frees, 0u);
+  const SourceInfo outside = read_double_free_after(BlockMatcher::kFreesRemembered);
+  EXPECT_EQ(outside.anomalies.double_frees, 0u);
+  EXPECT_EQ(outside.anomalies.unmatched_frees, 1u);
+  EXPECT_EQ(outside.block_identity, BlockIdentity::kExact);
 }
 
 TEST(HeaptrackReader, AMalformedRawTwinLineIsNamedWithItsFileAndLine) {

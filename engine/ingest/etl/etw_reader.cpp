@@ -23,6 +23,7 @@
 #include "engine/ingest/etl/virtual_commits.h"
 #include "engine/ingest/block_matcher.h"
 #include "engine/util/flat_index.h"
+#include "engine/util/recently_freed.h"
 
 namespace heapql {
 
@@ -508,9 +509,20 @@ class EtwTraceReader {
   struct HeapOwnerHash {
     std::size_t operator()(const HeapOwner& k) const noexcept { return FlatIndex::mix(FlatIndex::mix(k.heap) ^ k.process); }
   };
-  // Every address allocated in a heap -> its matcher token (alive or freed:
-  // the matcher knows).
+  // Each live block's address in a heap -> its matcher token. A freed
+  // address leaves it for recently_freed_ (bounded, so memory grows with the
+  // live blocks, not with every address a heap used).
   using LiveBlocks = std::unordered_map<std::uint64_t, std::uint64_t>;
+  struct FreedAddress {
+    HeapOwner heap;
+    std::uint64_t address;
+    friend bool operator==(const FreedAddress&, const FreedAddress&) = default;
+  };
+  struct FreedAddressHash {
+    std::size_t operator()(const FreedAddress& k) const noexcept {
+      return FlatIndex::mix(HeapOwnerHash{}(k.heap) ^ k.address);
+    }
+  };
 
   void sweep(BlockMatcher& matcher) {
     std::size_t next_piece = 0, next_end = 0;
@@ -566,31 +578,41 @@ class EtwTraceReader {
   }
 
   void free_heap_block(BlockMatcher& matcher, const TimedEvent& e, std::uint64_t address) {
-    if (auto heap = live_heap_blocks_.find(HeapOwner{e.process, e.heap}); heap != live_heap_blocks_.end()) {
+    const HeapOwner owner{e.process, e.heap};
+    if (auto heap = live_heap_blocks_.find(owner); heap != live_heap_blocks_.end()) {
       if (auto it = heap->second.find(address); it != heap->second.end()) {
-        // The address keeps its token: a second free of it is then a double
-        // free, not a free of an unknown address (semantics.md §1).
         matcher.free_address(it->second, e.thread);
+        heap->second.erase(it);
+        // So that a second free of it is a double free, not a free of an
+        // unknown address (semantics.md §1), within the bound.
+        recently_freed_.add(FreedAddress{owner, address});
         return;
       }
+    }
+    if (recently_freed_.contains(FreedAddress{owner, address})) {
+      ++matcher.anomalies().double_frees;
+      return;
     }
     matcher.free_address(kNeverLiveToken, e.thread);  // counted as an unmatched free
   }
 
   // A destroyed heap takes every block still in it (in allocation order). Its
-  // addresses keep their tokens: a HeapFree after the destroy frees a block
+  // addresses count as freed: a HeapFree after the destroy frees a block
   // that is gone, a double free, not a free of an address never seen.
   void destroy_heap(BlockMatcher& matcher, const TimedEvent& e) {
     heap_info(e.process, e.heap).destroyed = true;
-    auto heap = live_heap_blocks_.find(HeapOwner{e.process, e.heap});
+    const HeapOwner owner{e.process, e.heap};
+    auto heap = live_heap_blocks_.find(owner);
     if (heap == live_heap_blocks_.end()) return;
-    std::vector<std::uint64_t> tokens;
-    tokens.reserve(heap->second.size());
-    for (const auto& [address, token] : heap->second) {
-      if (matcher.live_at(token) != nullptr) tokens.push_back(token);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> blocks;  // token, address
+    blocks.reserve(heap->second.size());
+    for (const auto& [address, token] : heap->second) blocks.emplace_back(token, address);
+    std::sort(blocks.begin(), blocks.end());
+    for (const auto& [token, address] : blocks) {
+      matcher.free_address(token, e.thread);
+      recently_freed_.add(FreedAddress{owner, address});
     }
-    std::sort(tokens.begin(), tokens.end());
-    for (std::uint64_t token : tokens) matcher.free_address(token, e.thread);
+    live_heap_blocks_.erase(heap);
   }
 
   void count_stack(const TimedEvent& e) {
@@ -781,6 +803,7 @@ class EtwTraceReader {
   std::vector<VirtualCommits::Piece> pieces_;
   std::vector<std::uint32_t> ended_pieces_;
   std::unordered_map<HeapOwner, LiveBlocks, HeapOwnerHash> live_heap_blocks_;
+  RecentlyFreed<FreedAddress, FreedAddressHash> recently_freed_{BlockMatcher::kFreesRemembered};
   std::uint64_t next_token_ = 0;
   std::unordered_map<StackCacheKey, StackId, StackCacheKeyHash> stack_cache_;
   std::vector<std::uint64_t> addresses_;
