@@ -285,7 +285,29 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
       },
       [&] {
         std::int64_t now = 0;
-        PackedReader alloc_seqs(c.alloc_seq), alloc_buckets(c.bucket), free_order(c.free_order);
+        PackedReader alloc_seqs(c.alloc_seq), alloc_buckets(c.bucket), free_order(c.free_order),
+            far_ahead(c.free_order), near_ahead(c.free_order);
+        // A free looks its block up in two packed columns, each a directory
+        // entry and then the bits it points to: the entries are fetched 16
+        // frees ahead, the bits (their entries read by then) 8 ahead.
+        constexpr std::size_t kFar = 16, kNear = 8;
+        const std::size_t frees = c.free_order.size();
+        const auto fetch_ahead = [&](std::size_t f) {
+          if (f + kFar < frees) {
+            const std::uint32_t block = far_ahead[f + kFar] & StoreColumns::kBlockMask;
+            if (block < blocks) {
+              prefetch_hint(c.bucket.entry_address(block));
+              prefetch_hint(c.alloc_seq.entry_address(block));
+            }
+          }
+          if (f + kNear < frees) {
+            const std::uint32_t block = near_ahead[f + kNear] & StoreColumns::kBlockMask;
+            if (block < blocks) {
+              prefetch_hint(c.bucket.bits_address(block));
+              prefetch_hint(c.alloc_seq.bits_address(block));
+            }
+          }
+        };
         for (std::uint64_t seq = skipped; seq < cut; ++seq) {
           while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq <= seq) {
             now = c.time_changes[next_change++].ns;
@@ -297,7 +319,8 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
             consumer.on_alloc(LiveBlock{BlockId(i), BucketId(bucket), seq, now});
             continue;
           }
-          if (next_free >= c.free_order.size()) inconsistent("an event is neither an allocation nor a free");
+          if (next_free >= frees) inconsistent("an event is neither an allocation nor a free");
+          fetch_ahead(next_free);
           const std::uint32_t word = free_order[next_free++];
           const std::uint32_t i = word & StoreColumns::kBlockMask;
           if (i >= next_alloc) inconsistent("a free of a block not yet allocated");

@@ -1,7 +1,8 @@
 // Writes a store file (store_format.h) while a reader streams a trace: the
 // columns go to unlinked temporary files in the store's folder as they are
-// built, so ingest holds the tables in memory but nothing per block. commit()
-// then assembles the file under a temporary name, syncs it, and renames it
+// built, so ingest holds the tables in memory and, per block, only the
+// packed columns' directories (a u64 per 64 values: packed_column_writer.h).
+// commit() then assembles the file under a temporary name, syncs it, and renames it
 // into place: a reader sees the old file or the whole new one, never a part,
 // and a writer that dies leaves no file a reader accepts.
 #pragma once

@@ -36,4 +36,35 @@ HEAPQL_STORE_CHECKPOINT_EVENTS=3 "$heapql" ingest "$work/worked_example.txt" -o 
 for fix in 0 1; do
   { printf "\\x0$fix"; cat "$work/checkpointed.hqdb"; } > "$out/checkpointed_$fix.hqdb"
 done
+# Packed columns crafted where only the fix-checksum half gets past the
+# checksums (store-format.md, "Packed columns"): a block whose width wraps
+# past 32 bits, an end entry counting words that are not there, and a table
+# of contents whose value count the directory cannot hold.
+python3 - "$out/worked_example_1.hqdb" "$out" <<'PY'
+import struct, sys
+seed, out = open(sys.argv[1], 'rb').read(), sys.argv[2]
+store = bytearray(seed[1:])
+toc, = struct.unpack_from('<Q', store, 24)
+count, = struct.unpack_from('<I', store, 12)
+entries = {}
+for k in range(count):
+    kind, _, _, offset, size, items = struct.unpack_from('<IIQQQQ', store, toc + 40 * k)
+    entries[kind] = (toc + 40 * k, offset, size, items)
+def write(name, data):
+    open(f'{out}/{name}_1.hqdb', 'wb').write(b'\x01' + bytes(data))
+at, offset, size, items = entries[8]  # block buckets
+blocks = (items + 63) // 64
+words = size // 8 - blocks - 1
+wide = bytearray(store)
+base, = struct.unpack_from('<I', wide, offset + words * 8)
+struct.pack_into('<Q', wide, offset + words * 8, (words + 1) << 32 | base)
+write('packed_wide', wide)
+past = bytearray(store)
+struct.pack_into('<Q', past, offset + size - 8, (words + 5) << 32)
+write('packed_past', past)
+at, offset, size, items = entries[10]  # frees
+counts = bytearray(store)
+struct.pack_into('<Q', counts, at + 32, items + 64 * 100)
+write('packed_count', counts)
+PY
 ls -l "$out"

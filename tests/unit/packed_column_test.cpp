@@ -106,7 +106,7 @@ TEST(PackedColumnTest, AReaderGivesWhatIndexingGives) {
   PackedReader in_order(column);
   for (std::size_t i = 0; i < values.size(); ++i) ASSERT_EQ(in_order[i], values[i]) << "value " << i;
   PackedReader jumping(column);  // back and forth across blocks, as a replay's look-ahead does not
-  for (const std::size_t i : {200, 0, 63, 64, 199, 1, 128, 127}) EXPECT_EQ(jumping[i], values[i]) << "value " << i;
+  for (const std::size_t i : {196, 0, 63, 64, 195, 1, 128, 127}) EXPECT_EQ(jumping[i], values[i]) << "value " << i;
   // A damaged block throws from the reader too.
   std::vector<std::uint64_t> wide(33, 0);
   wide.push_back(PackedColumn::directory_entry(0, 0));
