@@ -1,5 +1,10 @@
 // The live journal's costs (docs/store-format.md, "The live journal"), by
-// hand: heapql_live_journal_bench TRACE FOLDER [HEAPQL]
+// hand: heapql_live_journal_bench --per-event FOLDER, then
+// heapql_live_journal_bench TRACE FOLDER [HEAPQL]
+//  0. --per-event: 30 M synthetic events (an allocation, then its free, in
+//     1,000 buckets, a new time every 16 events) fed to a consumer that does
+//     nothing, straight and through a LiveJournalWriter, alternately, three
+//     times each: the writer's own cost per event;
 //  1. the writer's cost: TRACE read into a store in memory with and without
 //     a LiveJournalWriter between the reader and the builder, alternately,
 //     twice each (per event, and the journal's size against the trace's);
@@ -46,9 +51,51 @@ std::uint64_t by_stack_top10(const TraceStore& store) {
   return a.result(store.source()).totals.stc;
 }
 
+class Nothing final : public EventConsumer {
+ public:
+  void on_alloc(const LiveBlock&) override {}
+  void on_free(const LiveBlock&, std::uint64_t, std::int64_t, bool) override {}
+  void on_still_alive(const LiveBlock&) override {}
+  void on_finish(std::int64_t) override {}
+};
+
+double feed(EventConsumer& consumer, std::uint64_t events) {
+  const auto start = Clock::now();
+  for (std::uint64_t seq = 0; seq + 1 < events; seq += 2) {
+    const LiveBlock block{BlockId(static_cast<std::uint32_t>(seq / 2)), BucketId(static_cast<std::uint32_t>(seq % 1000)),
+                          seq, static_cast<std::int64_t>(seq / 16)};
+    consumer.on_alloc(block);
+    consumer.on_free(block, seq + 1, static_cast<std::int64_t>((seq + 1) / 16), false);
+  }
+  consumer.on_finish(static_cast<std::int64_t>(events / 16));
+  return seconds_since(start);
+}
+
+int per_event(const std::string& folder) {
+  constexpr std::uint64_t kEvents = 30'000'000;
+  TraceTables tables;
+  const StackId stack = tables.intern_stack(tables.intern_frame(tables.intern_string("m"), StringId(), 1), StackId());
+  for (std::uint32_t b = 0; b < 1000; ++b) tables.intern_bucket(Bucket{b + 1, stack, HeapId(), 0, BlockKind::kHeap, false});
+  double straight = 0, journaled = 0;
+  for (int round = 0; round < 3; ++round) {
+    Nothing nothing;
+    const double a = feed(nothing, kEvents);
+    LiveJournalWriter writer(folder + "/synthetic.zst", tables, SourceInfo{}, nothing);
+    const double b = feed(writer, kEvents);
+    fmt::print("straight {:.3f} s, through the writer {:.3f} s ({} segments, {} bytes)\n", a, b, writer.segments(),
+               writer.bytes_written());
+    straight += a;
+    journaled += b;
+    writer.remove_journal();
+  }
+  fmt::print("the writer's cost: {:.2f} ns an event\n", (journaled - straight) / 3 / double(kEvents) * 1e9);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--per-event") return per_event(argv[2]);
   if (argc < 3) {
     std::fprintf(stderr, "usage: heapql_live_journal_bench TRACE FOLDER [HEAPQL]\n");
     return 2;

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "engine/platform/file_lock.h"
-#include "engine/platform/file_status.h"
+#include "engine/ingest/side_file.h"
 #include "engine/session/live_journal.h"
 #include "engine/store_file/live_journal_format.h"
 #include "engine/units.h"
@@ -22,12 +22,11 @@ std::string trace_of_journal_path(const std::string& path) {
   return path.ends_with(kJournalSuffix) ? path.substr(0, path.size() - kJournalSuffix.size()) : path;
 }
 
-std::optional<LiveJournalFound> live_journal_for(const std::string& path) {
+std::optional<LiveJournalFound> live_journal_for(const std::string& path, bool confined) {
   LiveJournalFound found;
   found.trace = trace_of_journal_path(path);
   found.journal = live_journal_beside(found.trace);
-  const std::optional<FileStatus> status = status_of_path(found.journal);
-  if (!status || !status->regular()) return std::nullopt;
+  if (!side_file_present(found.journal, confined)) return std::nullopt;
   found.writer_alive = file_lock_is_held(found.journal);
   return found;
 }

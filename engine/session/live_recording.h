@@ -19,8 +19,10 @@ struct LiveJournalFound {
 };
 
 // The live journal of `path` (a trace, or the journal itself), if there is
-// one, and whether its writer is alive. Nothing is read but the lock.
-std::optional<LiveJournalFound> live_journal_for(const std::string& path);
+// one, and whether its writer is alive. Nothing is read but the lock. For a
+// recipe's run (`confined`) a link there is refused, as for every file
+// beside a trace (side_file.h).
+std::optional<LiveJournalFound> live_journal_for(const std::string& path, bool confined);
 
 // The trace a path names: NAME.zst for NAME.zst.hqlive, else the path.
 std::string trace_of_journal_path(const std::string& path);

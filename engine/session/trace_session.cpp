@@ -24,7 +24,7 @@ const std::optional<FoundStore>& TraceSession::found_store() {
   // store it writes at its end is there already; a journal named is read
   // even with --no-store.
   std::optional<LiveJournalFound> journal;
-  if (options_.use_store || trace_ != path_) journal = live_journal_for(path_);
+  if (options_.use_store || trace_ != path_) journal = live_journal_for(path_, options_.confined);
   if (journal && journal->writer_alive) {
     found_store_ = fresh_store_quietly(trace_, options_);
     if (!found_store_) live_journal_ = std::move(journal);
@@ -40,7 +40,7 @@ void TraceSession::open_live() {
     store_ = open_live_journal(*live_journal_, options_);
     return;
   } catch (const Error&) {
-    if (std::optional<LiveJournalFound> now = live_journal_for(path_); now && now->writer_alive) throw;
+    if (std::optional<LiveJournalFound> now = live_journal_for(path_, options_.confined); now && now->writer_alive) throw;
   }
   // The recording ended while the journal was read: its store is there now
   // (or, if it died, the trace is read).

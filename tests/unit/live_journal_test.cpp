@@ -422,3 +422,37 @@ TEST(LiveJournal, ASessionAnswersFromARecordingInProgressAndPassesOverALeftJourn
 
 }  // namespace
 }  // namespace heapql::test
+
+namespace heapql::test {
+namespace {
+
+#ifndef _WIN32
+TEST(LiveJournal, InARecipesRunALinkedJournalIsRefusedNotFollowed) {
+  TempDir dir;
+  const std::string recording = dir.file("rec.zst");
+  const std::string elsewhere = dir.file("elsewhere.zst");
+  TraceStore built;
+  TraceStore::Builder builder(built);
+  LiveJournalWriter writer(elsewhere, built.tables(), SourceInfo{}, builder);
+  fs::create_symlink(live_journal_beside(elsewhere), live_journal_beside(recording));
+  Query q;
+  q.by = {GroupBy::kStack};
+  std::string said;
+  OpenOptions options = quiet(said);
+  {
+    TraceSession session(recording, options);  // followed, as other files beside a trace are
+    EXPECT_TRUE(session.answer_once(q, compile_stack_filters(q)).source.live.has_value());
+  }
+  options.confined = true;
+  TraceSession confined(recording, options);
+  try {
+    confined.answer_once(q, compile_stack_filters(q));
+    ADD_FAILURE() << "a linked journal was followed in a recipe's run";
+  } catch (const Error& e) {
+    expect_contains(e.what(), live_journal_beside(recording));
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace heapql::test
