@@ -55,6 +55,11 @@ std::size_t ByteQueue::read(char* dst, std::size_t size) {
   return got;
 }
 
+bool ByteQueue::ready() const {
+  const std::lock_guard lock(mutex_);
+  return !chunks_.empty() || closed_ || abandoned_;
+}
+
 std::uint64_t ByteQueue::peak_bytes() const {
   const std::lock_guard lock(mutex_);
   return peak_;

@@ -29,6 +29,7 @@ class ByteQueue final : public ByteStream {
   void abandon();
 
   std::size_t read(char* dst, std::size_t size) override;
+  bool ready() const override;
 
   // The most bytes held at once, waiting for the reader.
   std::uint64_t peak_bytes() const;

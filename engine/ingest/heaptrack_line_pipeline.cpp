@@ -358,6 +358,9 @@ bool HeaptrackLinePipeline::fill(Batch& batch) {
     while (!full()) {
       const std::string_view buffered = reader_->whole_lines();
       if (buffered.empty()) {
+        // A recording in progress with nothing more for now: the lines so
+        // far go on at once rather than wait with a batch half full.
+        if (coded > 0 && reader_->would_wait()) return finish(true);
         // No whole line buffered: the reader reads on (or ends).
         std::string_view line;
         if (!reader_->next(line)) return finish(false);
@@ -459,7 +462,16 @@ const HeaptrackLinePipeline::Batch* HeaptrackLinePipeline::next() {
     held_slot_.reset();
     changed_.notify_all();
   }
-  changed_.wait(lock, [&] { return !filled_slots_.empty() || finished_; });
+  const auto ready = [&] { return !filled_slots_.empty() || finished_; };
+  if (while_waiting_) {
+    while (!changed_.wait_for(lock, kWaitingCallEvery, ready)) {
+      lock.unlock();
+      while_waiting_();
+      lock.lock();
+    }
+  } else {
+    changed_.wait(lock, ready);
+  }
   if (filled_slots_.empty()) return nullptr;
   held_slot_ = filled_slots_.front();
   filled_slots_.pop_front();

@@ -6,10 +6,12 @@
 // no locks, and the two stages share the work of a read between two cores.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -116,6 +118,11 @@ class HeaptrackLinePipeline {
 
   // The next batch, valid until the next call; null at the end.
   const Batch* next();
+  // While next() waits for a batch (a recording in progress whose program
+  // idles), `call` runs every kWaitingCallEvery on the caller's thread,
+  // between two batches.
+  void call_while_waiting(std::function<void()> call) { while_waiting_ = std::move(call); }
+  static constexpr std::chrono::milliseconds kWaitingCallEvery{250};
 
   // How many slots batches may wait in: past the first kSlotsAlone, only as
   // many as the caller allows (none before the first call), at most the
@@ -154,6 +161,7 @@ class HeaptrackLinePipeline {
   std::vector<Batch> slots_;
   mutable std::mutex mutex_;
   std::condition_variable changed_;
+  std::function<void()> while_waiting_;
   std::size_t batch_lines_ = kFirstBatchLines;  // how many lines the next batch takes
   // Slots waiting to be filled, the one freed last on top: a read whose
   // parser keeps up takes the same few slots again and again, and touches

@@ -28,7 +28,11 @@ class HeaptrackBatchDriver {
                        EventConsumer& consumer, const HeaptrackReadOptions& options)
       : pipeline_(open_interpreted(files, options)),
         parser_(files, user_path, compression_name(pipeline_->compression()), tables, consumer, options),
-        tables_(tables) {}
+        tables_(tables) {
+    // A recording read as it is made: while its program idles, the consumer
+    // is told the time so far, between batches (the live journal publishes).
+    if (files.interpreted_stream) pipeline_->call_while_waiting([this] { parser_.tell_time(); });
+  }
 
   SourceInfo run() {
     std::size_t batches = 0;

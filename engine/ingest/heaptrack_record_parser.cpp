@@ -545,6 +545,7 @@ void RecordParser::on_clock(Fields& f) {
     return;
   }
   matcher_->set_time(ns);
+  consumer_.on_clock(ns);
 }
 
 }  // namespace heapql::heaptrack

@@ -195,6 +195,13 @@ class RecordParser {
   void note_counted(const Anomalies& before, std::uint64_t address);
   void free_with_twin(std::uint32_t index);
   void on_clock(Fields& f);
+
+ public:
+  // Tells the consumer the trace's time so far (EventConsumer::on_clock),
+  // between two lines.
+  void tell_time() { consumer_.on_clock(matcher_->time()); }
+
+ private:
   // No whole line was read: why, as an Error.
   [[noreturn]] void no_whole_line(const std::optional<TraceCut>& cut, std::string_view left_over_start) const;
   ClosingLines::Counts closing_counts() const { return {strings_.size() - 1, ips_.size() - 1, line_ - quiet_lines_}; }

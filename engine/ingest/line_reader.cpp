@@ -132,6 +132,10 @@ LineReader::LineReader(std::string name, std::string_view bytes)
   start(false);
 }
 
+bool LineReader::would_wait() const {
+  return source_->stream != nullptr && source_->in_pos >= source_->in_end && !source_->stream->ready();
+}
+
 LineReader::LineReader(std::string name, ByteStream& stream)
     : path_(std::move(name)), source_(std::make_unique<Source>()) {
   source_->stream = &stream;

@@ -85,6 +85,9 @@ class LineReader {
     const std::size_t last = buffered.rfind('\n');
     return last == std::string_view::npos ? std::string_view() : buffered.substr(0, last + 1);
   }
+  // Whether next() would wait for bytes to arrive (a stream with none ready,
+  // nothing undecoded buffered): a caller holding lines hands them on first.
+  bool would_wait() const;
   void skip(const char* to, std::uint64_t lines) {
     begin_ = scan_ = begin_ + (to - begin_);
     line_number_ += lines;

@@ -61,6 +61,13 @@ class LiveJournalWriter final : public EventConsumer {
     maybe_publish();
   }
   void on_still_alive(const LiveBlock& block) override { next_.on_still_alive(block); }
+  // Time passes with no event (an idle program): what is pending is
+  // published all the same, once its interval is up.
+  void on_clock(std::int64_t ns) override {
+    next_.on_clock(ns);
+    if (ns > time_ns_) time_ns_ = ns;
+    if (std::chrono::steady_clock::now() >= next_publish_) publish_now();
+  }
   void on_finish(std::int64_t end_ns) override;
   // The rest of EventConsumer as `next` answers it, except what would take
   // blocks away from the journal: it needs every block, so the bucket-event

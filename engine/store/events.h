@@ -42,6 +42,11 @@ class EventConsumer {
   virtual void on_still_alive(const LiveBlock& block) = 0;
   // end_ns: the trace's last timestamp.
   virtual void on_finish(std::int64_t end_ns) = 0;
+  // The trace's clock has reached `ns` between events (heaptrack's `c`
+  // records, every 10 ms of a recording). A consumer that follows a
+  // recording as it is made (the live journal) publishes on it while the
+  // program allocates nothing; the others need not look.
+  virtual void on_clock(std::int64_t /*ns*/) {}
 
   // A consumer to which the events before some time change nothing but which
   // blocks are alive (a query whose window starts then) says so here; a
