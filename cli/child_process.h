@@ -1,5 +1,6 @@
-// The processes `heapql record` starts on Linux (the program, heaptrack_interpret,
-// gdb), and how a Ctrl-C at the terminal reaches them.
+// The processes heapql starts on Linux (`heapql record`: the program,
+// heaptrack_interpret, gdb; `heapql top` and `serve --record`: heapql itself,
+// cli/recording_child.h), and how a Ctrl-C at the terminal reaches them.
 #pragma once
 #ifndef _WIN32
 
@@ -46,14 +47,30 @@ struct ChildSetup {
 
 // Starts argv (found on PATH); -1 when it could not fork. A program that
 // cannot be run exits 127. The descriptors heapql opens are close-on-exec.
+// The child starts with no signal blocked (`heapql serve` blocks its stop
+// signals in every thread).
 pid_t start_child(const std::vector<std::string>& argv, const ChildSetup& setup = {});
 
 // The exit status of a started child (128+signal when killed), -1 when it
 // could not start.
 int wait_child(pid_t pid);
 
+// Whether a started child has ended; its exit status in `status` then.
+bool child_ended(pid_t pid, int& status);
+
 // Runs argv to its end; its stdout and stderr together, and its exit status.
 std::pair<int, std::string> run_capturing(const std::vector<std::string>& argv);
+
+// The same, its stdout and stderr apart.
+struct CapturedRun {
+  int exit_code = -1;
+  std::string out, err;
+};
+CapturedRun run_capturing_apart(const std::vector<std::string>& argv);
+
+// argv running this heapql binary again with `arguments`. Throws Error when
+// the system does not say where it is.
+std::vector<std::string> this_heapql(const std::vector<std::string>& arguments);
 
 }  // namespace heapql::cli
 

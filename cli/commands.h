@@ -14,6 +14,7 @@ int run_query(Arguments& args);
 // `heapql import EVENTS.csv [query options]`: a query of an event CSV (docs/import.md).
 int run_import(Arguments& args);
 int run_record(Arguments& args);
+int run_top(Arguments& args);
 // `heapql ingest TRACE [-o FILE.hqdb]`: the trace's store file (docs/store.md).
 int run_ingest(Arguments& args);
 // `heapql export TRACE --to sqlite|csv|jsonl OUT` (docs/export.md).

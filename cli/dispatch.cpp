@@ -36,6 +36,7 @@ int run_command_line(std::vector<std::string> words, lua::CommandDefinitions* lo
     if (command == "query") return run_query(args);
     if (command == "import") return run_import(args);
     if (command == "record") return run_record(args);
+    if (command == "top") return run_top(args);
     if (command == "ingest") return run_ingest(args);
     if (command == "export") return run_export(args);
     if (command == "run") return run_run(args);
@@ -53,7 +54,7 @@ int run_command_line(std::vector<std::string> words, lua::CommandDefinitions* lo
       return kExitOk;
     }
     const std::vector<std::string> near = heapql::near_names(
-        command, {"run", "list", "help", "xperf", "ingest", "export", "info", "query", "import", "diff", "record", "serve"});
+        command, {"run", "list", "help", "xperf", "ingest", "export", "info", "query", "import", "diff", "record", "top", "serve"});
     throw UsageError{fmt::format("unknown command '{}' ({}try heapql help)", command,
                                  near.empty() ? "" : "did you mean " + heapql::quoted_alternatives(near) + "? ")};
   } catch (const ReaderGone&) {

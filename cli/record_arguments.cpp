@@ -41,4 +41,14 @@ RecordArguments parse_record_arguments(Arguments& args) {
   return parsed;
 }
 
+std::string recording_name(std::string output_name, const std::string& what, const std::string& id) {
+  if (output_name.empty()) return fmt::format("heaptrack.{}.{}", what, id);
+  for (std::string_view suffix : {".zst", ".gz"}) {
+    if (output_name.size() > suffix.size() && output_name.ends_with(suffix)) {
+      output_name.resize(output_name.size() - suffix.size());
+    }
+  }
+  return output_name;
+}
+
 }  // namespace heapql::cli

@@ -25,4 +25,9 @@ struct RecordArguments {
 // given where the program belongs.
 RecordArguments parse_record_arguments(Arguments& args);
 
+// NAME of the recording NAME.zst: `-o`'s value without a .zst or .gz
+// suffix, or heaptrack.WHAT.ID as heaptrack names its own (WHAT: the
+// program's file name, or "pid"; ID: this process's, or the attached one's).
+std::string recording_name(std::string output_name, const std::string& what, const std::string& id);
+
 }  // namespace heapql::cli

@@ -152,13 +152,8 @@ int run_record(Arguments& args) {
     if (!have_program("gdb")) return attach_failed(parsed.pid, "gdb is not installed (apt-get install gdb)");
     target_user = st.st_uid;
   }
-  if (name.empty()) {
-    const std::string what = attach ? "pid" : fs::path(program[0]).filename().string();
-    name = fmt::format("heaptrack.{}.{}", what, attach ? parsed.pid : std::to_string(getpid()));
-  }
-  for (std::string_view suffix : {".zst", ".gz"}) {
-    if (name.size() > 4 && name.ends_with(suffix)) name.resize(name.size() - suffix.size());
-  }
+  name = recording_name(name, attach ? "pid" : fs::path(program[0]).filename().string(),
+                        attach ? parsed.pid : std::to_string(getpid()));
   const HeaptrackInstall install = find_heaptrack_install();
   if (!fs::exists(attach ? install.inject : install.preload)) {
     fmt::print(stderr, "heapql record: heaptrack's library {} is missing (apt-get install heaptrack)\n",

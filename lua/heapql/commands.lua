@@ -102,9 +102,14 @@ commands.list = {
     options = { option { "--run", "TRACE", "run the recipe on TRACE instead of printing it" },
                 format("table|json|csv|html"), OUTPUT, TIMEOUT, MEMORY, TRUSTED, VERBOSE, FULL_NAMES, NO_PROGRESS,
                 NO_RAW, STRICT, NO_STORE, SYMBOLS } },
-  { name = "serve", args = "TRACE...",
-    doc = "serve the traces to the browser: an app and an HTTP API answered by these commands (docs/serve.md; not on Windows)",
-    options = { option { "--port", "N", "the port to listen on (default 0: a free one)" },
+  { name = "serve", args = "TRACE... | --record [-o NAME]", args_after = "[-- PROGRAM [ARGS...]]",
+    doc = "serve the traces to the browser: an app and an HTTP API answered by these commands (docs/serve.md; not on Windows); "
+       .. "a recording in progress is shown as it grows",
+    options = { option { "--record", nil, "record PROGRAM (heapql record) and serve the recording while it runs",
+                         in_args = true },
+                option { "-o", "NAME", "with --record: name the recording NAME.zst (default heaptrack.PROGRAM.PID)",
+                         aliases = { "--output" }, in_args = true },
+                option { "--port", "N", "the port to listen on (default 0: a free one)" },
                 option { "--bind", "ADDR", "the address to listen on (default 127.0.0.1: this machine only)" },
                 option { "--recipes", "DIR", "also serve DIR's recipes (DIR/NAME.lua) and lists (DIR/cull, DIR/suppressions)" },
                 option { "--timeout", "DURATION", "bound each request's wall time (default 60s; 0: no limit)" },
@@ -119,6 +124,13 @@ commands.list = {
                 option { "--keep-raw", nil, "also keep heaptrack's raw recording, NAME.raw.zst" },
                 option { "--pid", "PID", "record a running process instead, attaching with gdb (as heaptrack -p); "
                   .. "Ctrl-C stops the recording" } } },
+  { name = "top", args = "TRACE | [-o NAME]", args_after = "[-- PROGRAM [ARGS...]]",
+    doc = "a terminal view of a recording in progress, its top stacks asked again every second until it ends; "
+       .. "with a PROGRAM, records it first (heapql record)",
+    options = { option { "-o", "NAME", "with a PROGRAM: name the recording NAME.zst (default heaptrack.PROGRAM.PID)",
+                         aliases = { "--output" }, in_args = true },
+                option { "--top", "N", "the stacks shown (default 10)" },
+                option { "--interval", "DURATION", "between two views (default 1s; at least 100ms)" } } },
 }
 
 local by_name = {}

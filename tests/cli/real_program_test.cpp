@@ -442,12 +442,101 @@ TEST(RealProgram, RecordKeepsTheRecordingWhenCtrlCEndsTheProgram) {
   const CommandResult printed = run_command("heaptrack_print " + shell_quote(name + ".zst"));
   EXPECT_EQ(printed.exit_code, 0) << printed.err;
   EXPECT_NE(printed.out.find("calls to allocation functions: "), std::string::npos) << printed.out;
+  // And a query as a user asks it answers from the live journal, exactly
+  // (the journal holds what the store will): it says how far it has come.
+  const CommandResult live = run_command(shell_quote(heapql_binary()) + " query " + shell_quote(name + ".zst") +
+                                         " --totals --format json");
+  EXPECT_EQ(live.exit_code, 0) << live.err;
+  EXPECT_NE(live.err.find("recording in progress, up to "), std::string::npos) << live.err;
+  const FlatJson live_json = flatten_json(live.out);
+  EXPECT_NE(get_or(live_json, "trace.recording_in_progress.up_to_ns", ""), "") << live.out;
+  EXPECT_EQ(get(live_json, "trace.block_identity"), "exact") << live.out;
+  EXPECT_GE(std::stoull("0" + get(live_json, "totals.stc")), 2000u) << live.out;
   ASSERT_EQ(::killpg(pid, SIGINT), 0);  // what the terminal does on Ctrl-C
   const int code = wait_heapql(pid, read_file(dir.file("err")));
   const std::string err = read_file(dir.file("err"));
   EXPECT_EQ(code, 0) << err;
   EXPECT_NE(err.find("the program exited with status 130"), std::string::npos) << err;
   expect_complete_store(name + ".zst", err);
+  EXPECT_FALSE(std::filesystem::exists(name + ".zst.hqlive")) << "the live journal outlived the store";
+}
+
+// The views `heapql top` printed: each starts with its "heapql top: TRACE: "
+// line (stdout is no terminal, so they follow one another).
+std::vector<std::string> top_views(const std::string& out) {
+  std::vector<std::string> views;
+  for (std::size_t at = out.find("heapql top: "); at != std::string::npos;) {
+    const std::size_t next = out.find("\nheapql top: ", at);
+    views.push_back(out.substr(at, next == std::string::npos ? std::string::npos : next + 1 - at));
+    at = next == std::string::npos ? next : next + 1;
+  }
+  return views;
+}
+
+// The last view is the finished recording's, from its store: the answer of
+// `heapql query TRACE --by stack --top N`, word for word.
+void expect_last_top_view_is_the_store(const std::vector<std::string>& views, const std::string& trace,
+                                       const std::string& top) {
+  ASSERT_FALSE(views.empty());
+  const std::string& last = views.back();
+  EXPECT_NE(last.find(trace + ": the recording is over"), std::string::npos) << last;
+  const CommandResult query = run_command(shell_quote(heapql_binary()) + " query " + shell_quote(trace) +
+                                          " --by stack --no-progress --top " + top);
+  ASSERT_EQ(query.exit_code, 0) << query.err;
+  EXPECT_NE(last.find("\n\n" + query.out), std::string::npos) << "last view:\n" << last << "\nquery:\n" << query.out;
+  EXPECT_EQ(query.err, "") << "the store did not answer";
+}
+
+const char* const kSlowAllocations =
+    "import time\nkeep = []\nfor i in range(30):\n    keep.append(bytearray(100000 + i))\n"
+    "    junk = [bytes(64 + j % 100) for j in range(1000)]\n    time.sleep(0.1)\n";
+
+// `heapql top -- PROGRAM`: records the program and shows its top stacks
+// while it runs, then the whole recording's.
+TEST(RealProgram, TopRecordsAProgramAndShowsItUntilItEnds) {
+  SKIP_WITHOUT_HEAPTRACK();
+  SKIP_WITHOUT("python3");
+  const std::string python = python_interpreter();
+  ASSERT_FALSE(python.empty());
+  TempDir dir;
+  const std::string name = dir.file("topped");
+  const CommandResult r = run_command("PYTHONMALLOC=malloc " + shell_quote(heapql_binary()) +
+                                      " top --interval 300ms --top 2 -o " + shell_quote(name) + " -- " +
+                                      shell_quote(python) + " -c " + shell_quote(kSlowAllocations));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> views = top_views(r.out);
+  ASSERT_GE(views.size(), 3u) << r.out;
+  std::size_t live = 0;
+  for (const std::string& view : views) live += view.find(": recording in progress, up to ") != std::string::npos;
+  EXPECT_GE(live, 2u) << r.out;
+  expect_last_top_view_is_the_store(views, name + ".zst", "2");
+  // The recording's own messages went to its log, not over the view.
+  EXPECT_NE(read_file(name + ".log").find("heapql: wrote " + name + ".zst.hqdb"), std::string::npos);
+  EXPECT_NE(r.err.find(name + ".log"), std::string::npos) << r.err;
+}
+
+// `heapql top TRACE` watches a recording another `heapql record` makes,
+// until it ends.
+TEST(RealProgram, TopWatchesARecordingInProgress) {
+  SKIP_WITHOUT_HEAPTRACK();
+  SKIP_WITHOUT("python3");
+  const std::string python = python_interpreter();
+  ASSERT_FALSE(python.empty());
+  TempDir dir;
+  const std::string name = dir.file("watched");
+  ::setenv("PYTHONMALLOC", "malloc", 1);
+  const pid_t recorder = start_heapql(dir, {"record", "-o", name, "--", python, "-c", kSlowAllocations});
+  ::unsetenv("PYTHONMALLOC");
+  ASSERT_GE(recorder, 0);
+  ASSERT_TRUE(wait_for_file(name + ".zst.hqlive")) << read_file(dir.file("err"));
+  const CommandResult r = run_command(shell_quote(heapql_binary()) + " top --interval 300ms --top 1 " +
+                                      shell_quote(name + ".zst"));
+  EXPECT_EQ(wait_heapql(recorder, read_file(dir.file("err"))), 0) << read_file(dir.file("err"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> views = top_views(r.out);
+  ASSERT_GE(views.size(), 2u) << r.out;
+  EXPECT_NE(views.front().find(": recording in progress, up to "), std::string::npos) << views.front();
+  expect_last_top_view_is_the_store(views, name + ".zst", "1");
 }
 
 // A program that crashes (abort()) leaves a complete store of what it did.

@@ -61,6 +61,35 @@ class UserMistakes : public ::testing::Test {
   TempDir dir_;
 };
 
+// ---- heapql top ----
+
+TEST_F(UserMistakes, TopSaysWhatItWatches) {
+#ifdef _WIN32
+  GTEST_SKIP() << "heapql top is Linux-only (WprRecording.OnWindowsTopIsNotAvailableAndExits2)";
+#else
+  expect_message(run_heapql("top"), kBadQuery, {"usage: heapql top TRACE, or heapql top [-o NAME] -- PROGRAM"});
+  expect_message(run_heapql("top " + q(example()) + " -- true"), kBadQuery, {"usage: heapql top TRACE"});
+  expect_message(run_heapql("top " + q(example()) + " " + q(example())), kBadQuery, {"heapql top watches one trace"});
+  expect_message(run_heapql("top -o name " + q(example())), kBadQuery, {"-o names the recording heapql top makes"});
+  expect_message(run_heapql("top --interval 10ms " + q(example())), kBadQuery, {"--interval '10ms': at least 100ms"});
+  expect_message(run_heapql("top --top 0 " + q(example())), kBadQuery, {"--top '0': expected a whole number above 0"});
+  expect_message(run_heapql("top " + q(dir_.file("absent.zst"))), kBadTrace, {"absent.zst: no such trace or recording"});
+#endif
+}
+
+TEST_F(UserMistakes, TopOfAFinishedTraceShowsItOnceAndEnds) {
+#ifdef _WIN32
+  GTEST_SKIP() << "heapql top is Linux-only";
+#else
+  const CommandResult r = run_heapql("top --top 3 " + q(example()));
+  expect_no_crash(r);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const CommandResult query = run_heapql("query " + q(example()) + " --by stack --top 3 --no-progress");
+  EXPECT_EQ(r.out.find("heapql top: " + example() + ": the recording is over"), 0u) << r.out;
+  EXPECT_NE(r.out.find("\n\n" + query.out), std::string::npos) << r.out;
+#endif
+}
+
 // ---- the five ----
 
 TEST_F(UserMistakes, RunWithTraceAndRecipeSwappedSaysWhichIsWhich) {

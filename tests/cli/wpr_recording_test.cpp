@@ -78,5 +78,15 @@ TEST(WprRecording, OnWindowsServeIsNotAvailableAndExits2) {
 #endif
 }
 
+TEST(WprRecording, OnWindowsTopIsNotAvailableAndExits2) {
+#ifndef _WIN32
+  GTEST_SKIP() << "on Linux heapql top watches recordings (RealProgram.Top*)";
+#else
+  const CommandResult r = heapql_on("top", worked_example());
+  EXPECT_EQ(r.exit_code, 2);
+  expect_contains(r.err, "heapql top: not available on Windows");
+#endif
+}
+
 }  // namespace
 }  // namespace heapql::test
