@@ -4,9 +4,11 @@
 #include <httplib.h>
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "engine/error.h"
@@ -16,6 +18,8 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/query_options.h"
+#include "cli/record_arguments.h"
+#include "cli/recording_child.h"
 #include "cli/serve/api_routes.h"
 #include "cli/serve/served_trace_refresh.h"
 #include "cli/serve/server_token.h"
@@ -35,6 +39,10 @@ struct ServeOptions {
   std::vector<std::string> limit_words = {"--timeout=60s", "--memory=4GiB"};
   CommonOptions common;
   std::vector<std::string> reading_words;
+  // --record [-o NAME] -- PROGRAM ARGS: the program recorded while served.
+  bool record = false;
+  std::string record_name;
+  std::vector<std::string> program;
 };
 
 int int_option(Arguments& args, const std::string& option, int low, int high) {
@@ -51,12 +59,20 @@ int int_option(Arguments& args, const std::string& option, int low, int high) {
 ServeOptions parse_serve_options(Arguments& args) {
   ServeOptions o;
   while (!args.done()) {
+    if (args.at_separator()) {
+      o.program = args.take_rest();
+      break;
+    }
     if (!args.at_option()) {
       o.paths.push_back(args.take_positional());
       continue;
     }
     const std::string option = args.take_option();
-    if (option == "--port") {
+    if (option == "--record") {
+      o.record = true;
+    } else if (option == "-o" || option == "--output") {
+      o.record_name = args.take_value(option);
+    } else if (option == "--port") {
       o.port = int_option(args, option, 0, 65535);
     } else if (option == "--bind") {
       o.bind = args.take_value(option);
@@ -93,7 +109,14 @@ ServeOptions parse_serve_options(Arguments& args) {
       args.unknown_option(option);
     }
   }
-  if (o.paths.empty()) throw UsageError{"needs a trace file (heapql serve TRACE...)"};
+  if (o.record) {
+    if (o.program.empty() || !o.paths.empty()) {
+      throw UsageError{"--record serves the recording of a program: heapql serve --record [-o NAME] -- PROGRAM [ARGS...]"};
+    }
+  } else if (!o.program.empty() || !o.record_name.empty()) {
+    throw UsageError{"a program and -o are for --record: heapql serve --record [-o NAME] -- PROGRAM [ARGS...]"};
+  }
+  if (o.paths.empty() && !o.record) throw UsageError{"needs a trace file (heapql serve TRACE...)"};
   return o;
 }
 
@@ -144,6 +167,17 @@ int run_serve(Arguments& args) {
     }
   } stopper_joined{stopper, returning};
 
+  // --record: the program recorded by `heapql record` in a child, served
+  // from its first published part; its end is served as it comes.
+  std::optional<RecordingChild> recording;
+  if (options.record) {
+    recording.emplace(recording_name(options.record_name, std::filesystem::path(options.program.front()).filename().string(),
+                                    std::to_string(::getpid())), options.program);
+    fmt::print(stderr, "heapql serve: recording into {} (its messages and the program's output: {})\n",
+               recording->trace(), recording->log());
+    recording->wait_until_answerable();
+    options.paths.push_back(recording->trace());
+  }
   // Each trace opened once (a store mapped, or the trace read into one) and
   // registered: every worker answers from it (engine/session/open_sessions.h).
   const OpenOptions open = open_options_of(options.common);
@@ -208,6 +242,13 @@ int run_serve(Arguments& args) {
   listen_ended.store(true);
   if (!listened && !stopped.load()) {
     throw Error(fmt::format("heapql serve: listening on {}:{} failed", options.bind, port));
+  }
+  // A Ctrl-C at the terminal ended the program too: its store is being
+  // written. A program that goes on is left recording.
+  if (recording && !recording->wait(std::chrono::seconds(10))) {
+    fmt::print(stderr, "heapql serve: the recording goes on; heapql record writes {}'s store when the program ends\n",
+               recording->trace());
+    recording->leave_running();
   }
   return kExitOk;
 }

@@ -7,6 +7,8 @@
 #include <cstdio>
 
 #include "engine/error.h"
+#include "engine/session/live_journal.h"
+#include "engine/session/live_recording.h"
 #include "engine/session/open_sessions.h"
 #include "engine/session/trace_session.h"
 #include "engine/session/trace_store_location.h"
@@ -25,8 +27,9 @@ std::string file_stamp(const std::string& path) {
 
 }  // namespace
 
-std::string ServedTraceRefresher::fingerprint(const std::string& trace_path) {
-  return file_stamp(trace_path) + " " + file_stamp(store_beside(trace_path));
+std::string ServedTraceRefresher::fingerprint(const std::string& path) {
+  const std::string trace = trace_of_journal_path(path);
+  return file_stamp(trace) + " " + file_stamp(store_beside(trace)) + " " + file_stamp(live_journal_beside(trace));
 }
 
 ServedTraceRefresher::ServedTraceRefresher(ServeState& state, OpenOptions open, std::chrono::milliseconds period)

@@ -31,7 +31,7 @@ class ServedTraceRefresher {
   // What decides a trace's answer on disk: the size and modification time of
   // the trace, of its store beside it and of its live journal. Equal
   // fingerprints: nothing to open again.
-  static std::string fingerprint(const std::string& trace_path);
+  static std::string fingerprint(const std::string& path);
 
  private:
   void run();

@@ -30,7 +30,12 @@
     chartPending: null, // {key, promise}
     nextBrush: 'a',     // a diff of two windows: which side the next brush sets
     shown: null,        // the answer drawn now
+    liveTimer: null,    // the next refresh of a recording in progress
+    pointerDown: false, // a drag goes on: no refresh redraws under it
   };
+  // A recording in progress (docs/serve.md): the view is asked again this
+  // often, until an answer no longer says the recording goes on.
+  const LIVE_REFRESH_MS = 1000;
   view.names.full = true;  // the API's JSON has exact names; the page shows them
 
   const $ = (id) => document.getElementById(id);
@@ -167,6 +172,38 @@
     return load(state, kind);
   }
 
+  // ---- a recording in progress -----------------------------------------------
+
+  // The answer's trace says whether its recording goes on (docs/json.md,
+  // trace.recording_in_progress): then the note says how far it has come and
+  // the same view is asked again in a second; once it has ended, the note
+  // says so and the refreshing stops.
+  function followRecording(result) {
+    const live = result && result.trace && result.trace.recording_in_progress;
+    const note = $('live-note');
+    clearTimeout(app.liveTimer);
+    app.liveTimer = null;
+    if (live) {
+      note.hidden = false;
+      note.textContent = 'Recording in progress, up to ' + formatDuration(live.up_to_ns) +
+        ': the view covers the part recorded so far and is asked again every second.';
+      app.liveTimer = setTimeout(refreshRecording, LIVE_REFRESH_MS);
+    } else if (!note.hidden) {
+      note.textContent = 'The recording has ended: the view is of the whole recording.';
+    }
+  }
+
+  function refreshRecording() {
+    app.liveTimer = null;
+    // Not under the user's hand: a gesture loading, or a drag going on.
+    if (app.loading || app.pointerDown) {
+      app.liveTimer = setTimeout(refreshRecording, LIVE_REFRESH_MS / 4);
+      return;
+    }
+    app.chart = null;  // the whole-trace chart has grown too
+    load(currentState(), 'live');
+  }
+
   // ---- answers -----------------------------------------------------------------
 
   // The options of the query (diff) in the order given.
@@ -258,6 +295,7 @@
       timing.phases = drawn;
       timing.done = true;
       clearMessage();
+      followRecording(app.shown && app.shown.json);
       const drill = get1(state, 'drill');
       if (mode === 'query' && drill) await loadDrill(trace, params, Number(drill));
       else $('drill-section').hidden = true;
@@ -266,6 +304,8 @@
       timing.superseded = error instanceof api.Superseded || id !== loads;
       timing.done = true;
       failed(error, kind === 'recipe' || mode === 'recipe' ? 'The recipe' : mode === 'diff' ? 'The diff' : 'The query');
+      // A recording's files change hands at its end (journal, then store): asked again.
+      if (kind === 'live' && !timing.superseded) app.liveTimer = setTimeout(refreshRecording, LIVE_REFRESH_MS);
     } finally {
       if (id === loads) {
         busy(false);
@@ -527,6 +567,8 @@
     $('copy-command').addEventListener('click', copyCommand);
     $('save-recipe').addEventListener('click', saveRecipe);
     $('drill-close').addEventListener('click', () => gesture('drill-close'));
+    document.addEventListener('pointerdown', () => { app.pointerDown = true; });
+    document.addEventListener('pointerup', () => { app.pointerDown = false; });
     window.addEventListener('popstate', () => {
       showState(currentState());
       load(currentState(), 'history');

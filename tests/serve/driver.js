@@ -37,7 +37,8 @@ function findChromium() {
 // first stdout line names the address.
 function startServer(heapql, args, options) {
   return new Promise((resolve, reject) => {
-    const child = spawn(heapql, ['serve', ...args], { cwd: options && options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(heapql, ['serve', ...args], { cwd: options && options.cwd, env: options && options.env,
+      stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     const timer = setTimeout(() => {

@@ -437,6 +437,52 @@ step('diff-traces', async ({ page, traces }) => {
   assert.strictEqual(await page.locator('#rows tbody td.status .new').count(), json.rows.filter((r) => r.status === 'new').length);
 });
 
+// A recording in progress (docs/serve.md): `serve --record` shows it as it
+// grows, its note saying how far it has come and the view asked again each
+// second; once the program ends, the last view is the store's.
+function pythonExecutable() {
+  const r = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+step('live-recording', async ({ page }) => {
+  const python = pythonExecutable();
+  if (!python || spawnSync('sh', ['-c', 'command -v heaptrack']).status !== 0) {
+    console.log('  (skipped: needs heaptrack and python3)');
+    return;
+  }
+  const program = 'import time\nkeep = []\nfor i in range(60):\n    keep.append(bytearray(100000 + i))\n' +
+    '    junk = [bytes(64 + j % 100) for j in range(1000)]\n    time.sleep(0.1)\n';
+  const recording = path.join(work, 'live');
+  const live = await driver.startServer(heapql, ['--record', '-o', recording, '--no-progress', '--', python, '-c', program],
+    { cwd: work, env: Object.assign({}, process.env, { PYTHONMALLOC: 'malloc' }) });
+  try {
+    await page.goto(live.url + '&top=5');
+    const note = page.locator('#live-note');
+    await note.waitFor({ state: 'visible', timeout: 30000 });
+    const upTo = async () => (await note.textContent()).replace(/^Recording in progress, up to ([^:]*):.*$/, '$1');
+    assert.match(await note.textContent(), /^Recording in progress, up to /);
+    const first = await upTo();
+    await page.screenshot({ path: path.join(artifacts, 'live-recording-in-progress.png') });
+    // Asked again every second: the note (and the view under it) moves on.
+    await page.waitForFunction((seen) => {
+      const text = document.getElementById('live-note').textContent;
+      return text.startsWith('Recording in progress') && !text.includes('up to ' + seen + ':');
+    }, first, { timeout: 20000 });
+    // The program's end: the note says so, and the view is the store's.
+    await page.waitForFunction(() => document.getElementById('live-note').textContent.startsWith('The recording has ended'),
+      null, { timeout: 60000 });
+    const json = await shownJson(page);
+    assert(!json.trace.recording_in_progress, 'the last view still says the recording goes on');
+    assert.deepStrictEqual(json, cliJson(['query', recording + '.zst', '--top', '5']),
+      'the last view is not heapql query on the finished recording');
+    await assertDrawn(page, json);
+    await page.screenshot({ path: path.join(artifacts, 'live-recording-ended.png') });
+  } finally {
+    assert.strictEqual(await driver.stopServer(live), 0);
+  }
+});
+
 // ---- run ------------------------------------------------------------------------------
 
 async function main() {

@@ -296,6 +296,55 @@ TEST_F(ServeApi, ATraceWhoseFilesChangeIsOpenedAgainWithItsSummary) {
   expect_contains(after->body, info.out.substr(0, info.out.find_last_not_of('\n') + 1));
 }
 
+TEST_F(ServeApi, RecordServesTheRecordingAsItGrowsThenItsStore) {
+  // `serve --record -- PROGRAM`: the recording is served from its first
+  // published part; each answer says how far it has come, later ones further;
+  // once the program ends, the answers are the store's, as the command line's.
+  if (run_command("command -v heaptrack >/dev/null && command -v python3 >/dev/null").exit_code != 0) {
+    GTEST_SKIP() << "needs heaptrack and python3";
+  }
+  const CommandResult exe = run_command("python3 -c 'import sys; print(sys.executable)'");
+  ASSERT_EQ(exe.exit_code, 0);
+  const std::string python = exe.out.substr(0, exe.out.find('\n'));
+  TempDir dir;
+  const std::string name = dir.file("served");
+  const std::string program =
+      "import time\nkeep = []\nfor i in range(40):\n    keep.append(bytearray(100000 + i))\n"
+      "    junk = [bytes(64 + j % 100) for j in range(1000)]\n    time.sleep(0.1)\n";
+  ServedHeapql server({"--record", "-o", name, "--no-progress", "--", python, "-c", program});
+  ASSERT_TRUE(server.started());
+  std::vector<std::int64_t> up_to;
+  std::string last;
+  for (int tries = 0; tries < 300; ++tries) {
+    const httplib::Result r = server.get("/api/query?trace=1&by=stack&top=5");
+    ASSERT_TRUE(r && r->status == 200) << status_and_body(r);
+    last = r->body;
+    const std::string key = "\"recording_in_progress\":{\"up_to_ns\":";
+    const std::size_t at = last.find(key);
+    if (at == std::string::npos) break;
+    up_to.push_back(std::stoll(last.substr(at + key.size())));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_GE(up_to.size(), 2u) << "the recording was never served in progress:\n" << last;
+  EXPECT_GT(up_to.back(), up_to.front()) << "the served recording did not grow";
+  const CommandResult expected = cli({"query", name + ".zst", "--format", "json", "--by", "stack", "--top", "5"});
+  ASSERT_EQ(expected.exit_code, 0) << expected.err;
+  EXPECT_EQ(last, expected.out) << "the last answer is not the finished recording's";
+  EXPECT_EQ(server.stop(), 0);
+  EXPECT_FALSE(fs::exists(name + ".zst.hqlive"));
+  EXPECT_NE(read_file(name + ".log").find("heapql: wrote " + name + ".zst.hqdb"), std::string::npos);
+}
+
+TEST_F(ServeApi, RecordWantsAProgramAndNoTrace) {
+  for (const std::vector<std::string>& words :
+       {std::vector<std::string>{"serve", "--record"}, std::vector<std::string>{"serve", "--record", "a.zst", "--", "true"},
+        std::vector<std::string>{"serve", "-o", "x", "a.zst"}}) {
+    const CommandResult r = cli(words);
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    expect_contains(r.err, "heapql serve --record [-o NAME] -- PROGRAM [ARGS...]");
+  }
+}
+
 TEST_F(ServeApi, TheTokenAndTheHostAreRequired) {
   TempDir dir;
   ServedHeapql server({example_in(dir)});
