@@ -168,10 +168,7 @@ TEST(LiveJournal, ReadersAgainstAWriterInALoopSeeWholePrefixes) {
         if (read.events < last_events) failed("the events went back");
         last_events = read.events;
         const std::size_t blocks = s.block_count();
-        const std::size_t allocs = static_cast<std::size_t>(
-            std::lower_bound(ref.store->columns().alloc_seq.begin(), ref.store->columns().alloc_seq.end(),
-                             static_cast<std::uint32_t>(read.events)) -
-            ref.store->columns().alloc_seq.begin());
+        const std::size_t allocs = ref.store->columns().alloc_seq.lower_bound(read.events);
         if (blocks != allocs) failed("blocks differ from the trace's prefix");
         const Result r = by_stack(s);
         if (r.totals.stc != allocs || r.totals.st != ref.allocated_bytes[read.events] ||
