@@ -612,7 +612,7 @@ function M.doc()
       .. "streams, `\\\\?\\`, `\\\\.\\` and UNC prefixes, drive-relative paths, short names, junctions): "
       .. "docs/windows.md, \"Recipes and the sandbox\".",
     "Files beside a trace (a heaptrack file's raw or interpreted twin, its block-identity file NAME.hqid, "
-      .. "its store NAME.hqdb) are read only as themselves: a link there is refused whatever it points at, and "
+      .. "its store NAME.hqdb, the live journal NAME.hqlive of a recording in progress) are read only as themselves: a link there is refused whatever it points at, and "
       .. "never opened. Only the trace named on the command line brings them; beside a trace in the recipe's "
       .. "folder they are under that folder's check (hq.open refuses the trace, exit 3); beside a path param "
       .. "nothing is read or looked at (a heaptrack file given as a path param is read without its raw twin "
