@@ -73,7 +73,8 @@ export PYTHONMALLOC=malloc
 # Bytes of every file a recording named BASE left (BASE.*).
 folder_bytes() { find "$workdir" -maxdepth 1 -name "$(basename "$1").*" -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}'; }
 size_of() { if [[ -f "$1" ]]; then stat -c %s "$1"; else echo 0; fi; }
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+# %.15g: byte counts print whole, not as 4.0e+07.
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {printf "%.15g\n", (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.3f", a/b; else print "inf"}'; }
 verdict() { awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN {ok = (op == "<=") ? v <= t : v >= t; print ok ? "met" : "NOT met"}'; }
 timed() {  # out-file, argv...: wall seconds and peak RSS (KiB) into out-file
