@@ -47,13 +47,17 @@ LiveJournalWriter::LiveJournalWriter(const std::string& trace_path, const TraceT
     remove_file(made);
     throw Error(SourceLocation::of_file(path_), "cannot write the live journal: " + why);
   }
+  mark_tables_published();
+  next_publish_ = std::chrono::steady_clock::now() + interval_;
+}
+
+void LiveJournalWriter::mark_tables_published() {
   strings_ = tables_.string_count();
   frames_ = tables_.frame_count();
   stacks_ = tables_.stack_count();
   processes_ = tables_.process_count();
   heaps_ = tables_.heap_count();
   buckets_published_ = tables_.bucket_count();
-  next_publish_ = std::chrono::steady_clock::now() + interval_;
 }
 
 LiveJournalWriter::~LiveJournalWriter() {
@@ -95,12 +99,7 @@ void LiveJournalWriter::publish_now() {
   segment_.clear();
   store_file::append_live_segment(segment_, static_cast<std::uint32_t>(segments_), nullptr, rows);
   append(segment_);
-  strings_ = tables_.string_count();
-  frames_ = tables_.frame_count();
-  stacks_ = tables_.stack_count();
-  processes_ = tables_.process_count();
-  heaps_ = tables_.heap_count();
-  buckets_published_ = tables_.bucket_count();
+  mark_tables_published();
   buckets_.clear();
   alloc_seqs_.clear();
   frees_.clear();

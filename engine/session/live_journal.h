@@ -93,6 +93,8 @@ class LiveJournalWriter final : public EventConsumer {
     if (std::chrono::steady_clock::now() >= next_publish_) publish_now();
   }
   void append(const std::string& bytes);
+  // Every table's rows so far count as published.
+  void mark_tables_published();
 
   std::string path_;
   const TraceTables& tables_;
