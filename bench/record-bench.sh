@@ -137,9 +137,9 @@ echo
 printf '%-44s %12s %12s %10s  %s\n' "measure (median of $repeat)" heaptrack "heapql" ratio target
 printf '%-44s %12.2f %12.2f %10s  <= 1.1x: %s\n' "record wall seconds" "$mwall_ht" "$mwall_hq" \
   "$(ratio "$mwall_hq" "$mwall_ht")" "$(verdict "$(ratio "$mwall_hq" "$mwall_ht")" '<=' 1.1)"
-printf '%-44s %12d %12d %10s  <= 2.5x: %s\n' "folder bytes (heaptrack: its .zst)" "$mbytes_ht" "$mfolder" \
+printf '%-44s %12.0f %12.0f %10s  <= 2.5x: %s\n' "folder bytes (heaptrack: its .zst)" "$mbytes_ht" "$mfolder" \
   "$(ratio "$mfolder" "$mbytes_ht")" "$(verdict "$(ratio "$mfolder" "$mbytes_ht")" '<=' 2.5)"
-printf '%-44s %12d %12d %10s  <= 1x: %s\n' "store bytes vs its trace's .zst" "$mtrace" "$mstore" \
+printf '%-44s %12.0f %12.0f %10s  <= 1x: %s\n' "store bytes vs its trace's .zst" "$mtrace" "$mstore" \
   "$(ratio "$mstore" "$mtrace")" "$(verdict "$(ratio "$mstore" "$mtrace")" '<=' 1)"
 if [[ $live -eq 1 ]]; then
   if [[ ${#latencies[@]} -gt 0 ]]; then
