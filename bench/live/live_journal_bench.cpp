@@ -80,7 +80,7 @@ int per_event(const std::string& folder) {
   for (int round = 0; round < 3; ++round) {
     Nothing nothing;
     const double a = feed(nothing, kEvents);
-    LiveJournalWriter writer(folder + "/synthetic.zst", tables, SourceInfo{}, nothing);
+    LiveJournalWriter writer(folder + "/synthetic.zst", tables, SourceInfo{}, nothing, nullptr);
     const double b = feed(writer, kEvents);
     fmt::print("straight {:.3f} s, through the writer {:.3f} s ({} segments, {} bytes)\n", a, b, writer.segments(),
                writer.bytes_written());
@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
         TraceStore built;
         TraceStore::Builder builder(built);
         const auto start = Clock::now();
-        LiveJournalWriter writer(recording, built.tables(), SourceInfo{}, builder);
+        LiveJournalWriter writer(recording, built.tables(), SourceInfo{}, builder, &builder.sums_so_far());
         read_trace(trace, built.tables(), writer, quiet());
         const double s = seconds_since(start);
         journaled += s;
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
     // The recording still going: its writer holds the journal.
     TraceStore built;
     TraceStore::Builder builder(built);
-    LiveJournalWriter writer(recording, built.tables(), SourceInfo{}, builder);
+    LiveJournalWriter writer(recording, built.tables(), SourceInfo{}, builder, &builder.sums_so_far());
     read_trace(trace, built.tables(), writer, quiet());
     writer.publish_now();
     for (int round = 0; round < 3; ++round) {

@@ -14,6 +14,7 @@
 #include "engine/binary_file/checksum.h"
 #include "engine/binary_file/output_file.h"
 #include "engine/binary_file/scratch_column.h"
+#include "engine/binary_file/varint.h"
 #include "engine/platform/errno_text.h"
 #include "engine/platform/file_status.h"
 #include "engine/platform/open_file.h"
@@ -33,7 +34,6 @@ constexpr std::array<char, 8> kMagic = {'H', 'E', 'A', 'P', 'Q', 'L', 'B', 'I'};
 constexpr std::uint32_t kVersion = 1;
 constexpr std::size_t kHeaderBytes = 64;
 constexpr std::size_t kVersionAt = 8, kFileBytesAt = 16, kTailAt = 24, kTailChecksumAt = 32, kHeaderChecksumAt = 56;
-constexpr std::size_t kMaxVarintBytes = 10;
 constexpr std::size_t kPiece = 256 << 10;
 
 template <class T>
@@ -46,14 +46,6 @@ T load(const char* at) {
 template <class T>
 void put(std::string& bytes, std::size_t at, T v) {
   std::memcpy(bytes.data() + at, &v, sizeof(T));
-}
-
-void put_varint(std::string& out, std::uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
 }
 
 [[noreturn]] void fail(const std::string& path, std::uint64_t byte, const std::string& what) {

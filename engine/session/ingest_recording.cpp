@@ -32,7 +32,7 @@ IngestResult ingest_recording(const RecordingStreams& streams, std::string* warn
   reading.format = "raw+interpreted";
   reading.compression = "zstd";
   reading.block_identity = BlockIdentity::kExact;
-  LiveJournalWriter journal(trace, tables, reading, writer.consumer());
+  LiveJournalWriter journal(trace, tables, reading, writer.consumer(), &writer.sums_so_far());
   EventConsumer& reader_feeds = journal;
 
   HeaptrackFiles files;

@@ -19,8 +19,9 @@ namespace heapql {
 std::string live_journal_beside(const std::string& trace_path) { return trace_path + ".hqlive"; }
 
 LiveJournalWriter::LiveJournalWriter(const std::string& trace_path, const TraceTables& tables, SourceInfo reading,
-                                     EventConsumer& next, std::chrono::milliseconds interval)
-    : path_(live_journal_beside(trace_path)), tables_(tables), next_(next), interval_(interval) {
+                                     EventConsumer& next, const BucketSumsSoFar* sums,
+                                     std::chrono::milliseconds interval)
+    : path_(live_journal_beside(trace_path)), tables_(tables), next_(next), interval_(interval), sums_(sums) {
   if (file_lock_is_held(path_)) {
     throw Error(SourceLocation::of_file(path_), "another recording is writing this live journal");
   }
@@ -38,6 +39,8 @@ LiveJournalWriter::LiveJournalWriter(const std::string& trace_path, const TraceT
   }
   store_file::LiveSegmentRows rows;
   rows.tables = &tables_;
+  rows.has_bucket_sums = sums_ != nullptr;
+  if (sums_ != nullptr) epoch_published_ = sums_->peak_epoch();
   segment_.clear();
   store_file::append_live_segment(segment_, 0, &reading, rows);
   append(segment_);
@@ -96,20 +99,56 @@ void LiveJournalWriter::publish_now() {
   rows.time_changes = time_changes_;
   rows.events = events_;
   rows.time_ns = time_ns_;
+  if (sums_ != nullptr) {
+    gather_changed_sums();
+    rows.has_bucket_sums = true;
+    rows.changed_sums = changed_sums_;
+    rows.peak = sums_->peak_now();
+  }
   segment_.clear();
   store_file::append_live_segment(segment_, static_cast<std::uint32_t>(segments_), nullptr, rows);
   append(segment_);
   mark_tables_published();
-  buckets_.clear();
-  alloc_seqs_.clear();
-  frees_.clear();
+  // The values short of a whole packed block go again in the next segment.
+  for (std::vector<std::uint32_t>* column : {&buckets_, &alloc_seqs_, &frees_}) {
+    column->erase(column->begin(),
+                  column->begin() + static_cast<std::ptrdiff_t>(store_file::live_packed_values(column->size())));
+  }
   time_changes_.clear();
 }
 
+// Those first allocated since the last segment, in that order; then the
+// other buckets touched since; then those no event touched whose count at
+// the peak is new, because the peak moved.
+void LiveJournalWriter::gather_changed_sums() {
+  changed_sums_.clear();
+  untouched_changed_.clear();
+  sums_->each_untouched_whose_peak_count_moved(epoch_published_, [&](std::uint32_t bucket) {
+    if (!touched(bucket)) untouched_changed_.push_back(sums_->sum_now(bucket));
+  });
+  const std::size_t allocated = sums_->buckets_allocated();
+  for (std::size_t i = sums_published_; i < allocated; ++i) {
+    const std::uint32_t bucket = sums_->bucket_allocated(i);
+    changed_sums_.push_back(sums_->sum_now(bucket));
+    untouch(bucket);  // every bucket first allocated since was touched
+  }
+  for (const std::uint32_t bucket : touched_) {
+    if (!touched(bucket)) continue;
+    changed_sums_.push_back(sums_->sum_now(bucket));
+    untouch(bucket);
+  }
+  changed_sums_.insert(changed_sums_.end(), untouched_changed_.begin(), untouched_changed_.end());
+  touched_.clear();
+  sums_published_ = allocated;
+  epoch_published_ = sums_->peak_epoch();
+}
+
 void LiveJournalWriter::on_finish(std::int64_t end_ns) {
-  next_.on_finish(end_ns);
+  // Published before `next` finishes: a store builder hands its sums over
+  // then, and they are read here.
   if (end_ns > time_ns_) time_ns_ = end_ns;
   publish_now();
+  next_.on_finish(end_ns);
 }
 
 void LiveJournalWriter::remove_journal() { remove_file(path_); }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/store/bucket_sums_so_far.h"
 #include "engine/store/events.h"
 #include "engine/store/source_info.h"
 #include "engine/store/store_columns.h"
@@ -24,14 +25,16 @@ std::string live_journal_beside(const std::string& trace_path);
 // call to `next` unchanged, and, checked between events (a counter, then the
 // clock), at most every `interval` appends to the live journal everything
 // new since its last append: the new rows of each table of `tables`, the new
-// allocations and frees, the time so far. `reading` is the SourceInfo the
-// finished store will say. The journal file is created (replacing a stale
-// one) and locked in the constructor; Error when it cannot be, or when
-// another recording holds it.
+// allocations and frees, the time so far, and, given `sums` (what `next`
+// has counted: a store builder's), the bucket sums that changed and the
+// peak, so that whole-trace queries need not replay the recording so far.
+// `reading` is the SourceInfo the finished store will say. The journal file
+// is created (replacing a stale one) and locked in the constructor; Error
+// when it cannot be, or when another recording holds it.
 class LiveJournalWriter final : public EventConsumer {
  public:
   LiveJournalWriter(const std::string& trace_path, const TraceTables& tables, SourceInfo reading, EventConsumer& next,
-                    std::chrono::milliseconds interval = std::chrono::seconds(1));
+                    const BucketSumsSoFar* sums, std::chrono::milliseconds interval = std::chrono::seconds(1));
   ~LiveJournalWriter() override;  // leaves the file, releases the lock
   LiveJournalWriter(const LiveJournalWriter&) = delete;
   LiveJournalWriter& operator=(const LiveJournalWriter&) = delete;
@@ -52,12 +55,14 @@ class LiveJournalWriter final : public EventConsumer {
     note_time(block.alloc_seq, block.alloc_ns);
     buckets_.push_back(block.bucket.value);
     alloc_seqs_.push_back(static_cast<std::uint32_t>(block.alloc_seq));
+    touch(block.bucket.value);
     maybe_publish();
   }
   void on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) override {
     next_.on_free(block, free_seq, free_ns, temporary);
     note_time(free_seq, free_ns);
     frees_.push_back(block.id.value | (temporary ? StoreColumns::kTemporaryBit : 0u));
+    touch(block.bucket.value);
     maybe_publish();
   }
   void on_still_alive(const LiveBlock& block) override { next_.on_still_alive(block); }
@@ -92,6 +97,24 @@ class LiveJournalWriter final : public EventConsumer {
     since_clock_look_ = 0;
     if (std::chrono::steady_clock::now() >= next_publish_) publish_now();
   }
+  // The buckets an event touched since the last segment, each once.
+  void touch(std::uint32_t bucket) {
+    if (sums_ == nullptr) return;
+    const std::size_t word = bucket / 64;
+    if (word >= touched_bits_.size()) touched_bits_.resize(word + 1 + word / 4, 0);
+    const std::uint64_t bit = std::uint64_t{1} << (bucket % 64);
+    if ((touched_bits_[word] & bit) != 0) return;
+    touched_bits_[word] |= bit;
+    touched_.push_back(bucket);
+  }
+  bool touched(std::uint32_t bucket) const {
+    return bucket / 64 < touched_bits_.size() && (touched_bits_[bucket / 64] >> (bucket % 64) & 1) != 0;
+  }
+  void untouch(std::uint32_t bucket) {
+    if (bucket / 64 < touched_bits_.size()) touched_bits_[bucket / 64] &= ~(std::uint64_t{1} << (bucket % 64));
+  }
+  // The sums that changed since the last segment, into changed_sums_.
+  void gather_changed_sums();
   void append(const std::string& bytes);
   // Every table's rows so far count as published.
   void mark_tables_published();
@@ -113,6 +136,15 @@ class LiveJournalWriter final : public EventConsumer {
   std::chrono::steady_clock::time_point next_publish_;
   std::uint64_t segments_ = 0;
   std::uint64_t bytes_written_ = 0;
+  // The bucket sums: where they come from, the buckets touched since the
+  // last segment, how many buckets with blocks it published, and the peak's
+  // epoch then (BucketSumsSoFar).
+  const BucketSumsSoFar* sums_;
+  std::vector<std::uint64_t> touched_bits_;
+  std::vector<std::uint32_t> touched_;
+  std::size_t sums_published_ = 0;
+  std::uint32_t epoch_published_ = 0;
+  std::vector<BucketSum> changed_sums_, untouched_changed_;
   std::string segment_;  // the segment being made, reused
   std::string failure_;
 };

@@ -17,11 +17,13 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <span>
 #include <vector>
 
 #include "engine/error.h"
 #include "engine/util/chunked_vector.h"
+#include "engine/store/bucket_sums_so_far.h"
 #include "engine/store/events.h"
 #include "engine/store/packed_column.h"
 #include "engine/store/trace_tables.h"
@@ -108,7 +110,7 @@ struct CheckpointRule {
 // `TimeColumn` push_back(TimeChange). Keeps the bucket sums and the trace's
 // peak on the way (memory per bucket); `tables` gives the bucket sizes.
 template <class Column, class TimeColumn>
-class ColumnBuilder final : public EventConsumer {
+class ColumnBuilder final : public EventConsumer, public BucketSumsSoFar {
  public:
   ColumnBuilder(const TraceTables& tables, Column& bucket, Column& alloc_seq, Column& free_order,
                 TimeColumn& time_changes, CheckpointRule checkpoints = {})
@@ -188,6 +190,32 @@ class ColumnBuilder final : public EventConsumer {
     each_bucket_sum_chunk([&](std::span<const BucketSum> chunk) { sums.insert(sums.end(), chunk.begin(), chunk.end()); });
     release_bucket_state();
     return sums;
+  }
+  // BucketSumsSoFar: the sums each_bucket_sum_chunk would give now.
+  std::size_t buckets_allocated() const override { return bucket_sum_count(); }
+  std::uint32_t bucket_allocated(std::size_t i) const override {
+    return i < in_id_order_ ? static_cast<std::uint32_t>(i) : first_allocated_[i - in_id_order_];
+  }
+  BucketSum sum_now(std::uint32_t bucket) const override {
+    if (bucket >= counts_.size()) return BucketSum{bucket, 0, 0, 0, 0};
+    const BucketCounts& counts = counts_[bucket];
+    const std::uint32_t alive = counts.peak_epoch == epoch_ ? counts.live_at_peak : counts.allocs - counts.frees;
+    return BucketSum{bucket, alive, counts.allocs, counts.frees, counts.temporary_frees};
+  }
+  TracePeak peak_now() const override { return peak_; }
+  std::uint32_t peak_epoch() const override { return epoch_; }
+  // A bucket untouched since `epoch` said its count at the peak was the one
+  // it saved then (peak_epoch == epoch) or its live count (else); once the
+  // peak has moved on it is its live count.
+  void each_untouched_whose_peak_count_moved(std::uint32_t epoch,
+                                             const std::function<void(std::uint32_t)>& changed) const override {
+    if (epoch == epoch_) return;
+    for (std::size_t b = 0; b < counts_.size(); ++b) {
+      const BucketCounts& counts = counts_[b];
+      if (counts.peak_epoch == epoch && counts.live_at_peak != counts.allocs - counts.frees) {
+        changed(static_cast<std::uint32_t>(b));
+      }
+    }
   }
   const std::vector<LiveCheckpoint>& checkpoints() const { return checkpoints_; }
   const std::vector<std::uint32_t>& checkpoint_ids() const { return checkpoint_ids_; }

@@ -103,6 +103,8 @@ class TraceStore {
     }
     void on_still_alive(const LiveBlock&) override {}
     void on_finish(std::int64_t end_ns) override;
+    // Until on_finish: what it has counted of the events so far.
+    const BucketSumsSoFar& sums_so_far() const { return columns_; }
 
    private:
     using Packer = PackedColumnWriter<std::vector<std::uint64_t>>;

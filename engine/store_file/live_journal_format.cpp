@@ -4,6 +4,7 @@
 #include "engine/store/packed_column_writer.h"
 
 #include <cstring>
+#include <algorithm>
 #include <array>
 #include <deque>
 #include <functional>
@@ -14,6 +15,7 @@
 #include "engine/error.h"
 #include "engine/binary_file/byte_codec.h"
 #include "engine/binary_file/checksum.h"
+#include "engine/binary_file/varint.h"
 #include "engine/platform/errno_text.h"
 #include "engine/platform/file_status.h"
 #include "engine/platform/open_file.h"
@@ -71,6 +73,44 @@ void append_column(std::string& out, Section kind, std::span<const T> rows) {
 template <class T>
 void raw(std::string& out, T value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof(T));
+}
+
+// The bucket sums that changed, as varints (most counts are small, and
+// buckets mostly come in the order of their ids): per sum its bucket less
+// the one before (zigzag), its blocks, frees, temporary frees, and blocks
+// alive at the peak.
+void append_sums(std::string& out, std::span<const BucketSum> sums) {
+  if (sums.empty()) return;
+  append_part(out, static_cast<std::uint32_t>(Section::kBucketSums), [&] {
+    std::int64_t previous = 0;
+    for (const BucketSum& sum : sums) {
+      put_varint(out, zigzag(static_cast<std::int64_t>(sum.bucket) - previous));
+      previous = sum.bucket;
+      put_varint(out, sum.allocs);
+      put_varint(out, sum.frees);
+      put_varint(out, sum.temporary_frees);
+      put_varint(out, sum.live_at_peak);
+    }
+    return sums.size();
+  });
+}
+
+// A block column's new values: those that fill whole blocks of 64 packed as
+// a column of their own (packed_column.h), the rest (the tail) plain; the
+// writer sends the tail again, in the next segment, with what follows it.
+void append_packed_column(std::string& out, Section kind, std::span<const std::uint32_t> values, unsigned rotation) {
+  if (values.empty()) return;
+  append_part(out, static_cast<std::uint32_t>(kind), [&] {
+    const std::size_t whole = live_packed_values(values.size());
+    std::vector<std::uint64_t> words;
+    PackedColumnWriter<std::vector<std::uint64_t>> packer(words, rotation);
+    for (std::size_t i = 0; i < whole; ++i) packer.push_back(values[i]);
+    packer.finish();
+    raw<std::uint64_t>(out, whole);
+    out.append(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(std::uint64_t));
+    out.append(reinterpret_cast<const char*>(values.data() + whole), (values.size() - whole) * sizeof(std::uint32_t));
+    return values.size();
+  });
 }
 
 }  // namespace
@@ -144,13 +184,18 @@ void append_live_segment(std::string& out, std::uint32_t number, const SourceInf
       return t.bucket_count() - rows.first_bucket;
     });
   }
-  append_column(out, Section::kBlockBucket, rows.block_buckets);
-  append_column(out, Section::kBlockAllocSeq, rows.alloc_seqs);
-  append_column(out, Section::kFreeOrder, rows.frees);
+  append_packed_column(out, Section::kBlockBucket, rows.block_buckets, 0);
+  append_packed_column(out, Section::kBlockAllocSeq, rows.alloc_seqs, 0);
+  append_packed_column(out, Section::kFreeOrder, rows.frees, StoreColumns::kFreeRotation);
   append_column(out, Section::kTimeChanges, rows.time_changes);
+  append_sums(out, rows.changed_sums);
   append_part(out, kLiveProgressPart, [&] {
     raw(out, rows.events);
     raw(out, rows.time_ns);
+    raw(out, rows.peak.bytes);
+    raw(out, rows.peak.blocks);
+    raw(out, rows.peak.time_ns);
+    raw(out, rows.has_bucket_sums ? kLiveHasBucketSums : std::uint64_t{0});
     return std::uint64_t{1};
   });
   const std::uint64_t payload = out.size() - start - kLiveSegmentHeaderBytes;
@@ -174,26 +219,101 @@ struct JournalBytes {
   std::function<bool(std::uint64_t at, std::size_t n, char* into)> read;
 };
 
+// A block column gathered from the segments' packed parts: their blocks'
+// words one after another and their directory entries, each moved on by
+// the words before it; and the latest part's tail. finish() makes it the
+// store's column: the tail packed as the last block, then the directory.
+class JournalColumn {
+ public:
+  explicit JournalColumn(unsigned rotation) : rotation_(rotation) {}
+
+  std::uint64_t size() const { return packed_values_ + tail_.size(); }
+
+  // A part's bytes: u64 packed values, a packed column of them, the tail.
+  // Empty text when it fits; else what is wrong, and where (its byte).
+  std::string add(std::string_view data, std::uint64_t items, std::uint64_t& wrong_at) {
+    wrong_at = 0;
+    if (data.size() < 8) return "a packed column part without its count";
+    const auto packed = get<std::uint64_t>(data.data(), 0);
+    if (packed > items || packed % PackedColumn::kBlockValues != 0) {
+      return fmt::format("{} packed values of {}, not whole blocks of {}", packed, items, PackedColumn::kBlockValues);
+    }
+    const std::uint64_t tail = items - packed;
+    if (tail > (data.size() - 8) / 4 || (data.size() - 8 - tail * 4) % 8 != 0) {
+      return fmt::format("{} bytes do not hold {} packed values and {} more", data.size(), packed, tail);
+    }
+    const std::size_t word_count = (data.size() - 8 - tail * 4) / 8;
+    std::vector<std::uint64_t> words(word_count);
+    std::memcpy(words.data(), data.data() + 8, word_count * 8);
+    PackedColumn column;
+    if (std::string wrong = PackedColumn::view(words, packed, rotation_, column); !wrong.empty()) return wrong;
+    // The directory: each block's words within the part's, at most 32.
+    const std::uint64_t blocks = PackedColumn::block_count(packed);
+    const std::uint64_t packed_words = word_count - blocks - 1;
+    for (std::uint64_t k = 0; k < blocks; ++k) {
+      const std::uint64_t first = words[packed_words + k] >> 32, end = words[packed_words + k + 1] >> 32;
+      if (first > end || end - first > PackedColumn::kMaxWidth || end > packed_words) {
+        wrong_at = 8 + (packed_words + k) * 8;
+        return fmt::format("block {} of a packed column part has a width past {} bits or runs past its words", k,
+                           PackedColumn::kMaxWidth);
+      }
+    }
+    if (words_.size() + packed_words > 0xFFFFFFFFu) return "a packed column of more than 2^32-1 words";
+    const std::uint64_t moved = words_.size();
+    for (std::uint64_t k = 0; k < blocks; ++k) {
+      const std::uint64_t entry = words[packed_words + k];
+      directory_.push_back(PackedColumn::directory_entry(static_cast<std::uint32_t>(entry),
+                                                         static_cast<std::uint32_t>((entry >> 32) + moved)));
+    }
+    words_.insert(words_.end(), words.begin(), words.begin() + static_cast<std::ptrdiff_t>(packed_words));
+    packed_values_ += packed;
+    tail_.resize(tail);
+    std::memcpy(tail_.data(), data.data() + 8 + word_count * 8, tail * 4);
+    return {};
+  }
+
+  // The store's column, viewing this one's words (once).
+  PackedColumn finish() {
+    if (!tail_.empty()) {
+      std::vector<std::uint64_t> last;
+      PackedColumnWriter<std::vector<std::uint64_t>> packer(last, rotation_);
+      for (const std::uint32_t v : tail_) packer.push_back(v);
+      packer.finish();
+      const std::size_t packed_words = last.size() - 2;  // one block's words, its entry, the end
+      directory_.push_back(PackedColumn::directory_entry(static_cast<std::uint32_t>(last[packed_words]),
+                                                         static_cast<std::uint32_t>(words_.size())));
+      words_.insert(words_.end(), last.begin(), last.begin() + static_cast<std::ptrdiff_t>(packed_words));
+    }
+    const std::uint64_t count = size();
+    const std::uint64_t packed_words = words_.size();
+    words_.insert(words_.end(), directory_.begin(), directory_.end());
+    words_.push_back(PackedColumn::directory_entry(0, static_cast<std::uint32_t>(packed_words)));
+    std::vector<std::uint64_t>().swap(directory_);
+    PackedColumn column;
+    if (const std::string wrong = PackedColumn::view(words_, count, rotation_, column); !wrong.empty()) {
+      throw Error("internal error: a live journal's column: " + wrong);
+    }
+    return column;
+  }
+
+ private:
+  unsigned rotation_;
+  std::vector<std::uint64_t> words_;      // the packed blocks' words
+  std::vector<std::uint64_t> directory_;  // theirs, first words counted in words_
+  std::uint64_t packed_values_ = 0;
+  std::vector<std::uint32_t> tail_;
+};
+
 // The store's columns and big tables, gathered from every segment: the
 // store views them, and keeps this alive.
 struct JournalColumns {
   std::deque<std::string> string_parts;  // the strings are viewed in place
   std::vector<StackNode> stacks;
   std::vector<Bucket> buckets;
-  std::vector<std::uint32_t> bucket, alloc_seq, free_order;
+  JournalColumn bucket{0}, alloc_seq{0}, free_order{StoreColumns::kFreeRotation};
   std::vector<TimeChange> time_changes;
-  // The block columns packed as the store's are (packed_column.h), which
-  // the replay reads; the plain ones above are freed once packed.
-  std::vector<std::uint64_t> packed_bucket, packed_alloc_seq, packed_free_order;
+  std::vector<BucketSum> sums;  // in order of first allocation
 };
-
-// `values` packed into `words`, and released.
-PackedColumn packed(std::vector<std::uint32_t>& values, std::vector<std::uint64_t>& words, unsigned rotation) {
-  PackedColumnWriter<std::vector<std::uint64_t>> writer(words, rotation);
-  for (const std::uint32_t v : values) writer.push_back(v);
-  std::vector<std::uint32_t>().swap(values);
-  return finished_column(writer, words, rotation);
-}
 
 static_assert(sizeof(StackNode) == kStackBytes && sizeof(Bucket) == kBucketBytes && sizeof(bool) == 1);
 
@@ -203,6 +323,7 @@ class JournalParser {
       : name_(std::move(name)), writer_alive_(writer_alive), columns_(std::make_shared<JournalColumns>()) {}
 
   LiveJournalRead parse(const JournalBytes& in) {
+    reserve_tables(in);
     std::array<char, kLiveSegmentHeaderBytes> header{};
     std::string payload;
     std::uint64_t at = 0;
@@ -253,6 +374,34 @@ class JournalParser {
   }
 
  private:
+  // The stack and bucket tables grow by every segment; reserved at once
+  // from the part heads (a look at each, nothing checked), they are not
+  // copied as they grow. What a head says is bounded by the file's size.
+  void reserve_tables(const JournalBytes& in) {
+    std::uint64_t stacks = 0, buckets = 0;
+    std::array<char, kPartHeadBytes> head{};
+    for (std::uint64_t at = 0; in.size - at >= kLiveSegmentHeaderBytes;) {
+      std::uint64_t payload = 0;
+      if (!in.read(at + segment_at::kPayloadBytes, sizeof(payload), reinterpret_cast<char*>(&payload)) ||
+          payload > in.size - at - kLiveSegmentHeaderBytes) {
+        break;
+      }
+      const std::uint64_t end = at + kLiveSegmentHeaderBytes + payload;
+      for (std::uint64_t part = at + kLiveSegmentHeaderBytes; end - part >= kPartHeadBytes;) {
+        if (!in.read(part, head.size(), head.data())) break;
+        const auto kind = get<std::uint32_t>(head.data(), 0);
+        const auto bytes = get<std::uint64_t>(head.data(), 16);
+        if (kind == static_cast<std::uint32_t>(Section::kStacks)) stacks += bytes / kStackBytes;
+        if (kind == static_cast<std::uint32_t>(Section::kBuckets)) buckets += bytes / kBucketBytes;
+        if (bytes > end - part - kPartHeadBytes) break;
+        part += kPartHeadBytes + (bytes + 7) / 8 * 8;
+      }
+      at = end;
+    }
+    columns_->stacks.reserve(std::min(stacks, in.size / kStackBytes));
+    columns_->buckets.reserve(std::min(buckets, in.size / kBucketBytes));
+  }
+
   // A segment that is not (or not wholly) there: not yet written while the
   // writer is alive (true: stop here), else damage.
   bool tail(std::uint64_t at, const std::string& what) {
@@ -269,8 +418,7 @@ class JournalParser {
     std::uint64_t at = 0;
     std::uint32_t previous_kind = 0;
     bool progress = false;
-    std::size_t new_blocks = 0;
-    bool have_seqs = false;
+    bool have_sums = false;
     while (at < payload.size()) {
       if (payload.size() - at < kPartHeadBytes) fail(base + at, "a part head cut short");
       const auto kind = get<std::uint32_t>(payload.data(), at);
@@ -323,40 +471,9 @@ class JournalParser {
           append_rows(columns_->buckets, data);
           break;
         }
-        case static_cast<std::uint32_t>(Section::kBlockBucket): {
-          need(4, "block buckets");
-          const std::size_t first = columns_->bucket.size();
-          append_rows(columns_->bucket, data);
-          for (std::size_t i = first; i < columns_->bucket.size(); ++i) {
-            if (columns_->bucket[i] >= columns_->buckets.size()) fail(data_at + (i - first) * 4, "a block's bucket is not in the bucket table");
-          }
-          new_blocks = columns_->bucket.size() - first;
-          break;
-        }
-        case static_cast<std::uint32_t>(Section::kBlockAllocSeq): {
-          need(4, "allocation times");
-          if (items != new_blocks) fail(part_at, "the allocation times differ in number from the blocks' buckets");
-          have_seqs = true;
-          const std::size_t first = columns_->alloc_seq.size();
-          append_rows(columns_->alloc_seq, data);
-          for (std::size_t i = first; i < columns_->alloc_seq.size(); ++i) {
-            if (i > 0 && columns_->alloc_seq[i] <= columns_->alloc_seq[i - 1]) {
-              fail(data_at + (i - first) * 4, "allocation times that do not ascend");
-            }
-          }
-          break;
-        }
-        case static_cast<std::uint32_t>(Section::kFreeOrder): {
-          need(4, "frees");
-          const std::size_t first = columns_->free_order.size();
-          append_rows(columns_->free_order, data);
-          for (std::size_t i = first; i < columns_->free_order.size(); ++i) {
-            if ((columns_->free_order[i] & StoreColumns::kBlockMask) >= columns_->bucket.size()) {
-              fail(data_at + (i - first) * 4, "a free of a block not yet allocated");
-            }
-          }
-          break;
-        }
+        case static_cast<std::uint32_t>(Section::kBlockBucket): add_packed(columns_->bucket, data, items, data_at); break;
+        case static_cast<std::uint32_t>(Section::kBlockAllocSeq): add_packed(columns_->alloc_seq, data, items, data_at); break;
+        case static_cast<std::uint32_t>(Section::kFreeOrder): add_packed(columns_->free_order, data, items, data_at); break;
         case static_cast<std::uint32_t>(Section::kTimeChanges): {
           need(sizeof(TimeChange), "time changes");
           const std::size_t first = columns_->time_changes.size();
@@ -368,18 +485,41 @@ class JournalParser {
           }
           break;
         }
+        case static_cast<std::uint32_t>(Section::kBucketSums): {
+          if (segments_ == 0) fail(part_at, "bucket sums in the first segment, before any event");
+          read_sums(data, items, data_at);
+          have_sums = true;
+          break;
+        }
         case kLiveProgressPart: {
-          need(16, "progress");
+          need(kLiveProgressBytes, "progress");
           if (items != 1) fail(part_at, "a progress part that is not one record");
           const auto events = get<std::uint64_t>(data.data(), 0);
           const auto time_ns = get<std::int64_t>(data.data(), 8);
+          const TracePeak peak{get<std::uint64_t>(data.data(), 16), get<std::uint64_t>(data.data(), 24),
+                               get<std::int64_t>(data.data(), 32)};
+          const auto flags = get<std::uint64_t>(data.data(), 40);
+          if (columns_->alloc_seq.size() != columns_->bucket.size()) {
+            fail(part_at, fmt::format("{} allocation times for {} blocks", columns_->alloc_seq.size(),
+                                      columns_->bucket.size()));
+          }
           if (events != columns_->bucket.size() + columns_->free_order.size()) {
             fail(data_at, fmt::format("{} events so far, not the {} blocks plus the {} frees", events,
                                       columns_->bucket.size(), columns_->free_order.size()));
           }
           if (time_ns < time_ns_) fail(data_at, "a time so far earlier than the segment before's");
+          if ((flags & ~kLiveHasBucketSums) != 0) fail(data_at + 40, fmt::format("unknown progress flags {:#x}", flags));
+          const bool has_sums = (flags & kLiveHasBucketSums) != 0;
+          if (segments_ == 0) {
+            has_sums_ = has_sums;
+          } else if (has_sums != has_sums_) {
+            fail(data_at + 40, "a segment that differs from the first on whether the journal carries bucket sums");
+          }
+          if (have_sums && !has_sums_) fail(part_at, "bucket sums in a journal that says it carries none");
+          if (has_sums_) check_sums_add_up(events, peak, data_at);
           events_ = events;
           time_ns_ = time_ns;
+          peak_ = peak;
           progress = true;
           break;
         }
@@ -388,7 +528,6 @@ class JournalParser {
       at += kPartHeadBytes + (bytes + 7) / 8 * 8;
       if (at > payload.size()) fail(part_at, "a part's padding runs past its segment");
     }
-    if (new_blocks != 0 && !have_seqs) fail(base, "blocks without their allocation times");
     if (!progress) fail(base, "a segment without its progress");
     if (!source_) fail(base, "the first segment does not start with the source");
   }
@@ -434,6 +573,98 @@ class JournalParser {
     }
   }
 
+  void add_packed(JournalColumn& column, std::string_view data, std::uint64_t items, std::uint64_t data_at) {
+    std::uint64_t wrong_at = 0;
+    if (const std::string wrong = column.add(data, items, wrong_at); !wrong.empty()) fail(data_at + wrong_at, wrong);
+  }
+
+  // Each bucket's latest sum replaces its one before; a bucket new to the
+  // sums goes after the others (the order of first allocation). A sum
+  // never goes down: counts only grow.
+  // Decoded first, then applied: the sums a part changes are spread over
+  // every bucket, so each is asked for ahead of its turn (a miss each,
+  // waited for together, not one after another).
+  void read_sums(std::string_view data, std::uint64_t items, std::uint64_t data_at) {
+    decoded_.clear();
+    decoded_at_.clear();
+    std::size_t next = 0;
+    std::int64_t previous = 0;
+    for (std::uint64_t i = 0; i < items; ++i) {
+      const std::size_t at = next;
+      std::uint64_t fields[5];
+      for (std::uint64_t& field : fields) {
+        if (!take_varint(data, next, field)) fail(data_at + next, "a bucket sum cut short or past 64 bits");
+      }
+      const std::int64_t bucket = previous + unzigzag(fields[0]);
+      if (bucket < 0 || static_cast<std::uint64_t>(bucket) >= columns_->buckets.size() ||
+          fields[4] > 0xFFFFFFFFu) {
+        fail(data_at + at, "a bucket sum that does not fit the tables");
+      }
+      previous = bucket;
+      const BucketSum s{static_cast<std::uint32_t>(bucket), static_cast<std::uint32_t>(fields[4]), fields[1],
+                        fields[2], fields[3]};
+      if (s.allocs == 0 || s.frees > s.allocs || s.temporary_frees > s.frees || s.live_at_peak > s.allocs) {
+        fail(data_at + at, "a bucket sum that does not fit the tables");
+      }
+      decoded_.push_back(s);
+      decoded_at_.push_back(at);
+    }
+    if (next != data.size()) fail(data_at + next, "bytes after the last bucket sum");
+    std::vector<BucketSum>& sums = columns_->sums;
+    constexpr std::size_t kAhead = 16;
+    for (std::size_t i = 0; i < decoded_.size(); ++i) {
+      if (sums_in_id_order_ && i + kAhead < decoded_.size() && decoded_[i + kAhead].bucket < sums.size()) {
+        __builtin_prefetch(&sums[decoded_[i + kAhead].bucket]);
+      }
+      const BucketSum& s = decoded_[i];
+      const std::uint32_t position = place_of_sum(s.bucket);
+      if (position == sums.size()) {
+        sums.push_back(s);
+        sum_allocs_ += s.allocs;
+        sum_frees_ += s.frees;
+        continue;
+      }
+      BucketSum& before = sums[position];
+      if (s.allocs < before.allocs || s.frees < before.frees || s.temporary_frees < before.temporary_frees) {
+        fail(data_at + decoded_at_[i], "a bucket sum smaller than the one before it");
+      }
+      sum_allocs_ += s.allocs - before.allocs;
+      sum_frees_ += s.frees - before.frees;
+      before = s;
+    }
+  }
+
+  // Where a bucket's sum is in the sums, or their size when it is new
+  // (and now placed there). Buckets are mostly first allocated in the order
+  // of their ids (a heaptrack recording's always are): while they are, a
+  // bucket's place is its id, and no index is kept.
+  std::uint32_t place_of_sum(std::uint32_t bucket) {
+    const std::vector<BucketSum>& sums = columns_->sums;
+    if (sums_in_id_order_) {
+      if (bucket <= sums.size()) return bucket;
+      sums_in_id_order_ = false;
+      sum_at_.assign(columns_->buckets.size(), kNoSum);
+      for (std::uint32_t i = 0; i < sums.size(); ++i) sum_at_[i] = i;
+    }
+    if (sum_at_.size() < columns_->buckets.size()) sum_at_.resize(columns_->buckets.size(), kNoSum);
+    std::uint32_t& position = sum_at_[bucket];
+    if (position == kNoSum) position = static_cast<std::uint32_t>(sums.size());
+    return position;
+  }
+
+  // After each segment the sums hold every block and free so far, so that
+  // an answer from them is the replay's; the peak holds no more blocks than
+  // were allocated.
+  void check_sums_add_up(std::uint64_t events, const TracePeak& peak, std::uint64_t progress_at) const {
+    if (sum_allocs_ != columns_->bucket.size() || sum_frees_ != columns_->free_order.size()) {
+      fail(progress_at, fmt::format("the bucket sums count {} blocks and {} frees, not the {} and {} so far",
+                                    sum_allocs_, sum_frees_, columns_->bucket.size(), columns_->free_order.size()));
+    }
+    if (peak.blocks > columns_->bucket.size() || peak.blocks > events) {
+      fail(progress_at + 16, "a peak of more blocks than were allocated");
+    }
+  }
+
   void read_processes(std::string_view data, std::uint64_t data_at) {
     for (std::size_t at = 0; at < data.size(); at += kProcessBytes) {
       Process p;
@@ -463,12 +694,16 @@ class JournalParser {
     info.end_ns = time_ns_;
     info.live = LiveProgress{name_, time_ns_};
     StoreColumns columns;
-    columns.bucket = packed(c.bucket, c.packed_bucket, 0);
-    columns.alloc_seq = packed(c.alloc_seq, c.packed_alloc_seq, 0);
-    columns.free_order = packed(c.free_order, c.packed_free_order, StoreColumns::kFreeRotation);
+    columns.bucket = c.bucket.finish();
+    columns.alloc_seq = c.alloc_seq.finish();
+    columns.free_order = c.free_order.finish();
     columns.time_changes = c.time_changes;
     columns.event_count = events_;
     columns.end_ns = time_ns_;
+    if (has_sums_) {
+      columns.bucket_sums = c.sums;
+      columns.peak = peak_;
+    }
     LiveJournalRead read;
     read.segments = segments_;
     read.bytes_used = bytes_used_;
@@ -489,6 +724,14 @@ class JournalParser {
   std::uint64_t bytes_used_ = 0;
   std::uint64_t events_ = 0;
   std::int64_t time_ns_ = 0;
+  bool has_sums_ = false;
+  TracePeak peak_;
+  static constexpr std::uint32_t kNoSum = 0xFFFFFFFFu;
+  std::vector<BucketSum> decoded_;     // a part's sums, and their bytes
+  std::vector<std::size_t> decoded_at_;
+  bool sums_in_id_order_ = true;       // sums[i] is bucket i's
+  std::vector<std::uint32_t> sum_at_;  // else by bucket id: its place in the sums
+  std::uint64_t sum_allocs_ = 0, sum_frees_ = 0;
 };
 
 }  // namespace

@@ -25,14 +25,26 @@
 namespace heapql::store_file {
 
 inline constexpr char kLiveJournalMagic[8] = {'H', 'Q', 'L', 'I', 'V', 'E', 'J', '1'};
-inline constexpr std::uint32_t kLiveJournalVersion = 1;
+inline constexpr std::uint32_t kLiveJournalVersion = 2;
 inline constexpr std::uint64_t kLiveSegmentHeaderBytes = 40;
 // A part's kind is a store section's (store_format.h) for the tables and the
 // block columns; these are the journal's own.
-inline constexpr std::uint32_t kLiveProgressPart = 100;  // u64 events so far, i64 time so far (ns)
+// u64 events so far, i64 time so far (ns), the peak so far (u64 bytes, u64
+// blocks, i64 time), u64 flags (kLiveHasBucketSums).
+inline constexpr std::uint32_t kLiveProgressPart = 100;
+inline constexpr std::uint64_t kLiveProgressBytes = 48;
+// Every segment carries the bucket sums that changed in it (a part of kind
+// Section::kBucketSums, as varints: those first allocated in it first, in
+// that order), so the latest of each bucket's are the sums so far.
+inline constexpr std::uint64_t kLiveHasBucketSums = 1;
+
+// Of a block column's `values` new in a segment, those its part packs (whole
+// blocks of 64); the writer keeps the rest to send again in the next.
+inline std::size_t live_packed_values(std::size_t values) { return values - values % 64; }
 
 // What the writer appends in one segment: the new rows of each table (from
-// `first_*` on) and of each column, and the progress after them.
+// `first_*` on) and of each block column (those not yet packed: the tail
+// the segment before sent plain comes first), and the progress after them.
 struct LiveSegmentRows {
   const TraceTables* tables = nullptr;
   std::size_t first_string = 0, first_frame = 0, first_stack = 0, first_process = 0, first_heap = 0,
@@ -41,6 +53,11 @@ struct LiveSegmentRows {
   std::span<const TimeChange> time_changes;
   std::uint64_t events = 0;     // after this segment
   std::int64_t time_ns = 0;     // the time so far
+  // When the journal carries the bucket sums (every segment of it does):
+  // those that changed, and the peak so far.
+  bool has_bucket_sums = false;
+  std::span<const BucketSum> changed_sums;
+  TracePeak peak;
 };
 
 // The first segment's payload: the reading's SourceInfo (as the store's
@@ -50,8 +67,9 @@ void append_live_segment(std::string& out, std::uint32_t number, const SourceInf
                          const LiveSegmentRows& rows);
 
 // What a reader took from a journal: a store of the events published so
-// far (its columns in memory, no accelerators: queries replay them), and
-// how far the recording had come.
+// far (its columns in memory, and the bucket sums and peak when the journal
+// carries them, so a whole-trace query need not replay the columns; no
+// other accelerator), and how far the recording had come.
 struct LiveJournalRead {
   std::unique_ptr<TraceStore> store;
   std::uint64_t segments = 0;

@@ -162,6 +162,7 @@ bool StoreWriter::writes(Section accelerator) const {
 }
 
 EventConsumer& StoreWriter::consumer() { return columns_->builder; }
+const BucketSumsSoFar& StoreWriter::sums_so_far() const { return columns_->builder; }
 
 std::uint64_t StoreWriter::block_count() const { return columns_->builder.block_count(); }
 std::uint64_t StoreWriter::free_count() const { return columns_->builder.event_count() - block_count(); }

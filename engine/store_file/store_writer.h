@@ -36,6 +36,8 @@ class StoreWriter {
 
   // Where the reader sends its events.
   EventConsumer& consumer();
+  // Until the reading finishes: what it has counted of the events so far.
+  const BucketSumsSoFar& sums_so_far() const;
 
   // Makes the stack view from the tables and the bucket sums, calls the
   // third argument once it has read the sums (their memory is freed), and

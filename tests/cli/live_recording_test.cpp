@@ -62,7 +62,7 @@ TEST(LiveRecording, QueriesFromOtherProcessesAnswerTheRecordingSoFar) {
   std::thread writer([&] {
     TraceStore built;
     TraceStore::Builder builder(built);
-    LiveJournalWriter journal(recording, built.tables(), SourceInfo{}, builder, std::chrono::milliseconds(50));
+    LiveJournalWriter journal(recording, built.tables(), SourceInfo{}, builder, &builder.sums_so_far(), std::chrono::milliseconds(50));
     Slowly slowly(journal);
     OpenOptions options;
     options.show_progress = false;
@@ -94,7 +94,7 @@ TEST(LiveRecording, QueriesFromOtherProcessesAnswerTheRecordingSoFar) {
   {
     TraceStore built;
     TraceStore::Builder builder(built);
-    LiveJournalWriter journal(recording, built.tables(), SourceInfo{}, builder);
+    LiveJournalWriter journal(recording, built.tables(), SourceInfo{}, builder, &builder.sums_so_far());
     const CommandResult table = heapql_on("query", recording, "--top 3");
     ASSERT_EQ(table.exit_code, 0) << table.err;
     expect_contains(table.out, "note     recording in progress, up to 0s: the answer covers the part recorded so far");

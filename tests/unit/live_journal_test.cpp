@@ -7,6 +7,7 @@
 // from a recording in progress and passes over a journal its writer left.
 #include "engine/session/live_journal.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <random>
 #include <string>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "engine/binary_file/checksum.h"
+#include "engine/binary_file/varint.h"
 #include "engine/error.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/platform/file_lock.h"
@@ -29,6 +32,7 @@
 #include "engine/report/reports.h"
 #include "engine/session/trace_session.h"
 #include "engine/store_file/live_journal_format.h"
+#include "engine/store_file/store_format.h"
 #include "tests/support/test_support.h"
 
 namespace heapql::test {
@@ -55,15 +59,17 @@ std::string real_trace() {
 
 // Records `trace` into a store in memory through a LiveJournalWriter whose
 // journal is beside `recording` (a name only: no file is there), publishing
-// every `interval`. Returns the reader's SourceInfo.
+// every `interval`, with the builder's bucket sums unless `without_sums`.
+// Returns the reader's SourceInfo.
 SourceInfo record_with_journal(const std::string& trace, const std::string& recording, std::chrono::milliseconds interval,
-                               TraceStore& built, std::uint64_t* segments = nullptr) {
+                               TraceStore& built, std::uint64_t* segments = nullptr, bool without_sums = false) {
   std::string warnings;
   TraceStore::Builder builder(built);
   SourceInfo reading;
   reading.path = recording;
   reading.source = "heaptrack";
-  LiveJournalWriter writer(recording, built.tables(), reading, builder, interval);
+  LiveJournalWriter writer(recording, built.tables(), reading, builder,
+                           without_sums ? nullptr : &builder.sums_so_far(), interval);
   SourceInfo info = read_trace(trace, built.tables(), writer, quiet(warnings));
   if (segments != nullptr) *segments = writer.segments();
   return info;
@@ -140,7 +146,38 @@ std::string prefix_answer(const TraceStore& full, std::uint64_t events, std::int
   return rows_json(by_stack(prefix));
 }
 
-TEST(LiveJournal, ReadersAgainstAWriterInALoopSeeWholePrefixes) {
+// The bucket sums and peak a journal carries, against those the store
+// builder counts from the journal's own columns: "" when the same.
+std::string sums_differ(const TraceStore& journal_store) {
+  const StoreColumns& carried = journal_store.columns();
+  const auto rebuilt = store_file::rebuilt_through_builder(journal_store);
+  const StoreColumns& counted = rebuilt->columns();
+  if (carried.bucket_sums.size() != counted.bucket_sums.size()) {
+    return fmt::format("{} bucket sums, not {}", carried.bucket_sums.size(), counted.bucket_sums.size());
+  }
+  for (std::size_t i = 0; i < counted.bucket_sums.size(); ++i) {
+    const BucketSum& a = carried.bucket_sums[i];
+    const BucketSum& b = counted.bucket_sums[i];
+    if (a.bucket != b.bucket || a.live_at_peak != b.live_at_peak || a.allocs != b.allocs || a.frees != b.frees ||
+        a.temporary_frees != b.temporary_frees) {
+      return fmt::format("sum {}: bucket {} ({} {} {} {}), not bucket {} ({} {} {} {})", i, a.bucket, a.live_at_peak,
+                         a.allocs, a.frees, a.temporary_frees, b.bucket, b.live_at_peak, b.allocs, b.frees,
+                         b.temporary_frees);
+    }
+  }
+  if (carried.peak.bytes != counted.peak.bytes || carried.peak.blocks != counted.peak.blocks ||
+      carried.peak.time_ns != counted.peak.time_ns) {
+    return fmt::format("peak {} B {} blocks at {}, not {} B {} blocks at {}", carried.peak.bytes, carried.peak.blocks,
+                       carried.peak.time_ns, counted.peak.bytes, counted.peak.blocks, counted.peak.time_ns);
+  }
+  return "";
+}
+
+// Two threads read while a real trace is journalled: every read is a whole
+// prefix of the trace, and answers as that prefix does; with the bucket
+// sums (whole-trace queries answer from them, which equal those the store
+// builder counts from the prefix), or without (they replay it).
+void readers_against_a_writer(bool without_sums) {
   const std::string trace = real_trace();
   const Reference ref = reference_of(trace);
   TempDir dir;
@@ -178,6 +215,14 @@ TEST(LiveJournal, ReadersAgainstAWriterInALoopSeeWholePrefixes) {
         if (compare_rows && n % 4 == 1 && rows_json(r) != prefix_answer(*ref.store, read.events, read.time_ns)) {
           failed("rows differ from the trace's prefix at " + std::to_string(read.events) + " events");
         }
+        if (s.columns().has_bucket_sums() == without_sums && read.events > 0) {
+          failed("the journal's store has bucket sums: " + std::to_string(!without_sums));
+        }
+        if (compare_rows && !without_sums) {
+          if (const std::string differ = sums_differ(s); !differ.empty()) {
+            failed("at " + std::to_string(read.events) + " events, " + differ);
+          }
+        }
         if (compare_rows) ++compared;
       } catch (const Error& e) {
         failed(std::string("a read failed: ") + e.what());
@@ -187,7 +232,7 @@ TEST(LiveJournal, ReadersAgainstAWriterInALoopSeeWholePrefixes) {
   std::thread a(reader, true), b(reader, false);
   TraceStore built;
   std::uint64_t segments = 0;
-  record_with_journal(trace, recording, std::chrono::milliseconds(0), built, &segments);
+  record_with_journal(trace, recording, std::chrono::milliseconds(0), built, &segments, without_sums);
   writing = false;
   a.join();
   b.join();
@@ -202,7 +247,14 @@ TEST(LiveJournal, ReadersAgainstAWriterInALoopSeeWholePrefixes) {
   EXPECT_EQ(rows_json(by_stack(*last.store)), rows_json(by_stack(*ref.store)));
   // Fed through the store builder instead, the same answer.
   EXPECT_EQ(rows_json(by_stack(*store_file::rebuilt_through_builder(*last.store))), rows_json(by_stack(*ref.store)));
+  if (!without_sums) {
+    EXPECT_EQ(sums_differ(*last.store), "");
+  }
 }
+
+TEST(LiveJournal, ReadersAgainstAWriterInALoopSeeWholePrefixes) { readers_against_a_writer(false); }
+
+TEST(LiveJournal, ReadersAgainstAWriterWithoutBucketSumsReplayThePrefix) { readers_against_a_writer(true); }
 
 // A journal of the bundled example, written whole, and where its segments start.
 struct WholeJournal {
@@ -308,7 +360,7 @@ TEST(LiveJournal, DamageIsNamedByItsByte) {
     bytes[second + 8] = 7;  // version 7, sealed: an error even while the writer lives
     set_u64(bytes, second + 32, store_file::checksum_of(bytes.data() + second, 32));
     EXPECT_THROW(read_live_journal_bytes(bytes, "j.hqlive", true), Error);
-    expect_contains(dead_error(bytes), "live journal version 7; this heapql reads version 1");
+    expect_contains(dead_error(bytes), "live journal version 7; this heapql reads version " + std::to_string(store_file::kLiveJournalVersion));
   }
   {
     std::string bytes = j.bytes;
@@ -316,6 +368,128 @@ TEST(LiveJournal, DamageIsNamedByItsByte) {
     set_u64(bytes, second + 32, store_file::checksum_of(bytes.data() + second, 32));
     expect_contains(dead_error(bytes), "segment number 9 where segment 2 belongs");
   }
+}
+
+// Where the part of `kind` starts in the segment at `segment` (its head), or 0.
+std::uint64_t part_in(const std::string& bytes, std::uint64_t segment, std::uint32_t kind) {
+  std::uint64_t payload = 0;
+  std::memcpy(&payload, bytes.data() + segment + 16, 8);
+  for (std::uint64_t at = segment + 40; at < segment + 40 + payload;) {
+    std::uint32_t k = 0;
+    std::uint64_t n = 0;
+    std::memcpy(&k, bytes.data() + at, 4);
+    std::memcpy(&n, bytes.data() + at + 16, 8);
+    if (k == kind) return at;
+    at += 24 + (n + 7) / 8 * 8;
+  }
+  return 0;
+}
+
+TEST(LiveJournal, BucketSumsThatDoNotFitTheColumnsAreRefused) {
+  const WholeJournal j = whole_journal();
+  // The last segment with sums (the one the end wrote may have none).
+  std::uint64_t last = 0, sums = 0;
+  for (std::size_t k = j.segment_at.size() - 1; k-- > 0 && sums == 0;) {
+    last = j.segment_at[k];
+    sums = part_in(j.bytes, last, static_cast<std::uint32_t>(store_file::Section::kBucketSums));
+  }
+  const std::uint64_t progress = part_in(j.bytes, last, store_file::kLiveProgressPart);
+  ASSERT_NE(progress, 0u);
+  ASSERT_NE(sums, 0u);
+  EXPECT_EQ(dead_error(j.bytes), "");
+  const auto refused = [&](const std::function<void(std::string&)>& change, const std::string& expected) {
+    std::string bytes = j.bytes;
+    change(bytes);
+    reseal(bytes, last);
+    expect_contains(dead_error(bytes), expected);
+    EXPECT_THROW(read_live_journal_bytes(bytes, "j.hqlive", true), Error);  // whole segments: damage either way
+  };
+  const auto u64_at = [](std::uint64_t at, std::uint64_t value) {
+    return [=](std::string& bytes) { set_u64(bytes, at, value); };
+  };
+  const std::uint64_t flags_at = progress + 24 + 40;
+  refused(u64_at(flags_at, 0), "a segment that differs from the first on whether the journal carries bucket sums");
+  refused(u64_at(flags_at, 3), "unknown progress flags 0x3");
+  refused(u64_at(progress + 24 + 24, std::uint64_t{1} << 40), "a peak of more blocks than were allocated");
+  // A sum whose blocks and frees are one byte each (varints below 126):
+  // one more block, then more frees than blocks.
+  std::uint64_t part_bytes = 0;
+  std::memcpy(&part_bytes, j.bytes.data() + sums + 16, 8);
+  const std::string_view part(j.bytes.data() + sums + 24, part_bytes);
+  std::size_t at = 0, allocs_at = 0;
+  std::uint64_t fields[5] = {};
+  while (allocs_at == 0 && at < part.size()) {
+    std::size_t field_at[5];
+    for (int f = 0; f < 5; ++f) {
+      field_at[f] = at;
+      ASSERT_TRUE(take_varint(part, at, fields[f]));
+    }
+    if (fields[1] < 126 && field_at[2] == field_at[1] + 1 && field_at[3] == field_at[2] + 1) allocs_at = field_at[1];
+  }
+  ASSERT_NE(allocs_at, 0u) << "no sum with small counts";
+  const std::uint64_t allocs_byte = sums + 24 + allocs_at;
+  refused([&](std::string& bytes) { bytes[allocs_byte] = static_cast<char>(fields[1] + 1); }, "the bucket sums count");
+  refused([&](std::string& bytes) { bytes[allocs_byte + 1] = static_cast<char>(fields[1] + 1); },
+          "a bucket sum that does not fit the tables");
+  refused([&](std::string& bytes) { bytes[allocs_byte] = static_cast<char>(0x80); },  // runs into the next field
+          "a bucket sum");
+}
+
+// Buckets first allocated out of the order of their ids (an ETW trace's
+// may be): the sums keep the order of first allocation, each bucket's
+// latest, and the peak, segment after segment.
+TEST(LiveJournal, BucketSumsOfBucketsAllocatedOutOfIdOrder) {
+  TempDir dir;
+  const std::string recording = dir.file("r.zst");
+  TraceStore built;
+  TraceTables& t = built.tables();
+  const StackId stack = t.intern_stack(t.intern_frame(t.intern_string("m"), t.intern_string("f"), 0), StackId());
+  std::vector<BucketId> buckets;
+  for (std::uint64_t size : {10, 20, 30, 40}) {
+    Bucket b;
+    b.size = size;
+    b.stack = stack;
+    buckets.push_back(t.intern_bucket(b));
+  }
+  TraceStore::Builder builder(built);
+  LiveJournalWriter writer(recording, t, SourceInfo{}, builder, &builder.sums_so_far(), std::chrono::hours(1));
+  std::uint64_t seq = 0, blocks = 0;
+  std::vector<LiveBlock> live;
+  const auto alloc = [&](std::size_t k) {
+    const LiveBlock b{BlockId(static_cast<std::uint32_t>(blocks++)), buckets[k], seq, static_cast<std::int64_t>(seq) * 1000};
+    ++seq;
+    writer.on_alloc(b);
+    live.push_back(b);
+  };
+  const auto free_first = [&] {
+    writer.on_free(live.front(), seq, static_cast<std::int64_t>(seq) * 1000, false);
+    ++seq;
+    live.erase(live.begin());
+  };
+  const auto check = [&](const char* when) {
+    const LiveJournalRead read = read_live_journal(live_journal_beside(recording), true);
+    EXPECT_EQ(sums_differ(*read.store), "") << when;
+  };
+  alloc(2), alloc(0), alloc(2);
+  writer.publish_now();
+  check("after buckets 2 and 0");
+  alloc(3), free_first(), alloc(1), alloc(0);  // bucket 2's first block freed
+  writer.publish_now();
+  check("after buckets 3 and 1");
+  free_first(), free_first(), free_first();  // the peak stays behind: untouched buckets keep their count at it
+  writer.publish_now();
+  check("after frees");
+  for (int i = 0; i < 6; ++i) alloc(1);  // a new peak
+  writer.publish_now();
+  check("after a new peak");
+  const LiveJournalRead read = read_live_journal(live_journal_beside(recording), true);
+  const std::span<const BucketSum> sums = read.store->columns().bucket_sums;
+  ASSERT_EQ(sums.size(), 4u);
+  EXPECT_EQ(sums[0].bucket, buckets[2].value);
+  EXPECT_EQ(sums[1].bucket, buckets[0].value);
+  EXPECT_EQ(sums[2].bucket, buckets[3].value);
+  EXPECT_EQ(sums[3].bucket, buckets[1].value);
+  EXPECT_EQ(read.store->columns().peak.blocks, live.size());
 }
 
 TEST(LiveJournal, CraftedSegmentsWithRightChecksumsAreRefusedNeverCrash) {
@@ -333,12 +507,22 @@ TEST(LiveJournal, CraftedSegmentsWithRightChecksumsAreRefusedNeverCrash) {
     }
     reseal(bytes, at);
     for (const bool alive : {true, false}) {
+      std::unique_ptr<TraceStore> store;
       try {
-        const LiveJournalRead read = read_live_journal_bytes(bytes, "j.hqlive", alive);
-        (void)by_stack(*read.store);  // the replay refuses what the parts' checks let by
+        store = read_live_journal_bytes(bytes, "j.hqlive", alive).store;
       } catch (const Error& e) {
         ++refused;
         EXPECT_NE(std::string(e.what()).find("j.hqlive"), std::string::npos) << e.what();
+        continue;
+      }
+      // What the parts' checks let by (a packed value changed, say), the
+      // replay refuses, as it does a store file's (the session names the file).
+      try {
+        (void)by_stack(*store);
+        (void)store_file::rebuilt_through_builder(*store);
+      } catch (const Error& e) {
+        ++refused;
+        EXPECT_NE(std::string(e.what()).find("store is inconsistent"), std::string::npos) << e.what();
       }
     }
   }
@@ -350,10 +534,10 @@ TEST(LiveJournal, ASecondWriterOfTheSameJournalIsRefused) {
   const std::string recording = dir.file("r.zst");
   TraceStore a, b;
   TraceStore::Builder builder_a(a), builder_b(b);
-  LiveJournalWriter first(recording, a.tables(), SourceInfo{}, builder_a);
+  LiveJournalWriter first(recording, a.tables(), SourceInfo{}, builder_a, &builder_a.sums_so_far());
   EXPECT_TRUE(file_lock_is_held(live_journal_beside(recording)));
   try {
-    LiveJournalWriter second(recording, b.tables(), SourceInfo{}, builder_b);
+    LiveJournalWriter second(recording, b.tables(), SourceInfo{}, builder_b, &builder_b.sums_so_far());
     ADD_FAILURE() << "a second writer was let in";
   } catch (const Error& e) {
     expect_contains(e.what(), "another recording is writing this live journal");
@@ -381,7 +565,7 @@ TEST(LiveJournal, ASessionAnswersFromARecordingInProgressAndPassesOverALeftJourn
     reading.path = recording;
     reading.source = "heaptrack";
     std::string warnings;
-    LiveJournalWriter writer(recording, built.tables(), reading, builder, std::chrono::hours(1));
+    LiveJournalWriter writer(recording, built.tables(), reading, builder, &builder.sums_so_far(), std::chrono::hours(1));
     // Before anything is published past the first segment: no events yet.
     {
       std::string said;
@@ -430,7 +614,7 @@ TEST(LiveJournal, InARecipesRunALinkedJournalIsRefusedNotFollowed) {
   const std::string elsewhere = dir.file("elsewhere.zst");
   TraceStore built;
   TraceStore::Builder builder(built);
-  LiveJournalWriter writer(elsewhere, built.tables(), SourceInfo{}, builder);
+  LiveJournalWriter writer(elsewhere, built.tables(), SourceInfo{}, builder, &builder.sums_so_far());
   fs::create_symlink(live_journal_beside(elsewhere), live_journal_beside(recording));
   Query q;
   q.by = {GroupBy::kStack};
