@@ -338,11 +338,18 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
     consumer.on_free(block_at(i, next_change), cut, until_ns, true);
   }
   // The blocks never freed: a word of 64 at a time, most of them all freed.
+  // They come in the order of their allocation times, so their times are
+  // found walking the time changes once, not searched for each.
+  std::size_t change_after = 0;  // the time changes at or before the block's allocation
   for (std::size_t word = 0; word * 64 < next_alloc; ++word) {
     std::uint64_t alive = ~freed[word];
     if (word * 64 + 64 > next_alloc) alive &= (std::uint64_t{1} << (next_alloc - word * 64)) - 1;
     for (; alive != 0; alive &= alive - 1) {
-      consumer.on_still_alive(block_at(word * 64 + static_cast<std::size_t>(std::countr_zero(alive)), next_change));
+      const std::size_t i = word * 64 + static_cast<std::size_t>(std::countr_zero(alive));
+      const std::uint32_t alloc_seq = c.alloc_seq[i];
+      while (change_after < next_change && c.time_changes[change_after].first_seq <= alloc_seq) ++change_after;
+      const std::int64_t alloc_ns = change_after == 0 ? 0 : c.time_changes[change_after - 1].ns;
+      consumer.on_still_alive(LiveBlock{BlockId(static_cast<std::uint32_t>(i)), BucketId(c.bucket[i]), alloc_seq, alloc_ns});
     }
   }
   consumer.on_finish(c.end_ns);
