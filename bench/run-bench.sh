@@ -323,17 +323,18 @@ hp=0 info=1 query=2 load=3 floor=4 ingest=5 from_store=6 window_store=7 recipes_
 echo
 echo "== ratios =="
 printf '  %-56s %8s   %s\n' "wall  heaptrack_print / heapql query" "$(ratio "${wall_of[hp]}" "${wall_of[query]}")x" \
-  "target >= 5x: $(verdict "$(ratio "${wall_of[hp]}" "${wall_of[query]}")" ">=" 5)"
+  "target >= 7x: $(verdict "$(ratio "${wall_of[hp]}" "${wall_of[query]}")" ">=" 7)"
 printf '  %-56s %s\n' "      the same, each round" "$(round_ratios "$hp" "$query")"
 printf '  %-56s %8s   %s\n' "cpu   heaptrack_print / heapql query" "$(ratio "${cpu_of[hp]}" "${cpu_of[query]}")x" \
-  "(same target, on cpu time: $(verdict "$(ratio "${cpu_of[hp]}" "${cpu_of[query]}")" ">=" 5))"
+  "(same target, on cpu time: $(verdict "$(ratio "${cpu_of[hp]}" "${cpu_of[query]}")" ">=" 7))"
 printf '  %-56s %8s\n' "wall  heaptrack_print / heapql info" "$(ratio "${wall_of[hp]}" "${wall_of[info]}")x"
 printf '  %-56s %8s\n' "wall  heaptrack_print / heapql info --load" "$(ratio "${wall_of[hp]}" "${wall_of[load]}")x"
 printf '  %-56s %8s   %s\n' "RSS   heapql query / heaptrack_print" "$(ratio "${mib_of[query]}" "${mib_of[hp]}")x" \
-  "target <= 0.8x: $(verdict "$(ratio "${mib_of[query]}" "${mib_of[hp]}")" "<=" 0.8)"
+  "target <= 0.7x: $(verdict "$(ratio "${mib_of[query]}" "${mib_of[hp]}")" "<=" 0.7)"
 printf '  %-56s %8s\n' "RSS   heapql info / heaptrack_print" "$(ratio "${mib_of[info]}" "${mib_of[hp]}")x"
 printf '  %-56s %8s\n' "RSS   heapql info --load / heaptrack_print" "$(ratio "${mib_of[load]}" "${mib_of[hp]}")x"
-printf '  %-56s %8s\n' "wall  heapql query / floor (zstd -dc | wc -l)" "$(ratio "${wall_of[query]}" "${wall_of[floor]}")x"
+printf '  %-56s %8s   %s\n' "wall  heapql query / floor (zstd -dc | wc -l)" "$(ratio "${wall_of[query]}" "${wall_of[floor]}")x" \
+  "target <= 1.5x: $(verdict "$(ratio "${wall_of[query]}" "${wall_of[floor]}")" "<=" 1.5)"
 printf '  %-56s %8s\n' "wall  heaptrack_print / floor" "$(ratio "${wall_of[hp]}" "${wall_of[floor]}")x"
 
 printf '  %-56s %8s   %s\n' "wall  heapql query STORE --by stack / heaptrack_print" \
@@ -341,10 +342,10 @@ printf '  %-56s %8s   %s\n' "wall  heapql query STORE --by stack / heaptrack_pri
   "target <= 0.01x: $(verdict "$(ratio "${wall_of[from_store]}" "${wall_of[hp]}")" "<=" 0.01)"
 printf '  %-56s %8s   %s\n' "wall  heapql query STORE --window..impacting / h_print" \
   "$(ratio "${wall_of[window_store]}" "${wall_of[hp]}")x" \
-  "target <= 0.05x: $(verdict "$(ratio "${wall_of[window_store]}" "${wall_of[hp]}")" "<=" 0.05)"
+  "target <= 0.03x: $(verdict "$(ratio "${wall_of[window_store]}" "${wall_of[hp]}")" "<=" 0.03)"
 printf '  %-56s %8s   %s\n' "wall  shipped recipes on STORE / heaptrack_print" \
   "$(ratio "${wall_of[recipes_store]}" "${wall_of[hp]}")x" \
-  "target <= 1x: $(verdict "$(ratio "${wall_of[recipes_store]}" "${wall_of[hp]}")" "<=" 1)"
+  "target <= 0.5x: $(verdict "$(ratio "${wall_of[recipes_store]}" "${wall_of[hp]}")" "<=" 0.5)"
 printf '  %-56s %8s\n' "wall  heaptrack_print / heapql ingest" "$(ratio "${wall_of[hp]}" "${wall_of[ingest]}")x"
 if [[ -n "$raw_trace" ]]; then
   raw_query=9 raw_from_store=10 raw_ingest=11 twin_query=12 twin_ingest=13
@@ -362,6 +363,8 @@ if [[ -n "$raw_trace" ]]; then
 fi
 store_bytes=$(stat -c %s "$store")
 printf '  %-56s %8s\n' "store file bytes a block (whole file)" "$(ratio "$store_bytes" "$blocks")"
+printf '  %-56s %8s   %s\n' "store file bytes / the trace's .zst" "$(ratio "$store_bytes" "$(stat -c %s "$trace")")x" \
+  "target <= 1x: $(verdict "$(ratio "$store_bytes" "$(stat -c %s "$trace")")" "<=" 1)"
 
 echo
 echo "== store (heapql info --load) =="

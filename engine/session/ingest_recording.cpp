@@ -33,6 +33,7 @@ IngestResult ingest_recording(const RecordingStreams& streams, std::string* warn
   reading.compression = "zstd";
   reading.block_identity = BlockIdentity::kExact;
   LiveJournalWriter journal(trace, tables, reading, writer.consumer(), &writer.sums_so_far());
+  journal.collect_warnings(warnings);
   EventConsumer& reader_feeds = journal;
 
   HeaptrackFiles files;

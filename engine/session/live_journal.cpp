@@ -13,6 +13,8 @@
 #include "engine/platform/process_id.h"
 #include "engine/platform/replace_file.h"
 #include "engine/store_file/live_journal_format.h"
+#include "engine/units.h"
+#include "engine/warnings.h"
 
 namespace heapql {
 
@@ -76,15 +78,31 @@ void LiveJournalWriter::append(const std::string& bytes) {
   if (written != static_cast<std::int64_t>(bytes.size())) {
     // A part written is a segment not yet written to readers: it stays so.
     failure_ = written < 0 ? errno_text(errno) : "the disk took only part of a segment";
+    if (segments_ > 0) {  // (the constructor throws instead)
+      emit_warning(warnings_, fmt::format("{}: cannot write the live journal ({}): queries on the recording answer "
+                                          "the part published before, up to {}, until its store is written\n",
+                                          path_, failure_, format_duration(published_ns_)));
+    }
     return;
   }
   bytes_written_ += bytes.size();
   ++segments_;
+  published_ns_ = time_ns_;
 }
 
 void LiveJournalWriter::publish_now() {
   next_publish_ = std::chrono::steady_clock::now() + interval_;
-  if (!failure_.empty()) return;
+  if (!failure_.empty()) {
+    // Nothing more is written: what is pending goes, so that it does not
+    // grow for the rest of the recording, and so does counting the sums.
+    for (std::vector<std::uint32_t>* pending : {&buckets_, &alloc_seqs_, &frees_, &touched_}) {
+      std::vector<std::uint32_t>().swap(*pending);
+    }
+    std::vector<TimeChange>().swap(time_changes_);
+    std::vector<std::uint64_t>().swap(touched_bits_);
+    sums_ = nullptr;
+    return;
+  }
   store_file::LiveSegmentRows rows;
   rows.tables = &tables_;
   rows.first_string = strings_;

@@ -45,9 +45,15 @@ class LiveJournalWriter final : public EventConsumer {
   // full, say), or empty. The recording goes on without it; its readers
   // answer the part published before.
   const std::string& failure() const { return failure_; }
+  // Where the warning of such a failure goes (emit_warning: stderr unless
+  // collected).
+  void collect_warnings(std::string* warnings) { warnings_ = warnings; }
 
   const std::string& path() const { return path_; }
   std::uint64_t segments() const { return segments_; }
+  // Events held for the next segment (at most a packed block's tail of each
+  // column once a segment is written; none once writing has failed).
+  std::size_t pending_events() const { return buckets_.size() + frees_.size(); }
   std::uint64_t bytes_written() const { return bytes_written_; }
 
   void on_alloc(const LiveBlock& block) override {
@@ -147,6 +153,8 @@ class LiveJournalWriter final : public EventConsumer {
   std::vector<BucketSum> changed_sums_, untouched_changed_;
   std::string segment_;  // the segment being made, reused
   std::string failure_;
+  std::string* warnings_ = nullptr;
+  std::int64_t published_ns_ = 0;  // the time so far in the last segment written
 };
 
 }  // namespace heapql

@@ -10,8 +10,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#ifndef _WIN32
+#include <sys/resource.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
+#include <csignal>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -528,6 +533,51 @@ TEST(LiveJournal, CraftedSegmentsWithRightChecksumsAreRefusedNeverCrash) {
   }
   EXPECT_GT(refused, 100);
 }
+
+#ifndef _WIN32
+// The disk takes no more (here: a file size limit, EFBIG): the journal stops
+// at its last whole segment, which readers still answer, the recording goes
+// on into the store, and the writer holds nothing more for the journal.
+TEST(LiveJournal, AWriteThatFailsEndsTheJournalNotTheRecording) {
+  TempDir dir;
+  const std::string recording = dir.file("r.zst");
+  const std::string trace = real_trace();
+  const Reference ref = reference_of(trace);
+  rlimit before{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &before), 0);
+  const auto previous_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit limited = before;
+  limited.rlim_cur = 64 * 1024;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+  TraceStore built;
+  std::string failure;
+  std::size_t pending = 0;
+  {
+    TraceStore::Builder builder(built);
+    LiveJournalWriter writer(recording, built.tables(), SourceInfo{}, builder, &builder.sums_so_far(),
+                             std::chrono::milliseconds(0));
+    std::string warnings, journal_warnings;
+    writer.collect_warnings(&journal_warnings);
+    read_trace(trace, built.tables(), writer, quiet(warnings));
+    failure = writer.failure();
+    expect_contains(journal_warnings, live_journal_beside(recording) + ": cannot write the live journal (");
+    expect_contains(journal_warnings, "queries on the recording answer the part published before, up to ");
+    pending = writer.pending_events();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &before);
+  std::signal(SIGXFSZ, previous_handler);
+  EXPECT_NE(failure, "");
+  EXPECT_LT(pending, 128u);
+  EXPECT_EQ(built.event_count(), ref.store->event_count());  // the store has every event
+  // As its readers saw it while the recording went on (a writer alive: the
+  // segment the disk took only part of is one not yet written).
+  const LiveJournalRead read = read_live_journal(live_journal_beside(recording), true);
+  EXPECT_LE(read.file_bytes, 64u * 1024);
+  EXPECT_LT(read.bytes_used, read.file_bytes);
+  EXPECT_LT(read.events, ref.store->event_count());
+  EXPECT_EQ(rows_json(by_stack(*read.store)), prefix_answer(*ref.store, read.events, read.time_ns));
+}
+#endif
 
 TEST(LiveJournal, ASecondWriterOfTheSameJournalIsRefused) {
   TempDir dir;
