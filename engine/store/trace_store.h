@@ -1,5 +1,5 @@
 // The immutable event store: one trace's interned tables plus its blocks as
-// dense columns (store_columns.h, 12 bytes a freed block). The columns are
+// packed columns (store_columns.h, about 4 bytes a block). The columns are
 // either built in memory from a reader or mapped from a store file
 // (store_file/). Repeated queries replay the store through the same
 // EventConsumer interface a reader feeds, so they get the answers a one-shot
