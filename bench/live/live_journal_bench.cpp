@@ -9,8 +9,9 @@
 //     a LiveJournalWriter between the reader and the builder, alternately,
 //     twice each (per event, and the journal's size against the trace's);
 //  2. with the writer still holding the journal (as a recorder would), a
-//     query on it: read and answered in this process, the store made from
-//     the columns or fed through the builder; and, given HEAPQL, `heapql
+//     query on it: read and answered in this process, from the journal's
+//     store (its bucket sums, published by the writer) or from the same
+//     events fed through the builder; and, given HEAPQL, `heapql
 //     query FOLDER/live.zst --by stack --top 10` as another process.
 #include <chrono>
 #include <cstdio>
@@ -146,16 +147,16 @@ int main(int argc, char** argv) {
       const double read_s = seconds_since(start);
       start = Clock::now();
       const std::uint64_t blocks = by_stack_top10(*read.store);
-      const double columns_s = seconds_since(start);
+      const double journal_s = seconds_since(start);
       start = Clock::now();
       const std::unique_ptr<TraceStore> rebuilt = store_file::rebuilt_through_builder(*read.store);
       const double build_s = seconds_since(start);
       start = Clock::now();
       by_stack_top10(*rebuilt);
       const double sums_s = seconds_since(start);
-      fmt::print("journal read {:.3f} s; by stack from the columns {:.3f} s (total {:.3f} s); fed through the "
+      fmt::print("journal read {:.3f} s; by stack from its store {:.3f} s (total {:.3f} s); fed through the "
                  "builder {:.3f} s + by stack {:.3f} s (total {:.3f} s); {} blocks\n",
-                 read_s, columns_s, read_s + columns_s, build_s, sums_s, read_s + build_s + sums_s, blocks);
+                 read_s, journal_s, read_s + journal_s, build_s, sums_s, read_s + build_s + sums_s, blocks);
     }
     if (argc > 3) {
       const std::string command = fmt::format("'{}' query '{}' --by stack --top 10 > /dev/null", argv[3], recording);
