@@ -96,7 +96,14 @@ int per_event(const std::string& folder) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 3 && std::string(argv[1]) == "--per-event") return per_event(argv[2]);
+  if (argc == 3 && std::string(argv[1]) == "--per-event") {
+    try {
+      return per_event(argv[2]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return 1;
+    }
+  }
   if (argc < 3) {
     std::fprintf(stderr, "usage: heapql_live_journal_bench TRACE FOLDER [HEAPQL]\n");
     return 2;
