@@ -71,20 +71,26 @@ pid_t start_child(const std::vector<std::string>& argv, const ChildSetup& setup)
   return pid;
 }
 
+namespace {
+
+// waitpid's status as a shell says it: 128+signal when killed.
+int exit_status(int waited) { return WIFSIGNALED(waited) ? 128 + WTERMSIG(waited) : WEXITSTATUS(waited); }
+
+}  // namespace
+
 int wait_child(pid_t pid) {
   int status = 0;
   if (pid < 0) return -1;
   while (::waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) return -1;
   }
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WEXITSTATUS(status);
+  return exit_status(status);
 }
 
 bool child_ended(pid_t pid, int& status) {
   int raw = 0;
   if (pid <= 0 || ::waitpid(pid, &raw, WNOHANG) != pid) return false;
-  status = WIFSIGNALED(raw) ? 128 + WTERMSIG(raw) : WEXITSTATUS(raw);
+  status = exit_status(raw);
   return true;
 }
 

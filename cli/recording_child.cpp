@@ -13,16 +13,25 @@
 #include "engine/session/live_recording.h"
 #include "engine/session/trace_store_location.h"
 #include "cli/child_process.h"
+#include "cli/record_arguments.h"
 
 namespace heapql::cli {
 
 namespace fs = std::filesystem;
 
-RecordingChild::RecordingChild(const std::string& name, const std::vector<std::string>& program)
-    : trace_(name + ".zst"), log_(name + ".log") {
+namespace {
+
+std::string name_of(const std::string& output_name, const std::vector<std::string>& program) {
+  return recording_name(output_name, fs::path(program.front()).filename().string(), std::to_string(::getpid()));
+}
+
+}  // namespace
+
+RecordingChild::RecordingChild(const std::string& output_name, const std::vector<std::string>& program)
+    : name_(name_of(output_name, program)), trace_(name_ + ".zst"), log_(name_ + ".log") {
   const int log_fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (log_fd < 0) throw Error(fmt::format("{}: cannot write the recording's log: {}", log_, errno_text(errno)));
-  std::vector<std::string> words = {"record", "-o", name, "--"};
+  std::vector<std::string> words = {"record", "-o", name_, "--"};
   words.insert(words.end(), program.begin(), program.end());
   ChildSetup setup;
   setup.out = setup.err = log_fd;
@@ -52,8 +61,7 @@ std::optional<int> RecordingChild::wait(std::chrono::milliseconds patience) {
 
 void RecordingChild::wait_until_answerable() {
   for (;;) {
-    const auto journal = live_journal_for(trace_, false);
-    if (journal && journal->writer_alive) return;
+    if (recording_in_progress(trace_)) return;
     if (const auto status = ended()) {
       std::error_code ec;
       if (*status == 0 && fs::exists(store_beside(trace_), ec)) return;

@@ -16,9 +16,10 @@ namespace heapql::cli {
 
 class RecordingChild {
  public:
-  // Starts `heapql record -o NAME -- PROGRAM...`. Throws Error when it
-  // cannot start or its log cannot be written.
-  RecordingChild(const std::string& name, const std::vector<std::string>& program);
+  // Starts `heapql record -o NAME -- PROGRAM...`, NAME `output_name` or,
+  // when that is empty, the default `heapql record` gives (recording_name).
+  // Throws Error when it cannot start or its log cannot be written.
+  RecordingChild(const std::string& output_name, const std::vector<std::string>& program);
   ~RecordingChild();  // waits for it (the store is being written)
   RecordingChild(const RecordingChild&) = delete;
   RecordingChild& operator=(const RecordingChild&) = delete;
@@ -37,7 +38,7 @@ class RecordingChild {
   void leave_running() { pid_ = -1; }
 
  private:
-  std::string trace_, log_;
+  std::string name_, trace_, log_;  // NAME, NAME.zst, NAME.log
   pid_t pid_ = -1;
   std::optional<int> status_;
 };

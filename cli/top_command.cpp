@@ -7,7 +7,6 @@
 #ifndef _WIN32
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -24,7 +23,6 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/child_process.h"
-#include "cli/record_arguments.h"
 #include "cli/recording_child.h"
 
 namespace heapql::cli {
@@ -88,12 +86,6 @@ bool answerable(const std::string& trace) {
   return live_journal_for(trace, false).has_value() || fs::exists(store_beside(trace), ec) || fs::exists(trace, ec);
 }
 
-// Whether a recording is still going on for `trace`.
-bool recording_goes_on(const std::string& trace) {
-  const auto journal = live_journal_for(trace, false);
-  return journal && journal->writer_alive;
-}
-
 std::string clock_text() {
   const std::time_t now = std::time(nullptr);
   std::tm local{};
@@ -143,7 +135,7 @@ int run_top(Arguments& args) {
     // Watching another's recording, until it is over.
     if (!answerable(arguments.trace)) throw Error(fmt::format("{}: no such trace or recording", arguments.trace));
     TopView view(arguments, arguments.trace);
-    while (recording_goes_on(arguments.trace)) {
+    while (recording_in_progress(arguments.trace)) {
       view.show(false);
       std::this_thread::sleep_for(arguments.interval);
     }
@@ -154,12 +146,12 @@ int run_top(Arguments& args) {
   // terminal reaches the program, which ends; the recording then completes
   // its store, and the last view is drawn from it.
   std::optional<InterruptsEndTheProgram> interrupts(std::in_place);
-  RecordingChild recording(recording_name(arguments.output_name, fs::path(arguments.program.front()).filename().string(), std::to_string(::getpid())), arguments.program);
+  RecordingChild recording(arguments.output_name, arguments.program);
   fmt::print(stderr, "heapql top: recording into {} (its messages and the program's output: {})\n", recording.trace(),
              recording.log());
   TopView view(arguments, recording.trace());
   while (!recording.ended()) {
-    if (recording_goes_on(recording.trace())) view.show(false);
+    if (recording_in_progress(recording.trace())) view.show(false);
     std::this_thread::sleep_for(arguments.interval);
   }
   interrupts.reset();

@@ -4,7 +4,6 @@
 #include <httplib.h>
 #include <pthread.h>
 #include <signal.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -18,7 +17,6 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/query_options.h"
-#include "cli/record_arguments.h"
 #include "cli/recording_child.h"
 #include "cli/serve/api_routes.h"
 #include "cli/serve/served_trace_refresh.h"
@@ -171,8 +169,7 @@ int run_serve(Arguments& args) {
   // from its first published part; its end is served as it comes.
   std::optional<RecordingChild> recording;
   if (options.record) {
-    recording.emplace(recording_name(options.record_name, std::filesystem::path(options.program.front()).filename().string(),
-                                    std::to_string(::getpid())), options.program);
+    recording.emplace(options.record_name, options.program);
     fmt::print(stderr, "heapql serve: recording into {} (its messages and the program's output: {})\n",
                recording->trace(), recording->log());
     recording->wait_until_answerable();

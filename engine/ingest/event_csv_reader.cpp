@@ -693,9 +693,9 @@ class EventCsvParser {
   std::vector<TextMap<HeapEntry>> heaps_;         // per process
   std::vector<std::uint64_t> named_heap_next_;    // per process: the next handle for a named heap
   TextMap<StackId> stacks_;
-  // Every address allocated so far -> its matcher key (the matcher knows
-  // whether its block is alive or freed).
-  std::unordered_map<AddressKey, std::uint64_t, AddressKeyHash> live_;  // live blocks' tokens
+  // Each live block's (heap, address) -> its matcher token; a freed one's
+  // key goes to recently_freed_ (bounded).
+  std::unordered_map<AddressKey, std::uint64_t, AddressKeyHash> live_;
   RecentlyFreed<AddressKey, AddressKeyHash> recently_freed_{BlockMatcher::kFreesRemembered};
   std::uint64_t next_token_ = 0;
 };

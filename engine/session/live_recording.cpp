@@ -31,6 +31,11 @@ std::optional<LiveJournalFound> live_journal_for(const std::string& path, bool c
   return found;
 }
 
+bool recording_in_progress(const std::string& path) {
+  const std::optional<LiveJournalFound> journal = live_journal_for(path, false);
+  return journal && journal->writer_alive;
+}
+
 std::unique_ptr<TraceStore> open_live_journal(const LiveJournalFound& found, const OpenOptions& options) {
   store_file::LiveJournalRead read = store_file::read_live_journal(found.journal, found.writer_alive);
   read.store->source().path = found.trace;

@@ -24,6 +24,10 @@ struct LiveJournalFound {
 // beside a trace (side_file.h).
 std::optional<LiveJournalFound> live_journal_for(const std::string& path, bool confined);
 
+// Whether a recording of `path` goes on: its live journal is there and a
+// writer holds it (for the command line's own use: not confined).
+bool recording_in_progress(const std::string& path);
+
 // The trace a path names: NAME.zst for NAME.zst.hqlive, else the path.
 std::string trace_of_journal_path(const std::string& path);
 
