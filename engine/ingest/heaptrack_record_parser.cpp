@@ -16,7 +16,7 @@ namespace heapql::heaptrack {
 namespace {
 
 constexpr std::uint32_t kNewestFormatVersion = 3;
-constexpr std::int64_t kNsPerMs = 1'000'000;
+constexpr std::int64_t kNsPerMs = kTimeResolutionNs;  // a timestamp counts milliseconds
 constexpr std::size_t kMaxCommandBytes = 1 << 20;
 
 std::string_view base_name(std::string_view path) {
@@ -67,7 +67,7 @@ RecordParser::RecordParser(const HeaptrackFiles& files, const std::string& user_
   info_.files = files.paths();
   info_.source = "heaptrack";
   info_.format = files.raw || files.identity ? "raw+interpreted" : "interpreted";
-  info_.time_resolution_ns = kNsPerMs;
+  info_.time_resolution_ns = kTimeResolutionNs;
   strings_.push_back(StringId());  // index 0: no string
   traces_.push_back(StackId().value);  // index 0: the empty stack
   ips_.emplace_back();             // index 0: no instruction pointer

@@ -27,6 +27,9 @@
 
 namespace heapql::heaptrack {
 
+// heaptrack's clock: milliseconds since the program started (its `c` records).
+inline constexpr std::int64_t kTimeResolutionNs = 1'000'000;
+
 class Fields;
 
 class RecordParser {

@@ -8,6 +8,7 @@
 #include "engine/binary_file/source_identity.h"
 #include "engine/ingest/block_identity_file.h"
 #include "engine/ingest/heaptrack_reader.h"
+#include "engine/ingest/heaptrack_record_parser.h"
 #include "engine/query/aggregator.h"
 #include "engine/session/live_journal.h"
 #include "engine/session/trace_store_location.h"
@@ -32,6 +33,7 @@ IngestResult ingest_recording(const RecordingStreams& streams, std::string* warn
   reading.format = "raw+interpreted";
   reading.compression = "zstd";
   reading.block_identity = BlockIdentity::kExact;
+  reading.time_resolution_ns = heaptrack::kTimeResolutionNs;  // as the reader will say it
   LiveJournalWriter journal(trace, tables, reading, writer.consumer(), &writer.sums_so_far());
   journal.collect_warnings(warnings);
   EventConsumer& reader_feeds = journal;

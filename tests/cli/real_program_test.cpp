@@ -451,6 +451,7 @@ TEST(RealProgram, RecordKeepsTheRecordingWhenCtrlCEndsTheProgram) {
   const FlatJson live_json = flatten_json(live.out);
   EXPECT_NE(get_or(live_json, "trace.recording_in_progress.up_to_ns", ""), "") << live.out;
   EXPECT_EQ(get(live_json, "trace.block_identity"), "exact") << live.out;
+  EXPECT_EQ(get(live_json, "trace.time_resolution_ns"), "1000000") << live.out;  // heaptrack's, as the store says
   EXPECT_GE(std::stoull("0" + get(live_json, "totals.stc")), 2000u) << live.out;
   ASSERT_EQ(::killpg(pid, SIGINT), 0);  // what the terminal does on Ctrl-C
   const int code = wait_heapql(pid, read_file(dir.file("err")));
