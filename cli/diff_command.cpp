@@ -39,6 +39,7 @@ int run_diff(Arguments& args) {
   Query query = query_of(flags, "heapql diff");
   // A diff's rows pair two answers' rows: the drill-down is of one answer's.
   if (query.detail) throw UsageError{"--detail describes a row of one answer: use it with heapql query, not diff"};
+  if (query.sort == Measure::kImpacting) throw UsageError{kDiffImpactingRefused};
   if (paths.size() == 1 && window_a && window_b) paths.push_back(paths.front());
   if (paths.size() != 2) {
     throw UsageError{"needs two traces (A B), or one trace with --window-a and --window-b"};

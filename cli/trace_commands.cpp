@@ -123,6 +123,10 @@ int run_query_as(Arguments& args, TraceFormat trace_format) {
     // Said before the trace is read: only JSON and the table have a place for it.
     throw UsageError{"--detail: the row's detail is shown by --format json and table, not by csv, html, folded or pprof"};
   }
+  if (query.sort == Measure::kImpacting && common.format == OutputFormat::kFolded) {
+    // Said before the trace is read; the writer refuses it too (a recipe's result).
+    throw UsageError{kFoldedImpactingRefused};
+  }
   if (trace_format == TraceFormat::kEventCsv) refuse_other_trace_kind_for_import(path);
   ReportOutput output(common.output_file, {path});
   StackFilters filters = validate_query(query);

@@ -64,10 +64,9 @@ return hq.recipe {
       return
     end
 
-    -- Every stack, so that the listing can rank them by the size of their
-    -- change (|impacting|): the engine sorts, cuts at top and sums [other]
-    -- by one of xperf's five measures only, and impacting is not one.
-    q.top = math.maxinteger
+    -- Ranked by the size of their change (|impacting|), biggest first, by
+    -- the engine: only the stacks listed are named.
+    q.sort = "impacting"
     local result = trace:query(q)
     local info, totals = result:info(), result:totals()
     local window_end = info.window_end_ns and hq.format_duration(info.window_end_ns)
@@ -85,19 +84,14 @@ return hq.recipe {
     end
     out:line("")
 
+    -- A stack whose AIFO and AOFI bytes cancel changed nothing: not listed.
     local rows = {}
-    for i, row in result:each() do
-      if row.impacting ~= 0 then rows[#rows + 1] = { row = row, order = i } end
+    for _, row in result:each() do
+      if row.impacting ~= 0 then rows[#rows + 1] = row end
     end
-    table.sort(rows, function(a, b)
-      local x, y = math.abs(a.row.impacting), math.abs(b.row.impacting)
-      if x ~= y then return x > y end
-      return a.order < b.order
-    end)
     out:line("%12s %12s %12s %12s  %s", "impacting", "AIFO", "AOFI", "blocks", "stack")
     local indent = string.rep(" ", 4 * 13 + 2)
-    for i = 1, math.min(#rows, p.top) do
-      local row = rows[i].row
+    for _, row in ipairs(rows) do
       local frames = row.stack
       out:line("%12s %12s %12s %12s  %s", signed_bytes(row.impacting), hq.format_bytes(row.so),
         hq.format_bytes(row.so - row.impacting), commas(row.count), frames[1] or "[no stack]")
@@ -106,14 +100,11 @@ return hq.recipe {
         out:line("%s... %s", indent, count_of(#frames - FRAMES_SHOWN, "more frame"))
       end
     end
-    if #rows > p.top then
-      local impacting, kept, count = 0, 0, 0
-      for i = p.top + 1, #rows do
-        local row = rows[i].row
-        impacting, kept, count = impacting + row.impacting, kept + row.so, count + row.count
-      end
-      out:line("%12s %12s %12s %12s  [%s]", signed_bytes(impacting), hq.format_bytes(kept),
-        hq.format_bytes(kept - impacting), commas(count), count_of(#rows - p.top, "more stack"))
+    local other = result:other()
+    if other then
+      -- The stacks past the top, summed: those that changed nothing too.
+      out:line("%12s %12s %12s %12s  [%s]", signed_bytes(other.impacting), hq.format_bytes(other.so),
+        hq.format_bytes(other.so - other.impacting), commas(other.count), count_of(other.rows, "more stack"))
     end
     if #rows == 0 then out:line("(no stack changed outstanding memory in this window)") end
     out:line("%12s %12s %12s %12s  [total]", signed_bytes(totals.impacting), hq.format_bytes(totals.so),

@@ -71,6 +71,7 @@ void Aggregator::roll_up(Result& r) {
   const bool keyed = !query.totals_only && !query.by.empty();
   const std::size_t row_count = keyed ? keys_.count() * per_key : 0;
   const Measure sort = query.sort;
+  const bool by_impacting = sort == Measure::kImpacting;
 
   // The rows with blocks, numbered densely: a row's number is how many rows
   // with blocks come before it (a bit per row, and a count per 64 rows). The
@@ -128,10 +129,16 @@ void Aggregator::roll_up(Result& r) {
       // Each byte measure's every part is at most these two sums.
       checked_bytes(r.totals.st);
       checked_bytes(r.totals.size);
-      if (keyed) sort_values[dense(row)] += m.value(sort);
+      // Impacting sizes are summed signed (as two's complement, wrapping
+      // as int64 addition does) and ranked by the sum's magnitude below: a
+      // row's parts may have either sign.
+      if (keyed) sort_values[dense(row)] += by_impacting ? static_cast<std::uint64_t>(m.impacting) : m.value(sort);
     });
   }
   if (!keyed) return;
+  if (by_impacting) {
+    for (std::uint64_t& v : sort_values) v = Measures::magnitude(static_cast<std::int64_t>(v));
+  }
 
   const std::size_t width = query.by.size();
   const auto key_values_of = [&](std::uint32_t dense_row, std::uint64_t* values) {

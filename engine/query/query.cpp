@@ -9,7 +9,7 @@
 namespace heapql {
 
 namespace {
-constexpr std::array<std::string_view, 5> kMeasureNames = {"so", "soc", "st", "stc", "src"};
+constexpr std::array<std::string_view, 6> kMeasureNames = {"so", "soc", "st", "stc", "src", "impacting"};
 constexpr std::array<std::string_view, 9> kGroupByNames = {"stack", "frame",  "image",     "process", "heap",
                                                            "kind",  "thread", "impacting", "custom"};
 constexpr std::array<std::string_view, 4> kImpactingNames = {"AIFI", "AIFO", "AOFI", "AOFO"};
@@ -52,6 +52,9 @@ void validate(const Query& query) {
   if (query.top < 1) throw Error("--top: expected a whole number of at least 1");
   if (query.detail && *query.detail < 1) throw Error("--detail: expected a row number of at least 1");
   if (query.series_buckets > kMaxSeriesBuckets) throw Error("--series: expected a bucket count from 0 to 100000");
+  if (query.sort == Measure::kImpacting && !query.uses_impacting()) {
+    throw Error("--sort impacting: the query has no impacting size; add --impacting or --by impacting");
+  }
   if (query.block_set == BlockSet::kAtPeak) {
     // At the peak a block is alive: it has no lifetime, impacting type or
     // temporariness yet (semantics.md §8).

@@ -13,7 +13,10 @@
 
 namespace heapql {
 
-enum class Measure { kSo, kSoc, kSt, kStc, kSrc };
+// The five xperf measures (§3), then kImpacting: WPA's impacting size (§7),
+// a sort key only, ranking rows by its magnitude (the biggest change either
+// way first); only a query that uses impacting types has it (validate).
+enum class Measure { kSo, kSoc, kSt, kStc, kSrc, kImpacting };
 // kCustom: a key that a recipe computes from each row's culled stack (see
 // regroup.h); the aggregator itself never groups by it.
 enum class GroupBy { kStack, kFrame, kImage, kProcess, kHeap, kKind, kThread, kImpacting, kCustom };

@@ -34,8 +34,13 @@ struct Measures {
       case Measure::kSt: return st;
       case Measure::kStc: return stc;
       case Measure::kSrc: return src;
+      case Measure::kImpacting: return magnitude(impacting);
     }
     return 0;
+  }
+  // |v|, whole: the magnitude of INT64_MIN too.
+  static std::uint64_t magnitude(std::int64_t v) {
+    return v < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
   }
 };
 

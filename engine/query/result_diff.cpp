@@ -77,6 +77,10 @@ class RowsByIdentity {
 ResultDiff diff_results(std::shared_ptr<const Result> a, std::shared_ptr<const Result> b, std::uint64_t top) {
   if (a->other || b->other) throw Error("diff: both results must be answered with no top limit");
   if (a->query.by != b->query.by) throw Error("diff: the two results are grouped differently");
+  // Ranked by the change of a magnitude, a diff would mix growth and shrinkage.
+  if (a->query.sort == Measure::kImpacting || b->query.sort == Measure::kImpacting) {
+    throw Error(kDiffImpactingRefused);
+  }
   ResultDiff d;
   d.realloc_known = a->realloc_known && b->realloc_known;
   if (has_unsymbolized_frame(a->rows) || has_unsymbolized_frame(b->rows)) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "engine/error.h"
 #include "engine/report/json_measures.h"
 #include "engine/report/json_writer.h"
 #include "engine/units.h"
@@ -265,6 +266,9 @@ TreeNode::~TreeNode() {
 }
 
 TreeNode build_stack_tree(const Result& result, const TreeOptions& options) {
+  if (options.measure == Measure::kImpacting) {
+    throw Error("a stack tree weighs its nodes by so, soc, st, stc or src, not by impacting (which may be negative)");
+  }
   TreeBuilder builder;
   std::vector<std::string_view> path;
   for (const Row& row : result.rows) {

@@ -28,7 +28,7 @@ std::vector<Column> columns(const Result& r) {
   if (r.impacting_measures) {
     cols.push_back({"count", false, false});
     cols.push_back({"size", true, false});
-    cols.push_back({"impacting", true, false});
+    cols.push_back({"impacting", true, r.query.sort == Measure::kImpacting});
   }
   return cols;
 }
@@ -41,9 +41,7 @@ std::string cell(const Result& r, const Measures& m, const Column& c) {
   if (c.name == "src") return r.realloc_known ? fmt::format("{}", m.src) : "-";
   if (c.name == "count") return fmt::format("{}", m.count);
   if (c.name == "size") return format_bytes_human(m.size);
-  const std::uint64_t magnitude = m.impacting < 0 ? 0 - static_cast<std::uint64_t>(m.impacting)
-                                                  : static_cast<std::uint64_t>(m.impacting);
-  return (m.impacting < 0 ? "-" : "") + format_bytes_human(magnitude);
+  return (m.impacting < 0 ? "-" : "") + format_bytes_human(Measures::magnitude(m.impacting));
 }
 
 void append_measures(std::string& out, const Result& r, const Measures& m, const std::vector<Column>& cols) {

@@ -12,20 +12,23 @@ local schema = {}
 -- The values some fields take, in the order help shows them: each field's
 -- `choices` (`heapql help query --format json` lists them for forms), its
 -- checks and its help text are made from these lists.
-local MEASURE_NAMES = { "so", "soc", "st", "stc", "src" }
 local LEVEL_NAMES = { "stack", "frame", "image", "process", "heap", "kind", "thread", "impacting" }
 local IMPACTING_NAMES = { "AIFI", "AIFO", "AOFI", "AOFO" }
 local KIND_NAMES = { "heap", "virtual" }
+-- Rows rank by one of the five measures, or by the magnitude of their
+-- impacting size (only in a query with impacting types: the cross-field
+-- check in normalize_through).
+local SORT_NAMES = { "so", "soc", "st", "stc", "src", "impacting" }
 
 local function set_of(list)
   local set = {}
   for _, item in ipairs(list) do set[item] = true end
   return set
 end
-local MEASURES, LEVELS, IMPACTING, KINDS = set_of(MEASURE_NAMES), set_of(LEVEL_NAMES), set_of(IMPACTING_NAMES),
+local SORT_KEYS, LEVELS, IMPACTING, KINDS = set_of(SORT_NAMES), set_of(LEVEL_NAMES), set_of(IMPACTING_NAMES),
   set_of(KIND_NAMES)
 local LEVEL_WORDS = table.concat(LEVEL_NAMES, "|")
-local MEASURE_WORDS = table.concat(MEASURE_NAMES, "|")
+local SORT_WORDS = table.concat(SORT_NAMES, "|")
 
 -- Edit distance, for "did you mean" hints on misspelt field names and values.
 local function distance(a, b)
@@ -298,13 +301,14 @@ schema.fields = {
       end
       out.by, out.by_function = levels, fn
     end },
-  { name = "sort", type = "string", default = '"so"', choices = MEASURE_NAMES,
-    flag = { "--sort", "M", help = MEASURE_WORDS .. " (default so)", doc = "§3. `so` (default), `soc`, `st`, `stc` or `src`" },
-    doc = "The measure rows are sorted by, descending: so, soc, st, stc or src.",
+  { name = "sort", type = "string", default = '"so"', choices = SORT_NAMES,
+    flag = { "--sort", "M", help = SORT_WORDS .. " (default so)",
+             doc = "§3. `so` (default), `soc`, `st`, `stc` or `src`; `impacting` (with impacting types, §7): the biggest change either way first" },
+    doc = "What rows are sorted by, descending: so, soc, st, stc or src; or impacting, the magnitude of the impacting size (a query with impacting types only).",
     normalize = function(v, out)
-      if type(v) ~= "string" or not MEASURES[v] then
-        fail("sort", "expected one of " .. MEASURE_WORDS .. " (outstanding size, outstanding count, total size, total count, "
-          .. "realloc count)" .. near_key(MEASURES, v), v)
+      if type(v) ~= "string" or not SORT_KEYS[v] then
+        fail("sort", "expected one of " .. SORT_WORDS .. " (outstanding size, outstanding count, total size, total count, "
+          .. "realloc count, impacting size)" .. near_key(SORT_KEYS, v), v)
       end
       out.sort = v
     end },
@@ -376,6 +380,9 @@ local recipe_door = {
   at_peak = function(where)
     return where .. ", query field 'at_peak': cannot be combined with lifetime, temporary or impacting (nor grouped by impacting)"
   end,
+  sort_impacting = function(where)
+    return where .. ", query field 'sort': impacting needs impacting types (an impacting field, or by = \"impacting\")"
+  end,
 }
 
 -- What an empty value of a repeatable option most likely meant.
@@ -404,6 +411,7 @@ local command_line_door = {
     return string.format("%s: %s; got %s", option, message, describe(given))
   end,
   at_peak = function() return "--at-peak cannot be combined with --lifetime, --temporary, --impacting or --by impacting" end,
+  sort_impacting = function() return "--sort impacting needs impacting types: add --impacting or --by impacting" end,
 }
 
 local function normalize_through(door, query, where)
@@ -432,6 +440,9 @@ local function normalize_through(door, query, where)
   for _, level in ipairs(out.by) do by_impacting = by_impacting or level == "impacting" end
   if out.at_peak and (out.lifetime or out.temporary or (out.impacting and #out.impacting > 0) or by_impacting) then
     error(door.at_peak(where) .. " (blocks alive at the peak have no lifetime yet)", 0)
+  end
+  if out.sort == "impacting" and not ((out.impacting and #out.impacting > 0) or by_impacting) then
+    error(door.sort_impacting(where), 0)
   end
   return out
 end

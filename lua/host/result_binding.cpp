@@ -198,7 +198,9 @@ std::optional<TreeDirection> parse_direction(std::string_view text) {
 
 TreeOptions tree_options(lua_State* L, int index, const Result& r) {
   TreeOptions o;
-  o.measure = r.query.sort;
+  // A tree weighs by a measure that is never negative: a result ranked by
+  // impacting size is drawn by so (its AIFO bytes).
+  o.measure = r.query.sort == Measure::kImpacting ? Measure::kSo : r.query.sort;
   const std::optional<Fields> f = Fields::optional(L, index, "tree option");
   if (!f) return o;
   if (const auto direction = f->parsed("direction", parse_direction, "expected top-down|bottom-up")) {

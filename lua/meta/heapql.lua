@@ -22,6 +22,10 @@
 ---A measure: outstanding size and count, total size and count, realloc count.
 ---@alias heapql.Measure "so"|"soc"|"st"|"stc"|"src"
 
+---What rows are ranked by: a measure, or (in a query with impacting types) the magnitude of the
+---impacting size.
+---@alias heapql.SortKey heapql.Measure|"impacting"
+
 ---WPA's impacting types (docs/semantics.md §7).
 ---@alias heapql.ImpactingType "AIFI"|"AIFO"|"AOFI"|"AOFO"
 
@@ -77,7 +81,7 @@
 ---result:info(): the query as the engine read it, and the source.
 ---@class heapql.Info
 ---@field by string[] The grouping levels (`custom` for a `by` function).
----@field sort heapql.Measure The sort measure.
+---@field sort heapql.SortKey What the rows are ranked by.
 ---@field top integer Rows asked for.
 ---@field window_start_ns integer The window's start.
 ---@field window_end_ns? integer The window's end; absent when open.
@@ -125,7 +129,7 @@
 ---@field direction? "top-down"|"bottom-up" `top-down` (callers first, the default) or `bottom-up`.
 ---@field threshold? number Drop nodes under this fraction of the root (default 0.01; 0 keeps all).
 ---@field depth? integer Deepest level shown (default 0: unlimited).
----@field measure? heapql.Measure What sorts and prunes (default: the query's sort).
+---@field measure? heapql.Measure What sorts and prunes (default: the query's sort, or so where that is impacting).
 
 ---A range [first, last): nanoseconds or bytes.
 ---@class heapql.Range
@@ -190,7 +194,7 @@
 ---@field cull? heapql.Patterns Frames to cull from stack tops. A pattern set (`hq.cull.defaults + {...}`) is the whole list; a string or list is added to the default list. (default: hq.cull.defaults)
 ---@field default_cull? boolean Whether the built-in allocator cull list applies (when `cull` is not a pattern set). (default: true)
 ---@field by? heapql.Level|heapql.KeyFunction|(heapql.Level|heapql.KeyFunction)[] Grouping, outer level first: stack, frame, image, process, heap, kind, thread, impacting (a list, or commas: `"process,stack"`), or a function(frames) returning a key (called once per unique culled stack). (default: "stack")
----@field sort? heapql.Measure The measure rows are sorted by, descending: so, soc, st, stc or src. (default: "so")
+---@field sort? heapql.SortKey What rows are sorted by, descending: so, soc, st, stc or src; or impacting, the magnitude of the impacting size (a query with impacting types only). (default: "so")
 ---@field top? integer Rows to list; the rest are summed as [other]. (default: 10000)
 ---@field totals? boolean Totals only, no rows. (default: false)
 ---@field series? integer Outstanding size over time in at most this many buckets (each the maximum over its span); 0 = none. (default: 0)

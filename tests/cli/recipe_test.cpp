@@ -191,8 +191,8 @@ TEST_F(Recipes, AnUnknownQueryFieldIsNamedWithASuggestion) {
 TEST_F(Recipes, ABadValueNamesFieldGivenAndAllowed) {
   const CommandResult r = run(recipe_with("", "{ sort = 'biggest' }"));
   EXPECT_EQ(r.exit_code, kRecipeError);
-  expect_contains(r.err, "query field 'sort': expected one of so|soc|st|stc|src (outstanding size, outstanding count, "
-                         "total size, total count, realloc count); got \"biggest\"");
+  expect_contains(r.err, "query field 'sort': expected one of so|soc|st|stc|src|impacting (outstanding size, "
+                         "outstanding count, total size, total count, realloc count, impacting size); got \"biggest\"");
 }
 
 TEST_F(Recipes, AGrammarErrorPointsAtTheColumn) {

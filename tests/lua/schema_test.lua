@@ -70,8 +70,10 @@ end)
 t:case("messages name the recipe, the field, the value and what is allowed", function()
   fails_with({ sortt = "so" }, "recipe r.lua, query field 'sortt': unknown field (did you mean 'sort'?)")
   fails_with({ [1] = "so" }, "query field '1': unknown field")
-  fails_with({ sort = "big" }, "recipe r.lua, query field 'sort': expected one of so|soc|st|stc|src (outstanding size, "
-    .. "outstanding count, total size, total count, realloc count); got \"big\"")
+  fails_with({ sort = "big" }, "recipe r.lua, query field 'sort': expected one of so|soc|st|stc|src|impacting "
+    .. "(outstanding size, outstanding count, total size, total count, realloc count, impacting size); got \"big\"")
+  -- Ranking by impacting size needs a query that has one.
+  fails_with({ sort = "impacting" }, "recipe r.lua, query field 'sort': impacting needs impacting types")
   -- A value near an allowed one is named (case aside).
   fails_with({ sort = "sco" }, "(did you mean 'so'?)")
   fails_with({ by = "Stack" }, "query field 'by': level 1: expected one of stack|frame|image|process|heap|kind|thread|"
@@ -94,6 +96,9 @@ t:case("messages name the recipe, the field, the value and what is allowed", fun
   fails_with({ detail = "first" }, "query field 'detail': expected a row number of at least 1")
   fails_with({ tree = { colour = 1 } }, "query field 'tree': unknown option 'colour'")
   fails_with({ at_peak = true, lifetime = "1s.." }, "query field 'at_peak': cannot be combined")
+  local by_change = normalize { sort = "impacting", impacting = "AIFO,AOFI" }
+  t:eq(by_change.sort, "impacting")
+  t:eq(normalize({ sort = "impacting", by = "impacting,stack" }).sort, "impacting")
   local ok, err = pcall(schema.normalize, 42, "recipe r.lua")
   t:ok(not ok and err:find("recipe r.lua: query must return a table, got number", 1, true), "not a table")
 end)

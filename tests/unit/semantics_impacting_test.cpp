@@ -111,6 +111,78 @@ TEST(Semantics7Impacting, ImpactingSizeIsTheGrowthOfOutstandingSizeAcrossTheWind
   EXPECT_EQ(t.run(impacting_query()).totals.impacting, 10001 - 11);
 }
 
+// Sorted by impacting, rows rank by the magnitude of their signed sum: a
+// stack that grew in one bucket and shrank in another ranks by the net
+// change, not by the sum of its buckets' changes (§7; docs/queries.md).
+ScriptedTrace changes_in_both_directions() {
+  ScriptedTrace t;
+  const StackId mixed = t.stack({"app!mixed"});
+  const StackId grew = t.stack({"app!grew"});
+  const StackId small = t.stack({"app!small"});
+  const StackId even = t.stack({"app!even"});
+  t.at_ms(0);
+  t.alloc(1, 120, mixed);  // AOFI: -120
+  t.alloc(2, 40, even);    // AOFI: -40
+  t.at_ms(10);
+  t.free(1);
+  t.free(2);
+  t.alloc(3, 100, mixed);  // AIFO, another bucket of the same stack: +100
+  t.alloc(4, 150, grew);   // AIFO: +150
+  t.alloc(5, 50, small);   // AIFO: +50
+  t.alloc(6, 40, even);    // AIFO: +40, cancelling the AOFI
+  return t;
+}
+
+Query by_impacting_size(std::uint64_t top) {
+  Query q;
+  q.window.begin_ns = 5'000'000;
+  q.impacting = {Impacting::kAifo, Impacting::kAofi};
+  q.by = {GroupBy::kStack};
+  q.sort = Measure::kImpacting;
+  q.top = top;
+  q.default_cull = false;
+  return q;
+}
+
+TEST(Semantics7Impacting, SortedByImpactingTheNetChangeRanksEitherWay) {
+  ScriptedTrace t = changes_in_both_directions();
+  const Result r = t.run(by_impacting_size(10));
+  ASSERT_EQ(r.rows.size(), 4u);
+  // grew +150, small +50, mixed 100 - 120 = -20, even 0; by so it would be
+  // grew, mixed, small, even, and by the buckets' magnitudes mixed first.
+  EXPECT_EQ(frames(r.rows[0]), std::vector<std::string>{"app!grew"});
+  EXPECT_EQ(frames(r.rows[1]), std::vector<std::string>{"app!small"});
+  EXPECT_EQ(frames(r.rows[2]), std::vector<std::string>{"app!mixed"});
+  EXPECT_EQ(r.rows[2].measures.impacting, -20);
+  EXPECT_EQ(frames(r.rows[3]), std::vector<std::string>{"app!even"});
+  EXPECT_EQ(r.rows[3].measures.impacting, 0);
+}
+
+TEST(Semantics7Impacting, SortedByImpactingTheRestIsOtherWithItsSignedSum) {
+  ScriptedTrace t = changes_in_both_directions();
+  const Result r = t.run(by_impacting_size(2));
+  ASSERT_EQ(r.rows.size(), 2u);
+  ASSERT_TRUE(r.other.has_value());
+  EXPECT_EQ(r.other_rows, 2u);
+  EXPECT_EQ(r.other->impacting, -20);
+  EXPECT_EQ(r.other->so, 140u);  // mixed's 100 and even's 40 (AIFO)
+  EXPECT_EQ(r.totals.impacting, 150 + 50 - 20);
+}
+
+TEST(Semantics7Impacting, SortingByImpactingNeedsImpactingTypes) {
+  ScriptedTrace t = changes_in_both_directions();
+  Query q = by_impacting_size(10);
+  q.impacting.clear();
+  try {
+    t.run(q);
+    FAIL() << "a query with no impacting types was sorted by impacting";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--sort impacting"), std::string::npos) << e.what();
+  }
+  q.by = {GroupBy::kImpacting, GroupBy::kStack};  // grouped by type: it has one
+  EXPECT_NO_THROW(t.run(q));
+}
+
 TEST(Semantics8OverTime, SeriesKeepsTheMaximumOfEachBucket) {
   ScriptedTrace t;
   const StackId s = t.stack({"app!f"});
