@@ -317,6 +317,9 @@ struct JournalColumns {
 
 static_assert(sizeof(StackNode) == kStackBytes && sizeof(Bucket) == kBucketBytes && sizeof(bool) == 1);
 
+// A bucket sum's five fields, a varint byte each at least.
+constexpr std::uint64_t kLeastSumBytes = 5;
+
 class JournalParser {
  public:
   JournalParser(std::string name, bool writer_alive)
@@ -400,6 +403,8 @@ class JournalParser {
     }
     columns_->stacks.reserve(std::min(stacks, in.size / kStackBytes));
     columns_->buckets.reserve(std::min(buckets, in.size / kBucketBytes));
+    // A bucket has one sum at most (its latest), of five varints at least.
+    columns_->sums.reserve(std::min(buckets, in.size / kLeastSumBytes));
   }
 
   // A segment that is not (or not wholly) there: not yet written while the
@@ -587,6 +592,9 @@ class JournalParser {
   void read_sums(std::string_view data, std::uint64_t items, std::uint64_t data_at) {
     decoded_.clear();
     decoded_at_.clear();
+    const std::size_t most = static_cast<std::size_t>(std::min<std::uint64_t>(items, data.size() / kLeastSumBytes));
+    decoded_.reserve(most);
+    decoded_at_.reserve(most);
     std::size_t next = 0;
     std::int64_t previous = 0;
     for (std::uint64_t i = 0; i < items; ++i) {
