@@ -93,7 +93,15 @@ void OutputFile::write(std::string_view bytes) {
     errno = e;
     fail("cannot write");
   }
-  size_ += bytes.size();
+  written(bytes.size());
+}
+
+void OutputFile::written(std::uint64_t bytes) {
+  constexpr std::uint64_t kWritebackBytes = std::uint64_t{8} << 20;
+  size_ += bytes;
+  if (size_ - writeback_from_ < kWritebackBytes) return;
+  start_writeback(fd_, writeback_from_, size_ - writeback_from_);
+  writeback_from_ = size_;
 }
 
 void OutputFile::write_zeros(std::uint64_t n) {
@@ -116,7 +124,7 @@ void OutputFile::append_from(int from, std::uint64_t n) {
     if (copied < 0) fail("cannot write");
     if (copied == 0) fail("a scratch column ends early");
     n -= static_cast<std::uint64_t>(copied);
-    size_ += static_cast<std::uint64_t>(copied);
+    written(static_cast<std::uint64_t>(copied));
   }
   in_at = static_cast<std::uint64_t>(copy_at);
 #endif

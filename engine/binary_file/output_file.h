@@ -32,11 +32,16 @@ class OutputFile {
 
  private:
   [[noreturn]] void fail(std::string_view what) const;
+  // Every few MiB written, their writeback is started (start_writeback), so
+  // that commit's fsync waits for the last few only, not for the whole file
+  // written a moment before (a recording's store: 313 MB, fsynced in 0.45 s).
+  void written(std::uint64_t bytes);
   std::string final_path_;
   std::string temp_path_;  // named temporary (no O_TMPFILE), removed unless committed
   int fd_ = -1;
   bool nameless_ = false;
   std::uint64_t size_ = 0;
+  std::uint64_t writeback_from_ = 0;  // where the bytes not yet sent to the disk start
 };
 
 // The folder of a path ("." for a bare name).

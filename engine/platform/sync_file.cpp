@@ -25,11 +25,17 @@ int sync_file(int fd) {
   return ::FlushFileBuffers(handle) ? 0 : fail_with_last_windows_error();
 }
 
+void start_writeback(int, std::uint64_t, std::uint64_t) {}
+
 void sync_folder(const std::string&) {}
 
 #else
 
 int sync_file(int fd) { return ::fsync(fd); }
+
+void start_writeback(int fd, std::uint64_t offset, std::uint64_t bytes) {
+  ::sync_file_range(fd, static_cast<off64_t>(offset), static_cast<off64_t>(bytes), SYNC_FILE_RANGE_WRITE);
+}
 
 void sync_folder(const std::string& utf8_folder) {
   const int dir = ::open(utf8_folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
