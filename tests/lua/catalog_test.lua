@@ -52,6 +52,10 @@ t:case("help COMMAND --format json: every command's options, as heapql.commands 
   end
 end)
 
+-- Choices a query takes only with another option: sorting by impacting size
+-- needs impacting types.
+local needs_another = { ["--sort impacting"] = { "--impacting", "AIFO" } }
+
 t:case("help query --format json: every query option of the schema, its choices accepted", function()
   local doc = json_of({ "help", "query", "--format", "json" }, "query")
   local by_option = {}
@@ -64,7 +68,11 @@ t:case("help query --format json: every query option of the schema, its choices 
       t:eq(o.field, flag.field, flag.option .. ": field")
       for _, choice in ipairs(o.choices or {}) do
         with_choices = with_choices + 1
-        local ok, err = pcall(schema.from_flags, { { flag.option, choice } }, "test")
+        local flags = { { flag.option, choice } }
+        -- A choice that means something only beside another option.
+        local companion = needs_another[flag.option .. " " .. choice]
+        if companion then flags[2] = companion end
+        local ok, err = pcall(schema.from_flags, flags, "test")
         t:ok(ok, flag.option .. " " .. choice .. " is accepted: " .. tostring(err))
       end
       if o.choices then
