@@ -114,7 +114,7 @@ if [[ $live -eq 1 ]]; then
   /usr/bin/time -f '%e %M' -o "$workdir/live.time" "$heapql" record -o "$workdir/live-rec" -- "${workload[@]}" \
     >/dev/null 2>"$workdir/live.stderr" &
   recorder=$!
-  latencies=() in_progress=0 refused=0
+  latencies=() answered_by=() in_progress=0 refused=0
   while kill -0 "$recorder" 2>/dev/null; do
     sleep 1
     [[ -s "$workdir/live-rec.zst" ]] || continue
@@ -123,7 +123,12 @@ if [[ $live -eq 1 ]]; then
     if "$heapql" query "$workdir/live-rec.zst" --by stack --top 10 --format json >"$workdir/live-query.json" \
         2>"$workdir/live-query.stderr"; then
       latencies+=("$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')")
-      grep -q 'recording in progress' "$workdir/live-query.stderr" && in_progress=$((in_progress + 1))
+      if grep -q 'recording in progress' "$workdir/live-query.stderr"; then
+        in_progress=$((in_progress + 1))
+        answered_by+=("journal")
+      else
+        answered_by+=("store")
+      fi
     else
       refused=$((refused + 1))
       cp "$workdir/live-query.stderr" "$workdir/live-query.failed.$refused"
@@ -149,6 +154,11 @@ if [[ $live -eq 1 ]]; then
     printf '%-44s %12s %12.3f\n' "live query, median (s)" - "$(echo "${latencies[*]}" | median)"
   fi
   echo "  live queries: ${#latencies[@]} answered ($in_progress said 'recording in progress'), $refused refused"
+  # Each query in turn, and what answered it: the slowest is seen in its place.
+  for ((q = 0; q < ${#latencies[@]}; q++)); do
+    printf '%s%.2f (%s)' "$([[ $q -eq 0 ]] && echo '  each in turn: ' || echo ', ')" "${latencies[$q]}" "${answered_by[$q]}"
+  done
+  [[ ${#latencies[@]} -eq 0 ]] || echo
   printf '%-44s %12.2f %12.2f %10s  (never blocks: ~1x)\n' "record wall, queried every second" "$mwall_hq" \
     "$live_wall" "$(ratio "$live_wall" "$mwall_hq")"
 fi
