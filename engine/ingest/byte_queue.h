@@ -7,6 +7,7 @@
 // in memory; peak_bytes() says how much that came to.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -35,6 +36,10 @@ class ByteQueue final : public ByteStream {
   std::uint64_t peak_bytes() const;
 
  private:
+  // What a read waits to gather, at most this long, once bytes are there.
+  static constexpr std::size_t kGatherBytes = std::size_t{256} << 10;
+  static constexpr std::chrono::milliseconds kGatherWait{10};
+
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<std::string> chunks_;
