@@ -980,12 +980,30 @@
     });
   }
 
+  // WPA's measures (semantics.md §7), in a query of impacting types: its
+  // blocks, their bytes and the impacting size, signed.
+  const WPA_COLUMNS = [
+    { name: 'count', title: 'blocks of WPA\'s set (alive at some moment of the window, of the types asked)',
+      format: formatCount },
+    { name: 'size', title: 'their bytes', format: formatBytes },
+    { name: 'impacting', title: 'impacting size: AIFO bytes minus AOFI bytes (the change of outstanding size)',
+      format: (v) => (v < 0 ? '-' + formatBytes(-v) : formatBytes(v)) },
+  ];
+
   function fillTable() {
     const derivedNames = data.rows.length && data.rows[0].derived ? Object.keys(data.rows[0].derived) : [];
     const columns = measures.map((m) => ({
       name: m, title: MEASURE_TITLES[m], className: m === data.query.sort ? 'sort-measure' : '',
       cell: (row) => el('td', { text: formatMeasure(m, row[m]) }), value: (row) => row[m],
     }));
+    if (data.totals.impacting !== undefined && data.totals.impacting !== null) {
+      for (const w of WPA_COLUMNS) {
+        columns.push({
+          name: w.name, title: w.title, className: w.name === data.query.sort ? 'sort-measure' : '',
+          cell: (row) => el('td', { text: w.format(row[w.name]) }), value: (row) => row[w.name],
+        });
+      }
+    }
     for (const name of derivedNames) {
       const text = (row) => (row.derived ? row.derived[name] || '' : '');
       columns.push({
@@ -1177,6 +1195,8 @@
         footer: Array.from(document.querySelectorAll('#rows tfoot td.key')).map((td) => td.textContent),
         new: document.querySelectorAll('#rows tbody td.status .new').length,
         gone: document.querySelectorAll('#rows tbody td.status .gone').length,
+        headings: Array.from(document.querySelectorAll('#rows thead th')).map((th) => th.textContent),
+        first_row: Array.from(document.querySelectorAll('#rows tbody tr:first-child td')).map((td) => td.textContent),
       },
       measures,
       pwned: window.pwned === undefined ? null : String(window.pwned),  // tests/html's hostile names

@@ -289,7 +289,10 @@ def check_report(chromium, page_path, term, name, artifacts, expect_series=True)
     diff = is_diff(data)
     totals = data["totals"]["a"] if diff else data["totals"]
     short_names = page["short_names"]
-    measure = data["query"]["sort"] if totals[data["query"]["sort"]] is not None else "so"
+    # The flame graph weighs by the sort measure, or by so where that is
+    # unavailable (src for heaptrack) or may be negative (impacting).
+    sort = data["query"]["sort"]
+    measure = sort if sort in MEASURES and totals[sort] is not None else "so"
     expected_measures = [m for m in MEASURES if m != "src" or totals["src"] is not None]
     check(verdict["kind"] == ("diff" if diff else "result"), f"{name}: the page drew a {verdict['kind']}")
     check(verdict["measures"] == expected_measures, f"{name}: measures {verdict['measures']} != {expected_measures}")
@@ -599,7 +602,26 @@ def case_diff(args, chromium, work):
               "diff-windows: the embedded JSON differs from heapql diff --format json")
 
 
-CASES = {"query": case_query, "empty_window": case_empty_window, "diff": case_diff, "recipe": case_recipe, "etl": case_etl, "large": case_large, "hostile": case_hostile}
+def case_impacting_sort(args, chromium, work):
+    # Rows ranked by impacting size: the page lists them in that order and
+    # draws its flame graph by so.
+    trace = os.path.join(args.source_dir, "examples/traces/memory_test_app.zst")
+    page_path = os.path.join(args.artifacts, "impacting-sort.html")
+    run([args.heapql, "query", trace, "--window", "1s..", "--impacting", "AIFO,AOFI", "--sort", "impacting",
+         "--format", "html", "-o", page_path, "--no-progress"])
+    data, _, verdict = check_report(chromium, page_path, "Operation", "impacting-sort", args.artifacts)
+    changes = [abs(row["impacting"]) for row in data["rows"]]
+    check(changes and changes == sorted(changes, reverse=True),
+          f"impacting-sort: the rows are not by |impacting|, biggest first: {changes[:10]}")
+    check(verdict["flame"]["measure"] == "so", f"impacting-sort: the flame graph weighs by {verdict['flame']}")
+    headings = verdict["table"]["headings"]
+    check(headings[-4:] == ["count", "size", "impacting", "key"], f"impacting-sort: the rows table's headings are {headings}")
+    first = data["rows"][0]["impacting"]
+    shown = verdict["table"]["first_row"][headings.index("impacting")]
+    check(shown.startswith("-") == (first < 0), f"impacting-sort: the first row's impacting {first} shows as {shown!r}")
+
+
+CASES = {"impacting_sort": case_impacting_sort, "query": case_query, "empty_window": case_empty_window, "diff": case_diff, "recipe": case_recipe, "etl": case_etl, "large": case_large, "hostile": case_hostile}
 
 
 def main():
