@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "engine/query/cull_list.h"
+
 namespace heapql {
 
 static_assert(std::tuple_size_v<decltype(kQueryFields)> == aggregate_field_count<Query>(),
@@ -15,6 +17,21 @@ Query answer_form(const Query& query) {
   for_each_query_field([&](const auto& field) {
     if (field.role == QueryFieldRole::kPresentation) form.*field.member = defaults.*field.member;
   });
+  // A cull list that spells out the built-in patterns (a recipe's
+  // hq.cull.defaults) culls what default_cull culls, and with default_cull
+  // they are redundant: the same answer, so the same form (and a store's
+  // stack view answers it).
+  const std::vector<std::string>& built_in = default_cull_pattern_texts();
+  const auto is_built_in = [&](const std::string& pattern) {
+    return std::find(built_in.begin(), built_in.end(), pattern) != built_in.end();
+  };
+  const auto spelled_out = [&](const std::string& pattern) {
+    return std::find(form.cull.begin(), form.cull.end(), pattern) != form.cull.end();
+  };
+  if (form.default_cull || std::all_of(built_in.begin(), built_in.end(), spelled_out)) {
+    std::erase_if(form.cull, is_built_in);
+    form.default_cull = true;
+  }
   if (form.totals_only || form.by.empty()) {
     // Of the levels only the impacting one changes the totals: it measures
     // WPA's set of blocks (Query::uses_impacting).

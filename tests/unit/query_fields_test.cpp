@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -15,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "engine/query/cull_list.h"
 #include "engine/query/stack_view_query.h"
 #include "engine/util/aggregate_field_count.h"
 
@@ -126,6 +128,27 @@ TEST(StackViewQuery, AnswersItsOwnQueryItsTotalsAndAnyOrderOrCut) {
   shown.top = 3;
   shown.cull_origin = "defaults";
   EXPECT_TRUE(stack_view_answers(shown));
+}
+
+// A recipe's `cull = hq.cull.defaults` spells out the built-in patterns in
+// place of default_cull: the same frames culled, so the view answers it; a
+// pattern more or less does not.
+TEST(StackViewQuery, ACullListSpellingOutTheBuiltInOneIsTheViews) {
+  Query spelled = stack_view_query();
+  spelled.default_cull = false;
+  spelled.cull = default_cull_pattern_texts();
+  std::reverse(spelled.cull.begin(), spelled.cull.end());
+  spelled.cull_origin = "defaults";
+  EXPECT_TRUE(stack_view_answers(spelled));
+  Query more = spelled;
+  more.cull.push_back("app!extra");
+  EXPECT_FALSE(stack_view_answers(more));
+  Query fewer = spelled;
+  fewer.cull.pop_back();
+  EXPECT_FALSE(stack_view_answers(fewer));
+  Query twice = stack_view_query();  // the defaults, and spelled out again
+  twice.cull = default_cull_pattern_texts();
+  EXPECT_TRUE(stack_view_answers(twice));
 }
 
 TEST(StackViewQuery, AQueryDifferingInAnyFieldThatChangesTheAnswerIsNotTheViews) {
