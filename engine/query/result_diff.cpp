@@ -13,10 +13,6 @@ namespace heapql {
 
 namespace {
 
-std::uint64_t magnitude(std::int64_t v) {
-  return v < 0 ? static_cast<std::uint64_t>(-(v + 1)) + 1 : static_cast<std::uint64_t>(v);
-}
-
 // Each frame text a row's stack uses is looked at once, however many rows
 // share it (a trace's stacks have far fewer texts than frames).
 bool has_unsymbolized_frame(const std::vector<Row>& rows) {
@@ -126,7 +122,7 @@ ResultDiff diff_results(std::shared_ptr<const Result> a, std::shared_ptr<const R
   std::vector<Place> places(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     // The largest change first: its complement sorts first.
-    places[i] = Place{~magnitude(rows[i].delta(sort)), key_rank[i], static_cast<std::uint32_t>(i)};
+    places[i] = Place{~Measures::magnitude(rows[i].delta(sort)), key_rank[i], static_cast<std::uint32_t>(i)};
   }
   std::sort(places.begin(), places.end());
   // rows[i] = rows[places[i].row], cycle by cycle in place: a sorted copy

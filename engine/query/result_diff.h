@@ -47,12 +47,14 @@ struct ResultDiff : DiffSummary {
   std::vector<DiffRow> rows;
 };
 
-// `a` and `b` must have been answered with no top limit (so that every key is
-// matched), on the same grouping. Throws Error otherwise.
 // Why results sorted by impacting are not diffed (diff_results throws it,
 // and heapql diff says it before reading the traces).
 inline constexpr const char* kDiffImpactingRefused =
     "diff: a result sorted by impacting cannot be diffed; sort both by so, soc, st, stc or src";
+
+// `a` and `b` must have been answered with no top limit (so that every key is
+// matched), on the same grouping, neither sorted by impacting. Throws Error
+// otherwise.
 ResultDiff diff_results(std::shared_ptr<const Result> a, std::shared_ptr<const Result> b, std::uint64_t top);
 
 }  // namespace heapql

@@ -12,10 +12,10 @@ Query stack_view_query() {
   return query;
 }
 
-// The view holds the five xperf measures only (never impacting, which no
-// whole-trace query without impacting types has: validate()).
-bool stack_view_answers(const Query& asked) {
-  return asked.sort != Measure::kImpacting && answers_alike(stack_view_query(), asked);
+bool view_answers(const Query& made_for, const Query& asked) {
+  return asked.sort != Measure::kImpacting && answers_alike(made_for, asked);
 }
+
+bool stack_view_answers(const Query& asked) { return view_answers(stack_view_query(), asked); }
 
 }  // namespace heapql

@@ -11,8 +11,14 @@ namespace heapql {
 
 Query stack_view_query();
 
-// Whether the stack view answers `asked`: its rows (in any order, cut
-// anywhere), or its totals.
+// Whether a whole-trace view made for `made_for` (the store's stack view, or
+// a session's view by another level) answers `asked`: its rows (in any
+// order, cut anywhere), or its totals. A view holds the five xperf measures'
+// columns, so a query ranked by impacting never is (nor can it be: only a
+// query of impacting types has that sort, validate()).
+bool view_answers(const Query& made_for, const Query& asked);
+
+// Whether the stack view answers `asked` (view_answers).
 bool stack_view_answers(const Query& asked);
 
 }  // namespace heapql

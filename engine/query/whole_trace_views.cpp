@@ -54,7 +54,7 @@ WholeTraceViews::WholeTraceViews(const TraceStore& store, std::span<const StackI
 
 const StackView* WholeTraceViews::answering(const Query& query) const {
   for (const auto& view : views_) {
-    if (answers_alike(view->query, query)) return &view->rows;
+    if (view_answers(view->query, query)) return &view->rows;
   }
   return nullptr;
 }

@@ -30,7 +30,7 @@ std::string_view presence_name(DiffPresence p) {
 }
 
 std::string signed_cell(std::int64_t v, bool bytes) {
-  const std::uint64_t magnitude = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+  const std::uint64_t magnitude = Measures::magnitude(v);
   const std::string text = bytes ? format_bytes_human(magnitude) : fmt::format("{}", magnitude);
   return (v < 0 ? "-" : v > 0 ? "+" : "") + text;
 }

@@ -40,14 +40,15 @@ inline std::string result_csv(const Result& result) {
   return whole_text([&](TextOut& out) { result_csv(out, result); });
 }
 
-// Collapsed stacks (docs/reports.md): `frame;frame;... value` per row, the
-// outermost frame first, valued by the query's sort measure; [other] as a
-// line of its own, so the values add up to the total.
 // Why a result sorted by impacting has no folded form (the writer throws it,
 // and the command line says it before reading the trace).
 inline constexpr const char* kFoldedImpactingRefused =
     "--format folded: a stack's width cannot be its impacting size, which may be negative; "
     "sort by so (the AIFO bytes) or another of so, soc, st, stc, src";
+// Collapsed stacks (docs/reports.md): `frame;frame;... value` per row, the
+// outermost frame first, valued by the query's sort measure; [other] as a
+// line of its own, so the values add up to the total. Throws Error for a
+// result sorted by impacting (kFoldedImpactingRefused).
 void result_folded(TextOut& out, const Result& result);
 inline std::string result_folded(const Result& result) {
   return whole_text([&](TextOut& out) { result_folded(out, result); });

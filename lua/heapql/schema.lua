@@ -436,14 +436,13 @@ local function normalize_through(door, query, where)
       end
     end
   end
-  local by_impacting = false
-  for _, level in ipairs(out.by) do by_impacting = by_impacting or level == "impacting" end
-  if out.at_peak and (out.lifetime or out.temporary or (out.impacting and #out.impacting > 0) or by_impacting) then
+  -- Whether the query works on WPA's set of blocks (the engine's Query::uses_impacting).
+  local uses_impacting = out.impacting ~= nil and #out.impacting > 0
+  for _, level in ipairs(out.by) do uses_impacting = uses_impacting or level == "impacting" end
+  if out.at_peak and (out.lifetime or out.temporary or uses_impacting) then
     error(door.at_peak(where) .. " (blocks alive at the peak have no lifetime yet)", 0)
   end
-  if out.sort == "impacting" and not ((out.impacting and #out.impacting > 0) or by_impacting) then
-    error(door.sort_impacting(where), 0)
-  end
+  if out.sort == "impacting" and not uses_impacting then error(door.sort_impacting(where), 0) end
   return out
 end
 
