@@ -356,10 +356,12 @@ void BlockIdentityWriter::on_out_of_order_end(const LiveBlock& block, std::uint6
   ids_->maybe_flush();
 }
 
-void BlockIdentityWriter::commit(std::uint64_t unmatched_frees, std::uint64_t double_frees) {
+std::unique_ptr<store_file::OutputFile> BlockIdentityWriter::write_file(std::uint64_t unmatched_frees,
+                                                                    std::uint64_t double_frees) {
   const std::array<const store_file::ScratchColumn<char>*, kColumns> columns = {&kinds_->finish(), &times_->finish(),
                                                                                  &ids_->finish()};
-  store_file::OutputFile file(path_);
+  auto out = std::make_unique<store_file::OutputFile>(path_);
+  store_file::OutputFile& file = *out;
   file.write_zeros(kHeaderBytes);
   for (const auto* column : columns) file.append_from(column->fd(), column->count());
   const std::uint64_t tail_at = file.size();
@@ -387,7 +389,16 @@ void BlockIdentityWriter::commit(std::uint64_t unmatched_frees, std::uint64_t do
   put<std::uint64_t>(header, kTailChecksumAt, store_file::checksum_of(tail.bytes().data(), tail.bytes().size()));
   put<std::uint64_t>(header, kHeaderChecksumAt, store_file::checksum_of(header.data(), kHeaderChecksumAt));
   file.pwrite_at(0, header);
-  file.commit();
+  return out;
+}
+
+void BlockIdentityWriter::commit(std::uint64_t unmatched_frees, std::uint64_t double_frees) {
+  write_file(unmatched_frees, double_frees)->commit();
+}
+
+std::future<void> BlockIdentityWriter::commit_in_background(std::uint64_t unmatched_frees, std::uint64_t double_frees) {
+  std::shared_ptr<store_file::OutputFile> file = write_file(unmatched_frees, double_frees);
+  return std::async(std::launch::async, [file] { file->commit(); });
 }
 
 std::string block_identity_beside(const std::string& interpreted_path) { return interpreted_path + ".hqid"; }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,10 @@
 
 #include "engine/ingest/block_matcher.h"
 #include "engine/store/store_file_info.h"
+
+namespace heapql::store_file {
+class OutputFile;
+}
 
 namespace heapql::heaptrack {
 
@@ -97,10 +102,17 @@ class BlockIdentityWriter final : public OutOfOrderEnds {
   // recording read while it was written): before commit().
   void set_interpreted(FileIdentity interpreted) { interpreted_ = std::move(interpreted); }
   void commit(std::uint64_t unmatched_frees, std::uint64_t double_frees);
+  // As commit(), but the file is made durable and renamed into place on a
+  // thread of its own (a recording's store is written meanwhile, so the two
+  // syncs overlap). The future rethrows the commit's error; the file is in
+  // place once it is ready.
+  std::future<void> commit_in_background(std::uint64_t unmatched_frees, std::uint64_t double_frees);
   const std::string& path() const { return path_; }
 
  private:
   class Column;
+  // The whole file written under its temporary name, not yet committed.
+  std::unique_ptr<store_file::OutputFile> write_file(std::uint64_t unmatched_frees, std::uint64_t double_frees);
   std::string path_;
   FileIdentity interpreted_;
   const BlockMatcher* matcher_ = nullptr;

@@ -5,6 +5,7 @@
 // it reads, holding only live blocks and the tables.
 #pragma once
 
+#include <future>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,11 @@ struct HeaptrackReadOptions {
   // the interpreted file (block_identity_file.h), for later exact readings
   // without the twin (heapql ingest, heapql record).
   bool write_block_identity = false;
+  // When given, that file is made durable and renamed into place on a thread
+  // of its own, and this future says when (rethrowing its error): the caller
+  // waits for it before it looks at the file. A recording's store is written
+  // meanwhile, so the two files' syncs overlap.
+  std::future<void>* block_identity_committed = nullptr;
   // Warnings (anomalies, a cut) go here; null = stderr.
   std::string* warnings = nullptr;
   // For a recipe's run: the files beside the trace are read only as

@@ -132,7 +132,12 @@ SourceInfo RecordParser::finish(std::optional<TraceCut> cut, std::uint64_t end_b
   matcher_->finish();
   if (identity_writer_ && !info_.cut) {
     if (identify_interpreted_at_finish_) identity_writer_->set_interpreted(store_file::identify_file(path_));
-    identity_writer_->commit(info_.anomalies.unmatched_frees, info_.anomalies.double_frees);
+    if (options_.block_identity_committed) {
+      *options_.block_identity_committed =
+          identity_writer_->commit_in_background(info_.anomalies.unmatched_frees, info_.anomalies.double_frees);
+    } else {
+      identity_writer_->commit(info_.anomalies.unmatched_frees, info_.anomalies.double_frees);
+    }
   }
   return info_;
 }

@@ -2,6 +2,7 @@
 #include "engine/session/ingest_recording.h"
 
 #include <filesystem>
+#include <future>
 #include <memory>
 
 #include "engine/error.h"
@@ -47,6 +48,8 @@ IngestResult ingest_recording(const RecordingStreams& streams, std::string* warn
   options.show_progress = false;
   options.write_block_identity = true;
   options.warnings = warnings;
+  std::future<void> identity_committed;
+  options.block_identity_committed = &identity_committed;
   store_file::SourceRecord record;
   record.info = read_heaptrack(files, tables, reader_feeds, options);
 
@@ -59,12 +62,18 @@ IngestResult ingest_recording(const RecordingStreams& streams, std::string* warn
   // The stream was the file's text; the file is zstd (ZstdFileWriter).
   record.info.compression = "zstd";
   record.info.files = {trace};
-  if (!record.info.cut && std::filesystem::exists(identity)) record.info.files.push_back(identity);
-  for (const std::string& file : record.info.files) record.files.push_back(store_file::identify_file(file));
   record.reading = reading_key(OpenOptions{}, trace);
   tables.release_indexes();
+  // The identity file is synced while the store is written; the source
+  // record, written last, names it once it is in place.
+  const auto finished_record = [&] {
+    if (identity_committed.valid()) identity_committed.get();
+    if (!record.info.cut && std::filesystem::exists(identity)) record.info.files.push_back(identity);
+    for (const std::string& file : record.info.files) record.files.push_back(store_file::identify_file(file));
+    return record;
+  };
   IngestResult result;
-  result.file_bytes = naming_file(trace, [&] { return writer.commit(record, &Aggregator::build_stack_view); });
+  result.file_bytes = naming_file(trace, [&] { return writer.commit(finished_record, &Aggregator::build_stack_view); });
   // The store answers from now on: the journal's readers would pass it over.
   journal.remove_journal();
   result.store_path = writer.path();

@@ -171,6 +171,10 @@ std::uint64_t StoreWriter::column_bytes() const {
 }
 
 std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& make_view) {
+  return commit([&record] { return std::move(record); }, make_view);
+}
+
+std::uint64_t StoreWriter::commit(const SourceRecordMaker& make_record, const StackViewMaker& make_view) {
   const TraceTables& tables = tables_;
   Columns& c = *columns_;
   for (PackedScratch* packed : {&c.bucket, &c.alloc_seq, &c.free_order}) {
@@ -178,9 +182,6 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
     packed->words.flush();
   }
   c.time_changes.flush();
-  record.event_count = c.builder.event_count();
-  record.end_ns = c.builder.end_ns();
-  record.peak = c.builder.peak();
 
   OutputFile out(path_);
   std::vector<TocEntry> toc;
@@ -234,7 +235,6 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
     put_column(kind, packed.words, 8, packed.packer.count());
   };
 
-  put_bytes(Section::kSource, encode_source_record(record), 1);
   {
     ByteWriter w;
     w.u64(tables.string_count());
@@ -303,6 +303,13 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
       toc.push_back(entry);
     }
     release_sums();  // (again, when the maker has: it is idempotent)
+  }
+  {
+    SourceRecord record = make_record();
+    record.event_count = c.builder.event_count();
+    record.end_ns = c.builder.end_ns();
+    record.peak = c.builder.peak();
+    put_bytes(Section::kSource, encode_source_record(record), 1);
   }
 
   ByteWriter toc_bytes;

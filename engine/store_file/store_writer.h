@@ -50,6 +50,12 @@ class StoreWriter {
   // count, end and peak are filled in from the columns. Without a maker the
   // store has no stack view.
   std::uint64_t commit(SourceRecord record, const StackViewMaker& make_view = {});
+  // The same, with the source record asked for only when its section is
+  // written, which is last: the files it identifies can be finished while
+  // the rest is written (a recording's block-identity file, synced on a
+  // thread of its own).
+  using SourceRecordMaker = std::function<SourceRecord()>;
+  std::uint64_t commit(const SourceRecordMaker& make_record, const StackViewMaker& make_view = {});
 
   const std::string& path() const { return path_; }
   std::uint64_t block_count() const;
