@@ -37,7 +37,9 @@ template <class S>
 template <class S>
 S& Aggregator::plan_bucket(BucketId id) {
   ChunkedVector<S>& all = states<S>();
-  if (all.size() <= id.index()) all.grow_to(std::max(tables_.bucket_count(), std::size_t{id.index()} + 1));
+  // Up to this bucket only: a window's query meets a part of the buckets,
+  // and a state for each of millions it never meets cost most of its time.
+  if (all.size() <= id.index()) all.grow_to(std::size_t{id.index()} + 1);
   S& state = all[id.index()];
   if (state.key != kUnplanned) return state;
   const Bucket& bucket = tables_.bucket(id);

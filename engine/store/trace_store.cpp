@@ -139,6 +139,17 @@ void count_allocations(const StoreColumns& c, std::size_t from, std::size_t to, 
   }
 }
 
+// A free names its block, whose bucket is a random read in a big column:
+// fetched some frees ahead of free `f` (of those before `end`), if its block
+// is one of the first `allocs`.
+void prefetch_bucket_of_free(const StoreColumns& c, PackedReader& free_order_ahead, std::size_t f, std::size_t end,
+                             std::size_t allocs) {
+  constexpr std::size_t kAhead = 16;
+  if (f + kAhead >= end) return;
+  const std::uint32_t ahead = free_order_ahead[f + kAhead] & StoreColumns::kBlockMask;
+  if (ahead < allocs) prefetch_hint(c.bucket.bits_address(ahead));
+}
+
 }  // namespace
 
 template <class MarkFreed>
@@ -148,15 +159,9 @@ void TraceStore::skip_events(EventConsumer& consumer, std::size_t allocs, std::s
   std::vector<std::uint32_t> allocated(buckets, 0), freed(buckets, 0);
   on_both_cores(
       [&] {
-        // A free names its block, whose bucket is a random read in a big
-        // column: fetch it some frees ahead.
-        constexpr std::size_t kAhead = 16;
         PackedReader free_order(c.free_order), free_order_ahead(c.free_order);
         for (std::size_t f = 0; f < frees; ++f) {
-          if (f + kAhead < frees) {
-            const std::uint32_t ahead = free_order_ahead[f + kAhead] & StoreColumns::kBlockMask;
-            if (ahead < allocs) prefetch_hint(c.bucket.bits_address(ahead));
-          }
+          prefetch_bucket_of_free(c, free_order_ahead, f, frees, allocs);
           const std::uint32_t i = free_order[f] & StoreColumns::kBlockMask;
           if (i >= allocs) inconsistent("a free of a block not yet allocated");
           mark_freed(i);
@@ -196,8 +201,9 @@ void TraceStore::skip_from_checkpoint(EventConsumer& consumer, const LiveCheckpo
   }
   // Then the events from the checkpoint on, one by one.
   count_allocations(c, allocs_then, allocs, live);
-  PackedReader free_order(c.free_order);
+  PackedReader free_order(c.free_order), free_order_ahead(c.free_order);
   for (std::size_t f = frees_then; f < frees; ++f) {
+    prefetch_bucket_of_free(c, free_order_ahead, f, frees, allocs);
     const std::uint32_t i = free_order[f] & StoreColumns::kBlockMask;
     if (i >= allocs) inconsistent("a free of a block not yet allocated");
     mark_freed(i);
@@ -205,6 +211,51 @@ void TraceStore::skip_from_checkpoint(EventConsumer& consumer, const LiveCheckpo
     if (bucket >= buckets || live[bucket] == 0) inconsistent("a free of a block not alive");
     --live[bucket];
   }
+  consumer.on_skipped_events(SkippedEvents{live, buckets_in_first_order(c, live)});
+}
+
+void TraceStore::skip_back_from_checkpoint(EventConsumer& consumer, const LiveCheckpoint& checkpoint,
+                                           std::size_t allocs, std::size_t frees,
+                                           std::vector<std::uint64_t>& freed_bits) const {
+  const StoreColumns& c = columns_;
+  const std::size_t buckets = tables_.bucket_count();
+  const std::size_t allocs_then = allocs_before(c, checkpoint.seq);
+  const std::uint64_t frees_then = checkpoint.seq - allocs_then;
+  if (allocs_then < allocs || frees_then < frees || frees_then > c.free_order.size() ||
+      checkpoint.count != allocs_then - frees_then) {
+    inconsistent("a live checkpoint does not fit the events");
+  }
+  // Every block allocated before the skipped events' end is freed by then,
+  // but those the checkpoint lists and those freed between then and it.
+  for (std::size_t w = 0; w < allocs / 64; ++w) freed_bits[w] = ~std::uint64_t{0};
+  if (allocs % 64 != 0) freed_bits[allocs / 64] = (std::uint64_t{1} << (allocs % 64)) - 1;
+  std::vector<std::uint32_t> live(buckets, 0);
+  std::uint64_t alive = 0;
+  const auto alive_then = [&](std::uint32_t i) {
+    std::uint64_t& word = freed_bits[i / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (i % 64);
+    if ((word & bit) == 0) inconsistent("a block freed twice");  // or listed alive and freed before the checkpoint
+    word &= ~bit;
+    const std::uint32_t bucket = c.bucket[i];
+    if (bucket >= buckets) inconsistent("a block's bucket is not in the bucket table");
+    ++live[bucket];
+    ++alive;
+  };
+  const std::span<const std::uint32_t> ids = c.checkpoint_ids.subspan(checkpoint.first, checkpoint.count);
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const std::uint32_t i = ids[k];
+    if (i >= allocs_then || (k > 0 && i <= ids[k - 1])) inconsistent("a live checkpoint's blocks are out of order");
+    if (i >= allocs) break;  // the rest were allocated after the skipped events
+    alive_then(i);
+  }
+  PackedReader free_order(c.free_order), free_order_ahead(c.free_order);
+  for (std::size_t f = frees; f < frees_then; ++f) {
+    prefetch_bucket_of_free(c, free_order_ahead, f, frees_then, allocs);
+    const std::uint32_t i = free_order[f] & StoreColumns::kBlockMask;
+    if (i >= allocs_then) inconsistent("a free of a block not yet allocated");
+    if (i < allocs) alive_then(i);  // (a later block's free is replayed, or skipped, after)
+  }
+  if (alive != allocs - frees) inconsistent("a live checkpoint does not fit the events");
   consumer.on_skipped_events(SkippedEvents{live, buckets_in_first_order(c, live)});
 }
 
@@ -254,11 +305,20 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
   const std::size_t skipped_frees = static_cast<std::size_t>(skipped - skipped_allocs);
   if (skipped_frees > c.free_order.size()) inconsistent("more frees than the free column holds");
   if (skipped > 0) {
-    // From the latest live checkpoint at or before the skipped events' end,
-    // if there is one; else counting them all.
+    // From the nearer of the live checkpoints either side of the skipped
+    // events' end (counting forward reads the events between, back only
+    // the frees), if there is one; else counting them all.
     const auto after = std::upper_bound(c.checkpoints.begin(), c.checkpoints.end(), skipped,
                                         [](std::uint64_t seq, const LiveCheckpoint& k) { return seq < k.seq; });
-    if (after != c.checkpoints.begin()) {
+    const std::uint64_t forward_cost = after == c.checkpoints.begin()
+                                           ? skipped
+                                           : skipped - std::prev(after)->seq + std::prev(after)->count;
+    const std::uint64_t back_cost = after == c.checkpoints.end()
+                                        ? ~std::uint64_t{0}
+                                        : (after->seq - skipped) / 2 + after->count;
+    if (back_cost < forward_cost) {
+      skip_back_from_checkpoint(consumer, *after, skipped_allocs, skipped_frees, freed);
+    } else if (after != c.checkpoints.begin()) {
       skip_from_checkpoint(consumer, *std::prev(after), skipped_allocs, skipped_frees, freed, mark_freed);
     } else {
       skip_events(consumer, skipped_allocs, skipped_frees, mark_freed);

@@ -121,6 +121,11 @@ class TraceStore {
   template <class MarkFreed>
   void skip_from_checkpoint(EventConsumer& consumer, const LiveCheckpoint& checkpoint, std::size_t allocs,
                             std::size_t frees, std::vector<std::uint64_t>& freed_bits, MarkFreed& mark_freed) const;
+  // The same from the first live checkpoint after the skipped events, when
+  // it is nearer: its blocks allocated before their end, and those freed
+  // between their end and it, counted back.
+  void skip_back_from_checkpoint(EventConsumer& consumer, const LiveCheckpoint& checkpoint, std::size_t allocs,
+                                 std::size_t frees, std::vector<std::uint64_t>& freed_bits) const;
   void replay_blocks(EventConsumer& consumer, std::int64_t until_ns) const;
 
   struct OwnedColumns {

@@ -4,6 +4,9 @@
 // stay alive; a windowed answer from them is the answer without them.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "engine/query/aggregator.h"
 #include "engine/ingest/block_matcher.h"
 #include "engine/store/trace_store.h"
@@ -124,6 +127,87 @@ TEST(LiveCheckpoints, AWindowAnswersTheSameFromThem) {
   EXPECT_EQ(ra.totals.st, rb.totals.st);
   EXPECT_EQ(ra.totals.stc, rb.totals.stc);
   EXPECT_GT(ra.totals.stc, 0u);
+}
+
+// Blocks in seven buckets of different sizes, one allocated each ms, each
+// freed between 500 and 2,500 allocations later, every fiftieth never:
+// the blocks alive at a window's start differ by bucket.
+void build_mixed(TraceStore& store, std::uint64_t blocks, std::uint64_t spacing) {
+  TraceTables& tables = store.tables();
+  const StringId module = tables.intern_string("app");
+  std::vector<BucketId> buckets;
+  for (std::uint64_t b = 0; b < 7; ++b) {
+    Bucket bucket;
+    bucket.size = 16 << b;
+    bucket.stack = tables.intern_stack(
+        tables.intern_frame(module, tables.intern_string("f" + std::to_string(b)), 0x10 * (b + 1)), StackId());
+    buckets.push_back(tables.intern_bucket(bucket));
+  }
+  TraceStore::Builder builder(store, CheckpointRule{spacing, false});
+  BlockMatcher matcher(BlockIdentity::kExact, builder);
+  std::multimap<std::uint64_t, std::uint64_t> frees;  // when (allocation) -> address
+  for (std::uint64_t i = 0; i < blocks; ++i) {
+    matcher.set_time(static_cast<std::int64_t>(i) * 1'000'000);
+    matcher.alloc(buckets[i % 7], i);
+    if (i % 50 != 0) frees.emplace(i + 500 + (i * 37) % 2'000, i);
+    for (auto due = frees.begin(); due != frees.end() && due->first <= i; due = frees.erase(due)) {
+      matcher.free_address(due->second);
+    }
+  }
+  matcher.finish();
+}
+
+Result window_result(const TraceStore& store, std::int64_t begin_ms, std::int64_t end_ms) {
+  Query q;
+  q.by = {GroupBy::kImpacting, GroupBy::kStack};
+  q.impacting = {Impacting::kAifi, Impacting::kAifo, Impacting::kAofi, Impacting::kAofo};
+  q.default_cull = false;
+  q.window.begin_ns = begin_ms * 1'000'000;
+  q.window.end_ns = end_ms * 1'000'000;
+  Aggregator a(store.tables(), q);
+  a.answer_from(store);
+  return a.result(store.source());
+}
+
+void expect_same_measures(const Measures& a, const Measures& b, const std::string& what) {
+  EXPECT_EQ(a.so, b.so) << what;
+  EXPECT_EQ(a.soc, b.soc) << what;
+  EXPECT_EQ(a.st, b.st) << what;
+  EXPECT_EQ(a.stc, b.stc) << what;
+  EXPECT_EQ(a.src, b.src) << what;
+  EXPECT_EQ(a.count, b.count) << what;
+  EXPECT_EQ(a.size, b.size) << what;
+  EXPECT_EQ(a.impacting, b.impacting) << what;
+}
+
+TEST(LiveCheckpoints, AWindowStartingJustBeforeOrAfterOneAnswersTheSame) {
+  // A window starting just before a checkpoint counts back from it; just
+  // after, forward from it: either way the answer of a store without them.
+  TraceStore with;
+  build_mixed(with, 60'000, 2'000);
+  TraceStore without;
+  build_mixed(without, 60'000, std::uint64_t{1} << 40);
+  ASSERT_GE(with.columns().checkpoints.size(), 3u);
+  ASSERT_TRUE(without.columns().checkpoints.empty());
+  int windows = 0;
+  for (const LiveCheckpoint& checkpoint : with.columns().checkpoints) {
+    // The allocation nearest the checkpoint: its time in ms is its block id.
+    const auto at_ms = static_cast<std::int64_t>(with.columns().alloc_seq.lower_bound(checkpoint.seq));
+    for (const std::int64_t from : {at_ms - 300, at_ms - 1, at_ms, at_ms + 1, at_ms + 300}) {
+      for (const std::int64_t length : {std::int64_t{1}, std::int64_t{700}, std::int64_t{5'000}}) {
+        const std::string what = "window " + std::to_string(from) + " ms + " + std::to_string(length);
+        const Result a = window_result(with, from, from + length);
+        const Result b = window_result(without, from, from + length);
+        expect_same_measures(a.totals, b.totals, what);
+        ASSERT_EQ(a.rows.size(), b.rows.size()) << what;
+        for (std::size_t r = 0; r < a.rows.size(); ++r) {
+          expect_same_measures(a.rows[r].measures, b.rows[r].measures, what + ", row " + std::to_string(r));
+        }
+        ++windows;
+      }
+    }
+  }
+  EXPECT_GE(windows, 45);
 }
 
 }  // namespace
