@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "engine/platform/memory_advice.h"
 #include "lua/host/run_limits.h"
 
 namespace {
@@ -18,9 +19,23 @@ namespace {
 std::size_t malloc_usable_size(void* p) { return _msize(p); }
 #endif
 
+// A big block's whole 2 MiB stretches are backed by huge pages where the
+// kernel offers them: a table or a column of tens of megabytes is then
+// faulted in a 2 MiB page at a time, not 4 KiB (on a virtual machine a
+// fault costs microseconds: 90 K of them were a third of a live query).
+// No stretch holds bytes of another block, so nothing else is faulted in.
+void advise_huge(void* p, std::size_t size) {
+  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+  if (size < 2 * kHuge) return;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + size) & ~(kHuge - 1);
+  if (end > begin) heapql::advise_huge_pages(reinterpret_cast<void*>(begin), end - begin);
+}
+
 void* allocate(std::size_t size) {
   void* p = std::malloc(size == 0 ? 1 : size);
   if (p == nullptr) throw std::bad_alloc();
+  advise_huge(p, size);
   if (heapql::lua::counting_allocations()) heapql::lua::count_allocation(static_cast<std::int64_t>(malloc_usable_size(p)));
   return p;
 }
