@@ -3,12 +3,14 @@
 
 #include "engine/store/packed_column_writer.h"
 
+#include <cstdint>
 #include <cstring>
 #include <algorithm>
 #include <array>
 #include <deque>
 #include <functional>
 #include <optional>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -235,6 +237,9 @@ class JournalColumn {
   explicit JournalColumn(unsigned rotation) : rotation_(rotation) {}
 
   std::uint64_t size() const { return packed_values_ + tail_.size(); }
+  // Room for the words of parts of `bytes` in all (a look at their heads):
+  // the column is not copied as it grows.
+  void reserve(std::uint64_t bytes) { words_.reserve(bytes / 8 + 2); }
 
   // A part's bytes: u64 packed values, a packed column of them, the tail.
   // Empty text when it fits; else what is wrong, and where (its byte).
@@ -250,8 +255,18 @@ class JournalColumn {
       return fmt::format("{} bytes do not hold {} packed values and {} more", data.size(), packed, tail);
     }
     const std::size_t word_count = (data.size() - 8 - tail * 4) / 8;
-    std::vector<std::uint64_t> words(word_count);
-    std::memcpy(words.data(), data.data() + 8, word_count * 8);
+    // Read where they lie when aligned (a mapped journal's are: its parts
+    // start at multiples of 8), else from a copy (bytes in memory).
+    const char* first_word = data.data() + 8;
+    std::vector<std::uint64_t> copied;
+    std::span<const std::uint64_t> words;
+    if (reinterpret_cast<std::uintptr_t>(first_word) % alignof(std::uint64_t) == 0) {
+      words = {reinterpret_cast<const std::uint64_t*>(first_word), word_count};
+    } else {
+      copied.resize(word_count);
+      std::memcpy(copied.data(), first_word, word_count * 8);
+      words = copied;
+    }
     PackedColumn column;
     if (std::string wrong = PackedColumn::view(words, packed, rotation_, column); !wrong.empty()) return wrong;
     // The directory: each block's words within the part's, at most 32.
@@ -385,6 +400,7 @@ class JournalParser {
   // copied as they grow. What a head says is bounded by the file's size.
   void reserve_tables(const JournalBytes& in) {
     std::uint64_t stacks = 0, buckets = 0;
+    std::array<std::uint64_t, 3> column_bytes{};  // bucket, alloc_seq, free_order
     std::array<char, kPartHeadBytes> head{};
     for (std::uint64_t at = 0; in.size - at >= kLiveSegmentHeaderBytes;) {
       std::uint64_t payload = 0;
@@ -399,6 +415,9 @@ class JournalParser {
         const auto bytes = get<std::uint64_t>(head.data(), 16);
         if (kind == static_cast<std::uint32_t>(Section::kStacks)) stacks += bytes / kStackBytes;
         if (kind == static_cast<std::uint32_t>(Section::kBuckets)) buckets += bytes / kBucketBytes;
+        if (kind == static_cast<std::uint32_t>(Section::kBlockBucket)) column_bytes[0] += bytes;
+        if (kind == static_cast<std::uint32_t>(Section::kBlockAllocSeq)) column_bytes[1] += bytes;
+        if (kind == static_cast<std::uint32_t>(Section::kFreeOrder)) column_bytes[2] += bytes;
         if (bytes > end - part - kPartHeadBytes) break;
         part += kPartHeadBytes + (bytes + 7) / 8 * 8;
       }
@@ -408,6 +427,9 @@ class JournalParser {
     columns_->buckets.reserve(std::min(buckets, in.size / kBucketBytes));
     // A bucket has one sum at most (its latest), of five varints at least.
     columns_->sums.reserve(std::min(buckets, in.size / kLeastSumBytes));
+    columns_->bucket.reserve(std::min(column_bytes[0], in.size));
+    columns_->alloc_seq.reserve(std::min(column_bytes[1], in.size));
+    columns_->free_order.reserve(std::min(column_bytes[2], in.size));
   }
 
   // A segment that is not (or not wholly) there: not yet written while the
