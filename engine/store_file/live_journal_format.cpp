@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <deque>
-#include <functional>
 #include <optional>
 #include <span>
 
@@ -19,10 +18,6 @@
 #include "engine/binary_file/checksum.h"
 #include "engine/binary_file/mapped_file.h"
 #include "engine/binary_file/varint.h"
-#include "engine/platform/errno_text.h"
-#include "engine/platform/file_status.h"
-#include "engine/platform/open_file.h"
-#include "engine/platform/positioned_io.h"
 #include "engine/store_file/source_record.h"
 #include "engine/store_file/store_format.h"
 #include "engine/store_file/table_records.h"
@@ -219,7 +214,7 @@ namespace {
 // bytes in memory.
 struct JournalBytes {
   std::string_view bytes;
-  std::uint64_t size = 0;
+  std::uint64_t size() const { return bytes.size(); }
   // Copies [at, at + n) into `into`; false when fewer bytes were there.
   bool read(std::uint64_t at, std::size_t n, char* into) const {
     if (at > bytes.size() || n > bytes.size() - at) return false;
@@ -351,8 +346,8 @@ class JournalParser {
     reserve_tables(in);
     std::array<char, kLiveSegmentHeaderBytes> header{};
     std::uint64_t at = 0;
-    while (at < in.size) {
-      if (in.size - at < kLiveSegmentHeaderBytes) {
+    while (at < in.size()) {
+      if (in.size() - at < kLiveSegmentHeaderBytes) {
         if (tail(at, "a segment header cut short")) break;
       }
       if (!in.read(at, header.size(), header.data())) {
@@ -375,8 +370,8 @@ class JournalParser {
         fail(at, fmt::format("segment number {} where segment {} belongs", number, segments_));
       }
       const auto bytes = get<std::uint64_t>(header.data(), segment_at::kPayloadBytes);
-      if (bytes > in.size - at - kLiveSegmentHeaderBytes) {
-        if (tail(at, fmt::format("a segment of {} bytes runs past the end of the file ({} bytes)", bytes, in.size))) {
+      if (bytes > in.size() - at - kLiveSegmentHeaderBytes) {
+        if (tail(at, fmt::format("a segment of {} bytes runs past the end of the file ({} bytes)", bytes, in.size()))) {
           break;
         }
       }
@@ -391,7 +386,7 @@ class JournalParser {
       bytes_used_ = at;
     }
     if (segments_ == 0) fail(0, "no whole segment yet: nothing was published");
-    return finish(in.size);
+    return finish(in.size());
   }
 
  private:
@@ -402,10 +397,10 @@ class JournalParser {
     std::uint64_t stacks = 0, buckets = 0;
     std::array<std::uint64_t, 3> column_bytes{};  // bucket, alloc_seq, free_order
     std::array<char, kPartHeadBytes> head{};
-    for (std::uint64_t at = 0; in.size - at >= kLiveSegmentHeaderBytes;) {
+    for (std::uint64_t at = 0; in.size() - at >= kLiveSegmentHeaderBytes;) {
       std::uint64_t payload = 0;
       if (!in.read(at + segment_at::kPayloadBytes, sizeof(payload), reinterpret_cast<char*>(&payload)) ||
-          payload > in.size - at - kLiveSegmentHeaderBytes) {
+          payload > in.size() - at - kLiveSegmentHeaderBytes) {
         break;
       }
       const std::uint64_t end = at + kLiveSegmentHeaderBytes + payload;
@@ -423,13 +418,13 @@ class JournalParser {
       }
       at = end;
     }
-    columns_->stacks.reserve(std::min(stacks, in.size / kStackBytes));
-    columns_->buckets.reserve(std::min(buckets, in.size / kBucketBytes));
+    columns_->stacks.reserve(std::min(stacks, in.size() / kStackBytes));
+    columns_->buckets.reserve(std::min(buckets, in.size() / kBucketBytes));
     // A bucket has one sum at most (its latest), of five varints at least.
-    columns_->sums.reserve(std::min(buckets, in.size / kLeastSumBytes));
-    columns_->bucket.reserve(std::min(column_bytes[0], in.size));
-    columns_->alloc_seq.reserve(std::min(column_bytes[1], in.size));
-    columns_->free_order.reserve(std::min(column_bytes[2], in.size));
+    columns_->sums.reserve(std::min(buckets, in.size() / kLeastSumBytes));
+    columns_->bucket.reserve(std::min(column_bytes[0], in.size()));
+    columns_->alloc_seq.reserve(std::min(column_bytes[1], in.size()));
+    columns_->free_order.reserve(std::min(column_bytes[2], in.size()));
   }
 
   // A segment that is not (or not wholly) there: not yet written while the
@@ -770,14 +765,14 @@ class JournalParser {
 }  // namespace
 
 LiveJournalRead read_live_journal_bytes(std::string_view bytes, const std::string& name, bool writer_alive) {
-  return JournalParser(name, writer_alive).parse(JournalBytes{bytes, bytes.size()});
+  return JournalParser(name, writer_alive).parse(JournalBytes{bytes});
 }
 
 LiveJournalRead read_live_journal(const std::string& path, bool writer_alive) {
   // The writer only appends: the size it has when mapped is all there is
   // to read, and the mapping stays whole when the journal is removed.
   const MappedFile journal = map_file(path, "live journal");
-  return JournalParser(path, writer_alive).parse(JournalBytes{journal.bytes, journal.bytes.size()});
+  return JournalParser(path, writer_alive).parse(JournalBytes{journal.bytes});
 }
 
 std::unique_ptr<TraceStore> rebuilt_through_builder(const TraceStore& journal_store) {
