@@ -23,13 +23,14 @@ return hq.recipe {
     cull = { type = "patterns", doc = "extra frame patterns to cull from stack tops" },
   },
   run = function(trace, p, out)
+    -- Asked of the trace first: ranking by src where every src is 0 orders
+    -- every stack by its frames, only for the answer to be thrown away.
+    local fallback = not trace:summary().realloc_known
     local q = { window = p.window, cull = p.cull, by = "stack", sort = "src", top = p.top }
-    local result = trace:query(q)
-    local fallback = not result:info().realloc_known
     if fallback then
       q.sort, q.impacting = "stc", "AIFI"
-      result = trace:query(q)
     end
+    local result = trace:query(q)
     if out.format ~= "table" then
       -- The JSON says which sort was used: query.sort is "src" or "stc".
       out:result(result)

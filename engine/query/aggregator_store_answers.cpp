@@ -62,6 +62,8 @@ bool Aggregator::answer_from_sums(const StoreColumns& columns, const std::functi
   if (plan_.layout() == BucketLayout::kPeak && plan_.has_block_filters()) return false;
   if (!columns.has_bucket_sums()) return false;
   if (check_sums) check_sums();
+  // Every bucket with blocks gets a state: all of them at once.
+  with_layout([&]<class S>() { states<S>().grow_at_once_to(tables_.bucket_count()); });
   // The stored peak is over every bucket: each one with blocks must pass.
   if (!sums_all_pass(columns.bucket_sums)) return false;
   add_sums(columns.bucket_sums);

@@ -11,6 +11,15 @@ namespace heapql {
 static_assert(std::tuple_size_v<decltype(kQueryFields)> == aggregate_field_count<Query>(),
               "a field of Query is missing from kQueryFields (query_fields.h): list it there with its role");
 
+namespace {
+
+bool reads_culled_stack(GroupBy level) {
+  return level == GroupBy::kStack || level == GroupBy::kFrame || level == GroupBy::kImage ||
+         level == GroupBy::kCustom;
+}
+
+}  // namespace
+
 Query answer_form(const Query& query) {
   Query form = query;
   const Query defaults;
@@ -30,6 +39,14 @@ Query answer_form(const Query& query) {
   };
   if (form.default_cull || std::all_of(built_in.begin(), built_in.end(), spelled_out)) {
     std::erase_if(form.cull, is_built_in);
+    form.default_cull = true;
+  }
+  if (std::none_of(form.by.begin(), form.by.end(), reads_culled_stack) || form.totals_only) {
+    // Culling changes only the frames a stack is grouped by (semantics.md
+    // §6), never which blocks count (§9): with no level that reads the
+    // culled stack, every cull list answers alike.
+    form.cull.clear();
+    form.cull_files.clear();
     form.default_cull = true;
   }
   if (form.totals_only || form.by.empty()) {

@@ -84,9 +84,11 @@ void for_each_query_field(F&& f) {
 }
 
 // The query as its answer depends on it: presentation fields at their
-// defaults, and a query of totals alone (totals_only, or no `by` level)
-// with totals_only set and, of its `by` levels, only the impacting one,
-// which changes what is measured.
+// defaults; no cull list where no `by` level reads the culled stack (stack,
+// frame, image, a custom function), since culling changes no total; and a
+// query of totals alone (totals_only, or no `by` level) with totals_only set
+// and, of its `by` levels, only the impacting one, which changes what is
+// measured.
 Query answer_form(const Query& query);
 
 // Whether the fields of `role` are equal in two queries.

@@ -47,6 +47,7 @@ class ChunkedVector {
   ChunkedVector& operator=(const ChunkedVector& other) {
     if (this == &other) return *this;
     chunks_.clear();
+    blocks_.clear();
     size_ = 0;
     for (std::size_t i = 0; i < other.size_; ++i) push_back(other[i]);
     return *this;
@@ -54,8 +55,8 @@ class ChunkedVector {
   ChunkedVector(ChunkedVector&&) noexcept = default;
   ChunkedVector& operator=(ChunkedVector&&) noexcept = default;
 
-  T& operator[](std::size_t i) { return chunks_[i >> kChunkBits].get()[i & (kChunkSize - 1)]; }
-  const T& operator[](std::size_t i) const { return chunks_[i >> kChunkBits].get()[i & (kChunkSize - 1)]; }
+  T& operator[](std::size_t i) { return chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
+  const T& operator[](std::size_t i) const { return chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
@@ -70,20 +71,42 @@ class ChunkedVector {
     while (size_ < n) push_back(value);
   }
 
+  // grow_to(n), the chunks it adds taken as one block: for a size known at
+  // once (a state for every bucket of a store), where one big block is
+  // backed by huge pages (cli/counted_new.cpp) and many chunks each fault
+  // their own pages.
+  void grow_at_once_to(std::size_t n, const T& value = T()) {
+    const std::size_t chunks_needed = (n + kChunkSize - 1) >> kChunkBits;
+    if (chunks_needed > chunks_.size() + 1) {
+      const std::size_t added = chunks_needed - chunks_.size();
+      Block block(static_cast<T*>(::operator new(added * kChunkSize * sizeof(T))));
+      T* first = block.get();
+      blocks_.push_back(std::move(block));
+      for (std::size_t k = 0; k < added; ++k) chunks_.push_back(first + k * kChunkSize);
+    }
+    grow_to(n, value);
+  }
+
   std::size_t memory_bytes() const {
-    return chunks_.size() * kChunkSize * sizeof(T) + chunks_.capacity() * sizeof(Chunk);
+    return chunks_.size() * kChunkSize * sizeof(T) + chunks_.capacity() * sizeof(T*) +
+           blocks_.capacity() * sizeof(Block);
   }
 
  private:
   // Out of line, so that push_back itself is small enough to inline: the
   // interning loops append millions of elements.
-  [[gnu::noinline]] void add_chunk() { chunks_.emplace_back(static_cast<T*>(take_warm_chunk(kChunkSize * sizeof(T)))); }
+  [[gnu::noinline]] void add_chunk() {
+    Block chunk(static_cast<T*>(take_warm_chunk(kChunkSize * sizeof(T))));
+    chunks_.push_back(chunk.get());
+    blocks_.push_back(std::move(chunk));
+  }
 
-  struct FreeChunk {
-    void operator()(T* chunk) const { ::operator delete(static_cast<void*>(chunk)); }
+  struct FreeBlock {
+    void operator()(T* block) const { ::operator delete(static_cast<void*>(block)); }
   };
-  using Chunk = std::unique_ptr<T, FreeChunk>;
-  std::vector<Chunk> chunks_;
+  using Block = std::unique_ptr<T, FreeBlock>;
+  std::vector<T*> chunks_;     // in order; each in one of blocks_
+  std::vector<Block> blocks_;  // what was allocated: a chunk, or several at once
   std::size_t size_ = 0;
 };
 

@@ -74,6 +74,8 @@ std::vector<T> changed_container(const std::vector<T>& v) {
   return more;
 }
 
+bool is_cull_field(std::string_view name) { return name == "cull" || name == "cull_files" || name == "default_cull"; }
+
 TEST(QueryFields, EachFieldIsListedOnce) {
   // With the count checked at compile time, distinct fields mean every one.
   const Query q;
@@ -113,6 +115,35 @@ TEST(QueryFields, TheAnswerFormOfTotalsKeepsOnlyTheImpactingLevel) {
   impacting.by = {GroupBy::kImpacting, GroupBy::kStack};
   impacting.totals_only = true;
   EXPECT_EQ(answer_form(impacting).by, std::vector<GroupBy>{GroupBy::kImpacting});
+}
+
+// semantics.md §9: adding a cull pattern never changes the totals, only the
+// grouping; so a level that does not read the culled stack (process, heap,
+// kind, thread, impacting) is answered alike under any cull list, and its
+// answer form has none. A summary (no built-in list) is the view's totals.
+TEST(QueryFields, TheAnswerFormHasNoCullListWhereNoLevelReadsTheCulledStack) {
+  Query culled;
+  culled.by = {GroupBy::kProcess, GroupBy::kHeap};
+  culled.cull = {"app!Alloc"};
+  culled.cull_files = {"more.txt"};
+  culled.default_cull = false;
+  Query plain;
+  plain.by = culled.by;
+  EXPECT_TRUE(answers_alike(plain, culled));
+  EXPECT_TRUE(answer_form(culled).cull.empty());
+  EXPECT_TRUE(answer_form(culled).cull_files.empty());
+  for (const GroupBy level : {GroupBy::kStack, GroupBy::kFrame, GroupBy::kImage, GroupBy::kCustom}) {
+    Query reads = culled;
+    reads.by = {GroupBy::kProcess, level};
+    Query reads_plain = plain;
+    reads_plain.by = reads.by;
+    EXPECT_FALSE(answers_alike(reads_plain, reads)) << group_by_name(level);
+    EXPECT_EQ(answer_form(reads).cull, culled.cull) << group_by_name(level);
+  }
+  Query summary;  // summary_query(): the totals with no built-in list
+  summary.default_cull = false;
+  summary.totals_only = true;
+  EXPECT_TRUE(stack_view_answers(summary));
 }
 
 TEST(StackViewQuery, AnswersItsOwnQueryItsTotalsAndAnyOrderOrCut) {
@@ -159,9 +190,10 @@ TEST(StackViewQuery, AQueryDifferingInAnyFieldThatChangesTheAnswerIsNotTheViews)
     switch (field.role) {
       case QueryFieldRole::kAnswer: {
         EXPECT_FALSE(stack_view_answers(asked)) << field.name;
-        // Nor its totals.
+        // Nor its totals, but for the cull fields: culling never changes a
+        // total (TheAnswerFormHasNoCullListWhereNoLevelReadsTheCulledStack).
         asked.totals_only = true;
-        EXPECT_FALSE(stack_view_answers(asked)) << field.name << ", totals only";
+        EXPECT_EQ(stack_view_answers(asked), is_cull_field(field.name)) << field.name << ", totals only";
         break;
       }
       case QueryFieldRole::kPresentation: EXPECT_TRUE(stack_view_answers(asked)) << field.name; break;
