@@ -67,6 +67,7 @@ int run_info(Arguments& args) {
   TraceSession session = session_for(path, open_options_of(common));
   const Query query = summary_query();
   const Answer a = session.answer_once(query, validate_query(query), common.via_store || load);
+  session.check_tables();  // summarize() reads every bucket
   TraceSummary summary = summarize(*a.tables, a.source, a.result);
   summary.store_file = session.store_file();
   if (const TraceStore* store = session.store(); store && load) {

@@ -21,6 +21,7 @@ Cell id_or_null(std::uint32_t value, bool valid) { return valid ? Cell(std::int6
 void export_trace(const TraceStore& store, TableSink& sink) {
   Aggregator aggregator(store.tables(), summary_query());
   aggregator.answer_from(store);
+  store.check_tables();  // summarize() reads every bucket
   const TraceSummary s = summarize(store.tables(), store.source(), aggregator.result(store.source()));
   const SourceInfo& src = store.source();
   static constexpr std::array<ExportColumn, 21> kColumns = {{

@@ -225,6 +225,8 @@ class Aggregator final : public EventConsumer {
   // Either: the view's totals and the trace's peak, rows at result().
   void read_view(const StackView& view, const StoreColumns& columns);
   void roll_up_from_view(Result& r);
+  // The view's rows of one impacting type (view_types_), those with blocks of it.
+  void roll_up_view_subset(Result& r, const std::function<void(std::uint32_t row, std::uint64_t* values)>& stack_of_row);
 
   // From a window index (aggregator_window_answer.cpp): the window's blocks
   // counted by their ends, the level, peak and series read from its runs.
@@ -268,6 +270,7 @@ class Aggregator final : public EventConsumer {
   std::int64_t end_ns_ = 0;
   const StackView* view_ = nullptr;         // answered from a view: the store's stack view, or a session's
   const TraceStore* view_store_ = nullptr;  // the store, when its own (its checks run when it is read)
+  unsigned view_types_ = 0;  // the impacting types counted from the view's rows (a bit each), or 0: all, as xperf's
   bool answered_from_window_index_ = false;
 };
 

@@ -35,10 +35,38 @@ Measures view_measures(const std::array<std::uint64_t, kViewMeasures>& v) {
   return m;
 }
 
-Measures measures_of_row(const StackView& view, std::size_t row) {
+std::array<std::uint64_t, kViewMeasures> view_values(const StackView& view, std::size_t row) {
   std::array<std::uint64_t, kViewMeasures> v;
   for (std::size_t k = 0; k < kViewMeasures; ++k) v[k] = view.measures[k][row];
-  return view_measures(v);
+  return v;
+}
+
+Measures measures_of_row(const StackView& view, std::size_t row) { return view_measures(view_values(view, row)); }
+
+constexpr unsigned kAifiBit = 1u << static_cast<unsigned>(Impacting::kAifi);
+constexpr unsigned kAifoBit = 1u << static_cast<unsigned>(Impacting::kAifo);
+
+// A row's or the totals' measures counting only the blocks of `types` (AIFI,
+// AIFO): over the whole trace the outstanding ones (so, soc) are AIFO and
+// the rest AIFI, measured as block_measures() measures them. Every src is 0
+// (stack_view_impacting_subset).
+Measures subset_measures(const std::array<std::uint64_t, kViewMeasures>& v, unsigned types) {
+  const std::uint64_t so = v[0], soc = v[1], st = v[2], stc = v[3];
+  if (soc > stc || so > st) throw Error("store is inconsistent: a stack view row with more outstanding than allocated");
+  Measures m;
+  if ((types & kAifoBit) != 0) {
+    m.so = m.st = m.size = so;
+    m.soc = m.stc = m.count = m.blocks = soc;
+    m.impacting = static_cast<std::int64_t>(so);
+  }
+  if ((types & kAifiBit) != 0) {
+    m.st += st - so;
+    m.size += st - so;
+    m.stc += stc - soc;
+    m.count += stc - soc;
+    m.blocks += stc - soc;
+  }
+  return m;
 }
 
 }  // namespace
@@ -180,9 +208,25 @@ void Aggregator::build_whole_trace_view(const TraceTables& tables, const Query& 
 bool Aggregator::answer_from_view(const TraceStore& store) {
   const StackView* view = store.stack_view();
   if (view == nullptr || view->cull_fingerprint != default_cull_fingerprint()) return false;
-  if (!stack_view_answers(plan_.query())) return false;
+  unsigned types = 0;
+  if (!stack_view_answers(plan_.query())) {
+    // The view's query but for its impacting types: its rows split, where
+    // no src needs splitting (its check sees that the rows add up to this).
+    types = stack_view_impacting_subset(plan_.query());
+    if (types == 0 || view->totals[static_cast<std::size_t>(Measure::kSrc)] != 0) return false;
+  }
   view_store_ = &store;
+  view_types_ = types;
   read_view(*view, store.columns());
+  if (types != 0) {
+    // The temporary blocks are all freed (AIFI); the blocks of the other
+    // type are allocated in the window and filtered out.
+    if ((types & kAifiBit) == 0) tallies_.temporary_blocks = 0;
+    const Measures all = subset_measures(view->totals, kAifiBit | kAifoBit);
+    const Measures counted = subset_measures(view->totals, types);
+    tallies_.excluded_blocks = all.count - counted.count;
+    tallies_.excluded_bytes = all.size - counted.size;
+  }
   return true;
 }
 
@@ -222,6 +266,7 @@ void Aggregator::roll_up_from_view(Result& r) {
     return;
   }
   const TraceStore& store = *view_store_;
+  if (view_types_ != 0) r.totals = subset_measures(view.totals, view_types_);
   if (query.totals_only || query.by.empty()) {
     store.check_stack_view();
     return;
@@ -241,11 +286,48 @@ void Aggregator::roll_up_from_view(Result& r) {
     for (const std::uint32_t row : rows) measures.push_back(measures_of_row(view, row));
     return measures;
   };
+  if (view_types_ != 0) {
+    roll_up_view_subset(r, key_values_of);
+    return;
+  }
   on_both_cores([&] { store.check_stack_view(); },
                 [&] {
                   store.check_stack_tree();  // the rows shown are rendered from it
                   show_rows(r, tables_, query, view.measures[static_cast<std::size_t>(query.sort)], key_values_of,
                             measures_of);
+                });
+}
+
+void Aggregator::roll_up_view_subset(Result& r,
+                                     const std::function<void(std::uint32_t row, std::uint64_t* values)>& stack_of_row) {
+  const StackView& view = *view_;
+  const Query& query = plan_.query();
+  const TraceStore& store = *view_store_;
+  on_both_cores([&] { store.check_stack_view(); },
+                [&] {
+                  store.check_stack_tree();
+                  // The rows with blocks of the types counted, and their sort values.
+                  std::vector<std::uint32_t> rows;
+                  std::vector<std::uint64_t> sort_values;
+                  rows.reserve(view.rows());
+                  sort_values.reserve(view.rows());
+                  for (std::size_t row = 0; row < view.rows(); ++row) {
+                    const Measures m = subset_measures(view_values(view, row), view_types_);
+                    if (m.blocks == 0) continue;
+                    rows.push_back(static_cast<std::uint32_t>(row));
+                    sort_values.push_back(m.value(query.sort));
+                  }
+                  show_rows(
+                      r, tables_, query, sort_values,
+                      [&](std::uint32_t present, std::uint64_t* values) { stack_of_row(rows[present], values); },
+                      [&](std::span<const std::uint32_t> shown) {
+                        std::vector<Measures> measures;
+                        measures.reserve(shown.size());
+                        for (const std::uint32_t present : shown) {
+                          measures.push_back(subset_measures(view_values(view, rows[present]), view_types_));
+                        }
+                        return measures;
+                      });
                 });
 }
 

@@ -21,4 +21,12 @@ bool view_answers(const Query& made_for, const Query& asked);
 // Whether the stack view answers `asked` (view_answers).
 bool stack_view_answers(const Query& asked);
 
+// The impacting types (a bit per Impacting) whose blocks `asked` counts,
+// when it is the view's query but for `--impacting` AIFI, AIFO or both
+// (sorted by any measure, impacting too), else 0. Over the whole trace
+// every block is allocated inside: the freed ones are AIFI, the others AIFO,
+// so each view row splits into the two by its so and soc (docs/store.md).
+// Its src cannot be split: the view answers only where every src is 0.
+unsigned stack_view_impacting_subset(const Query& asked);
+
 }  // namespace heapql

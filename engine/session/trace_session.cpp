@@ -125,6 +125,10 @@ Answer TraceSession::answer(const Query& query, StackFilters filters) const {
   return a;
 }
 
+void TraceSession::check_tables() const {
+  if (store_) store_->check_tables();
+}
+
 Answer TraceSession::answer_once(const Query& query, StackFilters filters, bool keep_store) {
   // The trace's own suppressions must be known before its first event, and
   // are read with it: such a query is answered from the trace's store.

@@ -50,6 +50,11 @@ class TraceSession {
   // Once: later calls do nothing. Throws Error naming the file.
   void open();
   bool is_open() const { return store_ != nullptr; }
+  // A store file's tables checked now (TraceStore::check_tables), for a
+  // caller that reads more of them than its answer did: summarize() reads
+  // every bucket, where a summary from the stack view read none. Nothing to
+  // check before open(), nor in a trace read into memory.
+  void check_tables() const;
 
   // For a session that will answer many queries (a server, before it forks
   // its workers, which then share it): works out once, after open(), what

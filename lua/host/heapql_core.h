@@ -42,6 +42,8 @@ class TraceHandle {
   Answer answer(const Query& query);
   // With the query's patterns compiled already (compile_stack_filters).
   Answer answer(const Query& query, StackFilters filters);
+  // The store's tables checked (TraceSession::check_tables).
+  void check_tables() const;
 
  private:
   TraceSession session_;

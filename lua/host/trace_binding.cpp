@@ -63,6 +63,7 @@ int trace_summary(lua_State* L) {
       const EngineCall engine(L);
       trace->open();  // the queries that follow a summary replay the store
       const Answer whole = trace->answer(summary_query());
+      trace->check_tables();  // summarize() reads every bucket
       s = summarize(*whole.tables, whole.source, whole.result);
     }
     lua_createtable(L, 0, 20);
@@ -253,6 +254,10 @@ decltype(auto) as_trace_error(const std::string& path, Work&& work) {
 
 void TraceHandle::open() {
   as_trace_error(path(), [&] { session_.open(); });
+}
+
+void TraceHandle::check_tables() const {
+  as_trace_error(path(), [&] { session_.check_tables(); });
 }
 
 Answer TraceHandle::answer(const Query& query) { return answer(query, compile_stack_filters(query)); }
