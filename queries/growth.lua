@@ -43,7 +43,7 @@ return hq.recipe {
     local last = p.to and hq.parse.duration(p.to)
     if not first then
       -- The middle of the trace, on a whole millisecond so the header reads well.
-      local duration = trace:summary().duration_ns
+      local duration = trace:source().duration_ns
       first = duration // 2 // 1000000 * 1000000
       if last and first > last then first = 0 end
     end

@@ -25,7 +25,7 @@ return hq.recipe {
   run = function(trace, p, out)
     -- Asked of the trace first: ranking by src where every src is 0 orders
     -- every stack by its frames, only for the answer to be thrown away.
-    local fallback = not trace:summary().realloc_known
+    local fallback = not trace:source().realloc_known
     local q = { window = p.window, cull = p.cull, by = "stack", sort = "src", top = p.top }
     if fallback then
       q.sort, q.impacting = "stc", "AIFI"

@@ -42,6 +42,8 @@ class TraceHandle {
   Answer answer(const Query& query);
   // With the query's patterns compiled already (compile_stack_filters).
   Answer answer(const Query& query, StackFilters filters);
+  // What the source tells of itself, the trace opened (open()).
+  SourceInfo source();
   // The store's tables checked (TraceSession::check_tables).
   void check_tables() const;
 

@@ -1,4 +1,4 @@
-// The Trace userdata: hq.open(path), trace:summary(), trace:query{...}.
+// The Trace userdata: hq.open(path), trace:source(), trace:summary(), trace:query{...}.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -55,6 +55,32 @@ void set_string(lua_State* L, const char* name, const std::string& value) {
   lua_setfield(L, -2, name);
 }
 
+// The source's fields that trace:source() and trace:summary() share.
+void set_source_fields(lua_State* L, const SourceInfo& source) {
+  set_string(L, "path", source.path);
+  set_string(L, "source", source.source);
+  set_string(L, "format", source.format);
+  set_string(L, "block_identity", std::string(block_identity_name(source.block_identity)));
+  lua_pushboolean(L, source.realloc_marked);
+  lua_setfield(L, -2, "realloc_known");
+  set_string(L, "command", source.command);
+  set_integer(L, "duration_ns", source.end_ns);
+}
+
+int trace_source(lua_State* L) {
+  return protected_call(L, [&] {
+    const std::shared_ptr<TraceHandle> trace = check_trace(L, 1);
+    SourceInfo source;
+    {
+      const EngineCall engine(L);
+      source = trace->source();
+    }
+    lua_createtable(L, 0, 7);
+    set_source_fields(L, source);
+    return 1;
+  });
+}
+
 int trace_summary(lua_State* L) {
   return protected_call(L, [&] {
     const std::shared_ptr<TraceHandle> trace = check_trace(L, 1);
@@ -67,20 +93,13 @@ int trace_summary(lua_State* L) {
       s = summarize(*whole.tables, whole.source, whole.result);
     }
     lua_createtable(L, 0, 20);
-    set_string(L, "path", s.source.path);
-    set_string(L, "source", s.source.source);
-    set_string(L, "format", s.source.format);
-    set_string(L, "block_identity", std::string(block_identity_name(s.source.block_identity)));
-    lua_pushboolean(L, s.source.realloc_marked);
-    lua_setfield(L, -2, "realloc_known");
-    set_string(L, "command", s.source.command);
+    set_source_fields(L, s.source);
     set_integer(L, "blocks", static_cast<std::int64_t>(s.blocks));
     set_integer(L, "frees", static_cast<std::int64_t>(s.frees));
     set_integer(L, "unique_stacks", static_cast<std::int64_t>(s.unique_stacks));
     set_integer(L, "unique_frames", static_cast<std::int64_t>(s.unique_frames));
     set_integer(L, "processes", static_cast<std::int64_t>(s.processes));
     set_integer(L, "heaps", static_cast<std::int64_t>(s.heaps));
-    set_integer(L, "duration_ns", s.duration_ns);
     set_integer(L, "total_allocated_bytes", static_cast<std::int64_t>(s.total_allocated_bytes));
     set_integer(L, "leaked_bytes", static_cast<std::int64_t>(s.leaked_bytes));
     set_integer(L, "leaked_blocks", static_cast<std::int64_t>(s.leaked_blocks));
@@ -256,6 +275,13 @@ void TraceHandle::open() {
   as_trace_error(path(), [&] { session_.open(); });
 }
 
+SourceInfo TraceHandle::source() {
+  return as_trace_error(path(), [&] {
+    session_.open();
+    return session_.store()->source();
+  });
+}
+
 void TraceHandle::check_tables() const {
   as_trace_error(path(), [&] { session_.check_tables(); });
 }
@@ -275,6 +301,7 @@ namespace {
 
 const LuaMethod kTraceMethods[] = {
     {"query_normalized", trace_query, "Answers a query already in the engine's form (from hq.schema.normalize); trace:query and query recipes use it."},
+    {"source", trace_source, "What the source tells of itself (no query): the tracer, what was read, block identity, whether reallocs are marked, the command and the trace's length."},
     {"summary", trace_summary, "What the trace holds: blocks, frees, leaked, peak, unique stacks and frames, and what the source can tell."},
     {"path", trace_path, "The trace's path, as it was opened."},
 };

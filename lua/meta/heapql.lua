@@ -94,6 +94,16 @@
 ---@field excluded_bytes integer Their bytes.
 ---@field temporary_blocks integer Temporary blocks among those counted.
 
+---trace:source(): the source's own facts, known without a query (trace:summary() has them too).
+---@class heapql.Source
+---@field path string The trace's path.
+---@field source string The tracer (`heaptrack`).
+---@field format string What was read (`interpreted`, `raw+interpreted`).
+---@field block_identity string `exact` or `bucket-lifo`.
+---@field realloc_known boolean Whether the source marks reallocs.
+---@field command string The traced command line.
+---@field duration_ns integer The trace's length.
+
 ---trace:summary().
 ---@class heapql.Summary
 ---@field path string The trace's path.
@@ -353,6 +363,11 @@ function Trace:query(query) end
 ---@param query table
 ---@return heapql.Result
 function Trace:query_normalized(query) end
+
+---What the source tells of itself (no query): the tracer, what was read, block identity, whether
+---reallocs are marked, the command and the trace's length.
+---@return heapql.Source
+function Trace:source() end
 
 ---What the trace holds: blocks, frees, leaked, peak, unique stacks and frames, and what the source
 ---can tell.

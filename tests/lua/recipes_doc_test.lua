@@ -213,6 +213,10 @@ t:case("the tables the API returns have the documented fields", function()
   shape("heapql.Info", impacting:info(), "result:info() with a closed window")
   local summary = trace:summary()
   shape("heapql.Summary", summary, "trace:summary()")
+  local source = hq.open(TRACE):source()  -- without a query first
+  shape("heapql.Source", source, "trace:source()")
+  -- The same facts as the summary's.
+  for key, value in pairs(source) do t:eq(value, summary[key], "trace:source()." .. key) end
   shape("heapql.Peak", summary.peak, "trace:summary().peak")
   local function walk(node, depth)
     shape("heapql.TreeNode", node, "tree node at depth " .. depth)
