@@ -77,6 +77,12 @@ void Aggregator::answer_from(const TraceStore& store, const WindowIndex* window_
   if (views != nullptr && answer_from_session_view(store, *views)) return;
   if (answer_from_sums(store.columns(), [&] { store.check_bucket_sums(); })) return;
   if (window_index != nullptr && answer_from_window_index(store, *window_index)) return;
+  // A window of a quarter of the trace or more meets most buckets: their
+  // states are allocated at once (huge pages), as for the bucket sums.
+  const std::int64_t end = std::min(plan_.t2(), store.columns().end_ns);
+  if (end > plan_.t1() && (end - std::max<std::int64_t>(plan_.t1(), 0)) * 4 >= store.columns().end_ns) {
+    with_layout([&]<class S>() { states<S>().grow_at_once_to(tables_.bucket_count()); });
+  }
   // Nothing at or after the window's end changes the answer but how the
   // blocks alive then end (record(): freed after T2 is not freed in it).
   store.replay(*this, plan_.t2());
