@@ -16,6 +16,7 @@
 #include "engine/platform/errno_text.h"
 #include "engine/platform/file_status.h"
 #include "engine/platform/open_file.h"
+#include "engine/platform/positioned_io.h"
 #include "engine/platform/windows_errno.h"
 
 namespace heapql::store_file {
@@ -25,8 +26,10 @@ namespace {
 struct Mapping {
   void* address = nullptr;
   std::size_t length = 0;
+  int fd = -1;  // kept open for MappedFile::read_at
   std::unique_ptr<MappingFaultGuard> guard;
   ~Mapping() {
+    if (fd >= 0) close_file(fd);
     guard.reset();
 #ifdef _WIN32
     if (address != nullptr) ::UnmapViewOfFile(address);
@@ -86,9 +89,17 @@ MappedFile map_file(const std::string& path, std::string_view kind) {
     }
     mapping->guard = std::make_unique<MappingFaultGuard>(mapping->address, mapping->length, path);
   }
-  close_file(fd);
+  mapping->fd = fd;
   const std::string_view bytes(static_cast<const char*>(mapping->address), mapping->length);
-  return MappedFile{std::move(mapping), bytes};
+  const ReadFileAt read_at = [file = mapping](std::uint64_t offset, char* to, std::size_t size) {
+    while (size > 0) {
+      const std::int64_t got = heapql::read_at(file->fd, to, size, offset);
+      if (got <= 0) return false;
+      to += got, offset += static_cast<std::uint64_t>(got), size -= static_cast<std::size_t>(got);
+    }
+    return true;
+  };
+  return MappedFile{std::move(mapping), bytes, read_at};
 }
 
 }  // namespace heapql::store_file

@@ -19,6 +19,7 @@ TraceStore::TraceStore(TraceTables tables, SourceInfo source, StoreColumns colum
       source_(std::move(source)),
       owner_(std::move(owner)),
       stack_tree_check_(std::move(checks.stack_tree)),
+      stack_tree_by_copy_(std::move(checks.stack_tree_by_copy)),
       buckets_check_(std::move(checks.buckets)),
       blocks_check_(std::move(checks.blocks)),
       sums_check_(std::move(checks.bucket_sums)),

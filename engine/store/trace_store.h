@@ -26,6 +26,9 @@ namespace heapql {
 // each part when a query first reads it; each throws Error.
 struct StoreFileChecks {
   std::function<void()> stack_tree;   // its section's checksum and records
+  // The same check, the section read by copies (StoreSections::for_each_piece):
+  // for a query that then reads only the few nodes of the rows it shows.
+  std::function<void()> stack_tree_by_copy;
   std::function<void()> buckets;      // the same
   std::function<void()> blocks;       // the block columns, the time changes and the live checkpoints
   std::function<void()> bucket_sums;  // their checksum, and that they add up to the block columns
@@ -58,7 +61,8 @@ class TraceStore {
   // - the bucket sums and the stack view before an answer from them.
   // A store built in memory has nothing to check.
   void check_tables() const;
-  void check_stack_tree() const { stack_tree_check_.run(); }
+  // For the stack view's answers, which then read only the shown rows' nodes.
+  void check_stack_tree() const { stack_tree_check_.run_as(stack_tree_by_copy_); }
   // The stack view of a store file that has one (its rows unchecked), and
   // the check of its section that must pass before its rows are trusted.
   void attach_stack_view(StackView view, std::function<void()> check);
@@ -141,6 +145,7 @@ class TraceStore {
   OwnedColumns owned_;                  // a store built in memory
   std::shared_ptr<const void> owner_;   // or one mapped from a file
   LazyCheck stack_tree_check_;
+  std::function<void()> stack_tree_by_copy_;
   LazyCheck buckets_check_;
   LazyCheck blocks_check_;
   LazyCheck sums_check_;

@@ -40,15 +40,15 @@ std::span<const T> view_as(std::string_view records) {
 // reported before the records' faults, which it would explain.
 template <class FirstBad>
 void check_table(const StoreSections& file, Section kind, std::uint64_t record_bytes, FirstBad&& first_bad) {
-  const std::string_view section = file.bytes(kind);
   constexpr std::uint64_t kPieceRecords = 4096;
   Checksum checksum;
   std::optional<BadRecord> bad;
-  for (std::uint64_t first = 0; first * record_bytes < section.size(); first += kPieceRecords) {
-    const std::string_view piece = section.substr(first * record_bytes, kPieceRecords * record_bytes);
+  std::uint64_t first = 0;
+  file.for_each_piece(file.bytes(kind), kPieceRecords * record_bytes, [&](std::string_view piece) {
     checksum.add(piece.data(), piece.size());
     if (!bad) bad = first_bad(piece, first);
-  }
+    first += piece.size() / record_bytes;
+  });
   if (checksum.value() != file.entry(kind).checksum) file.damaged(kind);
   if (bad) {
     file.fail(fmt::format("store section '{}': {}", section_name(kind), bad->what),
@@ -95,27 +95,31 @@ void check_stack_view(const StoreSections& file, const StackView& view, std::siz
   const SectionEntry& e = file.entry(Section::kStackView);
   Checksum checksum;
   checksum.add(file.bytes(Section::kStackView).data(), kStackViewHeadBytes);
-  constexpr std::size_t kPiece = 8192;
+  constexpr std::size_t kPiece = 32768;
+  // Each column's pieces, as the file holds them (StoreSections::for_each_piece).
+  const auto pieces_of = [&]<class T>(std::span<const T> column, const auto& each) {
+    file.for_each_piece({reinterpret_cast<const char*>(column.data()), column.size_bytes()}, kPiece * sizeof(T),
+                        [&](std::string_view bytes) {
+                          checksum.add(bytes.data(), bytes.size());
+                          each(std::span<const T>(reinterpret_cast<const T*>(bytes.data()), bytes.size() / sizeof(T)));
+                        });
+  };
   bool rows_ok = true;
-  for (std::size_t at = 0; at < view.rows(); at += kPiece) {
-    const std::span<const std::uint32_t> piece = view.stacks.subspan(at, std::min(kPiece, view.rows() - at));
-    checksum.add(piece.data(), piece.size_bytes());
+  pieces_of(view.stacks, [&](std::span<const std::uint32_t> piece) {
     for (const std::uint32_t stack : piece) rows_ok &= stack == StackId().value || stack < stacks;
-  }
+  });
   const std::array<char, 4> zeros{};
   checksum.add(zeros.data(), view.rows() % 2 * 4);
   std::array<std::uint64_t, kViewMeasures> sums{};
   for (std::size_t k = 0; k < kViewMeasures; ++k) {
-    for (std::size_t at = 0; at < view.rows(); at += kPiece) {
-      const std::span<const std::uint64_t> piece = view.measures[k].subspan(at, std::min(kPiece, view.rows() - at));
-      checksum.add(piece.data(), piece.size_bytes());
+    pieces_of(view.measures[k], [&](std::span<const std::uint64_t> piece) {
       std::uint64_t sum = 0;
       for (const std::uint64_t v : piece) sum += v;
       sums[k] += sum;
       if (k == 3) {  // stc: every row has blocks
         for (const std::uint64_t v : piece) rows_ok &= v != 0;
       }
-    }
+    });
   }
   if (checksum.value() != e.checksum) file.damaged(Section::kStackView);
   if (!rows_ok) file.fail("the stack view has a row that does not fit the tables", e.offset);
@@ -309,8 +313,14 @@ StoreFileInfo describe(const StoreSections& file, const std::string& name, const
 }
 
 OpenedStore open_bytes(std::shared_ptr<const void> owner, std::string_view bytes, const std::string& name,
-                       const ReadOptions& options) {
+                       const ReadOptions& options, ReadFileAt read_at) {
   const StoreSections file(bytes, name, options.accelerators);
+  // The same file, its checked sections read by copies: for the checks of
+  // the sections a query then reads only in part (the stack view; the stack
+  // tree under it), whose pages it need not fault in whole. The sections a
+  // query reads whole are checked in place: faulting them in serves it too.
+  StoreSections copying = file;
+  copying.read_by_copy(std::move(read_at));
   // The small sections' checksums are computed on the other core while they
   // are decoded; a damaged section is reported as damaged even when its
   // decoding failed first.
@@ -341,11 +351,15 @@ OpenedStore open_bytes(std::shared_ptr<const void> owner, std::string_view bytes
   // and the block columns are most of a big store, and a query reads only
   // some of them.
   StoreFileChecks checks;
-  checks.stack_tree = [file, frames = tables.frame_count()] {
-    check_table(file, Section::kStacks, kStackBytes, [&](std::string_view piece, std::uint64_t first) {
-      return first_bad_stack_node(view_as<StackNode>(piece), first, frames);
-    });
+  const auto stack_tree_check = [frames = tables.frame_count()](const StoreSections& sections) {
+    return [sections, frames] {
+      check_table(sections, Section::kStacks, kStackBytes, [&](std::string_view piece, std::uint64_t first) {
+        return first_bad_stack_node(view_as<StackNode>(piece), first, frames);
+      });
+    };
   };
+  checks.stack_tree = stack_tree_check(file);
+  checks.stack_tree_by_copy = stack_tree_check(copying);
   checks.buckets = [file, stacks = tables.stack_count(), heaps = tables.heap_count()] {
     check_table(file, Section::kBuckets, kBucketBytes, [&](std::string_view piece, std::uint64_t first) {
       return first_bad_bucket(piece, first, stacks, heaps);
@@ -361,9 +375,9 @@ OpenedStore open_bytes(std::shared_ptr<const void> owner, std::string_view bytes
   opened.store = std::make_unique<TraceStore>(std::move(tables), std::move(record.info), columns, std::move(owner),
                                               std::move(checks));
   if (view) {
-    opened.store->attach_stack_view(*view, [file, view = *view, stacks, blocks = columns.bucket.size(),
+    opened.store->attach_stack_view(*view, [copying, view = *view, stacks, blocks = columns.bucket.size(),
                                             frees = columns.free_order.size()] {
-      check_stack_view(file, view, stacks, blocks, frees);
+      check_stack_view(copying, view, stacks, blocks, frees);
     });
   }
   return opened;
@@ -377,12 +391,12 @@ bool is_store_file(const std::string& path) {
 
 OpenedStore read_store_bytes(std::shared_ptr<const void> owner, std::string_view bytes, const std::string& name,
                              const ReadOptions& options) {
-  return open_bytes(std::move(owner), bytes, name, options);
+  return open_bytes(std::move(owner), bytes, name, options, {});
 }
 
 OpenedStore read_store_file(const std::string& path, const ReadOptions& options) {
   MappedFile mapped = map_file(path, "a heapql store");
-  return read_store_bytes(std::move(mapped.owner), mapped.bytes, path, options);
+  return open_bytes(std::move(mapped.owner), mapped.bytes, path, options, std::move(mapped.read_at));
 }
 
 StoreFileInfo peek_store_file(const std::string& path) {

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "engine/binary_file/byte_codec.h"
+#include "engine/binary_file/mapped_file.h"
 #include "engine/store/store_file_info.h"
 #include "engine/store_file/store_format.h"
 
@@ -33,6 +36,9 @@ class StoreSections {
   // valid while this lives (copies included); `name` is what messages call
   // the file; `accelerators`: those this reader uses (store_format.h).
   StoreSections(std::string_view bytes, std::string name, std::span<const Accelerator> accelerators);
+  // A store file's bytes read by positioned reads too (MappedFile::read_at),
+  // for the passes that read a section whole to check it (for_each_piece).
+  void read_by_copy(ReadFileAt read_at) { read_at_ = std::move(read_at); }
 
   std::uint32_t format_version() const { return version_; }
   std::uint64_t file_bytes() const { return bytes_.size(); }
@@ -49,6 +55,14 @@ class StoreSections {
 
   // Throws Error when the section's checksum does not match.
   void verify(Section kind) const;
+  // Calls `piece(bytes)` with the bytes of `range` (a part of this file's
+  // bytes), in order, `piece_bytes` at most at a time, each 8-byte aligned:
+  // copied by positioned reads where read_by_copy() was given them (a
+  // checksum's pass then does not fault in pages it never uses again), else
+  // viewed in place (where a copy fails too: a file cut short under the
+  // mapping is then reported as the mapping's fault).
+  void for_each_piece(std::string_view range, std::size_t piece_bytes,
+                      const std::function<void(std::string_view piece)>& piece) const;
   [[noreturn]] void damaged(Section kind) const;
   // Throws Error naming the file and, if given, the byte offset.
   [[noreturn]] void fail(const std::string& what, std::optional<std::uint64_t> at = std::nullopt) const;
@@ -62,6 +76,7 @@ class StoreSections {
   void read_toc(std::span<const Accelerator> accelerators);
 
   std::string_view bytes_;
+  ReadFileAt read_at_;
   std::string name_;
   std::uint32_t version_ = 0;
   std::array<std::optional<SectionEntry>, kSectionKinds> used_{};
