@@ -89,8 +89,14 @@ MappedFile map_file(const std::string& path, std::string_view kind) {
     }
     mapping->guard = std::make_unique<MappingFaultGuard>(mapping->address, mapping->length, path);
   }
-  mapping->fd = fd;
   const std::string_view bytes(static_cast<const char*>(mapping->address), mapping->length);
+#ifdef _WIN32
+  // An open handle would keep another heapql from renaming a new store over
+  // this one; the view alone does not.
+  close_file(fd);
+  return MappedFile{std::move(mapping), bytes, {}};
+#else
+  mapping->fd = fd;
   const ReadFileAt read_at = [file = mapping](std::uint64_t offset, char* to, std::size_t size) {
     while (size > 0) {
       const std::int64_t got = heapql::read_at(file->fd, to, size, offset);
@@ -100,6 +106,7 @@ MappedFile map_file(const std::string& path, std::string_view kind) {
     return true;
   };
   return MappedFile{std::move(mapping), bytes, read_at};
+#endif
 }
 
 }  // namespace heapql::store_file

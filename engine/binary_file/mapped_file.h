@@ -24,6 +24,8 @@ struct MappedFile {
   // (a checksum) copies them several times faster than it first touches the
   // mapping's pages (the kernel copies through its own mapping, of huge
   // pages; on a virtual machine every 4 KiB page of ours costs a walk).
+  // None on Windows, where the open file would keep a new store from being
+  // renamed over this one.
   ReadFileAt read_at;
 };
 

@@ -242,6 +242,7 @@ TEST_P(StoreAccelerators, AFactWithARevisionIsRefused) {
 // checksum is of what was read, so damage in the copy is damage.
 TEST_P(StoreAccelerators, ASectionReadByCopiesIsTheSectionInPlace) {
   const MappedFile mapped = map_file(full_, "a heapql store");
+  if (!mapped.read_at) GTEST_SKIP() << "a store is read in place alone on Windows (mapped_file.h)";
   int reads_left = 0;
   bool flip = false;
   const ReadFileAt failing = [&](std::uint64_t offset, char* to, std::size_t size) {
