@@ -224,16 +224,18 @@ bool Aggregator::answer_from_view(const TraceStore& store) {
   view_store_ = &store;
   view_types_ = types;
   read_view(*view, store.columns());
-  if (types != 0) {
-    // The temporary blocks are all freed (AIFI); the blocks of the other
-    // type are allocated in the window and filtered out.
-    if ((types & kAifiBit) == 0) tallies_.temporary_blocks = 0;
-    const Measures all = subset_measures(view->totals, kAifiBit | kAifoBit);
-    const Measures counted = subset_measures(view->totals, types);
-    tallies_.excluded_blocks = all.count - counted.count;
-    tallies_.excluded_bytes = all.size - counted.size;
-  }
   return true;
+}
+
+void Aggregator::subset_totals_from_view(Result& r) const {
+  const StackView& view = *view_;
+  r.totals = subset_measures(view.totals, view_types_);
+  // The temporary blocks are all freed (AIFI); the blocks of the other type
+  // are allocated in the window and filtered out.
+  if ((view_types_ & kAifiBit) == 0) r.temporary_blocks = 0;
+  const Measures all = subset_measures(view.totals, kAifiBit | kAifoBit);
+  r.excluded_blocks = all.count - r.totals.count;
+  r.excluded_bytes = all.size - r.totals.size;
 }
 
 bool Aggregator::answer_from_session_view(const TraceStore& store, const WholeTraceViews& views) {
@@ -272,9 +274,9 @@ void Aggregator::roll_up_from_view(Result& r) {
     return;
   }
   const TraceStore& store = *view_store_;
-  if (view_types_ != 0) r.totals = subset_measures(view.totals, view_types_);
   if (query.totals_only || query.by.empty()) {
     store.check_stack_view();
+    if (view_types_ != 0) subset_totals_from_view(r);  // from totals checked: damage is reported as damage
     return;
   }
   // The section's check runs on the other core while this one chooses the
@@ -312,6 +314,8 @@ void Aggregator::roll_up_view_subset(Result& r,
   on_both_cores([&] { store.check_stack_view(); },
                 [&] {
                   store.check_stack_tree();
+                  // An inconsistency found here is reported after the check's damage, which explains it.
+                  subset_totals_from_view(r);
                   // The rows with blocks of the types counted, and their sort values.
                   std::vector<std::uint32_t> rows;
                   std::vector<std::uint64_t> sort_values;

@@ -549,6 +549,16 @@ TEST_F(BadInputStore, TheStackViewIsCheckedByTheQueryThatReadsIt) {
     expect_contains(r.err, "heapql: " + bad_path + ": byte ");
     expect_contains(r.err, "section 'stack view' is damaged (its checksum does not match)");
   }
+  // Damage in its head's totals (so made larger than st) is damage too, not
+  // the inconsistency splitting them would find first.
+  bad = bytes_;
+  bad[view + 24 + 6] = static_cast<char>(bad[view + 24 + 6] ^ 0x40);
+  write_file(bad_path, bad);
+  for (const char* options : {"--impacting AIFO --totals", "--impacting AIFI --by stack", "--by stack"}) {
+    const CommandResult r = query(bad_path, options);
+    EXPECT_EQ(r.exit_code, 2) << options;
+    expect_contains(r.err, "section 'stack view' is damaged (its checksum does not match)");
+  }
   for (const char* options : {"--by frame", "--by stack --no-default-cull", "--by stack --window 1ms..", "--by stack --series 2"}) {
     const CommandResult r = query(bad_path, options);
     EXPECT_EQ(r.exit_code, 0) << options << ": " << r.err;
