@@ -129,6 +129,23 @@ local function field(name, type, doc)
   return { name = name, kind = "field", type = type, doc = doc }
 end
 
+-- What trace:source() and trace:summary() both have.
+local source_fields = {
+  { name = "path", type = "string", doc = "The trace's path." },
+  { name = "source", type = "string", doc = "The tracer (`heaptrack`)." },
+  { name = "format", type = "string", doc = "What was read (`interpreted`, `raw+interpreted`)." },
+  { name = "block_identity", type = "string", doc = "`exact` or `bucket-lifo`." },
+  { name = "realloc_known", type = "boolean", doc = "Whether the source marks reallocs." },
+  { name = "command", type = "string", doc = "The traced command line." },
+  { name = "duration_ns", type = "integer", doc = "The trace's length." },
+}
+
+-- source_fields, then `more`.
+local function with_source_fields(more)
+  local fields = table.move(source_fields, 1, #source_fields, 1, {})
+  return table.move(more, 1, #more, #fields + 1, fields)
+end
+
 local tree_options = { name = "opts", type = "heapql.TreeOptions", optional = true }
 local parse_error = { type = "string?", name = "err" }
 
@@ -390,30 +407,15 @@ api.data = {
       { name = "temporary_blocks", type = "integer", doc = "Temporary blocks among those counted." },
     } },
   { class = "heapql.Source", doc = "trace:source(): the source's own facts, known without a query (trace:summary() has them too).",
-    fields = {
-      { name = "path", type = "string", doc = "The trace's path." },
-      { name = "source", type = "string", doc = "The tracer (`heaptrack`)." },
-      { name = "format", type = "string", doc = "What was read (`interpreted`, `raw+interpreted`)." },
-      { name = "block_identity", type = "string", doc = "`exact` or `bucket-lifo`." },
-      { name = "realloc_known", type = "boolean", doc = "Whether the source marks reallocs." },
-      { name = "command", type = "string", doc = "The traced command line." },
-      { name = "duration_ns", type = "integer", doc = "The trace's length." },
-    } },
-  { class = "heapql.Summary", doc = "trace:summary().",
-    fields = {
-      { name = "path", type = "string", doc = "The trace's path." },
-      { name = "source", type = "string", doc = "The tracer (`heaptrack`)." },
-      { name = "format", type = "string", doc = "What was read (`interpreted`, `raw+interpreted`)." },
-      { name = "block_identity", type = "string", doc = "`exact` or `bucket-lifo`." },
-      { name = "realloc_known", type = "boolean", doc = "Whether the source marks reallocs." },
-      { name = "command", type = "string", doc = "The traced command line." },
+    fields = source_fields },
+  { class = "heapql.Summary", doc = "trace:summary(): the source's facts (as trace:source() gives them) and what the trace holds.",
+    fields = with_source_fields {
       { name = "blocks", type = "integer", doc = "Allocations." },
       { name = "frees", type = "integer", doc = "Frees." },
       { name = "unique_stacks", type = "integer", doc = "Distinct stacks." },
       { name = "unique_frames", type = "integer", doc = "Distinct frames." },
       { name = "processes", type = "integer", doc = "Processes." },
       { name = "heaps", type = "integer", doc = "Heaps." },
-      { name = "duration_ns", type = "integer", doc = "The trace's length." },
       { name = "total_allocated_bytes", type = "integer", doc = "Bytes allocated in all." },
       { name = "leaked_bytes", type = "integer", doc = "Bytes never freed." },
       { name = "leaked_blocks", type = "integer", doc = "Blocks never freed." },

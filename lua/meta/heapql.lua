@@ -104,7 +104,7 @@
 ---@field command string The traced command line.
 ---@field duration_ns integer The trace's length.
 
----trace:summary().
+---trace:summary(): the source's facts (as trace:source() gives them) and what the trace holds.
 ---@class heapql.Summary
 ---@field path string The trace's path.
 ---@field source string The tracer (`heaptrack`).
@@ -112,13 +112,13 @@
 ---@field block_identity string `exact` or `bucket-lifo`.
 ---@field realloc_known boolean Whether the source marks reallocs.
 ---@field command string The traced command line.
+---@field duration_ns integer The trace's length.
 ---@field blocks integer Allocations.
 ---@field frees integer Frees.
 ---@field unique_stacks integer Distinct stacks.
 ---@field unique_frames integer Distinct frames.
 ---@field processes integer Processes.
 ---@field heaps integer Heaps.
----@field duration_ns integer The trace's length.
 ---@field total_allocated_bytes integer Bytes allocated in all.
 ---@field leaked_bytes integer Bytes never freed.
 ---@field leaked_blocks integer Blocks never freed.
