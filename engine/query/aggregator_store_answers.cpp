@@ -79,8 +79,10 @@ void Aggregator::answer_from(const TraceStore& store, const WindowIndex* window_
   if (window_index != nullptr && answer_from_window_index(store, *window_index)) return;
   // A window of a quarter of the trace or more meets most buckets: their
   // states are allocated at once (huge pages), as for the bucket sums.
+  // (Divided, not multiplied: a crafted store's times reach INT64_MAX.)
   const std::int64_t end = std::min(plan_.t2(), store.columns().end_ns);
-  if (end > plan_.t1() && (end - std::max<std::int64_t>(plan_.t1(), 0)) * 4 >= store.columns().end_ns) {
+  const std::int64_t start = std::max<std::int64_t>(plan_.t1(), 0);
+  if (end > start && end - start >= store.columns().end_ns / 4) {
     with_layout([&]<class S>() { states<S>().grow_at_once_to(tables_.bucket_count()); });
   }
   // Nothing at or after the window's end changes the answer but how the
