@@ -98,12 +98,7 @@ MappedFile map_file(const std::string& path, std::string_view kind) {
 #else
   mapping->fd = fd;
   const ReadFileAt read_at = [file = mapping](std::uint64_t offset, char* to, std::size_t size) {
-    while (size > 0) {
-      const std::int64_t got = heapql::read_at(file->fd, to, size, offset);
-      if (got <= 0) return false;
-      to += got, offset += static_cast<std::uint64_t>(got), size -= static_cast<std::size_t>(got);
-    }
-    return true;
+    return read_all_at(file->fd, to, size, offset);
   };
   return MappedFile{std::move(mapping), bytes, read_at};
 #endif

@@ -27,12 +27,7 @@ constexpr std::size_t kHashedEnds = 64 * 1024;
 
 std::uint64_t checksum_of_range(int fd, std::uint64_t offset, std::size_t n, const std::string& path) {
   std::vector<unsigned char> buffer(n);
-  std::size_t got = 0;
-  while (got < n) {
-    const std::int64_t r = read_at(fd, buffer.data() + got, n - got, offset + got);
-    if (r <= 0) throw Error(SourceLocation::of_file(path), "cannot read it to identify it");
-    got += static_cast<std::size_t>(r);
-  }
+  if (!read_all_at(fd, buffer.data(), n, offset)) throw Error(SourceLocation::of_file(path), "cannot read it to identify it");
   return checksum_of(buffer.data(), n);
 }
 

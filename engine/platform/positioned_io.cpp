@@ -101,4 +101,14 @@ std::int64_t read_some(int fd, void* into, std::size_t n) {
 
 #endif
 
+bool read_all_at(int fd, void* into, std::size_t n, std::uint64_t offset) {
+  auto* to = static_cast<char*>(into);
+  while (n > 0) {
+    const std::int64_t got = read_at(fd, to, n, offset);
+    if (got <= 0) return false;
+    to += got, offset += static_cast<std::uint64_t>(got), n -= static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
 }  // namespace heapql
