@@ -227,8 +227,6 @@ class Aggregator final : public EventConsumer {
   void roll_up_from_view(Result& r);
   // The totals, excluded and temporary blocks of the view's blocks of view_types_.
   void subset_totals_from_view(Result& r) const;
-  // The view's rows split to the impacting types view_types_: those with blocks of them.
-  void roll_up_view_subset(Result& r, const std::function<void(std::uint32_t row, std::uint64_t* values)>& stack_of_row);
 
   // From a window index (aggregator_window_answer.cpp): the window's blocks
   // counted by their ends, the level, peak and series read from its runs.

@@ -290,54 +290,40 @@ void Aggregator::roll_up_from_view(Result& r) {
     if (stack != StackId().value && stack >= stack_count) throw Error("the stack view names a stack out of range");
     values[0] = stack;
   };
-  const auto measures_of = [&](std::span<const std::uint32_t> rows) {
-    std::vector<Measures> measures;
-    measures.reserve(rows.size());
-    for (const std::uint32_t row : rows) measures.push_back(measures_of_row(view, row));
-    return measures;
+  // A view row's measures as the query counts them: the five, or split to
+  // the impacting types view_types_.
+  const auto measures_at = [&](std::uint32_t row) {
+    return view_types_ != 0 ? subset_measures(view_values(view, row), view_types_) : measures_of_row(view, row);
   };
-  if (view_types_ != 0) {
-    roll_up_view_subset(r, key_values_of);
-    return;
-  }
   on_both_cores([&] { store.check_stack_view(); },
                 [&] {
                   store.check_stack_tree();  // the rows shown are rendered from it
-                  show_rows(r, tables_, query, view.measures[static_cast<std::size_t>(query.sort)], key_values_of,
-                            measures_of);
-                });
-}
-
-void Aggregator::roll_up_view_subset(Result& r,
-                                     const std::function<void(std::uint32_t row, std::uint64_t* values)>& stack_of_row) {
-  const StackView& view = *view_;
-  const Query& query = plan_.query();
-  const TraceStore& store = *view_store_;
-  on_both_cores([&] { store.check_stack_view(); },
-                [&] {
-                  store.check_stack_tree();
-                  // An inconsistency found here is reported after the check's damage, which explains it.
-                  subset_totals_from_view(r);
-                  // The rows with blocks of the types counted, and their sort values.
-                  std::vector<std::uint32_t> rows;
-                  std::vector<std::uint64_t> sort_values;
-                  rows.reserve(view.rows());
-                  sort_values.reserve(view.rows());
-                  for (std::size_t row = 0; row < view.rows(); ++row) {
-                    const Measures m = subset_measures(view_values(view, row), view_types_);
-                    if (m.blocks == 0) continue;
-                    rows.push_back(static_cast<std::uint32_t>(row));
-                    sort_values.push_back(m.value(query.sort));
+                  // Split, the rows are those with blocks of the types counted (`present`),
+                  // ranked by their split measure; else every row, by its column.
+                  std::span<const std::uint64_t> sort_values = view.measures[static_cast<std::size_t>(query.sort)];
+                  std::vector<std::uint32_t> present;
+                  std::vector<std::uint64_t> split_values;
+                  if (view_types_ != 0) {
+                    // An inconsistency found here is reported after the check's damage, which explains it.
+                    subset_totals_from_view(r);
+                    present.reserve(view.rows());
+                    split_values.reserve(view.rows());
+                    for (std::size_t row = 0; row < view.rows(); ++row) {
+                      const Measures m = measures_at(static_cast<std::uint32_t>(row));
+                      if (m.blocks == 0) continue;
+                      present.push_back(static_cast<std::uint32_t>(row));
+                      split_values.push_back(m.value(query.sort));
+                    }
+                    sort_values = split_values;
                   }
+                  const auto row_of = [&](std::uint32_t i) { return view_types_ != 0 ? present[i] : i; };
                   show_rows(
                       r, tables_, query, sort_values,
-                      [&](std::uint32_t present, std::uint64_t* values) { stack_of_row(rows[present], values); },
+                      [&](std::uint32_t i, std::uint64_t* values) { key_values_of(row_of(i), values); },
                       [&](std::span<const std::uint32_t> shown) {
                         std::vector<Measures> measures;
                         measures.reserve(shown.size());
-                        for (const std::uint32_t present : shown) {
-                          measures.push_back(subset_measures(view_values(view, rows[present]), view_types_));
-                        }
+                        for (const std::uint32_t i : shown) measures.push_back(measures_at(row_of(i)));
                         return measures;
                       });
                 });
