@@ -26,5 +26,16 @@ trace="$PWD/examples/traces/memory_test_app.zst"
 (cd "$prefix" && env -u HEAPQL_QUERIES ./bin/heapql run leaks "$trace" --param top=3 --no-progress > run.txt)
 grep -q "InnerLoopOperation" "$prefix/run.txt" || { echo "check-install: leaks found nothing" >&2; cat "$prefix/run.txt" >&2; exit 1; }
 test -f "$prefix/lib/lua/5.4/heapql.so" || test -f "$prefix/lib/x86_64-linux-gnu/lua/5.4/heapql.so"
+# `heapql serve` loads its server (heapql-serve.so) from the installed lib
+# folder: it must print its URL, and it stops on SIGTERM.
+if [ -f "$build_dir/heapql-serve.so" ]; then
+  (cd "$prefix" && exec ./bin/heapql serve "$trace" --port 0 > serve.txt 2> serve-errors.txt) &
+  served=$!
+  for _ in $(seq 100); do grep -q "^heapql serve: http://" "$prefix/serve.txt" && break; sleep 0.1; done
+  kill -TERM "$served" 2>/dev/null || true
+  wait "$served" || true
+  grep -q "^heapql serve: http://127.0.0.1:" "$prefix/serve.txt" || {
+    echo "check-install: the installed heapql did not serve:" >&2; cat "$prefix/serve.txt" "$prefix/serve-errors.txt" >&2; exit 1; }
+fi
 test -f "$prefix/share/heapql/queries/cull/libc-linux.txt"
 echo "check-install: Release build, install and the installed heapql all work ($prefix)"

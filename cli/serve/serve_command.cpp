@@ -125,7 +125,7 @@ std::string url_host(const std::string& bind) {
 
 }  // namespace
 
-int run_serve(Arguments& args) {
+int serve_command(Arguments& args) {
   ServeOptions options = parse_serve_options(args);
   // The stop signals are blocked before any thread starts (the engine's
   // readers start some), so that every thread inherits the mask, and one
@@ -141,7 +141,7 @@ int run_serve(Arguments& args) {
   std::atomic<bool> serving{false};
   std::atomic<bool> stopped{false};
   std::atomic<bool> listen_ended{false};
-  std::atomic<bool> returning{false};  // run_serve returns or throws: the stopper just ends
+  std::atomic<bool> returning{false};  // serve_command returns or throws: the stopper just ends
   std::thread stopper([&] {
     int signal_number = 0;
     sigwait(&stop_signals, &signal_number);
@@ -251,3 +251,6 @@ int run_serve(Arguments& args) {
 }
 
 }  // namespace heapql::cli
+
+// What the program calls once it has loaded this module (cli/serve_module.cpp).
+extern "C" int heapql_serve_module_run(heapql::cli::Arguments& args) { return heapql::cli::serve_command(args); }
