@@ -49,6 +49,7 @@ fi
 
 status=0
 summaries=()
+failures=()
 for dir in "${dirs[@]}"; do
   echo "== ctest in $dir =="
   log=$(mktemp)
@@ -60,6 +61,9 @@ for dir in "${dirs[@]}"; do
   [ "$dir" = build-windows ] && retry=(--repeat until-pass:2)
   (cd "$dir" && ctest --output-on-failure -j2 --timeout 600 "${retry[@]}") | tee "$log" || status=1
   summaries+=("$(grep -E '^[0-9]+% tests passed' "$log" | tail -1)")
+  # The failed tests' names again at the very end, where a CI log's tail shows them.
+  while IFS= read -r line; do failures+=("$dir: ${line#"${line%%[![:space:]]*}"}"); done \
+    < <(sed -n '/^The following tests FAILED:/,/^Errors while running CTest/p' "$log" | grep -E '^[[:space:]]+[0-9]+ - ')
   rm -f "$log"
 done
 passed=0 failed=0
@@ -71,5 +75,6 @@ for line in "${summaries[@]}"; do
     status=1
   fi
 done
+for failure in "${failures[@]}"; do echo "failed: $failure"; done
 echo "tests: $passed passed, $failed failed"
 exit $status

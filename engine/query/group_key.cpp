@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <unordered_set>
 
 #include "engine/error.h"
 #include "engine/query/order_ranks.h"
@@ -74,9 +75,43 @@ KeyOrder::KeyOrder(const TraceTables& tables, std::span<const GroupBy> levels)
     for (std::size_t f = 0; f < texts->size(); ++f) {
       (*texts)[f] = tables.frame_text(FrameId(static_cast<std::uint32_t>(f)));
     }
-    frame_rank_ = ranks_by_text(*texts);
     frame_texts_ = std::move(texts);
   }
+}
+
+std::span<const std::uint32_t> KeyOrder::frame_ranks_of(std::span<const StackId> stacks) const {
+  if (frame_rank_.empty()) frame_rank_.assign(tables_.frame_count(), 0);
+  if (all_frames_ranked_) return frame_rank_;
+  // Only the frames these stacks reach are compared, so only they are
+  // ranked: a top 10's tied rows on the cxx bench trace reach a few dozen of
+  // its 17 K frames, long C++ names whose sort took a tenth of the query. A
+  // node met before had its parents' frames taken then. Past as many nodes
+  // as there are frames, every frame is ranked once instead, for this call
+  // and the later ones.
+  std::unordered_set<std::uint32_t> met, taken;
+  std::vector<std::uint32_t> frames;
+  const std::size_t most_nodes = tables_.frame_count();
+  for (const StackId stack : stacks) {
+    for (StackId at = stack; at.valid() && met.insert(at.value).second; at = tables_.stack(at).parent) {
+      if (met.size() > most_nodes) return rank_all_frames();
+      const std::uint32_t f = tables_.stack(at).frame.index();
+      if (taken.insert(f).second) frames.push_back(f);
+    }
+  }
+  const FrameTextTable& texts = *frame_texts_;
+  std::sort(frames.begin(), frames.end(), [&](std::uint32_t a, std::uint32_t b) { return texts[a] < texts[b]; });
+  std::uint32_t r = 0;
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    if (i > 0 && texts[frames[i - 1]] != texts[frames[i]]) ++r;
+    frame_rank_[frames[i]] = r;
+  }
+  return frame_rank_;
+}
+
+std::span<const std::uint32_t> KeyOrder::rank_all_frames() const {
+  frame_rank_ = ranks_by_text(*frame_texts_);
+  all_frames_ranked_ = true;
+  return frame_rank_;
 }
 
 std::vector<std::uint32_t> KeyOrder::rank(std::span<const std::uint64_t> keys, std::size_t needed) const {
@@ -87,7 +122,7 @@ std::vector<std::uint32_t> KeyOrder::rank(std::span<const std::uint64_t> keys, s
     if (levels_[level] == GroupBy::kStack) {
       std::vector<StackId> stacks(count);
       for (std::size_t k = 0; k < count; ++k) stacks[k] = StackId(static_cast<std::uint32_t>(keys[k * width + level]));
-      return rank_stacks(tables_, frame_rank_, stacks, needed);
+      return rank_stacks(tables_, frame_ranks_of(stacks), stacks, needed);
     }
     std::vector<std::uint64_t> distinct(count);
     for (std::size_t k = 0; k < count; ++k) distinct[k] = keys[k * width + level];

@@ -43,10 +43,16 @@ class KeyOrder {
   const std::shared_ptr<const FrameTextTable>& frame_texts() const { return frame_texts_; }
 
  private:
+  // By FrameId: the position of a frame's text among the frames `stacks`
+  // reach (or among all frames); valid until the next call.
+  std::span<const std::uint32_t> frame_ranks_of(std::span<const StackId> stacks) const;
+  std::span<const std::uint32_t> rank_all_frames() const;
+
   const TraceTables& tables_;
   std::vector<GroupBy> levels_;
   std::shared_ptr<const FrameTextTable> frame_texts_;
-  std::vector<std::uint32_t> frame_rank_;  // by FrameId: position of its text among all frames
+  mutable std::vector<std::uint32_t> frame_rank_;  // the last call's ranks; only its frames' are meaningful
+  mutable bool all_frames_ranked_ = false;
 };
 
 }  // namespace heapql

@@ -4,6 +4,8 @@
 // the first few only.
 #include "engine/query/stack_order.h"
 
+#include "engine/query/group_key.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,9 +37,8 @@ std::vector<std::uint32_t> frame_ranks(const TraceTables& tables) {
 // Each stack's rank must be the number of stacks whose texts sort before
 // its; with `needed`, exactly so for the stacks ranked below `needed`, and no
 // smaller than `needed` for the others.
-void expect_ranks_order_texts(const TraceTables& tables, const std::vector<StackId>& stacks,
-                              std::size_t needed = SIZE_MAX) {
-  const std::vector<std::uint32_t> ranks = rank_stacks(tables, frame_ranks(tables), stacks, needed);
+void expect_ranks_are_texts_order(const TraceTables& tables, const std::vector<StackId>& stacks,
+                                  const std::vector<std::uint32_t>& ranks, std::size_t needed = SIZE_MAX) {
   ASSERT_EQ(ranks.size(), stacks.size());
   std::vector<std::vector<std::string>> texts;
   for (StackId s : stacks) texts.push_back(test::stack_texts(tables, s));
@@ -50,6 +51,28 @@ void expect_ranks_order_texts(const TraceTables& tables, const std::vector<Stack
       ASSERT_GE(ranks[a], needed) << "stack " << a;
     }
   }
+}
+
+void expect_ranks_order_texts(const TraceTables& tables, const std::vector<StackId>& stacks,
+                              std::size_t needed = SIZE_MAX) {
+  expect_ranks_are_texts_order(tables, stacks, rank_stacks(tables, frame_ranks(tables), stacks, needed), needed);
+}
+
+// A tree of `nodes` random nodes over `frame_count` frames of `text_count`
+// texts (frames of one text at several addresses).
+std::vector<StackId> random_tree(TraceTables& tables, std::mt19937& random, int frame_count, int text_count,
+                                 int nodes) {
+  const StringId module = tables.intern_string("app");
+  std::vector<FrameId> frames;
+  for (int f = 0; f < frame_count; ++f) {
+    frames.push_back(tables.intern_frame(module, tables.intern_string("f" + std::to_string(f % text_count)),
+                                         0x100 + static_cast<std::uint64_t>(f)));
+  }
+  std::vector<StackId> tree{StackId()};
+  for (int n = 0; n < nodes; ++n) {
+    tree.push_back(tables.intern_stack(frames[random() % frames.size()], tree[random() % tree.size()]));
+  }
+  return tree;
 }
 
 TEST(StackOrder, RandomTreesRankAsTheirTexts) {
@@ -113,6 +136,30 @@ TEST(StackOrder, APrefixFirstAndDeepSharedTops) {
   }
   expect_ranks_order_texts(tables, stacks);
   EXPECT_EQ(rank_stacks(tables, frame_ranks(tables), stacks)[0], 0u) << "no frames: before every stack";
+}
+
+// KeyOrder ranks only the frames the ranked stacks reach, until they reach
+// more nodes than there are frames; then every frame, once. One KeyOrder
+// ranks run after run (as row_selection.cpp does with tied rows), few
+// stacks and many, so ranks left from an earlier run must not count.
+TEST(StackOrder, KeyOrderRanksRunAfterRunByTheirFramesOrAll) {
+  std::mt19937 random(20261130);
+  for (int round = 0; round < 10; ++round) {
+    TraceTables tables;
+    const std::vector<StackId> tree = random_tree(tables, random, 200, 40 + round, 2000);
+    const std::vector<GroupBy> by{GroupBy::kStack};
+    const KeyOrder order(tables, by);
+    for (const std::size_t run : {2, 5, 3, 40, 7, 1500, 4}) {
+      std::vector<StackId> stacks;
+      std::vector<std::uint64_t> keys;
+      for (std::size_t s = 0; s < run; ++s) {
+        stacks.push_back(tree[random() % tree.size()]);
+        keys.push_back(stacks.back().value);
+      }
+      expect_ranks_are_texts_order(tables, stacks, order.rank(keys), SIZE_MAX);
+      expect_ranks_are_texts_order(tables, stacks, order.rank(keys, 2), 2);
+    }
+  }
 }
 
 TEST(StackOrder, NoStacks) { EXPECT_TRUE(rank_stacks(TraceTables(), {}, {}).empty()); }
