@@ -1,8 +1,8 @@
 // `heapql serve` in a heapql built with its HTTP server: the server is a
 // module of its own (heapql-serve.so), loaded when `serve` runs. Linked into
 // the program, its HTTP library (cpp-httplib, which brings OpenSSL and
-// brotli) was loaded and initialised by every command, 12 ms of each one's
-// start on the bench machine (docs/serve.md, "The module").
+// brotli) was loaded and initialised by every command: 8.5 ms of
+// `heapql --version`'s 23.6 ms on the bench machine (docs/serve.md, "The module").
 #include <dlfcn.h>
 #include <fmt/format.h>
 
