@@ -252,5 +252,5 @@ int serve_command(Arguments& args) {
 
 }  // namespace heapql::cli
 
-// What the program calls once it has loaded this module (cli/serve_module.cpp).
+// What the program calls once it has loaded this module (cli/serve_module/serve_module.cpp).
 extern "C" int heapql_serve_module_run(heapql::cli::Arguments& args) { return heapql::cli::serve_command(args); }

@@ -98,13 +98,7 @@ std::span<const std::uint32_t> KeyOrder::frame_ranks_of(std::span<const StackId>
       if (taken.insert(f).second) frames.push_back(f);
     }
   }
-  const FrameTextTable& texts = *frame_texts_;
-  std::sort(frames.begin(), frames.end(), [&](std::uint32_t a, std::uint32_t b) { return texts[a] < texts[b]; });
-  std::uint32_t r = 0;
-  for (std::size_t i = 0; i < frames.size(); ++i) {
-    if (i > 0 && texts[frames[i - 1]] != texts[frames[i]]) ++r;
-    frame_rank_[frames[i]] = r;
-  }
+  rank_items_by_text(*frame_texts_, frames, frame_rank_);
   return frame_rank_;
 }
 

@@ -20,10 +20,20 @@ std::vector<std::uint32_t> ranks_in_order(const std::vector<std::uint32_t>& orde
 }  // namespace
 
 std::vector<std::uint32_t> ranks_by_text(const std::vector<std::string>& texts) {
-  std::vector<std::uint32_t> order(texts.size());
+  std::vector<std::uint32_t> order(texts.size()), rank(texts.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return texts[a] < texts[b]; });
-  return ranks_in_order(order, [&](std::uint32_t a, std::uint32_t b) { return texts[a] != texts[b]; });
+  rank_items_by_text(texts, order, rank);
+  return rank;
+}
+
+void rank_items_by_text(const std::vector<std::string>& texts, std::vector<std::uint32_t>& items,
+                        std::vector<std::uint32_t>& rank_of) {
+  std::sort(items.begin(), items.end(), [&](std::uint32_t a, std::uint32_t b) { return texts[a] < texts[b]; });
+  std::uint32_t r = 0;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0 && texts[items[i - 1]] != texts[items[i]]) ++r;
+    rank_of[items[i]] = r;
+  }
 }
 
 std::vector<std::uint32_t> ranks_of_tuples(const std::vector<std::uint32_t>& level_ranks, std::size_t width) {

@@ -15,6 +15,10 @@ namespace heapql {
 
 // Each text's rank among `texts`, by their bytes.
 std::vector<std::uint32_t> ranks_by_text(const std::vector<std::string>& texts);
+// The same among some of them: sorts `items` (indices into `texts`) by
+// their texts and sets `rank_of[item]` for each; other entries are left.
+void rank_items_by_text(const std::vector<std::string>& texts, std::vector<std::uint32_t>& items,
+                        std::vector<std::uint32_t>& rank_of);
 
 // Each key's rank, keys being `width` ranks each (key k at k * width),
 // compared level by level, the first level first.
