@@ -101,8 +101,10 @@ bool Aggregator::answer_from_sums(const StoreColumns& columns, const std::functi
   // Every bucket with blocks gets a state: all of them at once.
   with_layout([&]<class S>() { states<S>().grow_at_once_to(tables_.bucket_count()); });
   // The stored peak is over every bucket: each one with blocks must pass.
-  if (!sums_all_pass(columns.bucket_sums)) return false;
-  add_sums(columns.bucket_sums);
+  bool all_pass = true;
+  columns.bucket_sums.each_chunk([&](std::span<const BucketSum> chunk) { all_pass = all_pass && sums_all_pass(chunk); });
+  if (!all_pass) return false;
+  columns.bucket_sums.each_chunk([&](std::span<const BucketSum> chunk) { add_sums(chunk); });
   in_window_ = true;
   peak_seen_ = true;
   peak_ = Peak{columns.peak.bytes, columns.peak.blocks, columns.peak.time_ns};

@@ -34,7 +34,7 @@ class KeepingSink final : public StackViewSink {
 WholeTraceViews::WholeTraceViews(const TraceStore& store, std::span<const StackId> default_culled) {
   const StoreColumns& columns = store.columns();
   const BucketSumChunks sums = [&](const std::function<void(std::span<const BucketSum>)>& chunk) {
-    chunk(columns.bucket_sums);
+    columns.bucket_sums.each_chunk(chunk);
   };
   const StackView* stored = store.stack_view();
   const bool stack_view_read = stored != nullptr && stored->cull_fingerprint == default_cull_fingerprint();

@@ -23,6 +23,7 @@
 
 #include "engine/error.h"
 #include "engine/util/chunked_vector.h"
+#include "engine/store/bucket_sum_list.h"
 #include "engine/store/bucket_sums_so_far.h"
 #include "engine/store/events.h"
 #include "engine/store/packed_column.h"
@@ -37,17 +38,6 @@ struct TimeChange {
   std::int64_t ns = 0;
 };
 static_assert(sizeof(TimeChange) == 16);
-
-// One bucket's blocks over the whole trace, so that a whole-trace query
-// reads buckets, not blocks (docs/store.md). 32 bytes: also the layout on disk.
-struct BucketSum {
-  std::uint32_t bucket = 0;
-  std::uint32_t live_at_peak = 0;  // its blocks alive at the trace's peak
-  std::uint64_t allocs = 0;
-  std::uint64_t frees = 0;
-  std::uint64_t temporary_frees = 0;
-};
-static_assert(sizeof(BucketSum) == 32);
 
 // The blocks alive before event `seq`, listed so that a windowed query can
 // start there instead of counting every event before its window
@@ -81,7 +71,7 @@ struct StoreColumns {
   PackedColumn alloc_seq;   // per block, ascending
   PackedColumn free_order;  // per free: block id | kTemporaryBit
   std::span<const TimeChange> time_changes;   // first_seq ascending
-  std::span<const BucketSum> bucket_sums;     // buckets with blocks, in order of their first allocation
+  BucketSumList bucket_sums;                  // buckets with blocks, in order of their first allocation
   TracePeak peak;
   std::uint64_t event_count = 0;
   std::int64_t end_ns = 0;

@@ -69,7 +69,7 @@ void TraceStore::Builder::on_finish(std::int64_t end_ns) {
   owned.checkpoints = columns_.checkpoints();
   owned.checkpoint_ids = columns_.checkpoint_ids();
   store_.columns_ = StoreColumns{bucket,            alloc_seq,         free_order,            owned.time_changes,
-                                 owned.bucket_sums, columns_.peak(),   columns_.event_count(), columns_.end_ns(),
+                                 BucketSumList(owned.bucket_sums), columns_.peak(),   columns_.event_count(), columns_.end_ns(),
                                  owned.checkpoints, owned.checkpoint_ids};
 }
 
@@ -113,12 +113,14 @@ std::size_t allocs_before(const StoreColumns& c, std::uint64_t seq) { return c.a
 std::vector<std::uint32_t> buckets_in_first_order(const StoreColumns& c, std::span<const std::uint32_t> live) {
   std::vector<std::uint32_t> order;
   std::vector<bool> listed(live.size(), false);
-  for (const BucketSum& sum : c.bucket_sums) {
-    if (sum.bucket < live.size() && live[sum.bucket] > 0 && !listed[sum.bucket]) {
-      order.push_back(sum.bucket);
-      listed[sum.bucket] = true;
+  c.bucket_sums.each_chunk([&](std::span<const BucketSum> sums) {
+    for (const BucketSum& sum : sums) {
+      if (sum.bucket < live.size() && live[sum.bucket] > 0 && !listed[sum.bucket]) {
+        order.push_back(sum.bucket);
+        listed[sum.bucket] = true;
+      }
     }
-  }
+  });
   for (std::uint32_t b = 0; b < live.size(); ++b) {
     if (live[b] > 0 && !listed[b]) order.push_back(b);
   }

@@ -729,7 +729,7 @@ class JournalParser {
     columns.event_count = events_;
     columns.end_ns = time_ns_;
     if (has_sums_) {
-      columns.bucket_sums = c.sums;
+      columns.bucket_sums = BucketSumList(std::span<const BucketSum>(c.sums));
       columns.peak = peak_;
     }
     LiveJournalRead read;

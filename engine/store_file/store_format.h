@@ -51,7 +51,7 @@ enum class Section : std::uint32_t {
   kFreeOrder = 10,    // per free, packed, rotated left a bit
   kTimeChanges = 11,  // TimeChange (16 bytes) per distinct time
   // Accelerators: optional; every kind past the facts is one.
-  kBucketSums = 12,   // BucketSum (32 bytes) per bucket with blocks, in order of first allocation
+  kBucketSums = 12,   // per bucket with blocks, in order of first allocation: a packed table of five columns
   kStackView = 13,    // the stack view (stack_view.h): a 64-byte head, u32 stacks, then five u64 columns
   kLiveCheckpoints = 14,  // LiveCheckpoint (24 bytes) each, then their blocks' ids (u32)
 };
@@ -71,7 +71,7 @@ struct Accelerator {
 // revision whenever what it holds, or what it means, changes: readers of the
 // other revision then pass it over and replay instead.
 inline constexpr std::array<Accelerator, 3> kAccelerators = {{
-    {Section::kBucketSums, 1},
+    {Section::kBucketSums, 2},
     {Section::kStackView, 1},
     {Section::kLiveCheckpoints, 1},
 }};

@@ -8,6 +8,7 @@
 
 #include "engine/error.h"
 #include "engine/file_begins_with.h"
+#include "engine/store/packed_table.h"
 #include "engine/util/on_both_cores.h"
 #include "engine/binary_file/byte_codec.h"
 #include "engine/binary_file/checksum.h"
@@ -159,6 +160,23 @@ void read_checkpoints(const StoreSections& file, StoreColumns& c) {
   if (next_first != c.checkpoint_ids.size()) refuse("live checkpoint ids that no checkpoint lists", e.offset + head);
 }
 
+// A packed table (packed_table.h) viewed in place: `columns.size()`
+// columns of the section's item count each. Empty text when it fits its
+// section; else what is wrong, which the query that reads it reports.
+std::string packed_table_section(const StoreSections& file, Section kind, std::span<PackedColumn> columns) {
+  const SectionEntry& e = file.entry(kind);
+  const std::string_view bytes = file.bytes(kind);
+  if (e.bytes % 8 != 0) return fmt::format("{} bytes are not whole words", e.bytes);
+  return view_packed_table({reinterpret_cast<const std::uint64_t*>(bytes.data()), bytes.size() / 8}, e.items,
+                           columns);
+}
+
+BucketSumList read_bucket_sums(const StoreSections& file) {
+  std::array<PackedColumn, kBucketSumColumns> columns;
+  const std::string wrong = packed_table_section(file, Section::kBucketSums, columns);
+  return wrong.empty() ? BucketSumList(columns) : BucketSumList::unreadable(wrong);
+}
+
 // The bucket sums must add up to the columns, each bucket once, so that
 // an answer from them is the replay's.
 void check_bucket_sums(const StoreSections& file, const StoreColumns& c, std::size_t buckets) {
@@ -166,15 +184,23 @@ void check_bucket_sums(const StoreSections& file, const StoreColumns& c, std::si
   std::vector<bool> seen(buckets, false);
   std::uint64_t allocs = 0, frees = 0;
   const std::uint64_t sums_at = file.entry(Section::kBucketSums).offset;
-  for (std::size_t i = 0; i < c.bucket_sums.size(); ++i) {
-    const BucketSum& s = c.bucket_sums[i];
-    if (s.bucket >= buckets || seen[s.bucket] || s.allocs == 0 || s.allocs > c.bucket.size() || s.frees > s.allocs ||
-        s.temporary_frees > s.frees || s.live_at_peak > s.allocs) {
-      file.fail("a bucket sum that does not fit the tables", sums_at + i * sizeof(BucketSum));
-    }
-    seen[s.bucket] = true;
-    allocs += s.allocs;
-    frees += s.frees;
+  std::size_t i = 0;
+  try {
+    c.bucket_sums.each_chunk([&](std::span<const BucketSum> sums) {
+      for (const BucketSum& s : sums) {
+        if (s.bucket >= buckets || seen[s.bucket] || s.allocs == 0 || s.allocs > c.bucket.size() ||
+            s.frees > s.allocs || s.temporary_frees > s.frees || s.live_at_peak > s.allocs) {
+          file.fail(fmt::format("bucket sum {} does not fit the tables", i), sums_at);
+        }
+        seen[s.bucket] = true;
+        allocs += s.allocs;
+        frees += s.frees;
+        ++i;
+      }
+    });
+  } catch (const Error& e) {
+    if (!e.where().file.empty()) throw;  // fail()'s own
+    file.fail(fmt::format("store section '{}': {}", section_name(Section::kBucketSums), e.message()), sums_at);
   }
   if (allocs != c.bucket.size() || frees != c.free_order.size()) {
     file.fail("the bucket sums do not add up to the blocks and frees", sums_at);
@@ -339,7 +365,7 @@ OpenedStore open_bytes(std::shared_ptr<const void> owner, std::string_view bytes
         record = read_source(file);
         tables = read_tables(file);
         columns = read_columns(file, record);
-        if (file.has(Section::kBucketSums)) columns.bucket_sums = column<BucketSum>(file, Section::kBucketSums);
+        if (file.has(Section::kBucketSums)) columns.bucket_sums = read_bucket_sums(file);
         if (file.has(Section::kLiveCheckpoints)) read_checkpoints(file, columns);
         if (file.has(Section::kStackView)) view = read_stack_view(file);
       });

@@ -18,6 +18,7 @@
 
 #include "engine/error.h"
 #include "engine/store/packed_column_writer.h"
+#include "engine/store/packed_table.h"
 #include "engine/store/stack_view_sink.h"
 #include "engine/store/store_columns.h"
 #include "engine/binary_file/checksum.h"
@@ -118,6 +119,31 @@ class ViewSectionWriter final : public StackViewSink {
   std::uint64_t rows_ = 0;
   std::size_t measures_ = 0;
 };
+
+// The bucket sums as a packed table of five columns (BucketSumColumn's order).
+// Counts of blocks fit 32 bits (StoreColumns::kMaxBlocks).
+std::vector<std::uint64_t> packed_bucket_sums(const BucketSumChunks& sums) {
+  std::vector<std::vector<std::uint64_t>> words(kBucketSumColumns);
+  std::vector<PackedColumnWriter<std::vector<std::uint64_t>>> columns;
+  columns.reserve(kBucketSumColumns);  // writers keep their words' address
+  for (auto& column_words : words) columns.emplace_back(column_words, 0);
+  const auto u32 = [](std::uint64_t count) {
+    if (count > StoreColumns::kMaxBlocks) throw Error("internal error: a bucket sum beyond the store's blocks");
+    return static_cast<std::uint32_t>(count);
+  };
+  sums([&](std::span<const BucketSum> chunk) {
+    for (const BucketSum& s : chunk) {
+      columns[0].push_back(s.bucket), columns[1].push_back(s.live_at_peak), columns[2].push_back(u32(s.allocs));
+      columns[3].push_back(u32(s.frees)), columns[4].push_back(u32(s.temporary_frees));
+    }
+  });
+  for (auto& column : columns) column.finish();
+  return packed_table(words);
+}
+
+std::string_view words_as_bytes(std::span<const std::uint64_t> words) {
+  return {reinterpret_cast<const char*>(words.data()), words.size_bytes()};
+}
 
 }  // namespace
 
@@ -283,13 +309,8 @@ std::uint64_t StoreWriter::commit(const SourceRecordMaker& make_record, const St
       c.builder.each_bucket_sum_chunk(chunk);
     };
     if (writes(Section::kBucketSums)) {
-      SectionWriter sum_section = begin_section(Section::kBucketSums);
-      std::uint64_t sum_count = 0;
-      sums([&](std::span<const BucketSum> chunk) {
-        sum_section.put(chunk.data(), chunk.size_bytes());
-        sum_count += chunk.size();
-      });
-      toc.push_back(sum_section.finish(sum_count));
+      const std::vector<std::uint64_t> table = packed_bucket_sums(sums);
+      put_pieces(Section::kBucketSums, {words_as_bytes(table)}, c.builder.bucket_sum_count());
     }
     const auto release_sums = [&] { c.builder.release_bucket_state(); };
     if (make_view && writes(Section::kStackView)) {

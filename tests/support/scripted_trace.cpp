@@ -156,7 +156,7 @@ Result ScriptedTrace::run(const Query& query) {
   ViewColumns view_columns;
   Aggregator::build_stack_view(
       store.tables(),
-      [&](const std::function<void(std::span<const BucketSum>)>& chunk) { chunk(store.columns().bucket_sums); }, [] {},
+      [&](const std::function<void(std::span<const BucketSum>)>& chunk) { store.columns().bucket_sums.each_chunk(chunk); }, [] {},
       view_columns);
   store.attach_stack_view(view_columns.view(), [] {});
   Aggregator answered(store.tables(), query);

@@ -136,7 +136,8 @@ TEST(BucketSums, TheStackViewIsTheSameHoweverTheyAreChunked) {
     }
     matcher.finish();
   }
-  const std::span<const BucketSum> sums = store.columns().bucket_sums;
+  const std::vector<BucketSum> all_sums = store.columns().bucket_sums.all();
+  const std::span<const BucketSum> sums = all_sums;
   ASSERT_EQ(sums.size(), 50u);
 
   const auto view_of = [&](std::size_t chunk_size) {

@@ -156,13 +156,15 @@ std::string prefix_answer(const TraceStore& full, std::uint64_t events, std::int
 std::string sums_differ(const TraceStore& journal_store) {
   const StoreColumns& carried = journal_store.columns();
   const auto rebuilt = store_file::rebuilt_through_builder(journal_store);
+  const std::vector<BucketSum> carried_sums = carried.bucket_sums.all();
   const StoreColumns& counted = rebuilt->columns();
-  if (carried.bucket_sums.size() != counted.bucket_sums.size()) {
-    return fmt::format("{} bucket sums, not {}", carried.bucket_sums.size(), counted.bucket_sums.size());
+  const std::vector<BucketSum> counted_sums = counted.bucket_sums.all();
+  if (carried_sums.size() != counted_sums.size()) {
+    return fmt::format("{} bucket sums, not {}", carried_sums.size(), counted_sums.size());
   }
-  for (std::size_t i = 0; i < counted.bucket_sums.size(); ++i) {
-    const BucketSum& a = carried.bucket_sums[i];
-    const BucketSum& b = counted.bucket_sums[i];
+  for (std::size_t i = 0; i < counted_sums.size(); ++i) {
+    const BucketSum& a = carried_sums[i];
+    const BucketSum& b = counted_sums[i];
     if (a.bucket != b.bucket || a.live_at_peak != b.live_at_peak || a.allocs != b.allocs || a.frees != b.frees ||
         a.temporary_frees != b.temporary_frees) {
       return fmt::format("sum {}: bucket {} ({} {} {} {}), not bucket {} ({} {} {} {})", i, a.bucket, a.live_at_peak,
@@ -488,7 +490,7 @@ TEST(LiveJournal, BucketSumsOfBucketsAllocatedOutOfIdOrder) {
   writer.publish_now();
   check("after a new peak");
   const LiveJournalRead read = read_live_journal(live_journal_beside(recording), true);
-  const std::span<const BucketSum> sums = read.store->columns().bucket_sums;
+  const std::vector<BucketSum> sums = read.store->columns().bucket_sums.all();
   ASSERT_EQ(sums.size(), 4u);
   EXPECT_EQ(sums[0].bucket, buckets[2].value);
   EXPECT_EQ(sums[1].bucket, buckets[0].value);

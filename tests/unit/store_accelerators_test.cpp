@@ -188,6 +188,61 @@ TEST_P(StoreAccelerators, AStoreWithoutAnAcceleratorAnswersAsItsReplay) {
   }
 }
 
+// The bucket sums are a packed table (docs/store-format.md, "Packed
+// tables"). Crafted with their checksums right, sums whose columns do not
+// fit their section, or whose block is wider than 32 bits, refuse the queries
+// that read them (a whole-trace answer from them; a window's replay, which
+// they order), naming the section; the stack view's query still answers.
+TEST_P(StoreAccelerators, PackedSumsThatDoNotFitAreRefusedByTheQueryThatReadsThem) {
+  const std::string bytes = read_file(full_);
+  std::uint64_t at = 0, words = 0, sums = 0;
+  for (const TocRow& section : toc_of(bytes)) {
+    if (section.kind != static_cast<std::uint32_t>(Section::kBucketSums)) continue;
+    std::memcpy(&at, bytes.data() + section.entry_at + 16, 8);
+    std::memcpy(&words, bytes.data() + section.entry_at + 24, 8);
+    std::memcpy(&sums, bytes.data() + section.entry_at + 32, 8);
+    words /= 8;
+  }
+  ASSERT_GT(words, kBucketSumColumns);
+  std::uint64_t first_length = 0;
+  std::memcpy(&first_length, bytes.data() + at, 8);
+  // The first column: its packed words, then a directory entry per block, then its end.
+  const std::uint64_t blocks = PackedColumn::block_count(sums);
+  const std::uint64_t packed_words = first_length - blocks - 1;
+  const struct {
+    const char* what;
+    std::uint64_t index;  // the word changed
+    std::uint64_t value;
+    const char* refusal;
+  } crafted[] = {
+      {"a column longer than the section", 0, words, "a column's length runs past its bytes"},
+      {"a column one word longer", 0, first_length + 1, "its directory's last entry is not the count of its words"},
+      // The last block's first word past the end entry's: its width (the
+      // end's first word minus its own) wraps to 4294967295.
+      {"a block wider than 32 bits", kBucketSumColumns + packed_words + blocks - 1, (packed_words + 1) << 32,
+       "bits wide, beyond 32"},
+  };
+  for (const auto& c : crafted) {
+    std::string bad = bytes;
+    std::memcpy(bad.data() + at + c.index * 8, &c.value, 8);
+    heapql::test::set_store_checksums(bad.data(), bad.size());
+    const std::string path = dir_.file("crafted.hqdb");
+    write_file(path, bad);
+    const OpenedStore opened = read_store_file(path);
+    const TraceStore& store = *opened.store;
+    EXPECT_EQ(answer(store, queries_[0], false), replayed_[0]) << c.what << ": the stack view's query";
+    for (const std::size_t query : {2, 4}) {  // from the sums; a window
+      try {
+        answer(store, queries_[query], false);
+        ADD_FAILURE() << c.what << ": query " << query << " answered";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(c.refusal), std::string::npos) << c.what << ": " << e.what();
+        EXPECT_NE(std::string(e.what()).find("crafted.hqdb: byte "), std::string::npos) << c.what << ": " << e.what();
+      }
+    }
+  }
+}
+
 // A store from a heapql that writes an accelerator this one does not know,
 // or a revision of one it does not know: each is passed over, and listed.
 TEST_P(StoreAccelerators, AnUnknownAcceleratorInTheFileIsPassedOver) {
