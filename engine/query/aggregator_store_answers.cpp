@@ -37,7 +37,7 @@ Measures view_measures(const std::array<std::uint64_t, kViewMeasures>& v) {
 
 std::array<std::uint64_t, kViewMeasures> view_values(const StackView& view, std::size_t row) {
   std::array<std::uint64_t, kViewMeasures> v;
-  for (std::size_t k = 0; k < kViewMeasures; ++k) v[k] = view.measures[k][row];
+  for (std::size_t k = 0; k < kViewMeasures; ++k) v[k] = view.value(k, row);
   return v;
 }
 
@@ -267,8 +267,9 @@ void Aggregator::roll_up_from_view(Result& r) {
     // the level's values as the aggregator found them.
     if (query.totals_only || query.by.empty()) return;
     show_rows(
-        r, tables_, query, view.measures[static_cast<std::size_t>(query.sort)],
-        [&](std::uint32_t row, std::uint64_t* values) { values[0] = view.stacks[row]; },
+        r, tables_, query, view.rows(),
+        [&](const auto& visit) { view.each_value_chunk(static_cast<std::size_t>(query.sort), visit); },
+        [&](std::uint32_t row, std::uint64_t* values) { values[0] = view.stack(row); },
         [&](std::span<const std::uint32_t> rows) {
           std::vector<Measures> measures;
           measures.reserve(rows.size());
@@ -288,7 +289,7 @@ void Aggregator::roll_up_from_view(Result& r) {
   // stacks that exist, so a damaged view cannot make this side misbehave.
   const std::size_t stack_count = tables_.stack_count();
   const auto key_values_of = [&](std::uint32_t row, std::uint64_t* values) {
-    const std::uint32_t stack = view.stacks[row];
+    const std::uint32_t stack = view.stack(row);
     if (stack != StackId().value && stack >= stack_count) throw Error("the stack view names a stack out of range");
     values[0] = stack;
   };
@@ -302,25 +303,29 @@ void Aggregator::roll_up_from_view(Result& r) {
                   store.check_stack_tree();  // the rows shown are rendered from it
                   // Split, the rows are those with blocks of the types counted (`present`),
                   // ranked by their split measure; else every row, by its column.
-                  std::span<const std::uint64_t> sort_values = view.measures[static_cast<std::size_t>(query.sort)];
-                  std::vector<std::uint32_t> present;
                   std::vector<std::uint64_t> split_values;
+                  std::vector<std::uint32_t> present;
                   if (view_types_ != 0) {
                     // An inconsistency found here is reported after the check's damage, which explains it.
                     subset_totals_from_view(r);
-                    present.reserve(view.rows());
-                    split_values.reserve(view.rows());
-                    for (std::size_t row = 0; row < view.rows(); ++row) {
-                      const Measures m = measures_at(static_cast<std::uint32_t>(row));
-                      if (m.blocks == 0) continue;
-                      present.push_back(static_cast<std::uint32_t>(row));
-                      split_values.push_back(m.value(query.sort));
-                    }
-                    sort_values = split_values;
+                    view.each_block([&](std::size_t first, std::size_t n, const StackView::Block& block) {
+                      for (std::size_t j = 0; j < n; ++j) {
+                        std::array<std::uint64_t, kViewMeasures> v;
+                        for (std::size_t k = 0; k < kViewMeasures; ++k) v[k] = StackView::value_in(block, k, j);
+                        const Measures m = subset_measures(v, view_types_);
+                        if (m.blocks == 0) continue;
+                        present.push_back(static_cast<std::uint32_t>(first + j));
+                        split_values.push_back(m.value(query.sort));
+                      }
+                    });
                   }
                   const auto row_of = [&](std::uint32_t i) { return view_types_ != 0 ? present[i] : i; };
+                  const SortValueChunks sort_values = [&](const auto& visit) {
+                    if (view_types_ != 0) return visit(split_values);
+                    view.each_value_chunk(static_cast<std::size_t>(query.sort), visit);
+                  };
                   show_rows(
-                      r, tables_, query, sort_values,
+                      r, tables_, query, view_types_ != 0 ? present.size() : view.rows(), sort_values,
                       [&](std::uint32_t i, std::uint64_t* values) { key_values_of(row_of(i), values); },
                       [&](std::span<const std::uint32_t> shown) {
                         std::vector<Measures> measures;

@@ -15,30 +15,43 @@ namespace {
 // and every row tied with the last of them (their order is decided by key).
 // Ascending; one pass keeps the `shown` largest values seen (a min-heap),
 // a second collects the rows at or above the smallest of them.
-std::vector<std::uint32_t> top_candidates(std::span<const std::uint64_t> values, std::size_t shown) {
+struct Candidates {
   std::vector<std::uint32_t> rows;
-  if (shown == 0) return rows;
+  std::vector<std::uint64_t> values;  // each one's sort value
+};
+Candidates top_candidates(std::size_t count, const SortValueChunks& chunks, std::size_t shown) {
+  Candidates candidates;
+  if (shown == 0) return candidates;
   std::uint64_t threshold = 0;
-  if (shown < values.size()) {
+  if (shown < count) {
     std::vector<std::uint64_t> largest;
     largest.reserve(shown);
     const auto greater = std::greater<std::uint64_t>();
-    for (const std::uint64_t v : values) {
-      if (largest.size() < shown) {
-        largest.push_back(v);
-        std::push_heap(largest.begin(), largest.end(), greater);
-      } else if (v > largest.front()) {
-        std::pop_heap(largest.begin(), largest.end(), greater);
-        largest.back() = v;
-        std::push_heap(largest.begin(), largest.end(), greater);
+    chunks([&](std::span<const std::uint64_t> values) {
+      for (const std::uint64_t v : values) {
+        if (largest.size() < shown) {
+          largest.push_back(v);
+          std::push_heap(largest.begin(), largest.end(), greater);
+        } else if (v > largest.front()) {
+          std::pop_heap(largest.begin(), largest.end(), greater);
+          largest.back() = v;
+          std::push_heap(largest.begin(), largest.end(), greater);
+        }
       }
-    }
+    });
     threshold = largest.front();
   }
-  for (std::size_t row = 0; row < values.size(); ++row) {
-    if (values[row] >= threshold) rows.push_back(static_cast<std::uint32_t>(row));
-  }
-  return rows;
+  std::size_t row = 0;
+  chunks([&](std::span<const std::uint64_t> values) {
+    for (const std::uint64_t v : values) {
+      if (v >= threshold) {
+        candidates.rows.push_back(static_cast<std::uint32_t>(row));
+        candidates.values.push_back(v);
+      }
+      ++row;
+    }
+  });
+  return candidates;
 }
 
 // a - b, field by field (b is a part of a sum a).
@@ -62,9 +75,19 @@ Measures minus(const Measures& a, const Measures& b) {
 void show_rows(Result& r, const TraceTables& tables, const Query& query, std::span<const std::uint64_t> sort_values,
                const std::function<void(std::uint32_t row, std::uint64_t* values)>& key_values_of,
                const std::function<std::vector<Measures>(std::span<const std::uint32_t> rows)>& measures_of) {
-  const std::size_t present_rows = sort_values.size();
+  show_rows(
+      r, tables, query, sort_values.size(),
+      [&](const std::function<void(std::span<const std::uint64_t>)>& visit) { visit(sort_values); }, key_values_of,
+      measures_of);
+}
+
+void show_rows(Result& r, const TraceTables& tables, const Query& query, std::size_t present_rows,
+               const SortValueChunks& sort_values,
+               const std::function<void(std::uint32_t row, std::uint64_t* values)>& key_values_of,
+               const std::function<std::vector<Measures>(std::span<const std::uint32_t> rows)>& measures_of) {
   const std::size_t shown = std::min<std::size_t>(present_rows, query.top);
-  const std::vector<std::uint32_t> order = top_candidates(sort_values, shown);  // rows
+  Candidates top = top_candidates(present_rows, sort_values, shown);
+  const std::vector<std::uint32_t>& order = top.rows;
   const std::size_t candidates = order.size();
 
   // Order the candidates on ids and ranks, then render only those shown.
@@ -79,7 +102,8 @@ void show_rows(Result& r, const TraceTables& tables, const Query& query, std::sp
     std::uint32_t position;
   };
   std::vector<Candidate> sorted(candidates);
-  for (std::uint32_t i = 0; i < candidates; ++i) sorted[i] = Candidate{sort_values[order[i]], 0, i};
+  for (std::uint32_t i = 0; i < candidates; ++i) sorted[i] = Candidate{top.values[i], 0, i};
+  top.values = {};
   const auto larger = [](const Candidate& a, const Candidate& b) { return a.value > b.value; };
   if (shown < candidates) {
     // The candidates beyond the rows shown all tie with the last of them:

@@ -8,29 +8,6 @@
 
 namespace heapql {
 
-namespace {
-
-// Keeps what build_whole_trace_view hands over.
-class KeepingSink final : public StackViewSink {
- public:
-  explicit KeepingSink(WholeTraceView& view) : view_(view) {}
-  void head(const StackViewHead& head) override {
-    view_.rows.cull_fingerprint = head.cull_fingerprint;
-    view_.rows.temporary_blocks = head.temporary_blocks;
-    view_.rows.totals = head.totals;
-  }
-  void stacks(std::span<const std::uint32_t> keys) override { view_.keys.assign(keys.begin(), keys.end()); }
-  void measure(std::span<const std::uint64_t> column) override {
-    view_.measures[next_measure_++].assign(column.begin(), column.end());
-  }
-
- private:
-  WholeTraceView& view_;
-  std::size_t next_measure_ = 0;
-};
-
-}  // namespace
-
 WholeTraceViews::WholeTraceViews(const TraceStore& store, std::span<const StackId> default_culled) {
   const StoreColumns& columns = store.columns();
   const BucketSumChunks sums = [&](const std::function<void(std::span<const BucketSum>)>& chunk) {
@@ -44,10 +21,8 @@ WholeTraceViews::WholeTraceViews(const TraceStore& store, std::span<const StackI
     auto view = std::make_unique<WholeTraceView>();
     view->query = stack_view_query();
     view->query.by = {level};
-    KeepingSink sink(*view);
-    Aggregator::build_whole_trace_view(store.tables(), view->query, sums, default_culled, sink);
-    view->rows.stacks = view->keys;
-    for (std::size_t k = 0; k < kViewMeasures; ++k) view->rows.measures[k] = view->measures[k];
+    Aggregator::build_whole_trace_view(store.tables(), view->query, sums, default_culled, view->columns);
+    view->rows = view->columns.view();
     views_.push_back(std::move(view));
   }
 }

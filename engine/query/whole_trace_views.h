@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/query/query.h"
+#include "engine/store/packed_stack_view.h"
 #include "engine/store/stack_view.h"
 #include "engine/store/trace_store.h"
 
@@ -23,9 +24,8 @@ namespace heapql {
 
 struct WholeTraceView {
   Query query;     // the query it answers (whole trace, built-in cull list, no filter)
-  StackView rows;  // its `stacks` are the level's key values
-  std::vector<std::uint32_t> keys;
-  std::array<std::vector<std::uint64_t>, kViewMeasures> measures;
+  PackedStackViewSink columns;  // as build_whole_trace_view handed them over
+  StackView rows;               // of `columns`; its stacks are the level's key values
 };
 
 class WholeTraceViews {

@@ -19,6 +19,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -90,6 +91,10 @@ class PackedColumn {
     const std::uint32_t width = end - first;
     if (width > kMaxWidth || end > packed_words_) [[unlikely]] bad_block(k, width);
     const auto base = static_cast<std::uint32_t>(entry);
+    if (width == 0) {  // a block of equal values (a view's high halves, mostly)
+      std::fill(out, out + kBlockValues, std::rotr(base, static_cast<int>(rotation_)));
+      return;
+    }
     const std::uint64_t* words = words_ + first;
     const std::uint64_t mask = (std::uint64_t{1} << width) - 1;
     std::uint64_t at = 0;
@@ -102,6 +107,13 @@ class PackedColumn {
       }
       out[j] = std::rotr(base + static_cast<std::uint32_t>(v & mask), static_cast<int>(rotation_));
     }
+  }
+
+  // Whether block k's values are all one (its width is 0), and that value.
+  std::optional<std::uint32_t> block_value(std::size_t k) const {
+    const std::uint64_t entry = directory_[k];
+    if (entry >> 32 != directory_[k + 1] >> 32) return std::nullopt;
+    return std::rotr(static_cast<std::uint32_t>(entry), static_cast<int>(rotation_));
   }
 
   // The index of the first value at or past `v`, for a column whose values

@@ -52,7 +52,7 @@ enum class Section : std::uint32_t {
   kTimeChanges = 11,  // TimeChange (16 bytes) per distinct time
   // Accelerators: optional; every kind past the facts is one.
   kBucketSums = 12,   // per bucket with blocks, in order of first allocation: a packed table of five columns
-  kStackView = 13,    // the stack view (stack_view.h): a 64-byte head, u32 stacks, then five u64 columns
+  kStackView = 13,    // the stack view (stack_view.h): a 64-byte head, then a packed table of its columns
   kLiveCheckpoints = 14,  // LiveCheckpoint (24 bytes) each, then their blocks' ids (u32)
 };
 inline constexpr std::uint32_t kFactKinds = 11;
@@ -72,7 +72,7 @@ struct Accelerator {
 // other revision then pass it over and replay instead.
 inline constexpr std::array<Accelerator, 3> kAccelerators = {{
     {Section::kBucketSums, 2},
-    {Section::kStackView, 1},
+    {Section::kStackView, 2},
     {Section::kLiveCheckpoints, 1},
 }};
 
@@ -97,13 +97,9 @@ inline constexpr std::string_view section_name(Section s) {
 }
 
 // The stack view's head: u64 cull fingerprint, u64 rows, u64 temporary
-// blocks, u64 totals of so, soc, st, stc, src. Then a u32 stack per row,
-// zeros to a multiple of 8 bytes, then each measure's u64 column.
+// blocks, u64 totals of so, soc, st, stc, src. Then its columns
+// (stack_view.h) as a packed table.
 inline constexpr std::uint64_t kStackViewHeadBytes = 64;
-inline constexpr std::uint64_t kStackViewRowBytes = 4 + 8 * 5;  // its stack and five measures
-inline constexpr std::uint64_t stack_view_bytes(std::uint64_t rows) {
-  return kStackViewHeadBytes + (rows * 4 + 7) / 8 * 8 + rows * 8 * 5;
-}
 
 inline constexpr std::uint64_t kFrameBytes = 16, kStackBytes = 8, kProcessBytes = 16, kHeapBytes = 16,
                                kBucketBytes = 24;

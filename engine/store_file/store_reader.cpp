@@ -57,72 +57,81 @@ void check_table(const StoreSections& file, Section kind, std::uint64_t record_b
   }
 }
 
-// The stack view's head and where its columns lie; the rows are checked
-// when a query reads them (check_stack_view).
+// The stack view's head and its columns viewed in place; its rows are
+// checked when a query reads them (check_stack_view). Columns that do not
+// fit the section leave the view without rows, and their check reports it.
 StackView read_stack_view(const StoreSections& file) {
   const SectionEntry& e = file.entry(Section::kStackView);
   ByteReader in = file.reader(Section::kStackView);
-  const auto refuse = [&](const std::string& what) {
-    file.verify(Section::kStackView);  // checked by checksum only when used: damage explains it
-    in.fail(what);
-  };
-  if (e.bytes < kStackViewHeadBytes) refuse("shorter than its head");
   StackView view;
+  if (e.bytes < kStackViewHeadBytes) {
+    view.unreadable = "shorter than its head";
+    return view;
+  }
   view.cull_fingerprint = in.u64();
   const std::uint64_t rows = in.u64();
   view.temporary_blocks = in.u64();
   for (std::uint64_t& total : view.totals) total = in.u64();
-  if (rows != e.items) refuse("its row count differs from the table of contents'");
-  if (rows > e.bytes / kStackViewRowBytes || stack_view_bytes(rows) != e.bytes) {
-    refuse(fmt::format("{} bytes do not hold {} rows", e.bytes, rows));
+  const std::string_view table = file.bytes(Section::kStackView).substr(kStackViewHeadBytes);
+  if (rows != e.items) {
+    view.unreadable = "its row count differs from the table of contents'";
+  } else if (table.size() % 8 != 0) {
+    view.unreadable = fmt::format("{} bytes are not whole words", e.bytes);
+  } else {
+    view.unreadable = view_packed_table({reinterpret_cast<const std::uint64_t*>(table.data()), table.size() / 8},
+                                        rows, view.columns);
   }
-  const std::string_view section = file.bytes(Section::kStackView);
-  const char* at = section.data() + kStackViewHeadBytes;
-  view.stacks = {reinterpret_cast<const std::uint32_t*>(at), static_cast<std::size_t>(rows)};
-  at += (rows * 4 + 7) / 8 * 8;
-  for (auto& column : view.measures) {
-    column = {reinterpret_cast<const std::uint64_t*>(at), static_cast<std::size_t>(rows)};
-    at += rows * 8;
-  }
+  if (!view.unreadable.empty()) view.columns = {};
   return view;
 }
 
 // The view's checksum, and that its rows fit the tables and add up: every
 // stack exists, every row has blocks, and the columns sum to the totals
-// and to the trace's blocks and frees. One pass: each piece is summed
-// while the checksum has just brought it into the cache.
+// and to the trace's blocks and frees.
 void check_stack_view(const StoreSections& file, const StackView& view, std::size_t stacks, std::size_t blocks,
                       std::size_t frees) {
   const SectionEntry& e = file.entry(Section::kStackView);
-  Checksum checksum;
-  checksum.add(file.bytes(Section::kStackView).data(), kStackViewHeadBytes);
-  constexpr std::size_t kPiece = 32768;
-  // Each column's pieces, as the file holds them (StoreSections::for_each_piece).
-  const auto pieces_of = [&]<class T>(std::span<const T> column, const auto& each) {
-    file.for_each_piece({reinterpret_cast<const char*>(column.data()), column.size_bytes()}, kPiece * sizeof(T),
-                        [&](std::string_view bytes) {
-                          checksum.add(bytes.data(), bytes.size());
-                          each(std::span<const T>(reinterpret_cast<const T*>(bytes.data()), bytes.size() / sizeof(T)));
-                        });
+  file.verify(Section::kStackView);
+  const auto refuse = [&](const std::string& what) {
+    file.fail(fmt::format("store section '{}': {}", section_name(Section::kStackView), what), e.offset);
   };
+  if (!view.unreadable.empty()) refuse(view.unreadable);
+  // A column at a time, a block at a time: each column's sum, each stack
+  // within the tables, and every row's stc (its blocks) not 0.
   bool rows_ok = true;
-  pieces_of(view.stacks, [&](std::span<const std::uint32_t> piece) {
-    for (const std::uint32_t stack : piece) rows_ok &= stack == StackId().value || stack < stacks;
-  });
-  const std::array<char, 4> zeros{};
-  checksum.add(zeros.data(), view.rows() % 2 * 4);
-  std::array<std::uint64_t, kViewMeasures> sums{};
-  for (std::size_t k = 0; k < kViewMeasures; ++k) {
-    pieces_of(view.measures[k], [&](std::span<const std::uint64_t> piece) {
-      std::uint64_t sum = 0;
-      for (const std::uint64_t v : piece) sum += v;
-      sums[k] += sum;
-      if (k == 3) {  // stc: every row has blocks
-        for (const std::uint64_t v : piece) rows_ok &= v != 0;
+  std::array<std::uint64_t, kViewColumns> column_sums{};
+  try {
+    std::array<std::uint32_t, PackedColumn::kBlockValues> values, high;
+    for (std::size_t first = 0; first < view.rows(); first += PackedColumn::kBlockValues) {
+      const std::size_t block = first / PackedColumn::kBlockValues;
+      const std::size_t n = std::min(PackedColumn::kBlockValues, view.rows() - first);
+      for (std::size_t c = 0; c < kViewColumns; ++c) {
+        const std::optional<std::uint32_t> all = view.columns[c].block_value(block);
+        if (all && c != 0) {  // a block of one value: most high halves, and src on a heaptrack trace
+          column_sums[c] += std::uint64_t{*all} * n;
+          if (c == 1 + 2 * 3 && *all == 0) {  // stc
+            view.columns[c + 1].decode_block(block, high.data());
+            for (std::size_t j = 0; j < n; ++j) rows_ok &= high[j] != 0;
+          }
+          continue;
+        }
+        view.columns[c].decode_block(block, values.data());
+        std::uint64_t sum = 0;
+        for (std::size_t j = 0; j < n; ++j) sum += values[j];
+        column_sums[c] += sum;
+        if (c == 0) {
+          for (std::size_t j = 0; j < n; ++j) rows_ok &= values[j] == StackId().value || values[j] < stacks;
+        } else if (c == 1 + 2 * 3) {  // stc's low halves, then its high halves
+          view.columns[c + 1].decode_block(block, high.data());
+          for (std::size_t j = 0; j < n; ++j) rows_ok &= (values[j] | high[j]) != 0;
+        }
       }
-    });
+    }
+  } catch (const Error& error) {
+    refuse(error.message());  // a packed block that does not fit
   }
-  if (checksum.value() != e.checksum) file.damaged(Section::kStackView);
+  std::array<std::uint64_t, kViewMeasures> sums{};
+  for (std::size_t k = 0; k < kViewMeasures; ++k) sums[k] = column_sums[1 + 2 * k] + (column_sums[2 + 2 * k] << 32);
   if (!rows_ok) file.fail("the stack view has a row that does not fit the tables", e.offset);
   enum { kSo, kSoc, kSt, kStc, kSrc };
   if (sums != view.totals || sums[kStc] != blocks || sums[kStc] - sums[kSoc] != frees || sums[kSo] > sums[kSt] ||

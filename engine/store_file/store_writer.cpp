@@ -18,6 +18,7 @@
 
 #include "engine/error.h"
 #include "engine/store/packed_column_writer.h"
+#include "engine/store/packed_stack_view.h"
 #include "engine/store/packed_table.h"
 #include "engine/store/stack_view_sink.h"
 #include "engine/store/store_columns.h"
@@ -81,43 +82,6 @@ class SectionWriter {
   OutputFile& out_;
   TocEntry entry_;
   Checksum checksum_;
-};
-
-// Writes the stack view's section as its parts come (stack_view_sink.h):
-// the head, the stacks padded to 8 bytes, then each measure's column.
-class ViewSectionWriter final : public StackViewSink {
- public:
-  explicit ViewSectionWriter(SectionWriter& section) : section_(section) {}
-
-  void head(const StackViewHead& head) override {
-    ByteWriter w;
-    w.u64(head.cull_fingerprint), w.u64(head.rows), w.u64(head.temporary_blocks);
-    for (std::uint64_t total : head.totals) w.u64(total);
-    section_.put(w.bytes().data(), w.bytes().size());
-    rows_ = head.rows;
-  }
-  void stacks(std::span<const std::uint32_t> stacks) override {
-    expect_rows(stacks.size());
-    section_.put(stacks.data(), stacks.size_bytes());
-    const std::array<char, 4> zeros{};
-    section_.put(zeros.data(), stacks.size() % 2 * 4);
-  }
-  void measure(std::span<const std::uint64_t> column) override {
-    expect_rows(column.size());
-    section_.put(column.data(), column.size_bytes());
-    ++measures_;
-  }
-  std::uint64_t rows() const { return rows_; }
-  bool complete() const { return measures_ == kViewMeasures; }
-
- private:
-  void expect_rows(std::size_t n) const {
-    if (n != rows_) throw Error("internal error: the stack view's columns differ in length");
-  }
-
-  SectionWriter& section_;
-  std::uint64_t rows_ = 0;
-  std::size_t measures_ = 0;
 };
 
 // The bucket sums as a packed table of five columns (BucketSumColumn's order).
@@ -314,14 +278,16 @@ std::uint64_t StoreWriter::commit(const SourceRecordMaker& make_record, const St
     }
     const auto release_sums = [&] { c.builder.release_bucket_state(); };
     if (make_view && writes(Section::kStackView)) {
-      SectionWriter view_section = begin_section(Section::kStackView);
-      ViewSectionWriter view(view_section);
+      // Its head, then its columns as a packed table.
+      PackedStackViewSink view;
       make_view(tables, sums, release_sums, view);
-      const TocEntry entry = view_section.finish(view.rows());
-      if (!view.complete() || entry.bytes != stack_view_bytes(entry.items)) {
-        throw Error("internal error: the stack view's columns differ in length");
-      }
-      toc.push_back(entry);
+      if (!view.complete()) throw Error("internal error: the stack view's columns differ in length");
+      const StackViewHead& head = view.view_head();
+      ByteWriter w;
+      w.u64(head.cull_fingerprint), w.u64(head.rows), w.u64(head.temporary_blocks);
+      for (std::uint64_t total : head.totals) w.u64(total);
+      const std::vector<std::uint64_t> table = packed_table(view.words());
+      put_pieces(Section::kStackView, {w.bytes(), words_as_bytes(table)}, head.rows);
     }
     release_sums();  // (again, when the maker has: it is idempotent)
   }

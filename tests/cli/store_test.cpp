@@ -674,7 +674,17 @@ TEST_F(BadInputStore, AStackViewThatDoesNotFitIsRefused) {
   ASSERT_NE(view, 0u);
   const std::uint64_t rows = u64_at(view + 8);
   ASSERT_GE(rows, 2u);
-  const std::size_t stacks_at = view + 64, so_at = stacks_at + (rows * 4 + 7) / 8 * 8;
+  // Its columns are a packed table (store-format.md, "Packed tables"): a
+  // u64 length per column, then the columns, each its words, its directory
+  // (a u64 per 64 rows, the block's base in the low half) and its end.
+  const std::size_t table = view + 64;
+  const auto first_base_at = [&](std::size_t column) {
+    std::size_t at = table + 8 * 11;
+    for (std::size_t c = 0; c < column; ++c) at += u64_at(table + 8 * c) * 8;
+    const std::uint64_t blocks = (rows + 63) / 64;
+    return at + (u64_at(table + 8 * column) - blocks - 1) * 8;
+  };
+  const std::size_t stacks_at = first_base_at(0), so_at = first_base_at(1);  // so's low halves
   const auto crafted = [&](std::size_t at, const void* value, std::size_t n) {
     std::string bad = bytes_;
     std::memcpy(bad.data() + at, value, n);
@@ -692,8 +702,10 @@ TEST_F(BadInputStore, AStackViewThatDoesNotFitIsRefused) {
   };
   const std::uint32_t no_such_stack = 0x7FFFFFFF;
   expect_view_refused(crafted(stacks_at, &no_such_stack, 4), "the stack view has a row that does not fit the tables");
-  const std::uint64_t more = u64_at(so_at) + 1;
-  expect_view_refused(crafted(so_at, &more, 8), "the stack view does not add up to its totals and the trace's blocks");
+  const std::uint32_t more = static_cast<std::uint32_t>(u64_at(so_at)) + 1;  // every so of the first 64 rows
+  expect_view_refused(crafted(so_at, &more, 4), "the stack view does not add up to its totals and the trace's blocks");
+  const std::uint64_t longer = u64_at(table) + 1;
+  expect_view_refused(crafted(table, &longer, 8), "store section 'stack view': column 1: its directory's last entry");
   const std::uint64_t other_fingerprint = u64_at(view) ^ 2;
   write_file(bad_path, crafted(view, &other_fingerprint, 8));
   const CommandResult r = run_heapql("query " + shell_quote(bad_path) + " --by stack --format csv");

@@ -11,6 +11,7 @@
 #include "engine/query/default_culled_stacks.h"
 #include "engine/query/whole_trace_views.h"
 #include "engine/report/reports.h"
+#include "engine/store/packed_stack_view.h"
 #include "engine/store/stack_view_sink.h"
 #include "engine/store/trace_store.h"
 
@@ -105,34 +106,6 @@ void ScriptedTrace::play(EventConsumer& consumer, Delivery delivery) const {
   matcher.finish();
 }
 
-namespace {
-
-// A stack view kept in memory, as a store file's section holds it.
-class ViewColumns final : public StackViewSink {
- public:
-  void head(const StackViewHead& head) override { head_ = head; }
-  void stacks(std::span<const std::uint32_t> stacks) override { stacks_.assign(stacks.begin(), stacks.end()); }
-  void measure(std::span<const std::uint64_t> column) override {
-    measures_.at(next_++).assign(column.begin(), column.end());
-  }
-  StackView view() const {
-    StackView v;
-    v.cull_fingerprint = head_.cull_fingerprint;
-    v.temporary_blocks = head_.temporary_blocks;
-    v.totals = head_.totals;
-    v.stacks = stacks_;
-    for (std::size_t k = 0; k < kViewMeasures; ++k) v.measures[k] = measures_[k];
-    return v;
-  }
-
- private:
-  StackViewHead head_;
-  std::vector<std::uint32_t> stacks_;
-  std::array<std::vector<std::uint64_t>, kViewMeasures> measures_;
-  std::size_t next_ = 0;
-};
-
-}  // namespace
 
 Result ScriptedTrace::run(const Query& query) {
   Aggregator streaming(tables_, query);
@@ -153,7 +126,7 @@ Result ScriptedTrace::run(const Query& query) {
   // And as the store answers a query: from its stack view as a store file's
   // is made (its own query, or that query's rows split by impacting type),
   // from its sums, or from its events up to T2.
-  ViewColumns view_columns;
+  PackedStackViewSink view_columns;  // as a store file's section holds it
   Aggregator::build_stack_view(
       store.tables(),
       [&](const std::function<void(std::span<const BucketSum>)>& chunk) { store.columns().bucket_sums.each_chunk(chunk); }, [] {},
