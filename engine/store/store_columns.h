@@ -76,7 +76,7 @@ struct StoreColumns {
   std::uint64_t event_count = 0;
   std::int64_t end_ns = 0;
   std::span<const LiveCheckpoint> checkpoints;    // seq ascending
-  std::span<const std::uint32_t> checkpoint_ids;  // their live blocks
+  PackedColumn checkpoint_ids;                    // their live blocks, packed
 
   std::size_t block_count() const { return bucket.size(); }
   // A store file may leave the bucket sums out (an accelerator); every trace

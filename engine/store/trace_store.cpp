@@ -67,10 +67,10 @@ void TraceStore::Builder::on_finish(std::int64_t end_ns) {
   owned.time_changes.shrink_to_fit();
   owned.bucket_sums = columns_.take_bucket_sums();
   owned.checkpoints = columns_.checkpoints();
-  owned.checkpoint_ids = columns_.checkpoint_ids();
+  const PackedColumn checkpoint_ids = pack_values(columns_.checkpoint_ids(), 0, owned.checkpoint_ids);
   store_.columns_ = StoreColumns{bucket,            alloc_seq,         free_order,            owned.time_changes,
                                  BucketSumList(owned.bucket_sums), columns_.peak(),   columns_.event_count(), columns_.end_ns(),
-                                 owned.checkpoints, owned.checkpoint_ids};
+                                 owned.checkpoints, checkpoint_ids};
 }
 
 namespace {
@@ -193,10 +193,11 @@ void TraceStore::skip_from_checkpoint(EventConsumer& consumer, const LiveCheckpo
   for (std::size_t w = 0; w < allocs_then / 64; ++w) freed_bits[w] = ~std::uint64_t{0};
   if (allocs_then % 64 != 0) freed_bits[allocs_then / 64] = (std::uint64_t{1} << (allocs_then % 64)) - 1;
   std::vector<std::uint32_t> live(buckets, 0);
-  const std::span<const std::uint32_t> ids = c.checkpoint_ids.subspan(checkpoint.first, checkpoint.count);
-  for (std::size_t k = 0; k < ids.size(); ++k) {
-    const std::uint32_t i = ids[k];
-    if (i >= allocs_then || (k > 0 && i <= ids[k - 1])) inconsistent("a live checkpoint's blocks are out of order");
+  PackedReader ids(c.checkpoint_ids);
+  for (std::size_t k = 0, previous = 0; k < checkpoint.count; ++k) {
+    const std::uint32_t i = ids[checkpoint.first + k];
+    if (i >= allocs_then || (k > 0 && i <= previous)) inconsistent("a live checkpoint's blocks are out of order");
+    previous = i;
     freed_bits[i / 64] &= ~(std::uint64_t{1} << (i % 64));
     const std::uint32_t bucket = c.bucket[i];
     if (bucket >= buckets) inconsistent("a block's bucket is not in the bucket table");
@@ -244,10 +245,11 @@ void TraceStore::skip_back_from_checkpoint(EventConsumer& consumer, const LiveCh
     ++live[bucket];
     ++alive;
   };
-  const std::span<const std::uint32_t> ids = c.checkpoint_ids.subspan(checkpoint.first, checkpoint.count);
-  for (std::size_t k = 0; k < ids.size(); ++k) {
-    const std::uint32_t i = ids[k];
-    if (i >= allocs_then || (k > 0 && i <= ids[k - 1])) inconsistent("a live checkpoint's blocks are out of order");
+  PackedReader ids(c.checkpoint_ids);
+  for (std::size_t k = 0, previous = 0; k < checkpoint.count; ++k) {
+    const std::uint32_t i = ids[checkpoint.first + k];
+    if (i >= allocs_then || (k > 0 && i <= previous)) inconsistent("a live checkpoint's blocks are out of order");
+    previous = i;
     if (i >= allocs) break;  // the rest were allocated after the skipped events
     alive_then(i);
   }

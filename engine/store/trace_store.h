@@ -137,7 +137,7 @@ class TraceStore {
     std::vector<TimeChange> time_changes;
     std::vector<BucketSum> bucket_sums;
     std::vector<LiveCheckpoint> checkpoints;
-    std::vector<std::uint32_t> checkpoint_ids;
+    std::vector<std::uint64_t> checkpoint_ids;  // packed
   };
 
   TraceTables tables_;

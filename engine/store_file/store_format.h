@@ -53,7 +53,7 @@ enum class Section : std::uint32_t {
   // Accelerators: optional; every kind past the facts is one.
   kBucketSums = 12,   // per bucket with blocks, in order of first allocation: a packed table of five columns
   kStackView = 13,    // the stack view (stack_view.h): a 64-byte head, then a packed table of its columns
-  kLiveCheckpoints = 14,  // LiveCheckpoint (24 bytes) each, then their blocks' ids (u32)
+  kLiveCheckpoints = 14,  // LiveCheckpoint (24 bytes) each, then their blocks' ids, a packed column
 };
 inline constexpr std::uint32_t kFactKinds = 11;
 inline constexpr std::uint32_t kSectionKinds = 14;  // the kinds this build has code for
@@ -73,7 +73,7 @@ struct Accelerator {
 inline constexpr std::array<Accelerator, 3> kAccelerators = {{
     {Section::kBucketSums, 2},
     {Section::kStackView, 2},
-    {Section::kLiveCheckpoints, 1},
+    {Section::kLiveCheckpoints, 2},
 }};
 
 inline constexpr std::string_view section_name(Section s) {

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstring>
 #include <optional>
 
 #include <fmt/format.h>
@@ -150,23 +151,31 @@ void read_checkpoints(const StoreSections& file, StoreColumns& c) {
     file.fail(what, at);
   };
   if (e.items > e.bytes / sizeof(LiveCheckpoint)) refuse("more live checkpoints than their section holds", e.offset);
-  const std::uint64_t head = e.items * sizeof(LiveCheckpoint);
+  // The checkpoints, their ids' count, then the ids: one packed column.
+  const std::uint64_t head = e.items * sizeof(LiveCheckpoint) + 8;
+  if (e.bytes < head) refuse("more live checkpoints than their section holds", e.offset);
   const std::uint64_t id_bytes = e.bytes - head;
-  if (id_bytes % 4 != 0) refuse("live checkpoint ids that are not whole", e.offset);
+  if (id_bytes % 8 != 0) refuse("live checkpoint ids that are not whole words", e.offset);
   const char* at = file.bytes(Section::kLiveCheckpoints).data();
   c.checkpoints = {reinterpret_cast<const LiveCheckpoint*>(at), static_cast<std::size_t>(e.items)};
-  c.checkpoint_ids = {reinterpret_cast<const std::uint32_t*>(at + head), static_cast<std::size_t>(id_bytes / 4)};
+  std::uint64_t id_count = 0;
+  std::memcpy(&id_count, at + head - 8, 8);
+  // Each lists its ids where the previous one's end.
   std::uint64_t next_first = 0, previous_seq = 0;
   for (std::size_t k = 0; k < c.checkpoints.size(); ++k) {
     const LiveCheckpoint& checkpoint = c.checkpoints[k];
-    if (checkpoint.first != next_first || checkpoint.count > c.checkpoint_ids.size() - next_first ||
-        checkpoint.seq == 0 || checkpoint.seq <= previous_seq || checkpoint.seq > c.event_count) {
+    if (checkpoint.first != next_first || checkpoint.count > id_count - next_first || checkpoint.seq == 0 ||
+        checkpoint.seq <= previous_seq || checkpoint.seq > c.event_count) {
       refuse("a live checkpoint that does not fit its section or the events", e.offset + k * sizeof(LiveCheckpoint));
     }
     next_first += checkpoint.count;
     previous_seq = checkpoint.seq;
   }
-  if (next_first != c.checkpoint_ids.size()) refuse("live checkpoint ids that no checkpoint lists", e.offset + head);
+  if (next_first != id_count) refuse("live checkpoint ids that no checkpoint lists", e.offset + head - 8);
+  const std::string wrong = PackedColumn::view(
+      {reinterpret_cast<const std::uint64_t*>(at + head), static_cast<std::size_t>(id_bytes / 8)}, id_count, 0,
+      c.checkpoint_ids);
+  if (!wrong.empty()) refuse("live checkpoint ids: " + wrong, e.offset + head);
 }
 
 // A packed table (packed_table.h) viewed in place: `columns.size()`

@@ -260,11 +260,14 @@ std::uint64_t StoreWriter::commit(const SourceRecordMaker& make_record, const St
     // Written from where the builder keeps them (a quarter of the blocks'
     // ids at most), not copied into one string first.
     const std::vector<LiveCheckpoint>& checkpoints = c.builder.checkpoints();
-    const std::vector<std::uint32_t>& ids = c.builder.checkpoint_ids();
+    // Their ids' count, then the ids as a packed column.
+    std::vector<std::uint64_t> ids;
+    pack_values(c.builder.checkpoint_ids(), 0, ids);
+    const std::uint64_t id_count = c.builder.checkpoint_ids().size();
     put_pieces(Section::kLiveCheckpoints,
                {std::string_view(reinterpret_cast<const char*>(checkpoints.data()),
                                  checkpoints.size() * sizeof(LiveCheckpoint)),
-                std::string_view(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(std::uint32_t))},
+                std::string_view(reinterpret_cast<const char*>(&id_count), sizeof id_count), words_as_bytes(ids)},
                checkpoints.size());
   }
   {

@@ -617,7 +617,8 @@ TEST_F(BadInputStore, LiveCheckpointsThatDoNotFitAreRefused) {
   std::string flipped = good;
   flipped[at + 8] = static_cast<char>(flipped[at + 8] ^ 0x01);
   expect_query_refused(flipped, "section 'live checkpoints' is damaged (its checksum does not match)");
-  // Crafted: the checkpoints are 24 bytes each (seq, first id, count), then the ids.
+  // Crafted: the checkpoints are 24 bytes each (seq, first id, count), then
+  // the ids' count (u64), then the ids, a packed column (store-format.md).
   std::uint64_t checkpoints = 0;
   {
     const std::string info = run_heapql("info " + shell_quote(checkpointed) + " --format json").out;
@@ -640,23 +641,40 @@ TEST_F(BadInputStore, LiveCheckpointsThatDoNotFitAreRefused) {
   const CommandResult r = run_heapql("query " + shell_quote(bad_path) + window);
   EXPECT_EQ(r.exit_code, 2);
   expect_contains(r.err, "a live checkpoint");
-  // Ids out of order, and out of the events.
-  const std::size_t ids = at + checkpoints * 24;
-  std::uint64_t first_count;
-  std::memcpy(&first_count, good.data() + at + 16, 8);
-  if (first_count >= 2) {
-    std::uint32_t a, b;
-    std::memcpy(&a, good.data() + ids, 4);
-    std::memcpy(&b, good.data() + ids + 4, 4);
-    std::string swapped = good;
-    std::memcpy(swapped.data() + ids, &b, 4);
-    std::memcpy(swapped.data() + ids + 4, &a, 4);
-    heapql::test::set_store_checksums(swapped.data(), swapped.size());
-    write_file(bad_path, swapped);
-    // Only a query whose window starts from that checkpoint reads its ids.
-    const CommandResult early = run_heapql("query " + shell_quote(bad_path) + " --window 1ms.. --format csv");
-    EXPECT_TRUE(early.exit_code == 2 || early.out == run_heapql("query " + shell_quote(checkpointed) + " --window 1ms.. --format csv").out);
+  // Fewer ids than the checkpoints list.
+  const std::size_t id_count_at = at + checkpoints * 24;
+  std::uint64_t id_count;
+  std::memcpy(&id_count, good.data() + id_count_at, 8);
+  write_file(bad_path, crafted(id_count_at, id_count - 1, 8));
+  const CommandResult fewer = run_heapql("query " + shell_quote(bad_path) + window);
+  EXPECT_EQ(fewer.exit_code, 2);
+  expect_contains(fewer.err, "a live checkpoint");
+  // Ids out of the events: the first 64 ids' base (their directory entry's
+  // low half, after the packed words) past every block. The query whose
+  // window starts from the first checkpoint reads them.
+  std::uint64_t section_bytes = 0;
+  {
+    const std::string info = run_heapql("info " + shell_quote(checkpointed) + " --format json").out;
+    const std::string bytes_key = "\"bytes\":";
+    const std::size_t bytes_at = info.find(bytes_key, info.find("{\"name\":\"live checkpoints\""));
+    section_bytes = std::stoull(info.substr(bytes_at + bytes_key.size()));
   }
+  const std::uint64_t id_words = (section_bytes - checkpoints * 24 - 8) / 8;
+  const std::uint64_t directory = id_words - (id_count + 63) / 64 - 1;  // after the packed words
+  const std::size_t first_base_at = id_count_at + 8 + directory * 8;
+  const std::uint32_t past_every_block = 0x7FFFFF00;
+  std::string beyond = good;
+  std::memcpy(beyond.data() + first_base_at, &past_every_block, 4);
+  heapql::test::set_store_checksums(beyond.data(), beyond.size());
+  write_file(bad_path, beyond);
+  const CommandResult early = run_heapql("query " + shell_quote(bad_path) + " --window 1ms.. --format csv");
+  const std::string early_expected =
+      run_heapql("query " + shell_quote(checkpointed) + " --window 1ms.. --format csv").out;
+  // Only a query whose window starts from that checkpoint reads its ids.
+  EXPECT_TRUE(early.exit_code == 2 || early.out == early_expected) << early.err;
+  if (early.exit_code == 2) expect_contains(early.err, "a live checkpoint's blocks are out of order");
+  const CommandResult from_first = run_heapql("query " + shell_quote(bad_path) + window);
+  EXPECT_TRUE(from_first.exit_code == 2 || from_first.out == expected) << from_first.err;
   write_file(bad_path, crafted(at, 0, 8));  // a checkpoint before any event
   const CommandResult zero = run_heapql("query " + shell_quote(bad_path) + window);
   EXPECT_EQ(zero.exit_code, 2);

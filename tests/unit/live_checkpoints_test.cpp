@@ -97,9 +97,8 @@ TEST(LiveCheckpoints, EachListsExactlyTheBlocksAliveThereAfterThinning) {
   const StoreColumns& c = store.columns();
   ASSERT_GE(c.checkpoints.size(), 4u);
   for (const LiveCheckpoint& checkpoint : c.checkpoints) {
-    const std::vector<std::uint32_t> listed(c.checkpoint_ids.begin() + static_cast<std::ptrdiff_t>(checkpoint.first),
-                                            c.checkpoint_ids.begin() +
-                                                static_cast<std::ptrdiff_t>(checkpoint.first + checkpoint.count));
+    std::vector<std::uint32_t> listed;
+    for (std::size_t k = 0; k < checkpoint.count; ++k) listed.push_back(c.checkpoint_ids[checkpoint.first + k]);
     EXPECT_EQ(listed, alive_before(c, checkpoint.seq)) << "checkpoint at event " << checkpoint.seq;
   }
 }
