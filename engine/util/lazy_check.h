@@ -20,7 +20,12 @@ class LazyCheck {
   // way (the same file read by copies instead of in place).
   void run_as(const std::function<void()>& alike) const {
     if (!pending()) return;
-    std::call_once(state_->once, alike ? alike : check_);
+    // A mutex, not std::call_once: after a call that threw, libstdc++'s
+    // call_once on MinGW's threads never returns to the next caller (GCC
+    // bug 66146), so a second query on a damaged store hung there.
+    const std::lock_guard<std::mutex> lock(state_->mutex);
+    if (state_->passed.load(std::memory_order_acquire)) return;
+    (alike ? alike : check_)();
     state_->passed.store(true, std::memory_order_release);
   }
   // Whether run() would do anything.
@@ -28,7 +33,7 @@ class LazyCheck {
 
  private:
   struct State {
-    std::once_flag once;
+    std::mutex mutex;
     std::atomic<bool> passed{false};
   };
   std::function<void()> check_;
