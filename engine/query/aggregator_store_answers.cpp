@@ -77,14 +77,10 @@ void Aggregator::answer_from(const TraceStore& store, const WindowIndex* window_
   if (views != nullptr && answer_from_session_view(store, *views)) return;
   if (answer_from_sums(store.columns(), [&] { store.check_bucket_sums(); })) return;
   if (window_index != nullptr && answer_from_window_index(store, *window_index)) return;
-  // A window of a quarter of the trace or more meets most buckets: their
-  // states are allocated at once (huge pages), as for the bucket sums.
-  // (Divided, not multiplied: a crafted store's times reach INT64_MAX.)
-  const std::int64_t end = std::min(plan_.t2(), store.columns().end_ns);
-  const std::int64_t start = std::max<std::int64_t>(plan_.t1(), 0);
-  if (end > start && end - start >= store.columns().end_ns / 4) {
-    with_layout([&]<class S>() { states<S>().grow_at_once_to(tables_.bucket_count()); });
-  }
+  // The states of the buckets the replay may meet, set at once (one block,
+  // huge pages), not as it meets them, each 4 KiB page then a fault of its
+  // own (docs/store.md, "From T1 to T2").
+  with_layout([&]<class S>() { states<S>().grow_to(store.buckets_met_before(plan_.t2())); });
   // Nothing at or after the window's end changes the answer but how the
   // blocks alive then end (record(): freed after T2 is not freed in it).
   store.replay(*this, plan_.t2());
@@ -99,7 +95,7 @@ bool Aggregator::answer_from_sums(const StoreColumns& columns, const std::functi
   if (!columns.has_bucket_sums()) return false;
   if (check_sums) check_sums();
   // Every bucket with blocks gets a state: all of them at once.
-  with_layout([&]<class S>() { states<S>().grow_at_once_to(tables_.bucket_count()); });
+  with_layout([&]<class S>() { states<S>().grow_to(tables_.bucket_count()); });
   // The stored peak is over every bucket: each one with blocks must pass.
   bool all_pass = true;
   columns.bucket_sums.each_chunk([&](std::span<const BucketSum> chunk) { all_pass = all_pass && sums_all_pass(chunk); });

@@ -175,7 +175,7 @@ void TraceStore::skip_events(EventConsumer& consumer, std::size_t allocs, std::s
       [&] { count_allocations(c, 0, allocs, allocated); });
   // Every free counted was of a block allocated before (checked above).
   for (std::size_t b = 0; b < buckets; ++b) allocated[b] -= freed[b];
-  consumer.on_skipped_events(SkippedEvents{allocated, buckets_in_first_order(c, allocated)});
+  hand_over_skipped(consumer, allocated);
 }
 
 template <class MarkFreed>
@@ -215,7 +215,7 @@ void TraceStore::skip_from_checkpoint(EventConsumer& consumer, const LiveCheckpo
     if (bucket >= buckets || live[bucket] == 0) inconsistent("a free of a block not alive");
     --live[bucket];
   }
-  consumer.on_skipped_events(SkippedEvents{live, buckets_in_first_order(c, live)});
+  hand_over_skipped(consumer, live);
 }
 
 void TraceStore::skip_back_from_checkpoint(EventConsumer& consumer, const LiveCheckpoint& checkpoint,
@@ -261,20 +261,49 @@ void TraceStore::skip_back_from_checkpoint(EventConsumer& consumer, const LiveCh
     if (i < allocs) alive_then(i);  // (a later block's free is replayed, or skipped, after)
   }
   if (alive != allocs - frees) inconsistent("a live checkpoint does not fit the events");
-  consumer.on_skipped_events(SkippedEvents{live, buckets_in_first_order(c, live)});
+  hand_over_skipped(consumer, live);
+}
+
+std::size_t TraceStore::buckets_met_before(std::int64_t until_ns) const {
+  const std::size_t allocs = allocs_before(columns_, first_event_at(columns_, until_ns));
+  const std::size_t buckets = tables_.bucket_count();
+  // Past an eighth of the blocks most buckets are met (they are numbered
+  // about in order of first use), and reading every block's bucket would
+  // cost more than setting the few states not met.
+  if (allocs > columns_.block_count() / 8) return buckets;
+  std::uint32_t highest = 0;
+  try {
+    PackedReader bucket(columns_.bucket);
+    for (std::size_t i = 0; i < allocs; ++i) highest = std::max(highest, bucket[i]);
+  } catch (const Error&) {
+    return buckets;  // a damaged block: the replay refuses it, after the column's checksum
+  }
+  return allocs == 0 ? 0 : std::min<std::size_t>(std::size_t{highest} + 1, buckets);
+}
+
+void TraceStore::hand_over_skipped(EventConsumer& consumer, std::span<const std::uint32_t> live) const {
+  const std::vector<std::uint32_t> order = buckets_in_first_order(columns_, live);
+  check_tables();
+  consumer.on_skipped_events(SkippedEvents{live, order});
 }
 
 void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns) const {
-  // The consumer reads the tables from the first event it is fed.
-  check_tables();
-  if (!blocks_check_.pending() && !sums_check_.pending()) return replay_blocks(consumer, until_ns);
-  // The block columns' checksums (and the bucket sums, which order the
-  // buckets skipped before a window) are checked beside the replay (on the
-  // core its window leaves free) and waited for before its answer counts;
-  // their error is thrown before the replay's, which it explains. The replay
-  // reads nothing unchecked in a way that could misbehave.
+  if (!blocks_check_.pending() && !sums_check_.pending() && !buckets_check_.pending() &&
+      !stack_tree_check_.pending()) {
+    return replay_blocks(consumer, until_ns);
+  }
+  // The sections' checks run beside the replay (on the core its window
+  // leaves free): first the tables, which the replay waits for before it
+  // feeds the consumer anything (it reads them from then on) but not while
+  // it counts the events before a window, which reads none; then the bucket
+  // sums (which order the buckets skipped before a window) and the block
+  // columns, waited for before the answer counts. A check's error is thrown
+  // before the replay's, which it explains; the replay reads nothing
+  // unchecked in a way that could misbehave.
   on_both_cores(
       [&] {
+        buckets_check_.run();
+        stack_tree_check_.run();
         sums_check_.run();
         blocks_check_.run();
       },
@@ -337,6 +366,7 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
   std::size_t next_alloc = skipped_allocs;
   std::size_t next_free = skipped_frees;
   std::size_t next_change = 0;
+  check_tables();  // done by now if events were skipped; the consumer reads the tables from here on
   on_both_cores(
       [&] {
         PackedReader free_order(c.free_order);

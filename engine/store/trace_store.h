@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "engine/store/events.h"
@@ -57,7 +58,9 @@ class TraceStore {
   //   them: replay() and check_bucket_sums() check both, and the stack
   //   view's rows need only the stack tree (check_stack_tree). A caller that
   //   reads tables() otherwise checks them first;
-  // - the block columns beside the first replay (replay());
+  // - the block columns beside the first replay (replay()), and the
+  //   tables too when the replay starts by counting skipped events, which
+  //   reads no table;
   // - the bucket sums and the stack view before an answer from them.
   // A store built in memory has nothing to check.
   void check_tables() const;
@@ -92,6 +95,11 @@ class TraceStore {
   // (EventConsumer::skippable_before_ns) gets them in one call, and the
   // replay starts at the first event at or after that time.
   void replay(EventConsumer& consumer, std::int64_t until_ns = kNeverNs) const;
+
+  // How many of the first buckets a replay until `until_ns` may meet (one
+  // past the highest bucket of the blocks allocated before then, or all of
+  // them), for the consumer to set its per-bucket states at once.
+  std::size_t buckets_met_before(std::int64_t until_ns) const;
 
   // Bytes of the per-block columns, and of everything (columns + tables).
   std::size_t column_bytes() const { return columns_.bytes(); }
@@ -130,6 +138,9 @@ class TraceStore {
   // between their end and it, counted back.
   void skip_back_from_checkpoint(EventConsumer& consumer, const LiveCheckpoint& checkpoint, std::size_t allocs,
                                  std::size_t frees, std::vector<std::uint64_t>& freed_bits) const;
+  // Hands the consumer the skipped events' live blocks per bucket, once
+  // the tables it reads from then on are checked.
+  void hand_over_skipped(EventConsumer& consumer, std::span<const std::uint32_t> live) const;
   void replay_blocks(EventConsumer& consumer, std::int64_t until_ns) const;
 
   struct OwnedColumns {
