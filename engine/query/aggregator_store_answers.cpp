@@ -80,7 +80,7 @@ void Aggregator::answer_from(const TraceStore& store, const WindowIndex* window_
   // The states of the buckets the replay may meet, set at once (one block,
   // huge pages), not as it meets them, each 4 KiB page then a fault of its
   // own (docs/store.md, "From T1 to T2").
-  with_layout([&]<class S>() { states<S>().grow_to(store.buckets_met_before(plan_.t2())); });
+  with_layout([&]<class S>() { states<S>().grow_at_once_to(store.buckets_met_before(plan_.t2())); });
   // Nothing at or after the window's end changes the answer but how the
   // blocks alive then end (record(): freed after T2 is not freed in it).
   store.replay(*this, plan_.t2());
@@ -95,7 +95,7 @@ bool Aggregator::answer_from_sums(const StoreColumns& columns, const std::functi
   if (!columns.has_bucket_sums()) return false;
   if (check_sums) check_sums();
   // Every bucket with blocks gets a state: all of them at once.
-  with_layout([&]<class S>() { states<S>().grow_to(tables_.bucket_count()); });
+  with_layout([&]<class S>() { states<S>().grow_at_once_to(tables_.bucket_count()); });
   // The stored peak is over every bucket: each one with blocks must pass.
   bool all_pass = true;
   columns.bucket_sums.each_chunk([&](std::span<const BucketSum> chunk) { all_pass = all_pass && sums_all_pass(chunk); });

@@ -66,12 +66,16 @@ class ChunkedVector {
     ++size_;
   }
 
-  // Grows to `n` elements, new ones set to `value`; never shrinks. A growth
-  // of more than one chunk takes its chunks as one block, which the
-  // executable backs with huge pages (cli/counted_new.cpp): a query that
-  // sets the states of a million buckets at once would otherwise fault in
-  // each 4 KiB page on its own, which a virtual machine makes costly.
+  // Grows to `n` elements, new ones set to `value`; never shrinks.
   void grow_to(std::size_t n, const T& value = T()) {
+    while (size_ < n) push_back(value);
+  }
+
+  // grow_to(n), the chunks it adds taken as one block: for a size known at
+  // once (a state for every bucket of a store), where one big block is
+  // backed by huge pages (cli/counted_new.cpp) and many chunks each fault
+  // their own pages.
+  void grow_at_once_to(std::size_t n, const T& value = T()) {
     const std::size_t chunks_needed = (n + kChunkSize - 1) >> kChunkBits;
     if (chunks_needed > chunks_.size() + 1) {
       const std::size_t added = chunks_needed - chunks_.size();
@@ -80,7 +84,7 @@ class ChunkedVector {
       blocks_.push_back(std::move(block));
       for (std::size_t k = 0; k < added; ++k) chunks_.push_back(first + k * kChunkSize);
     }
-    while (size_ < n) push_back(value);
+    grow_to(n, value);
   }
 
   std::size_t memory_bytes() const {

@@ -1,5 +1,5 @@
 // ChunkedVector: elements never move as it grows, one by one or many chunks
-// at once (grow_to past a chunk takes them as one block), and a copy or a move keeps every value.
+// at once (grow_at_once_to), and a copy or a move keeps every value.
 #include "engine/util/chunked_vector.h"
 
 #include <gtest/gtest.h>
@@ -16,15 +16,15 @@ using SmallChunks = ChunkedVector<std::uint32_t, 4>;  // 16 elements a chunk
 TEST(ChunkedVector, GrowingAtOnceThenOneByOneKeepsEveryElementInPlace) {
   SmallChunks v;
   v.push_back(7);
-  v.grow_to(100, 3);  // the first chunk's rest, then six more as one block
+  v.grow_at_once_to(100, 3);  // the first chunk's rest, then six more as one block
   ASSERT_EQ(v.size(), 100u);
   EXPECT_EQ(v[0], 7u);
   for (std::size_t i = 1; i < 100; ++i) ASSERT_EQ(v[i], 3u) << i;
   std::vector<const std::uint32_t*> where;
   for (std::size_t i = 0; i < 100; ++i) where.push_back(&v[i]);
   for (std::uint32_t i = 0; i < 300; ++i) v.push_back(1000 + i);  // chunks of their own after the block
-  v.grow_to(1000, 9);
-  v.grow_to(10);  // never shrinks
+  v.grow_at_once_to(1000, 9);
+  v.grow_at_once_to(10);  // never shrinks
   ASSERT_EQ(v.size(), 1000u);
   for (std::size_t i = 0; i < 100; ++i) EXPECT_EQ(&v[i], where[i]) << i;
   for (std::uint32_t i = 0; i < 300; ++i) ASSERT_EQ(v[100 + i], 1000 + i);
@@ -32,7 +32,7 @@ TEST(ChunkedVector, GrowingAtOnceThenOneByOneKeepsEveryElementInPlace) {
   for (std::size_t i = 0; i < 1000; ++i) v[i] = static_cast<std::uint32_t>(i);  // every element writable
 
   SmallChunks copy;
-  copy.grow_to(500, 1);
+  copy.grow_at_once_to(500, 1);
   copy = v;
   SmallChunks moved = std::move(v);
   ASSERT_EQ(copy.size(), 1000u);
@@ -46,8 +46,8 @@ TEST(ChunkedVector, GrowingAtOnceThenOneByOneKeepsEveryElementInPlace) {
 
 TEST(ChunkedVector, GrowingAtOnceWithinOneChunkIsGrowingOneByOne) {
   SmallChunks v;
-  v.grow_to(5, 2);
-  v.grow_to(20, 4);  // into the second chunk: no block of its own needed
+  v.grow_at_once_to(5, 2);
+  v.grow_at_once_to(20, 4);  // into the second chunk: no block of its own needed
   ASSERT_EQ(v.size(), 20u);
   for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(v[i], 2u);
   for (std::size_t i = 5; i < 20; ++i) EXPECT_EQ(v[i], 4u);
