@@ -10,8 +10,8 @@ namespace heapql {
 namespace {
 
 // 1,000 buckets, one allocation a millisecond: the first 100 allocations
-// meet buckets 0..99 in a shuffled order (bucket 99 at the 50th), then
-// bucket k % 1000 for the k-th.
+// meet buckets 0..99 in a shuffled order (bucket 99 at the 78th), then
+// the k-th meets bucket k % 500: buckets 500..999 have no block.
 void build(TraceStore& store) {
   TraceTables& tables = store.tables();
   const StringId module = tables.intern_string("app");
