@@ -3,6 +3,7 @@
 // call after a throw once hung on Windows (std::call_once under MinGW).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 #include <vector>
