@@ -127,6 +127,15 @@ class BlockMatcher {
     if (counting_) [[likely]] return count_free(bucket, thread);
     return free_bucket_block(bucket, thread);
   }
+  // Hints for an event of `bucket` that comes soon, where they apply
+  // (takes_hints: bucket LIFO, blocks kept): far ahead, its list's top and
+  // the consumer's state; near, the block a free pops (its top read by then).
+  bool takes_hints() const { return !counting_ && pairing_ != FreePairing::kByAddress; }
+  void prefetch_far(BucketId bucket) const {
+    lists_.prefetch_top(bucket);
+    consumer_.prefetch_bucket(bucket);
+  }
+  void prefetch_near_free(BucketId bucket) const { lists_.prefetch_top_block(bucket); }
   // Bucket-LIFO sources whose consumer counts (counting() is true) may pass
   // runs of events at the current time instead (EventConsumer::on_bucket_run:
   // bucket << 1, | 1 for a free). Returns how many were applied; the event

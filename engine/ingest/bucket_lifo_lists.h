@@ -13,6 +13,7 @@
 
 #include "engine/error.h"
 #include "engine/util/chunked_vector.h"
+#include "engine/util/prefetch_hint.h"
 #include "engine/store/events.h"
 
 namespace heapql {
@@ -41,6 +42,15 @@ class BucketLifoLists {
       set_alive(block.id, true);
       ++live_;
     }
+  }
+
+  // Hints: the bucket is pushed to or popped soon. Its top first; then,
+  // once that is in the cache, the block a pop reads.
+  void prefetch_top(BucketId bucket) const {
+    if (bucket.index() < top_.size()) prefetch_hint(&top_[bucket.index()]);
+  }
+  void prefetch_top_block(BucketId bucket) const {
+    if (bucket.index() < top_.size() && top_[bucket.index()] != kNone) prefetch_hint(&pool_[top_[bucket.index()]]);
   }
 
   // The bucket's most recent block still alive, or nullptr. Blocks that

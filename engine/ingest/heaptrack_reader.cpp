@@ -44,9 +44,11 @@ class HeaptrackBatchDriver {
       if (run_.size() < count) run_.resize(count);
       run_size_ = 0;
       bool runs = parser_.events_run();
+      bool hints = parser_.takes_event_hints();
       std::size_t run_start = 0;  // the code of the first event in the run
       for (std::size_t i = 0; i < count; ++i) {
         const std::uint32_t code = codes[i];
+        if (hints) prefetch_events_after(codes, count, i);
         if (!(code & kNotEventBits)) [[likely]] {
           const std::uint32_t index = code >> 1;
           std::uint32_t word = 0;
@@ -69,12 +71,14 @@ class HeaptrackBatchDriver {
             flush_run(*batch, run_start);  // leaves the line as it is, unless it throws
             parser_.handle(record.text());
             runs = parser_.events_run();
+            hints = parser_.takes_event_hints();
           }
         } else {
           flush_run(*batch, run_start);
           parser_.set_line(batch->first_line + i);
           parser_.handle(batch->text_line(code));
           runs = parser_.events_run();
+          hints = parser_.takes_event_hints();
         }
       }
       flush_run(*batch, run_start);
@@ -117,6 +121,20 @@ class HeaptrackBatchDriver {
   }
 
   std::span<const std::uint32_t> pending_run() const { return {run_.data(), run_size_}; }
+
+  // Events applied one by one (a read that keeps every block) each look up
+  // their bucket's live blocks and the store's counts, at random among
+  // millions: the lookups of the events kFarAhead and kNearAhead codes on
+  // are fetched now, in two steps (a free's block is found through its
+  // bucket's list).
+  static constexpr std::size_t kFarAhead = 16, kNearAhead = 8;
+  void prefetch_events_after(const std::uint32_t* codes, std::size_t count, std::size_t i) const {
+    if (i + kFarAhead < count && !(codes[i + kFarAhead] & kNotEventBits)) parser_.prefetch_event_far(codes[i + kFarAhead] >> 1);
+    // (bit 0: a free)
+    if (i + kNearAhead < count && (codes[i + kNearAhead] & (kNotEventBits | 1)) == 1) {
+      parser_.prefetch_free_near(codes[i + kNearAhead] >> 1);
+    }
+  }
 
   // Applies the pending run of events. A free that finds no live block stops
   // it; the checked parser then counts that free at its line (an anomaly,

@@ -63,6 +63,19 @@ class RecordParser {
     handle_decoded_event(index, is_free);
   }
 
+  // Hints: the event of allocation info `index` comes soon, far ahead or
+  // near. Only while takes_event_hints(): apply_event then takes events to
+  // the matcher's bucket lists.
+  bool takes_event_hints() const {
+    return matcher_ && !raw_ && format_version_ >= 1 && !command_.open() && matcher_->takes_hints();
+  }
+  void prefetch_event_far(std::uint32_t index) const {
+    if (index < alloc_infos_.size()) matcher_->prefetch_far(alloc_info_bucket(index));
+  }
+  void prefetch_free_near(std::uint32_t index) const {
+    if (index < alloc_infos_.size()) matcher_->prefetch_near_free(alloc_info_bucket(index));
+  }
+
   // A `t` / `a` line the reading thread decoded; false for anything unusual
   // about it, which the checked parser (handle) then explains, as for events.
   bool apply_record(const HeaptrackLinePipeline::Record& record) {

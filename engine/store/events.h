@@ -47,6 +47,10 @@ class EventConsumer {
   // recording as it is made (the live journal) publishes on it while the
   // program allocates nothing; the others need not look.
   virtual void on_clock(std::int64_t /*ns*/) {}
+  // A hint: an event of `bucket` comes soon. A consumer that keeps state per
+  // bucket fetches it now (a read keeps every live block, and its events
+  // pick buckets at random).
+  virtual void prefetch_bucket(BucketId /*bucket*/) const {}
 
   // A consumer to which the events before some time change nothing but which
   // blocks are alive (a query whose window starts then) says so here; a

@@ -23,6 +23,7 @@
 
 #include "engine/error.h"
 #include "engine/util/chunked_vector.h"
+#include "engine/util/prefetch_hint.h"
 #include "engine/store/bucket_sum_list.h"
 #include "engine/store/bucket_sums_so_far.h"
 #include "engine/store/events.h"
@@ -137,6 +138,10 @@ class ColumnBuilder final : public EventConsumer, public BucketSumsSoFar {
     if (temporary) ++counts.temporary_frees;
   }
   void on_still_alive(const LiveBlock&) override {}
+  void prefetch_bucket(BucketId bucket) const override {
+    if (bucket.index() < counts_.size()) prefetch_hint(&counts_[bucket.index()]);
+    if (bucket.index() < tables_.bucket_count()) prefetch_hint(&tables_.bucket(bucket));
+  }
   void on_finish(std::int64_t end_ns) override {
     end_ns_ = end_ns;
     if (!peak_seen_) peak_seen_ = true;  // no event: the peak is nothing, at 0

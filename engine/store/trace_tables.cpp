@@ -48,7 +48,7 @@ TraceTables::TraceTables(const TraceTables& other)
       unknown_module_(other.unknown_module_) {
   // Every string keeps its id (a crafted store may repeat one); the index is
   // built on the next intern_string.
-  for (std::string_view text : other.strings_) strings_.push_back(string_storage_.emplace_back(text));
+  for (std::string_view text : other.strings_) strings_.push_back(store_string(text));
 }
 
 TraceTables& TraceTables::operator=(const TraceTables& other) {
@@ -60,13 +60,19 @@ StringId TraceTables::load_string(std::string_view text) { return append<StringI
 
 FrameId TraceTables::load_frame(const Frame& frame) { return append<FrameId>(frames_, frame, "frames"); }
 
+std::string_view TraceTables::store_string(std::string_view text) {
+  const std::string& stored = string_storage_.emplace_back(text);
+  string_storage_bytes_ += stored.capacity() + sizeof(std::string);
+  return stored;
+}
+
 StringId TraceTables::intern_string(std::string_view text) {
   for (; strings_indexed_ < strings_.size(); ++strings_indexed_) {
     string_ids_.emplace(strings_[strings_indexed_], StringId(static_cast<std::uint32_t>(strings_indexed_)));
   }
   if (auto it = string_ids_.find(text); it != string_ids_.end()) return it->second;
   const StringId id = next_id<StringId>(strings_, "strings");
-  std::string_view stored = string_storage_.emplace_back(text);
+  std::string_view stored = store_string(text);
   strings_.push_back(stored);
   string_ids_.emplace(stored, id);
   ++strings_indexed_;
@@ -195,7 +201,7 @@ std::size_t TraceTables::memory_bytes() const {
   // (node + bucket pointer); good enough for a budget, not an allocator audit.
   constexpr std::size_t kHashEntry = 32;
   std::size_t bytes = 0;
-  for (const std::string& s : string_storage_) bytes += s.capacity() + sizeof(std::string);
+  bytes += string_storage_bytes_;
   bytes += strings_.capacity() * sizeof(std::string_view) + string_ids_.size() * (kHashEntry + 16);
   bytes += frames_.capacity() * sizeof(Frame) + frame_ids_.size() * (kHashEntry + sizeof(FrameKey));
   bytes += stacks_.memory_bytes() + stack_ids_.memory_bytes();

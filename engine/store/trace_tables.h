@@ -168,7 +168,12 @@ class TraceTables {
     return id;
   }
 
+  // A copy of `text` the tables own; counted as it is added, since
+  // memory_bytes() is asked often while a trace is read (summing millions of
+  // strings each time was a twentieth of a read).
+  std::string_view store_string(std::string_view text);
   std::deque<std::string> string_storage_;
+  std::size_t string_storage_bytes_ = 0;
   std::vector<std::string_view> strings_;
   std::unordered_map<std::string_view, StringId> string_ids_;
   std::size_t strings_indexed_ = 0;  // strings_[0, this) are in string_ids_

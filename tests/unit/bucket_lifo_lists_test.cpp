@@ -1,6 +1,7 @@
 // BucketLifoLists at a trace's end: the blocks still alive come in block id
 // order, whatever their buckets and the order they were pushed in, and the
-// ones that ended out of order go to `dropped`, not among them.
+// ones that ended out of order go to `dropped`, not among them. The reader's
+// hints (prefetch_top, prefetch_top_block) read only lists that exist.
 #include "engine/ingest/bucket_lifo_lists.h"
 
 #include <gtest/gtest.h>
@@ -48,6 +49,23 @@ TEST(BucketLifoLists, AliveBlocksComeInIdOrderAndEndedOnesAreDropped) {
   EXPECT_EQ(got, std::vector<std::uint32_t>(alive.begin(), alive.end()));
   // Compactions may have dropped some ended blocks already; the rest come now.
   for (const std::uint32_t id : dropped) EXPECT_TRUE(ended.count(id)) << id;
+}
+
+TEST(BucketLifoLists, HintsForBucketsWithoutBlocksReadNothingAndChangeNothing) {
+  BucketLifoLists<LiveBlock> lists;
+  lists.prefetch_top(BucketId(7));  // no list at all yet
+  lists.prefetch_top_block(BucketId(7));
+  lists.push(BucketId(2), LiveBlock{BlockId(0), BucketId(2), 0, 0});
+  lists.pop(BucketId(2));
+  lists.prefetch_top_block(BucketId(2));  // a list emptied
+  lists.prefetch_top_block(BucketId(1));  // a list never used, below one that was
+  lists.prefetch_top(BucketId(1'000'000));
+  lists.prefetch_top_block(BucketId(1'000'000));
+  lists.push(BucketId(2), LiveBlock{BlockId(1), BucketId(2), 1, 0});
+  lists.prefetch_top_block(BucketId(2));
+  ASSERT_NE(lists.top(BucketId(2)), nullptr);
+  EXPECT_EQ(lists.top(BucketId(2))->id, BlockId(1));
+  EXPECT_EQ(lists.top(BucketId(7)), nullptr);
 }
 
 }  // namespace

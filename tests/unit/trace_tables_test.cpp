@@ -1,9 +1,12 @@
 // TraceTables' interning after its indexes are released (a read is over and
 // the roll-up wants the memory): interning again finds every entry it had,
-// and new entries get the next ids.
+// and new entries get the next ids. Its memory count includes the text of
+// each string it holds, in a copy too.
 #include "engine/store/trace_tables.h"
 
 #include <gtest/gtest.h>
+
+#include <string>
 
 namespace heapql {
 namespace {
@@ -35,6 +38,21 @@ TEST(TraceTables, InterningAfterTheIndexesAreReleasedFindsEveryEntry) {
   EXPECT_EQ(t.intern_stack(main_frame, leaf), other);
   const StringId fresh = t.intern_string("new");
   EXPECT_EQ(fresh.value, t.string_count() - 1);
+}
+
+TEST(TraceTables, MemoryCountsTheTextOfEveryStringHeld) {
+  TraceTables t;
+  const std::size_t empty = t.memory_bytes();
+  const std::string long_name(10'000, 'x');
+  t.intern_string(long_name);
+  const std::size_t with_one = t.memory_bytes();
+  EXPECT_GE(with_one, empty + long_name.size());
+  t.intern_string(long_name);  // already held: no second copy
+  EXPECT_EQ(t.memory_bytes(), with_one);
+  t.intern_string(std::string(20'000, 'y'));
+  EXPECT_GE(t.memory_bytes(), with_one + 20'000);
+  const TraceTables copy(t);
+  EXPECT_GE(copy.memory_bytes(), long_name.size() + 20'000);
 }
 
 }  // namespace
