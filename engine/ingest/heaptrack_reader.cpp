@@ -129,10 +129,13 @@ class HeaptrackBatchDriver {
   // bucket's list).
   static constexpr std::size_t kFarAhead = 16, kNearAhead = 8;
   void prefetch_events_after(const std::uint32_t* codes, std::size_t count, std::size_t i) const {
-    if (i + kFarAhead < count && !(codes[i + kFarAhead] & kNotEventBits)) parser_.prefetch_event_far(codes[i + kFarAhead] >> 1);
-    // (bit 0: a free)
-    if (i + kNearAhead < count && (codes[i + kNearAhead] & (kNotEventBits | 1)) == 1) {
-      parser_.prefetch_free_near(codes[i + kNearAhead] >> 1);
+    if (i + kFarAhead < count) {
+      const std::uint32_t far = codes[i + kFarAhead];
+      if (!(far & kNotEventBits)) parser_.prefetch_event_far(far >> 1);
+    }
+    if (i + kNearAhead < count) {
+      const std::uint32_t near = codes[i + kNearAhead];
+      if ((near & (kNotEventBits | 1)) == 1) parser_.prefetch_free_near(near >> 1);  // an event, and a free
     }
   }
 
