@@ -121,8 +121,11 @@ class ColumnBuilder final : public EventConsumer, public BucketSumsSoFar {
     alloc_seq_.push_back(static_cast<std::uint32_t>(block.alloc_seq));
     ++block_count_;
     BucketCounts& counts = counts_of(block.bucket);
-    if (counts.allocs == 0) note_first_allocation(block.bucket.value);
-    level_change(counts, tables_.bucket(block.bucket).size, true, block.alloc_ns);
+    if (counts.allocs == 0) {
+      note_first_allocation(block.bucket.value);
+      counts.size = tables_.bucket(block.bucket).size;
+    }
+    level_change(counts, true, block.alloc_ns);
     ++counts.allocs;
   }
   void on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) override {
@@ -133,14 +136,14 @@ class ColumnBuilder final : public EventConsumer, public BucketSumsSoFar {
       --live_count_;
     }
     BucketCounts& counts = counts_of(block.bucket);
-    level_change(counts, tables_.bucket(block.bucket).size, false, free_ns);
+    if (counts.allocs == 0) counts.size = tables_.bucket(block.bucket).size;  // a block it never saw allocated
+    level_change(counts, false, free_ns);
     ++counts.frees;
     if (temporary) ++counts.temporary_frees;
   }
   void on_still_alive(const LiveBlock&) override {}
   void prefetch_bucket(BucketId bucket) const override {
     if (bucket.index() < counts_.size()) prefetch_hint(&counts_[bucket.index()]);
-    if (bucket.index() < tables_.bucket_count()) prefetch_hint(&tables_.bucket(bucket));
   }
   void on_finish(std::int64_t end_ns) override {
     end_ns_ = end_ns;
@@ -216,18 +219,24 @@ class ColumnBuilder final : public EventConsumer, public BucketSumsSoFar {
   const std::vector<std::uint32_t>& checkpoint_ids() const { return checkpoint_ids_; }
 
  private:
-  // A bucket's blocks while the trace is read, 20 bytes (BucketSum's 32 are
-  // its layout on disk): counts fit 32 bits, as a store holds fewer than
-  // 2^31 blocks. Beside them, its live blocks as they were at the latest
-  // peak, saved lazily (before its first change after that peak) as the
-  // aggregator saves them.
+  // A bucket's blocks while the trace is read: counts fit 32 bits, as a
+  // store holds fewer than 2^31 blocks. Beside them, its live blocks as they
+  // were at the latest peak, saved lazily (before its first change after
+  // that peak) as the aggregator saves them, and its size, copied from the
+  // tables at its first event. 32 bytes (chunks start 16-byte aligned, so
+  // no entry crosses a cache line): an event reads one cache
+  // line of the builder's, at random once a trace has more buckets than the
+  // cache holds (20 bytes without the size crossed a line for one bucket in
+  // four, and the size was another line, in the tables: docs/store.md).
   struct BucketCounts {
+    std::uint64_t size = 0;
     std::uint32_t allocs = 0;
     std::uint32_t frees = 0;
     std::uint32_t temporary_frees = 0;
     std::uint32_t peak_epoch = 0;
     std::uint32_t live_at_peak = 0;
   };
+  static_assert(sizeof(BucketCounts) == 32);
   // Buckets are mostly first allocated in the order of their ids (a
   // heaptrack file's always are): while they are, they are counted, not listed.
   void note_first_allocation(std::uint32_t bucket) {
@@ -245,7 +254,8 @@ class ColumnBuilder final : public EventConsumer, public BucketSumsSoFar {
   // before the first event is a peak candidate at 0, then every change
   // that rises above the peak so far is the new peak. Called before the
   // bucket's sums change.
-  void level_change(BucketCounts& counts, std::uint64_t size, bool up, std::int64_t ns) {
+  void level_change(BucketCounts& counts, bool up, std::int64_t ns) {
+    const std::uint64_t size = counts.size;
     if (!peak_seen_) {
       peak_ = TracePeak{level_bytes_, level_blocks_, 0};
       peak_seen_ = true;

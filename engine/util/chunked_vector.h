@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -37,7 +38,11 @@ constexpr std::size_t default_chunk_bits() {
 template <class T, std::size_t kChunkBits = default_chunk_bits<T>()>
 class ChunkedVector {
   static_assert(std::is_trivially_destructible_v<T>, "elements are never destroyed one by one");
-  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+  // Each chunk starts on a cache line, so an element of 16, 32 or 64 bytes
+  // never straddles two: a table read at random then misses once per
+  // element (chunks come from malloc, 16-byte aligned at best).
+  static constexpr std::size_t kChunkAlignment = 64;
+  static_assert(alignof(T) <= kChunkAlignment);
 
  public:
   static constexpr std::size_t kChunkSize = std::size_t{1} << kChunkBits;
@@ -79,8 +84,8 @@ class ChunkedVector {
     const std::size_t chunks_needed = (n + kChunkSize - 1) >> kChunkBits;
     if (chunks_needed > chunks_.size() + 1) {
       const std::size_t added = chunks_needed - chunks_.size();
-      Block block(static_cast<T*>(::operator new(added * kChunkSize * sizeof(T))));
-      T* first = block.get();
+      Block block(::operator new(added * kChunkSize * sizeof(T) + kChunkAlignment));
+      T* first = aligned(block.get());
       blocks_.push_back(std::move(block));
       for (std::size_t k = 0; k < added; ++k) chunks_.push_back(first + k * kChunkSize);
     }
@@ -88,23 +93,27 @@ class ChunkedVector {
   }
 
   std::size_t memory_bytes() const {
-    return chunks_.size() * kChunkSize * sizeof(T) + chunks_.capacity() * sizeof(T*) +
-           blocks_.capacity() * sizeof(Block);
+    return chunks_.size() * kChunkSize * sizeof(T) + blocks_.size() * kChunkAlignment +
+           chunks_.capacity() * sizeof(T*) + blocks_.capacity() * sizeof(Block);
   }
 
  private:
   // Out of line, so that push_back itself is small enough to inline: the
   // interning loops append millions of elements.
   [[gnu::noinline]] void add_chunk() {
-    Block chunk(static_cast<T*>(take_warm_chunk(kChunkSize * sizeof(T))));
-    chunks_.push_back(chunk.get());
+    Block chunk(take_warm_chunk(kChunkSize * sizeof(T) + kChunkAlignment));
+    chunks_.push_back(aligned(chunk.get()));
     blocks_.push_back(std::move(chunk));
+  }
+  static T* aligned(void* block) {
+    const auto at = (reinterpret_cast<std::uintptr_t>(block) + kChunkAlignment - 1) & ~(kChunkAlignment - 1);
+    return reinterpret_cast<T*>(at);
   }
 
   struct FreeBlock {
-    void operator()(T* block) const { ::operator delete(static_cast<void*>(block)); }
+    void operator()(void* block) const { ::operator delete(block); }
   };
-  using Block = std::unique_ptr<T, FreeBlock>;
+  using Block = std::unique_ptr<void, FreeBlock>;
   std::vector<T*> chunks_;     // in order; each in one of blocks_
   std::vector<Block> blocks_;  // what was allocated: a chunk, or several at once
   std::size_t size_ = 0;

@@ -112,6 +112,40 @@ TEST(BucketSums, ComeInChunksThatMakeTheWholeList) {
   }
 }
 
+// The builder keeps each bucket's size beside its counts, copied from the
+// tables at the bucket's first event: the trace's peak counts every block at
+// its own bucket's size, also where that first event frees a block the
+// builder never saw allocated (a store resumed, or a test's events).
+TEST(BucketSums, ThePeakCountsEveryBlockAtItsBucketsSize) {
+  TraceTables tables;
+  const std::vector<BucketId> b = add_buckets(tables, 4, 2);  // sizes 16, 17, 18, 19
+  Columns c;
+  Builder builder(tables, c.bucket, c.alloc_seq, c.free_order, c.time_changes);
+  std::uint64_t seq = 0;
+  std::uint32_t next_block = 0;
+  auto alloc_block = [&](BucketId bucket) {
+    const LiveBlock block{BlockId(next_block++), bucket, seq, static_cast<std::int64_t>(seq)};
+    builder.on_alloc(block);
+    ++seq;
+    return block;
+  };
+  auto free_block = [&](const LiveBlock& block) {
+    builder.on_free(block, seq, static_cast<std::int64_t>(seq), false);
+    ++seq;
+  };
+  alloc_block(b[0]);
+  alloc_block(b[1]);
+  free_block(alloc_block(b[1]));  // the peak so far: 16 + 17 + 17 at seq 2
+  free_block(LiveBlock{BlockId(1000), b[2], 0, 0});  // bucket 2's first event: 33 - 18
+  alloc_block(b[2]);  // back to 33
+  alloc_block(b[3]);
+  alloc_block(b[3]);  // 71 in 4 blocks, at seq 7
+  builder.on_finish(static_cast<std::int64_t>(seq));
+  EXPECT_EQ(builder.peak().bytes, 71u);
+  EXPECT_EQ(builder.peak().blocks, 4u);
+  EXPECT_EQ(builder.peak().time_ns, 7);
+}
+
 // What a sink receives, kept.
 struct KeptView final : StackViewSink {
   StackViewHead kept_head;

@@ -1,5 +1,6 @@
 // ChunkedVector: elements never move as it grows, one by one or many chunks
-// at once (grow_at_once_to), and a copy or a move keeps every value.
+// at once (grow_at_once_to), a copy or a move keeps every value, and every
+// chunk starts on a cache line.
 #include "engine/util/chunked_vector.h"
 
 #include <gtest/gtest.h>
@@ -51,6 +52,31 @@ TEST(ChunkedVector, GrowingAtOnceWithinOneChunkIsGrowingOneByOne) {
   ASSERT_EQ(v.size(), 20u);
   for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(v[i], 2u);
   for (std::size_t i = 5; i < 20; ++i) EXPECT_EQ(v[i], 4u);
+}
+
+// The builder's counts per bucket (store_columns.h) are 32 bytes, read at
+// random: none may straddle two cache lines, whatever malloc returns.
+TEST(ChunkedVector, EveryChunkStartsOnACacheLineSoNoElementOf32BytesStraddlesTwo) {
+  struct ThirtyTwo {
+    std::uint64_t a, b, c, d;
+  };
+  static_assert(sizeof(ThirtyTwo) == 32);
+  ChunkedVector<ThirtyTwo, 3> v;  // 8 elements a chunk
+  for (int round = 0; round < 4; ++round) {
+    std::vector<char*> noise;  // other allocations in between, so malloc's addresses vary
+    for (int k = 0; k <= round; ++k) noise.push_back(new char[static_cast<std::size_t>(8 * k + 8)]);
+    v.push_back(ThirtyTwo{1, 2, 3, 4});
+    v.grow_to(v.size() + 8);             // a chunk at a time
+    v.grow_at_once_to(v.size() + 40);    // several chunks as one block
+    for (char* p : noise) delete[] p;
+  }
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const auto at = reinterpret_cast<std::uintptr_t>(&v[i]);
+    ASSERT_EQ(at / 64, (at + sizeof(ThirtyTwo) - 1) / 64) << i;
+    if (i % 8 == 0) {
+      ASSERT_EQ(at % 64, 0u) << i;
+    }
+  }
 }
 
 }  // namespace
