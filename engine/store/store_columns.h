@@ -223,11 +223,11 @@ class ColumnBuilder final : public EventConsumer, public BucketSumsSoFar {
   // store holds fewer than 2^31 blocks. Beside them, its live blocks as they
   // were at the latest peak, saved lazily (before its first change after
   // that peak) as the aggregator saves them, and its size, copied from the
-  // tables at its first event. 32 bytes (chunks start 16-byte aligned, so
-  // no entry crosses a cache line): an event reads one cache
-  // line of the builder's, at random once a trace has more buckets than the
-  // cache holds (20 bytes without the size crossed a line for one bucket in
-  // four, and the size was another line, in the tables: docs/store.md).
+  // tables at its first event. 32 bytes, and ChunkedVector's chunks start
+  // on a cache line: an event reads one line of the builder's, at random
+  // once a trace has more buckets than the cache holds (20 bytes without the
+  // size crossed a line for one bucket in four, and the size was another
+  // line, in the tables: docs/store.md, "Writing").
   struct BucketCounts {
     std::uint64_t size = 0;
     std::uint32_t allocs = 0;
