@@ -66,8 +66,8 @@ TEST(ChunkedVector, EveryChunkStartsOnACacheLineSoNoElementOf32BytesStraddlesTwo
     std::vector<char*> noise;  // other allocations in between, so malloc's addresses vary
     for (int k = 0; k <= round; ++k) noise.push_back(new char[static_cast<std::size_t>(8 * k + 8)]);
     v.push_back(ThirtyTwo{1, 2, 3, 4});
-    v.grow_to(v.size() + 8);             // a chunk at a time
-    v.grow_at_once_to(v.size() + 40);    // several chunks as one block
+    v.grow_to(v.size() + 8);           // a chunk at a time
+    v.grow_at_once_to(v.size() + 40);  // several chunks as one block
     for (char* p : noise) delete[] p;
   }
   for (std::size_t i = 0; i < v.size(); ++i) {
