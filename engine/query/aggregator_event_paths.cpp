@@ -351,13 +351,13 @@ void Aggregator::skip_events(const SkippedEvents& skipped) {
   // before_live_change, after_live_change and complete() have no effect
   // there but the level (a free before T1 is in no set, §7). Only the buckets with blocks alive
   // at T1 are planned here (most buckets of a long trace have none, and the
-  // window's events plan the rest), in the order of their first allocation.
-  // A group key's id then differs from a one-by-one replay's, which no
-  // answer shows: rows are ordered by measure, then by the key's text, and
+  // window's events plan the rest), in the order of their ids. A group
+  // key's id then differs from a one-by-one replay's, which no answer
+  // shows: rows are ordered by measure, then by the key's text, and
   // distinct keys render distinctly (tests/cli/store_test.cpp compares the
   // two byte for byte).
-  for (const std::uint32_t b : skipped.first_allocated) {
-    if (b >= skipped.live.size() || skipped.live[b] == 0) continue;
+  for (std::uint32_t b = 0; b < skipped.live.size(); ++b) {
+    if (skipped.live[b] == 0) continue;
     S& state = plan<S>(BucketId(b));
     if (state.key < 0) continue;
     const std::uint32_t live = skipped.live[b];

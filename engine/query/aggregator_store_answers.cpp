@@ -77,13 +77,15 @@ void Aggregator::answer_from(const TraceStore& store, const WindowIndex* window_
   if (views != nullptr && answer_from_session_view(store, *views)) return;
   if (answer_from_sums(store.columns(), [&] { store.check_bucket_sums(); })) return;
   if (window_index != nullptr && answer_from_window_index(store, *window_index)) return;
-  // The states of the buckets the replay may meet, set at once (one block,
-  // huge pages), not as it meets them, each 4 KiB page then a fault of its
-  // own (docs/store.md, "From T1 to T2").
-  with_layout([&]<class S>() { states<S>().grow_at_once_to(store.buckets_met_before(plan_.t2())); });
   // Nothing at or after the window's end changes the answer but how the
   // blocks alive then end (record(): freed after T2 is not freed in it).
-  store.replay(*this, plan_.t2());
+  // The states of the buckets the replay may meet are set at once (one
+  // block, huge pages), not as it meets them, each 4 KiB page then a fault
+  // of its own (docs/store.md, "From T1 to T2"), while the store's checks
+  // start on the other core.
+  store.replay(*this, plan_.t2(), [&] {
+    with_layout([&]<class S>() { states<S>().grow_at_once_to(store.buckets_met_before(plan_.t2())); });
+  });
 }
 
 bool Aggregator::answer_from_sums(const StoreColumns& columns, const std::function<void()>& check_sums) {

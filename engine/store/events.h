@@ -24,12 +24,9 @@ struct LiveBlock {
 };
 
 // The events before some time, as counts per bucket (indexed by bucket id):
-// the blocks alive then. `first_allocated` lists the buckets in the order of
-// their first allocation, as events would have met them (a bucket with
-// blocks that it leaves out comes after).
+// the blocks alive then.
 struct SkippedEvents {
   std::span<const std::uint32_t> live;
-  std::span<const std::uint32_t> first_allocated;
 };
 
 class EventConsumer {

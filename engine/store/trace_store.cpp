@@ -108,25 +108,6 @@ std::uint64_t first_event_at(const StoreColumns& c, std::int64_t ns) {
 // sequence numbers ascend; the replay refuses a store where they do not).
 std::size_t allocs_before(const StoreColumns& c, std::uint64_t seq) { return c.alloc_seq.lower_bound(seq); }
 
-// The buckets with live blocks in the order events would have met them: the
-// bucket sums' order; a crafted store that leaves some out still gets them all.
-std::vector<std::uint32_t> buckets_in_first_order(const StoreColumns& c, std::span<const std::uint32_t> live) {
-  std::vector<std::uint32_t> order;
-  std::vector<bool> listed(live.size(), false);
-  c.bucket_sums.each_chunk([&](std::span<const BucketSum> sums) {
-    for (const BucketSum& sum : sums) {
-      if (sum.bucket < live.size() && live[sum.bucket] > 0 && !listed[sum.bucket]) {
-        order.push_back(sum.bucket);
-        listed[sum.bucket] = true;
-      }
-    }
-  });
-  for (std::uint32_t b = 0; b < live.size(); ++b) {
-    if (live[b] > 0 && !listed[b]) order.push_back(b);
-  }
-  return order;
-}
-
 // Counts the allocations [from, to) into `counts` by bucket, checking each
 // block's bucket and that allocation times ascend.
 void count_allocations(const StoreColumns& c, std::size_t from, std::size_t to, std::vector<std::uint32_t>& counts) {
@@ -282,32 +263,31 @@ std::size_t TraceStore::buckets_met_before(std::int64_t until_ns) const {
 }
 
 void TraceStore::hand_over_skipped(EventConsumer& consumer, std::span<const std::uint32_t> live) const {
-  const std::vector<std::uint32_t> order = buckets_in_first_order(columns_, live);
   check_tables();
-  consumer.on_skipped_events(SkippedEvents{live, order});
+  consumer.on_skipped_events(SkippedEvents{live});
 }
 
-void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns) const {
-  if (!blocks_check_.pending() && !sums_check_.pending() && !buckets_check_.pending() &&
-      !stack_tree_check_.pending()) {
-    return replay_blocks(consumer, until_ns);
-  }
+void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns, const std::function<void()>& first) const {
+  const auto replay_here = [&] {
+    if (first) first();
+    replay_blocks(consumer, until_ns);
+  };
+  if (!blocks_check_.pending() && !buckets_check_.pending() && !stack_tree_check_.pending()) return replay_here();
   // The sections' checks run beside the replay (on the core its window
   // leaves free): first the tables, which the replay waits for before it
   // feeds the consumer anything (it reads them from then on) but not while
-  // it counts the events before a window, which reads none; then the bucket
-  // sums (which order the buckets skipped before a window) and the block
-  // columns, waited for before the answer counts. A check's error is thrown
-  // before the replay's, which it explains; the replay reads nothing
-  // unchecked in a way that could misbehave.
+  // it counts the events before a window, which reads none; then the block
+  // columns, waited for before the answer counts. (The replay reads no
+  // bucket sum.) A check's error is thrown before the replay's, which it
+  // explains; the replay reads nothing unchecked in a way that could
+  // misbehave.
   on_both_cores(
       [&] {
-        buckets_check_.run();
         stack_tree_check_.run();
-        sums_check_.run();
+        buckets_check_.run();
         blocks_check_.run();
       },
-      [&] { replay_blocks(consumer, until_ns); });
+      replay_here);
 }
 
 void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) const {
@@ -317,9 +297,10 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
   const std::size_t buckets = tables_.bucket_count();
   if (c.alloc_seq.size() != blocks) inconsistent("the bucket and allocation columns differ in length");
   if (c.event_count != blocks + c.free_order.size()) inconsistent("events are not allocations plus frees");
-  // Which blocks are freed: a bit each, to refuse a block freed twice and to
-  // find those still alive at the end.
-  std::vector<std::uint64_t> freed((blocks + 63) / 64, 0);
+  // Which of the blocks allocated before the cut are freed: a bit each, to
+  // refuse a block freed twice and to find those still alive at the end.
+  const std::size_t allocs_before_cut = allocs_before(c, cut);
+  std::vector<std::uint64_t> freed((allocs_before_cut + 63) / 64, 0);
   const auto is_freed = [&](std::size_t i) { return (freed[i / 64] & (std::uint64_t{1} << (i % 64))) != 0; };
   const auto mark_freed = [&](std::uint32_t i) {
     if (is_freed(i)) inconsistent("a block freed twice");
@@ -338,6 +319,7 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
   const std::size_t skipped_allocs = allocs_before(c, skipped);
   const std::size_t skipped_frees = static_cast<std::size_t>(skipped - skipped_allocs);
   if (skipped_frees > c.free_order.size()) inconsistent("more frees than the free column holds");
+  if (skipped_allocs > allocs_before_cut) inconsistent("allocation sequence numbers are not ascending");
   if (skipped > 0) {
     // From the nearer of the live checkpoints either side of the skipped
     // events' end (counting forward reads the events between, back only
@@ -361,7 +343,6 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
   // The temporary frees after the cut of blocks allocated before it, found
   // on the other core while this one replays up to the cut.
   std::vector<std::uint32_t> late_temporary;
-  const std::size_t allocs_before_cut = allocs_before(c, cut);
   const std::uint64_t frees_before_cut = cut - std::min<std::uint64_t>(cut, allocs_before_cut);
   std::size_t next_alloc = skipped_allocs;
   std::size_t next_free = skipped_frees;
@@ -407,7 +388,7 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
           while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq <= seq) {
             now = c.time_changes[next_change++].ns;
           }
-          if (next_alloc < blocks && alloc_seqs[next_alloc] == seq) {
+          if (next_alloc < allocs_before_cut && alloc_seqs[next_alloc] == seq) {
             const auto i = static_cast<std::uint32_t>(next_alloc++);
             const std::uint32_t bucket = alloc_buckets[i];
             if (bucket >= buckets) inconsistent("a block's bucket is not in the bucket table");

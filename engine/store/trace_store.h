@@ -94,7 +94,11 @@ class TraceStore {
   // A consumer that can skip the events before some time
   // (EventConsumer::skippable_before_ns) gets them in one call, and the
   // replay starts at the first event at or after that time.
-  void replay(EventConsumer& consumer, std::int64_t until_ns = kNeverNs) const;
+  //
+  // `first`, if given, runs before the first event, while the sections'
+  // checks start on the other core: the consumer's own setup (its states).
+  void replay(EventConsumer& consumer, std::int64_t until_ns = kNeverNs,
+              const std::function<void()>& first = {}) const;
 
   // How many of the first buckets a replay until `until_ns` may meet (one
   // past the highest bucket of the blocks allocated before then, or all of

@@ -505,16 +505,26 @@ TEST_F(BadInputStore, EachSectionsChecksumNamesIt) {
     const bool block_column = std::string(section) == "block buckets" ||
                               std::string(section) == "block allocation times" || std::string(section) == "frees" ||
                               std::string(section) == "time changes";
-    // info's summary is the stack view's totals (and the tables): it reads
-    // no bucket sums either.
-    const bool sums = std::string(section) == "bucket sums";
-    expect_refused(bad, std::string("section '") + section + "' is damaged (its checksum does not match)",
-                   !block_column && !sums);
-    if (sums) {
-      const CommandResult info = run_heapql("info " + shell_quote(dir_.file("bad.hqdb")) + " --format json");
+    const std::string damaged = std::string("section '") + section + "' is damaged (its checksum does not match)";
+    if (std::string(section) == "bucket sums") {
+      // Read by a whole-trace query alone: neither a replay nor info's
+      // summary (the stack view's totals, and the tables) reads them.
+      const std::string bad_path = dir_.file("bad.hqdb");
+      write_file(bad_path, bad);
+      const CommandResult whole = run_heapql("query " + shell_quote(bad_path) + " --by frame");
+      EXPECT_EQ(whole.exit_code, 2) << whole.err;
+      EXPECT_EQ(whole.out, "");
+      expect_contains(whole.err, "heapql: " + bad_path + ": ");
+      expect_contains(whole.err, damaged);
+      const CommandResult series = run_heapql("query " + shell_quote(bad_path) + " --series 3 --format csv");
+      EXPECT_EQ(series.exit_code, 0) << series.err;
+      EXPECT_EQ(series.out, run_heapql("query " + shell_quote(good_) + " --series 3 --format csv").out);
+      const CommandResult info = run_heapql("info " + shell_quote(bad_path) + " --format json");
       EXPECT_EQ(info.exit_code, 0) << info.err;
       expect_contains(info.out, "\"blocks\":11,");
+      continue;
     }
+    expect_refused(bad, damaged, !block_column);
     if (block_column) {
       // A whole-trace query answers from the bucket sums and never reads the
       // block columns: its answer is the good store's.
