@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "engine/platform/aligned_stretch.h"
 #include "engine/platform/memory_advice.h"
 #include "lua/host/run_limits.h"
 
@@ -27,9 +28,8 @@ std::size_t malloc_usable_size(void* p) { return _msize(p); }
 void advise_huge(void* p, std::size_t size) {
   constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
   if (size < 2 * kHuge) return;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(p) + size) & ~(kHuge - 1);
-  if (end > begin) heapql::advise_huge_pages(reinterpret_cast<void*>(begin), end - begin);
+  const heapql::AlignedStretch huge = heapql::whole_units_inside(p, size, kHuge);
+  if (huge.bytes != 0) heapql::advise_huge_pages(huge.begin, huge.bytes);
 }
 
 void* allocate(std::size_t size) {
@@ -47,8 +47,7 @@ void* allocate(std::size_t size) {
 void* allocate_aligned(std::size_t size, std::align_val_t alignment) {
   const auto align = std::max(static_cast<std::size_t>(alignment), sizeof(void*));
   auto* base = static_cast<char*>(allocate(size + align + sizeof(void*)));
-  const auto at = (reinterpret_cast<std::uintptr_t>(base) + sizeof(void*) + align - 1) & ~(std::uintptr_t{align} - 1);
-  auto* p = reinterpret_cast<void*>(at);
+  void* p = heapql::round_up_to(base + sizeof(void*), align);
   static_cast<void**>(p)[-1] = base;
   return p;
 }

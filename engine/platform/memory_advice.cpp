@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "engine/platform/aligned_stretch.h"
 #include "engine/platform/page_size.h"
 
 namespace heapql {
@@ -22,9 +23,8 @@ void advise_huge_pages(void* p, std::size_t bytes) {
 void advise_populate_write(void* p, std::size_t bytes) {
 #ifdef MADV_POPULATE_WRITE
   static const auto page = static_cast<std::uintptr_t>(page_size());
-  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+  const AlignedStretch pages = whole_units_inside(p, bytes, page);
+  if (pages.bytes != 0) ::madvise(pages.begin, pages.bytes, MADV_POPULATE_WRITE);
 #else
   (void)p;
   (void)bytes;

@@ -120,11 +120,8 @@ class ColumnBuilder final : public EventConsumer, public BucketSumsSoFar {
     bucket_.push_back(block.bucket.value);
     alloc_seq_.push_back(static_cast<std::uint32_t>(block.alloc_seq));
     ++block_count_;
-    BucketCounts& counts = counts_of(block.bucket);
-    if (counts.allocs == 0) {
-      note_first_allocation(block.bucket.value);
-      counts.size = tables_.bucket(block.bucket).size;
-    }
+    BucketCounts& counts = sized_counts_of(block.bucket);
+    if (counts.allocs == 0) note_first_allocation(block.bucket.value);
     level_change(counts, true, block.alloc_ns);
     ++counts.allocs;
   }
@@ -135,8 +132,7 @@ class ColumnBuilder final : public EventConsumer, public BucketSumsSoFar {
       live_bits_[block.id.value / 64] &= ~(std::uint64_t{1} << (block.id.value % 64));
       --live_count_;
     }
-    BucketCounts& counts = counts_of(block.bucket);
-    if (counts.allocs == 0) counts.size = tables_.bucket(block.bucket).size;  // a block it never saw allocated
+    BucketCounts& counts = sized_counts_of(block.bucket);
     level_change(counts, false, free_ns);
     ++counts.frees;
     if (temporary) ++counts.temporary_frees;
@@ -249,6 +245,14 @@ class ColumnBuilder final : public EventConsumer, public BucketSumsSoFar {
   BucketCounts& counts_of(BucketId bucket) {
     if (counts_.size() <= bucket.index()) counts_.grow_to(std::size_t{bucket.index()} + 1);
     return counts_[bucket.index()];
+  }
+  // The counts with the bucket's size, copied from the tables until its
+  // first allocation (its first event, or the free of a block never seen
+  // allocated): later events read it from here, not from the tables.
+  BucketCounts& sized_counts_of(BucketId bucket) {
+    BucketCounts& counts = counts_of(bucket);
+    if (counts.allocs == 0) counts.size = tables_.bucket(bucket).size;
+    return counts;
   }
   // The aggregator's peak rule for a query of the whole trace: the level
   // before the first event is a peak candidate at 0, then every change

@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "engine/platform/aligned_stretch.h"
 #include "engine/util/chunk_warmer.h"
 
 namespace heapql {
@@ -105,10 +106,7 @@ class ChunkedVector {
     chunks_.push_back(aligned(chunk.get()));
     blocks_.push_back(std::move(chunk));
   }
-  static T* aligned(void* block) {
-    const auto at = (reinterpret_cast<std::uintptr_t>(block) + kChunkAlignment - 1) & ~(kChunkAlignment - 1);
-    return reinterpret_cast<T*>(at);
-  }
+  static T* aligned(void* block) { return round_up_to<T>(block, kChunkAlignment); }
 
   struct FreeBlock {
     void operator()(void* block) const { ::operator delete(block); }
