@@ -40,7 +40,11 @@ class GroupKeyTable {
 
   // After rank(): how many keys there are, and each one's values.
   std::size_t count() const { return count_; }
-  std::uint32_t value(std::size_t key, std::size_t level) const { return values_[key * width_ + level]; }
+  std::uint32_t value(std::size_t key, std::size_t level) const {
+    const std::size_t by_value = value_level_values_.size();  // keys by value come first
+    if (key < by_value) return level == static_cast<std::size_t>(by_value_level_) ? value_level_values_[key] : 0;
+    return values_[(key - by_value) * width_ + level];
+  }
 
  private:
   // A key by value is the value plus one (so that an invalid id, all bits
@@ -54,7 +58,8 @@ class GroupKeyTable {
   std::int32_t by_value_level_ = -1;  // the level whose values are keys, if any
   IdBits value_keys_;                 // the keys by value that exist (until ranked)
   DenseRank value_ranks_;             // once ranked: their dense numbers
-  ChunkedVector<std::uint32_t> values_;  // interned keys' values, key after key (all keys' once ranked)
+  ChunkedVector<std::uint32_t> values_;  // interned keys' values, key after key
+  std::vector<std::uint32_t> value_level_values_;  // once ranked: each key by value's value
   std::size_t interned_count_ = 0;
   FlatIndex interned_ids_;
   bool ranked_ = false;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace heapql {
@@ -22,6 +23,8 @@ class IdBits {
   std::size_t memory_bytes() const { return words_.capacity() * sizeof(std::uint64_t); }
   // Bit `id % 64` of word `id / 64` is id's; words past the last set bit may be missing.
   const std::vector<std::uint64_t>& words() const { return words_; }
+  // The words, handed over: this is then empty.
+  std::vector<std::uint64_t> take_words() { return std::move(words_); }
 
  private:
   std::vector<std::uint64_t> words_;
