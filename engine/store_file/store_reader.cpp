@@ -36,6 +36,14 @@ std::span<const T> view_as(std::string_view records) {
   return {reinterpret_cast<const T*>(records.data()), records.size() / sizeof(T)};
 }
 
+// A packed part of a section (packed_column.h, packed_table.h) as its
+// 64-bit words, or nothing where its length is not whole words (what the
+// caller then reports, each as its query reads it).
+std::optional<std::span<const std::uint64_t>> whole_words(std::string_view bytes) {
+  if (bytes.size() % 8 != 0) return std::nullopt;
+  return view_as<std::uint64_t>(bytes);
+}
+
 // A fixed-width table's checksum and its records' validator in one pass,
 // piece by piece, each validated while the checksum has just brought it
 // into the cache: `first_bad(piece, index of its first record)`. Damage is
@@ -73,14 +81,13 @@ StackView read_stack_view(const StoreSections& file) {
   const std::uint64_t rows = in.u64();
   view.temporary_blocks = in.u64();
   for (std::uint64_t& total : view.totals) total = in.u64();
-  const std::string_view table = file.bytes(Section::kStackView).substr(kStackViewHeadBytes);
+  const auto table = whole_words(file.bytes(Section::kStackView).substr(kStackViewHeadBytes));
   if (rows != e.items) {
     view.unreadable = "its row count differs from the table of contents'";
-  } else if (table.size() % 8 != 0) {
+  } else if (!table) {
     view.unreadable = fmt::format("{} bytes are not whole words", e.bytes);
   } else {
-    view.unreadable = view_packed_table({reinterpret_cast<const std::uint64_t*>(table.data()), table.size() / 8},
-                                        rows, view.columns);
+    view.unreadable = view_packed_table(*table, rows, view.columns);
   }
   if (!view.unreadable.empty()) view.columns = {};
   return view;
@@ -154,9 +161,9 @@ void read_checkpoints(const StoreSections& file, StoreColumns& c) {
   // The checkpoints, their ids' count, then the ids: one packed column.
   const std::uint64_t head = e.items * sizeof(LiveCheckpoint) + 8;
   if (e.bytes < head) refuse("more live checkpoints than their section holds", e.offset);
-  const std::uint64_t id_bytes = e.bytes - head;
-  if (id_bytes % 8 != 0) refuse("live checkpoint ids that are not whole words", e.offset);
   const char* at = file.bytes(Section::kLiveCheckpoints).data();
+  const auto id_words = whole_words(file.bytes(Section::kLiveCheckpoints).substr(head));
+  if (!id_words) refuse("live checkpoint ids that are not whole words", e.offset);
   c.checkpoints = {reinterpret_cast<const LiveCheckpoint*>(at), static_cast<std::size_t>(e.items)};
   std::uint64_t id_count = 0;
   std::memcpy(&id_count, at + head - 8, 8);
@@ -172,9 +179,7 @@ void read_checkpoints(const StoreSections& file, StoreColumns& c) {
     previous_seq = checkpoint.seq;
   }
   if (next_first != id_count) refuse("live checkpoint ids that no checkpoint lists", e.offset + head - 8);
-  const std::string wrong = PackedColumn::view(
-      {reinterpret_cast<const std::uint64_t*>(at + head), static_cast<std::size_t>(id_bytes / 8)}, id_count, 0,
-      c.checkpoint_ids);
+  const std::string wrong = PackedColumn::view(*id_words, id_count, 0, c.checkpoint_ids);
   if (!wrong.empty()) refuse("live checkpoint ids: " + wrong, e.offset + head);
 }
 
@@ -183,10 +188,9 @@ void read_checkpoints(const StoreSections& file, StoreColumns& c) {
 // section; else what is wrong, which the query that reads it reports.
 std::string packed_table_section(const StoreSections& file, Section kind, std::span<PackedColumn> columns) {
   const SectionEntry& e = file.entry(kind);
-  const std::string_view bytes = file.bytes(kind);
-  if (e.bytes % 8 != 0) return fmt::format("{} bytes are not whole words", e.bytes);
-  return view_packed_table({reinterpret_cast<const std::uint64_t*>(bytes.data()), bytes.size() / 8}, e.items,
-                           columns);
+  const auto words = whole_words(file.bytes(kind));
+  if (!words) return fmt::format("{} bytes are not whole words", e.bytes);
+  return view_packed_table(*words, e.items, columns);
 }
 
 BucketSumList read_bucket_sums(const StoreSections& file) {
@@ -305,14 +309,13 @@ std::span<const T> column(const StoreSections& file, Section kind) {
 // directory, whose sizes must agree with its values' count.
 PackedColumn packed_column(const StoreSections& file, Section kind, unsigned rotation) {
   const SectionEntry& e = file.entry(kind);
-  if (e.bytes % 8 != 0) {
+  const auto words = whole_words(file.bytes(kind));
+  if (!words) {
     file.verify(kind);  // checked by checksum only when used: damage explains it
     file.fail(fmt::format("store section '{}': {} bytes are not whole words", section_name(kind), e.bytes), e.offset);
   }
   PackedColumn c;
-  const std::string_view bytes = file.bytes(kind);
-  const std::string wrong = PackedColumn::view(
-      {reinterpret_cast<const std::uint64_t*>(bytes.data()), bytes.size() / 8}, e.items, rotation, c);
+  const std::string wrong = PackedColumn::view(*words, e.items, rotation, c);
   if (!wrong.empty()) {
     file.verify(kind);
     file.fail(fmt::format("store section '{}': {}", section_name(kind), wrong), e.offset);

@@ -802,6 +802,61 @@ TEST_F(BadInputStore, BadPackedColumnsWithCorrectChecksums) {
   }
 }
 
+// A packed section is 64-bit words: one whose table-of-contents length is
+// not (with correct checksums) is refused by the query that reads it, with
+// the section named, not read past or misaligned.
+TEST_F(BadInputStore, PackedSectionsThatAreNotWholeWordsAreRefused) {
+  const auto shortened_by_four = [&](const std::string& store, const std::string& section) {
+    std::string bad = store;
+    const std::size_t at = section_offset(dir_.file("source.hqdb"), section);
+    std::uint64_t toc;
+    std::memcpy(&toc, bad.data() + 24, 8);
+    std::size_t entry = toc;
+    for (std::uint64_t offset = 0; entry + 40 <= bad.size(); entry += 40) {
+      std::memcpy(&offset, bad.data() + entry + 16, 8);
+      if (offset == at) break;
+    }
+    EXPECT_LE(entry + 40, bad.size()) << section;
+    std::uint64_t length;
+    std::memcpy(&length, bad.data() + entry + 24, 8);
+    length -= 4;
+    std::memcpy(bad.data() + entry + 24, &length, 8);
+    heapql::test::set_store_checksums(bad.data(), bad.size());
+    return bad;
+  };
+  const std::string bad_path = dir_.file("bad.hqdb");
+  const auto expect_query_refused = [&](const std::string& bytes, const std::string& args,
+                                        const std::string& message) {
+    write_file(bad_path, bytes);
+    const CommandResult r = run_heapql("query " + shell_quote(bad_path) + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
+    EXPECT_EQ(r.out, "");
+    expect_contains(r.err, "heapql: " + bad_path + ": ");
+    expect_contains(r.err, message);
+  };
+  fs::copy_file(good_, dir_.file("source.hqdb"));
+  for (const std::string section : {"block buckets", "block allocation times", "frees"}) {
+    SCOPED_TRACE(section);
+    expect_query_refused(shortened_by_four(bytes_, section), " --series 3",
+                         "store section '" + section + "': ");
+    expect_contains(run_heapql("query " + shell_quote(bad_path) + " --series 3").err, "bytes are not whole words");
+  }
+  expect_query_refused(shortened_by_four(bytes_, "stack view"), " --by stack",
+                       "store section 'stack view': ");
+  expect_contains(run_heapql("query " + shell_quote(bad_path) + " --by stack").err, "bytes are not whole words");
+  expect_query_refused(shortened_by_four(bytes_, "bucket sums"), " --by frame", "bytes are not whole words");
+  // The live checkpoints, in a store that has some, read by a window that starts from one.
+  fs::remove(dir_.file("source.hqdb"));
+  fs::copy_file(kWorked, trace_);
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(trace_) + " -o " + shell_quote(dir_.file("source.hqdb")),
+                       "HEAPQL_STORE_CHECKPOINT_EVENTS=3")
+                .exit_code,
+            0);
+  expect_query_refused(shortened_by_four(read_file(dir_.file("source.hqdb")), "live checkpoints"),
+                       " --window 300ms.. --impacting AIFO,AOFO --by impacting,stack",
+                       "live checkpoint ids that are not whole words");
+}
+
 TEST_F(BadInputStore, WrongMagic) {
   std::string bad = bytes_;
   bad[0] = 'X';
