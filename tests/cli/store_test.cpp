@@ -445,6 +445,18 @@ class BadInputStore : public ::testing::Test {
       expect_contains(r.err, message);
     }
   }
+  // Crafted bytes refused by the query that reads them (`args`), naming
+  // the file; the result, for what else a test checks in it.
+  CommandResult expect_query_refused(const std::string& bytes, const std::string& args, const std::string& message) {
+    const std::string path = dir_.file("bad.hqdb");
+    write_file(path, bytes);
+    CommandResult r = run_heapql("query " + shell_quote(path) + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << message;
+    EXPECT_EQ(r.out, "");
+    expect_contains(r.err, "heapql: " + path + ": ");
+    expect_contains(r.err, message);
+    return r;
+  }
   // Where a store file's section starts, as `info` tells it.
   std::size_t section_offset(const std::string& store, const std::string& section) {
     const CommandResult info = run_heapql("info " + shell_quote(store) + " --format json");
@@ -616,17 +628,9 @@ TEST_F(BadInputStore, LiveCheckpointsThatDoNotFitAreRefused) {
   const std::string expected = run_heapql("query " + shell_quote(checkpointed) + window).out;
   ASSERT_FALSE(expected.empty());
   const std::string bad_path = dir_.file("bad.hqdb");
-  const auto expect_query_refused = [&](const std::string& bytes, const std::string& message) {
-    write_file(bad_path, bytes);
-    const CommandResult r = run_heapql("query " + shell_quote(bad_path) + window);
-    EXPECT_EQ(r.exit_code, 2) << message << ": " << r.out;
-    EXPECT_EQ(r.out, "");
-    expect_contains(r.err, "heapql: " + bad_path + ": ");
-    expect_contains(r.err, message);
-  };
   std::string flipped = good;
   flipped[at + 8] = static_cast<char>(flipped[at + 8] ^ 0x01);
-  expect_query_refused(flipped, "section 'live checkpoints' is damaged (its checksum does not match)");
+  expect_query_refused(flipped, window, "section 'live checkpoints' is damaged (its checksum does not match)");
   // Crafted: the checkpoints are 24 bytes each (seq, first id, count), then
   // the ids' count (u64), then the ids, a packed column (store-format.md).
   std::uint64_t checkpoints = 0;
@@ -647,18 +651,12 @@ TEST_F(BadInputStore, LiveCheckpointsThatDoNotFitAreRefused) {
   const std::size_t last = at + (checkpoints - 1) * 24;
   std::uint64_t count;
   std::memcpy(&count, good.data() + last + 16, 8);
-  write_file(bad_path, crafted(last + 16, count + 1, 8));
-  const CommandResult r = run_heapql("query " + shell_quote(bad_path) + window);
-  EXPECT_EQ(r.exit_code, 2);
-  expect_contains(r.err, "a live checkpoint");
+  expect_query_refused(crafted(last + 16, count + 1, 8), window, "a live checkpoint");
   // Fewer ids than the checkpoints list.
   const std::size_t id_count_at = at + checkpoints * 24;
   std::uint64_t id_count;
   std::memcpy(&id_count, good.data() + id_count_at, 8);
-  write_file(bad_path, crafted(id_count_at, id_count - 1, 8));
-  const CommandResult fewer = run_heapql("query " + shell_quote(bad_path) + window);
-  EXPECT_EQ(fewer.exit_code, 2);
-  expect_contains(fewer.err, "a live checkpoint");
+  expect_query_refused(crafted(id_count_at, id_count - 1, 8), window, "a live checkpoint");
   // Ids out of the events: the first 64 ids' base (their directory entry's
   // low half, after the packed words) past every block. The query whose
   // window starts from the first checkpoint reads them.
@@ -685,14 +683,10 @@ TEST_F(BadInputStore, LiveCheckpointsThatDoNotFitAreRefused) {
   if (early.exit_code == 2) expect_contains(early.err, "a live checkpoint's blocks are out of order");
   const CommandResult from_first = run_heapql("query " + shell_quote(bad_path) + window);
   EXPECT_TRUE(from_first.exit_code == 2 || from_first.out == expected) << from_first.err;
-  write_file(bad_path, crafted(at, 0, 8));  // a checkpoint before any event
-  const CommandResult zero = run_heapql("query " + shell_quote(bad_path) + window);
-  EXPECT_EQ(zero.exit_code, 2);
-  expect_contains(zero.err, "a live checkpoint that does not fit its section or the events");
-  write_file(bad_path, crafted(last, 0xFFFFFFFFFFull, 8));  // past the last event
-  const CommandResult late = run_heapql("query " + shell_quote(bad_path) + window);
-  EXPECT_EQ(late.exit_code, 2);
-  expect_contains(late.err, "a live checkpoint that does not fit its section or the events");
+  // A checkpoint before any event, and one past the last event.
+  expect_query_refused(crafted(at, 0, 8), window, "a live checkpoint that does not fit its section or the events");
+  expect_query_refused(crafted(last, 0xFFFFFFFFFFull, 8), window,
+                       "a live checkpoint that does not fit its section or the events");
 }
 
 // Rows with a correct checksum that do not fit the trace are refused; a view
@@ -721,12 +715,7 @@ TEST_F(BadInputStore, AStackViewThatDoesNotFitIsRefused) {
   };
   const std::string bad_path = dir_.file("bad.hqdb");
   const auto expect_view_refused = [&](const std::string& bytes, const std::string& message) {
-    write_file(bad_path, bytes);
-    const CommandResult r = run_heapql("query " + shell_quote(bad_path) + " --by stack");
-    EXPECT_EQ(r.exit_code, 2) << message;
-    EXPECT_EQ(r.out, "");
-    expect_contains(r.err, "heapql: " + bad_path + ": byte ");
-    expect_contains(r.err, message);
+    expect_contains(expect_query_refused(bytes, " --by stack", message).err, "heapql: " + bad_path + ": byte ");
   };
   const std::uint32_t no_such_stack = 0x7FFFFFFF;
   expect_view_refused(crafted(stacks_at, &no_such_stack, 4), "the stack view has a row that does not fit the tables");
@@ -824,26 +813,16 @@ TEST_F(BadInputStore, PackedSectionsThatAreNotWholeWordsAreRefused) {
     heapql::test::set_store_checksums(bad.data(), bad.size());
     return bad;
   };
-  const std::string bad_path = dir_.file("bad.hqdb");
-  const auto expect_query_refused = [&](const std::string& bytes, const std::string& args,
-                                        const std::string& message) {
-    write_file(bad_path, bytes);
-    const CommandResult r = run_heapql("query " + shell_quote(bad_path) + args);
-    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
-    EXPECT_EQ(r.out, "");
-    expect_contains(r.err, "heapql: " + bad_path + ": ");
-    expect_contains(r.err, message);
-  };
   fs::copy_file(good_, dir_.file("source.hqdb"));
   for (const std::string section : {"block buckets", "block allocation times", "frees"}) {
     SCOPED_TRACE(section);
-    expect_query_refused(shortened_by_four(bytes_, section), " --series 3",
-                         "store section '" + section + "': ");
-    expect_contains(run_heapql("query " + shell_quote(bad_path) + " --series 3").err, "bytes are not whole words");
+    const CommandResult r =
+        expect_query_refused(shortened_by_four(bytes_, section), " --series 3", "store section '" + section + "': ");
+    expect_contains(r.err, "bytes are not whole words");
   }
-  expect_query_refused(shortened_by_four(bytes_, "stack view"), " --by stack",
-                       "store section 'stack view': ");
-  expect_contains(run_heapql("query " + shell_quote(bad_path) + " --by stack").err, "bytes are not whole words");
+  const CommandResult view =
+      expect_query_refused(shortened_by_four(bytes_, "stack view"), " --by stack", "store section 'stack view': ");
+  expect_contains(view.err, "bytes are not whole words");
   expect_query_refused(shortened_by_four(bytes_, "bucket sums"), " --by frame", "bytes are not whole words");
   // The live checkpoints, in a store that has some, read by a window that starts from one.
   fs::remove(dir_.file("source.hqdb"));
