@@ -457,6 +457,18 @@ class BadInputStore : public ::testing::Test {
     expect_contains(r.err, message);
     return r;
   }
+  // The table of contents' entry (its offset in `bytes`) of the section
+  // that starts at `section_at`; npos where none does.
+  static std::size_t toc_entry_of(const std::string& bytes, std::size_t section_at) {
+    using namespace heapql::store_file;
+    std::uint64_t toc = 0, offset = 0;
+    std::memcpy(&toc, bytes.data() + header_at::kTocOffset, 8);
+    for (std::size_t entry = toc; entry + kTocEntryBytes <= bytes.size(); entry += kTocEntryBytes) {
+      std::memcpy(&offset, bytes.data() + entry + 16, 8);
+      if (offset == section_at) return entry;
+    }
+    return std::string::npos;
+  }
   // Where a store file's section starts, as `info` tells it.
   std::size_t section_offset(const std::string& store, const std::string& section) {
     const CommandResult info = run_heapql("info " + shell_quote(store) + " --format json");
@@ -783,9 +795,8 @@ TEST_F(BadInputStore, BadPackedColumnsWithCorrectChecksums) {
     expect_refused(crafted(last_entry, (words + 5) << 32),
                    "store section '" + section + "': its directory's last entry is not the count of its words");
     // The table of contents' count of values: more blocks than the directory has.
-    const std::uint64_t toc = u64_at(24);
-    std::size_t toc_entry = toc;
-    while (u64_at(toc_entry + 16) != at) toc_entry += 40;
+    const std::size_t toc_entry = toc_entry_of(bytes_, at);
+    ASSERT_NE(toc_entry, std::string::npos);
     expect_refused(crafted(toc_entry + 32, items + 64 * 100),
                    "store section '" + section + "': its bytes are fewer than its values' directory");
   }
@@ -797,15 +808,11 @@ TEST_F(BadInputStore, BadPackedColumnsWithCorrectChecksums) {
 TEST_F(BadInputStore, PackedSectionsThatAreNotWholeWordsAreRefused) {
   const auto shortened_by_four = [&](const std::string& store, const std::string& section) {
     std::string bad = store;
-    const std::size_t at = section_offset(dir_.file("source.hqdb"), section);
-    std::uint64_t toc;
-    std::memcpy(&toc, bad.data() + 24, 8);
-    std::size_t entry = toc;
-    for (std::uint64_t offset = 0; entry + 40 <= bad.size(); entry += 40) {
-      std::memcpy(&offset, bad.data() + entry + 16, 8);
-      if (offset == at) break;
+    const std::size_t entry = toc_entry_of(bad, section_offset(dir_.file("source.hqdb"), section));
+    if (entry == std::string::npos) {
+      ADD_FAILURE() << section << ": no entry in the table of contents";
+      return bad;
     }
-    EXPECT_LE(entry + 40, bad.size()) << section;
     std::uint64_t length;
     std::memcpy(&length, bad.data() + entry + 24, 8);
     length -= 4;
