@@ -36,6 +36,18 @@ constexpr auto kFlushEvery = std::chrono::seconds(1);
 constexpr int kPollMs = 250;
 constexpr std::size_t kChunk = std::size_t{1} << 20;
 
+// A pipe holds 64 KiB by default: the program's library, heaptrack_interpret
+// and the pump then wake each other every 64 KiB, and on a VM each wake-up
+// is costly. 1 MiB is the most an unprivileged process may ask by default
+// (/proc/sys/fs/pipe-max-size); a refusal only costs speed.
+void widen_pipe(int fd) {
+#ifdef F_SETPIPE_SZ
+  (void)::fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+#else
+  (void)fd;
+#endif
+}
+
 // False when the reader went away (or another error).
 bool write_all(int fd, std::string_view text) {
   while (!text.empty()) {
@@ -100,6 +112,7 @@ LiveRecording::LiveRecording(std::string name, const HeaptrackInstall& install, 
   // Open before the program starts, without waiting for a writer.
   fifo_fd_ = ::open(fifo_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fifo_fd_ < 0) throw Error(SourceLocation::of_file(fifo_), "cannot open the FIFO: " + errno_text(errno));
+  widen_pipe(fifo_fd_);
 }
 
 LiveRecording::~LiveRecording() {
@@ -125,6 +138,8 @@ void LiveRecording::start() {
   if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
     throw Error("cannot make pipes for heaptrack_interpret: " + errno_text(errno));
   }
+  widen_pipe(in[1]);
+  widen_pipe(out[0]);
   ChildSetup setup;
   setup.in = in[0];
   setup.out = out[1];
