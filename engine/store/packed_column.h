@@ -69,8 +69,7 @@ class PackedColumn {
     const std::uint64_t entry = directory_[k];
     const auto first = static_cast<std::uint32_t>(entry >> 32);
     const auto end = static_cast<std::uint32_t>(directory_[k + 1] >> 32);
-    const std::uint32_t width = end - first;
-    if (width > kMaxWidth || end > packed_words_) [[unlikely]] bad_block(k, width);
+    const std::uint32_t width = checked_width(k, first, end);
     std::uint32_t bits = 0;
     if (width != 0) {
       const std::uint64_t at = std::uint64_t{i % kBlockValues} * width;
@@ -88,8 +87,7 @@ class PackedColumn {
     const std::uint64_t entry = directory_[k];
     const auto first = static_cast<std::uint32_t>(entry >> 32);
     const auto end = static_cast<std::uint32_t>(directory_[k + 1] >> 32);
-    const std::uint32_t width = end - first;
-    if (width > kMaxWidth || end > packed_words_) [[unlikely]] bad_block(k, width);
+    const std::uint32_t width = checked_width(k, first, end);
     const auto base = static_cast<std::uint32_t>(entry);
     if (width == 0) {  // a block of equal values (a view's high halves, mostly)
       std::fill(out, out + kBlockValues, std::rotr(base, static_cast<int>(rotation_)));
@@ -152,10 +150,21 @@ class PackedColumn {
   }
 
  private:
-  [[noreturn]] static void bad_block(std::size_t k, std::uint32_t width) {
+  // Block k's width, its words [first, end) checked to lie inside the
+  // column's. Entries out of order make `end - first` wrap: mostly far
+  // beyond 32, but a first word near 2^32 wraps to a small width (found by
+  // the store fuzz target), so the order is checked too.
+  std::uint32_t checked_width(std::size_t k, std::uint32_t first, std::uint32_t end) const {
+    const std::uint32_t width = end - first;
+    if (width > kMaxWidth || first > end || end > packed_words_) [[unlikely]] bad_block(k, width, first > end);
+    return width;
+  }
+
+  [[noreturn]] static void bad_block(std::size_t k, std::uint32_t width, bool starts_past_its_end) {
     throw Error("store is inconsistent: block " + std::to_string(k) + " of a packed column " +
-                (width > kMaxWidth ? "is " + std::to_string(width) + " bits wide, beyond 32"
-                                   : std::string("lies past its words")));
+                (width > kMaxWidth      ? "is " + std::to_string(width) + " bits wide, beyond 32"
+                 : starts_past_its_end ? std::string("starts past its end")
+                                       : std::string("lies past its words")));
   }
 
   const std::uint64_t* words_ = nullptr;

@@ -38,8 +38,9 @@ for fix in 0 1; do
 done
 # Packed columns crafted where only the fix-checksum half gets past the
 # checksums (store-format.md, "Packed columns"): a block whose width wraps
-# past 32 bits, an end entry counting words that are not there, and a table
-# of contents whose value count the directory cannot hold.
+# past 32 bits, one whose first word near 2^32 wraps to a small width (a
+# campaign's finding, 2026-12-02), an end entry counting words that are not
+# there, and a table of contents whose value count the directory cannot hold.
 python3 - "$out/worked_example_1.hqdb" "$out" <<'PY'
 import struct, sys
 seed, out = open(sys.argv[1], 'rb').read(), sys.argv[2]
@@ -59,6 +60,11 @@ wide = bytearray(store)
 base, = struct.unpack_from('<I', wide, offset + words * 8)
 struct.pack_into('<Q', wide, offset + words * 8, (words + 1) << 32 | base)
 write('packed_wide', wide)
+wrapped = bytearray(store)
+second_first = struct.unpack_from('<Q', wrapped, offset + (words + 1) * 8)[0] >> 32
+assert second_first + 4 <= 32, 'block 0 is too wide for a wrap to a small width'
+struct.pack_into('<Q', wrapped, offset + words * 8, (2**32 - 4) << 32 | base)
+write('packed_wrapped', wrapped)
 past = bytearray(store)
 struct.pack_into('<Q', past, offset + size - 8, (words + 5) << 32)
 write('packed_past', past)

@@ -157,6 +157,13 @@ TEST(PackedColumnTest, DamagedDirectoriesAreErrors) {
   backwards[15 + 1] = PackedColumn::directory_entry(0, 12);
   backwards[15 + 2] = PackedColumn::directory_entry(0, 3);
   EXPECT_NE(read_error(backwards, 130).find("beyond 32"), std::string::npos);
+  // A first word near 2^32 whose wrapped width is small (8 here): the
+  // store fuzz target's finding, read far outside the column before.
+  std::vector<std::uint64_t> wrapped = words;
+  wrapped[15 + 0] = PackedColumn::directory_entry(0, 0xFFFFFFFCu);
+  wrapped[15 + 1] = PackedColumn::directory_entry(0, 4);
+  EXPECT_NE(read_error(wrapped, 130).find("block 0 of a packed column starts past its end"), std::string::npos)
+      << read_error(wrapped, 130);
   // A block whose words would lie past the column's.
   std::vector<std::uint64_t> past = words;
   past[15 + 2] = PackedColumn::directory_entry(0, 14);  // block 2 from word 14, 1 wide: ends at 15, fine
