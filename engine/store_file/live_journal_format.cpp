@@ -30,9 +30,7 @@ namespace {
 // then zeros to a multiple of 8.
 constexpr std::uint64_t kPartHeadBytes = 24;
 
-namespace segment_at {
-constexpr std::size_t kVersion = 8, kNumber = 12, kPayloadBytes = 16, kPayloadChecksum = 24, kHeaderChecksum = 32;
-}
+namespace segment_at = live_segment_at;
 
 template <class T>
 void put(std::string& out, std::size_t at, T value) {

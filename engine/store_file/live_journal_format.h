@@ -11,6 +11,7 @@
 // it, it is damage, named by its byte.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -27,6 +28,13 @@ namespace heapql::store_file {
 inline constexpr char kLiveJournalMagic[8] = {'H', 'Q', 'L', 'I', 'V', 'E', 'J', '1'};
 inline constexpr std::uint32_t kLiveJournalVersion = 2;
 inline constexpr std::uint64_t kLiveSegmentHeaderBytes = 40;
+// Where a segment header's fields lie: the magic at 0, u32 version, u32
+// segment number, u64 payload bytes, u64 the payload's checksum, u64 the
+// checksum of the header's first 32 bytes.
+namespace live_segment_at {
+inline constexpr std::size_t kVersion = 8, kNumber = 12, kPayloadBytes = 16, kPayloadChecksum = 24,
+                             kHeaderChecksum = 32;
+}
 // A part's kind is a store section's (store_format.h) for the tables and the
 // block columns; these are the journal's own.
 // u64 events so far, i64 time so far (ns), the peak so far (u64 bytes, u64

@@ -38,6 +38,7 @@
 #include "engine/session/trace_session.h"
 #include "engine/store_file/live_journal_format.h"
 #include "engine/store_file/store_format.h"
+#include "tests/support/live_journal_checksums.h"
 #include "tests/support/test_support.h"
 
 namespace heapql::test {
@@ -298,13 +299,8 @@ std::string dead_error(const std::string& bytes) {
 
 void set_u64(std::string& bytes, std::uint64_t at, std::uint64_t v) { std::memcpy(bytes.data() + at, &v, 8); }
 
-// Sets segment k's checksums right again after its bytes were changed.
-void reseal(std::string& bytes, std::uint64_t at) {
-  std::uint64_t payload = 0;
-  std::memcpy(&payload, bytes.data() + at + 16, 8);
-  set_u64(bytes, at + 24, store_file::checksum_of(bytes.data() + at + 40, payload));
-  set_u64(bytes, at + 32, store_file::checksum_of(bytes.data() + at, 32));
-}
+// Sets the checksums of the segment at `at` right again after its bytes were changed.
+void reseal(std::string& bytes, std::uint64_t at) { test::reseal_live_segment(bytes.data(), bytes.size(), at); }
 
 TEST(LiveJournal, ACutShortJournalIsItsWholeSegmentsWhileTheWriterLivesAndDamageAfter) {
   const WholeJournal j = whole_journal();
