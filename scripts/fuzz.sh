@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A libFuzzer campaign on one target:
 #   scripts/fuzz.sh TARGET SECONDS [libFuzzer options...]
-# TARGET: heaptrack etl event_csv patterns xperf recipe_params store
-# (tests/fuzz/*_fuzz.cpp). Builds build-fuzz/ with clang-14, everything
+# TARGET: heaptrack block_identity etl event_csv patterns xperf recipe_params
+# store live_journal (tests/fuzz/*_fuzz.cpp). Builds build-fuzz/ with clang-14, everything
 # instrumented (libFuzzer's coverage, ASan, UBSan), then fuzzes from the
 # committed seeds (tests/fuzz/corpus/TARGET, read only) into a work corpus,
 # build-fuzz/corpus/TARGET. A crash is written to build-fuzz/crashes/TARGET/:
