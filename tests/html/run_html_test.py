@@ -5,8 +5,8 @@
 
 CASE is one of: query (the bundled trace by stack), recipe (`heapql run
 leaks`), etl (a synthetic ETW trace by process and stack), large (a 100k-row
-result from a generated event CSV: the file stays under 5 MB and draws in
-under 2 s), hostile (frame and process names that try to inject markup),
+result from a generated event CSV: the file stays under 5 MB, the result is
+pruned into [other]; bench/html-draw.py times its drawing), hostile (frame and process names that try to inject markup),
 diff (`heapql diff` of two generated event CSVs, pruned, and of two windows
 of the bundled trace; --full-names).
 
@@ -483,17 +483,8 @@ def case_large(args, chromium, work):
     check(page["pruning"]["rows_before"] == 100_000, f"large: the result had {page['pruning']['rows_before']} rows")
     check(page["pruning"]["rows_pruned"] > 0 and data["other"]["rows"] == page["pruning"]["rows_pruned"],
           "large: the pruning is not recorded in [other]")
-    # How long it takes to open, in real time (no virtual clock): the page's
-    # own measure from navigation start to drawn, best of three.
-    timings = []
-    for _ in range(3):
-        verdict, console, seconds = load_page(chromium, page_path, "Stage1<", virtual_time=False)
-        check(not console and not verdict["errors"], f"large: errors {verdict['errors']} {console}")
-        timings.append((verdict["render_ms"], seconds))
-    best = min(t[0] for t in timings)
-    print(f"large: drawn in {[t[0] for t in timings]} ms from navigation start "
-          f"(chromium runs {[round(t[1], 1) for t in timings]} s including its start)")
-    check(best < 2000, f"large: the page took {best} ms to draw, over 2 s")
+    # How long it takes to draw is measured in bench/html-draw.py, not here: a timed test on a
+    # shared 2-core machine measures the machine's load.
 
 
 # Frame names are the traced program's to choose: these try to end the data's
