@@ -28,9 +28,19 @@ for arg in "$@"; do
   esac
 done
 
+# How long each step took, printed at the end: CI allows 90 minutes for all of them.
+step_times=()
+step_started=$SECONDS
+end_step() {
+  step_times+=("$1: $((SECONDS - step_started)) s")
+  step_started=$SECONDS
+}
+
 source scripts/configure.sh
 heapql_configure
+end_step "install what is missing, configure $build_dir"
 cmake --build "$build_dir" -j2
+end_step "build $build_dir"
 
 dirs=("$build_dir")
 if $full; then
@@ -38,12 +48,15 @@ if $full; then
   cmake -S . -B "$asan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${heapql_launcher[@]}" -DHEAPQL_WERROR=ON \
     -DHEAPQL_SANITIZE=ON -DHEAPQL_TESTS=ON -DHEAPQL_BENCH=OFF >/dev/null
   cmake --build "$asan_dir" -j2
+  end_step "build $asan_dir"
   ./scripts/check-install.sh "${build_dir}-release"
+  end_step "check-install (${build_dir}-release)"
   dirs+=("$asan_dir")
 fi
 if $windows; then
   # windows.same_json_as_linux compares heapql.exe with this build's heapql.
   ./scripts/build-windows.sh --linux-heapql "$build_dir/heapql"
+  end_step "build build-windows"
   dirs+=(build-windows)
 fi
 
@@ -60,6 +73,7 @@ for dir in "${dirs[@]}"; do
   retry=()
   [ "$dir" = build-windows ] && retry=(--repeat until-pass:2)
   (cd "$dir" && ctest --output-on-failure -j2 --timeout 600 "${retry[@]}") | tee "$log" || status=1
+  end_step "ctest in $dir"
   summaries+=("$(grep -E '^[0-9]+% tests passed' "$log" | tail -1)")
   # The failed tests' names again at the very end, where a CI log's tail shows them.
   while IFS= read -r line; do failures+=("$dir: ${line#"${line%%[![:space:]]*}"}"); done \
@@ -75,6 +89,7 @@ for line in "${summaries[@]}"; do
     status=1
   fi
 done
+for step in "${step_times[@]}"; do echo "took: $step"; done
 for failure in "${failures[@]}"; do echo "failed: $failure"; done
 echo "tests: $passed passed, $failed failed"
 exit $status
