@@ -37,6 +37,15 @@ class PackedColumn {
     return std::uint64_t{first_word} << 32 | base;
   }
 
+  // Whether a block whose words are [first, end) lies in order within a
+  // column's `packed_words` words, at most 32 bits wide. Entries out of
+  // order make `end - first` wrap: mostly far beyond 32, but a first word
+  // near 2^32 wraps to a small width (found by the store fuzz target), so
+  // the order is checked too.
+  static constexpr bool block_lies_within(std::uint64_t first, std::uint64_t end, std::uint64_t packed_words) {
+    return first <= end && end - first <= kMaxWidth && end <= packed_words;
+  }
+
   PackedColumn() = default;
 
   // A view of `count` values in `words` (the words, then the directory).
@@ -150,14 +159,10 @@ class PackedColumn {
   }
 
  private:
-  // Block k's width, its words [first, end) checked to lie inside the
-  // column's. Entries out of order make `end - first` wrap: mostly far
-  // beyond 32, but a first word near 2^32 wraps to a small width (found by
-  // the store fuzz target), so the order is checked too.
+  // Block k's width, its words checked to lie within the column's.
   std::uint32_t checked_width(std::size_t k, std::uint32_t first, std::uint32_t end) const {
-    const std::uint32_t width = end - first;
-    if (width > kMaxWidth || first > end || end > packed_words_) [[unlikely]] bad_block(k, width, first > end);
-    return width;
+    if (!block_lies_within(first, end, packed_words_)) [[unlikely]] bad_block(k, end - first, first > end);
+    return end - first;
   }
 
   [[noreturn]] static void bad_block(std::size_t k, std::uint32_t width, bool starts_past_its_end) {

@@ -267,7 +267,7 @@ class JournalColumn {
     const std::uint64_t packed_words = word_count - blocks - 1;
     for (std::uint64_t k = 0; k < blocks; ++k) {
       const std::uint64_t first = words[packed_words + k] >> 32, end = words[packed_words + k + 1] >> 32;
-      if (first > end || end - first > PackedColumn::kMaxWidth || end > packed_words) {
+      if (!PackedColumn::block_lies_within(first, end, packed_words)) {
         wrong_at = 8 + (packed_words + k) * 8;
         return fmt::format("block {} of a packed column part has a width past {} bits or runs past its words", k,
                            PackedColumn::kMaxWidth);
