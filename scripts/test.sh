@@ -11,8 +11,10 @@
 #                  (windows.same_json_as_linux) and its zip tested (windows.package).
 # --windows adds step 4 alone to step 1.
 # build/ is configured as scripts/demo.sh configures it, so after the demo
-# only the test programs are left to build. Each ctest run prints its
-# summary; the last line adds them up.
+# only the test programs are left to build. Both test builds keep line
+# tables only (-g1; scripts/configure.sh says why). Each ctest run prints its
+# summary; at the end come how long each step took, the failed tests, and
+# a line that adds the summaries up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,8 +47,8 @@ end_step "build $build_dir"
 dirs=("$build_dir")
 if $full; then
   asan_dir="${build_dir}-asan"
-  cmake -S . -B "$asan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${heapql_launcher[@]}" -DHEAPQL_WERROR=ON \
-    -DHEAPQL_SANITIZE=ON -DHEAPQL_TESTS=ON -DHEAPQL_BENCH=OFF >/dev/null
+  cmake -S . -B "$asan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${heapql_test_build_flags[@]}" "${heapql_launcher[@]}" \
+    -DHEAPQL_WERROR=ON -DHEAPQL_SANITIZE=ON -DHEAPQL_TESTS=ON -DHEAPQL_BENCH=OFF >/dev/null
   cmake --build "$asan_dir" -j2
   end_step "build $asan_dir"
   ./scripts/check-install.sh "${build_dir}-release"
