@@ -16,12 +16,11 @@ quiet machine.
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "html"))
-import run_html_test as html_test  # noqa: E402  (the browser tests' page loader and trace writer)
+import run_html_test as html_test  # noqa: E402  (the browser tests' page writer and loader)
 
 
 def main():
@@ -36,15 +35,13 @@ def main():
     if chromium is None:
         sys.exit("html-draw: no chromium on this machine (scripts/install-deps.sh installs Debian's)")
     with tempfile.TemporaryDirectory(prefix="heapql-html-draw-") as work:
-        csv_path = os.path.join(work, "large.csv")
         page_path = os.path.join(work, "large.html")
-        html_test.write_large_csv(csv_path, args.stacks)
-        subprocess.run([args.heapql, "query", csv_path, "--by", "stack", "--top", str(args.stacks), "--format",
-                        "html", "-o", page_path, "--no-progress", "--no-store"], check=True)
+        html_test.write_large_page(args.heapql, work, page_path, args.stacks)
         print(f"page: {os.path.getsize(page_path):,} bytes, {args.stacks:,} rows before pruning")
         drawn = []
         for i in range(args.repeat):
-            verdict, console, seconds = html_test.load_page(chromium, page_path, "Stage1<", virtual_time=False)
+            verdict, console, seconds = html_test.load_page(chromium, page_path, html_test.LARGE_SEARCH,
+                                                            virtual_time=False)
             if console or verdict["errors"]:
                 sys.exit(f"html-draw: the page reported errors: {verdict['errors']} {console}")
             drawn.append(verdict["render_ms"])

@@ -6,9 +6,10 @@
 CASE is one of: query (the bundled trace by stack), recipe (`heapql run
 leaks`), etl (a synthetic ETW trace by process and stack), large (a 100k-row
 result from a generated event CSV: the file stays under 5 MB, the result is
-pruned into [other]; bench/html-draw.py times its drawing), hostile (frame and process names that try to inject markup),
-diff (`heapql diff` of two generated event CSVs, pruned, and of two windows
-of the bundled trace; --full-names).
+pruned into [other]; bench/html-draw.py times its drawing), hostile (frame
+and process names that try to inject markup), diff (`heapql diff` of two
+generated event CSVs, pruned, and of two windows of the bundled trace;
+--full-names).
 
 Each report is loaded with `#selftest=TERM`: the page switches its "full
 names" box on and off, searches TERM and writes what it drew as JSON into
@@ -471,15 +472,23 @@ def write_large_csv(path, stacks):
                 out.write(f"{i * 1000 + 500},free,demo (42),,,0x{0x10000 + i * 16:x},,,\n")
 
 
-def case_large(args, chromium, work):
+LARGE_SEARCH = "Stage1<"  # what the large page's self-test searches
+
+
+def write_large_page(heapql, work, page_path, stacks):
+    """The large case's page: every row of `stacks` distinct stacks, by stack (also bench/html-draw.py's)."""
     csv_path = os.path.join(work, "large.csv")
-    write_large_csv(csv_path, 100_000)
-    page_path = os.path.join(args.artifacts, "large.html")
-    run([args.heapql, "query", csv_path, "--by", "stack", "--top", "100000", "--format", "html", "-o", page_path,
+    write_large_csv(csv_path, stacks)
+    run([heapql, "query", csv_path, "--by", "stack", "--top", str(stacks), "--format", "html", "-o", page_path,
          "--no-progress", "--no-store"])
+
+
+def case_large(args, chromium, work):
+    page_path = os.path.join(args.artifacts, "large.html")
+    write_large_page(args.heapql, work, page_path, 100_000)
     size = os.path.getsize(page_path)
     check(size < 5 * 1024 * 1024, f"large: the page is {size:,} bytes, over 5 MB")
-    data, page, _ = check_report(chromium, page_path, "Stage1<", "large", args.artifacts)
+    data, page, _ = check_report(chromium, page_path, LARGE_SEARCH, "large", args.artifacts)
     check(page["pruning"]["rows_before"] == 100_000, f"large: the result had {page['pruning']['rows_before']} rows")
     check(page["pruning"]["rows_pruned"] > 0 and data["other"]["rows"] == page["pruning"]["rows_pruned"],
           "large: the pruning is not recorded in [other]")
