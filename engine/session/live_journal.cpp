@@ -107,10 +107,14 @@ void LiveJournalWriter::publish_now() {
   rows.tables = &tables_;
   rows.first_string = strings_;
   rows.first_frame = frames_;
-  rows.first_stack = stacks_;
+  // The stack and bucket tables' rows past their last whole chunk go again
+  // with the new ones, so that a reader views every chunk in place.
+  rows.first_stack = tables_.stack_count() > stacks_ ? store_file::live_table_part_start(stacks_) : stacks_;
   rows.first_process = processes_;
   rows.first_heap = heaps_;
-  rows.first_bucket = buckets_published_;
+  rows.first_bucket = tables_.bucket_count() > buckets_published_
+                          ? store_file::live_table_part_start(buckets_published_)
+                          : buckets_published_;
   rows.block_buckets = buckets_;
   rows.alloc_seqs = alloc_seqs_;
   rows.frees = frees_;

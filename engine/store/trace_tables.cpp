@@ -113,6 +113,26 @@ void TraceTables::view_buckets(std::span<const Bucket> buckets) {
   buckets_.view(buckets);
 }
 
+void TraceTables::view_stack_chunk(std::span<const StackNode> nodes) {
+  if (stacks_.size() + nodes.size() >= StackId::kInvalidValue) throw Error("too many stack nodes for 32-bit ids");
+  stacks_.view_chunk(nodes);
+}
+
+void TraceTables::view_bucket_chunk(std::span<const Bucket> buckets) {
+  if (buckets_.size() + buckets.size() >= BucketId::kInvalidValue) throw Error("too many buckets for 32-bit ids");
+  buckets_.view_chunk(buckets);
+}
+
+void TraceTables::load_stacks(std::span<const StackNode> nodes) {
+  if (stacks_.size() + nodes.size() >= StackId::kInvalidValue) throw Error("too many stack nodes for 32-bit ids");
+  for (const StackNode& node : nodes) stacks_.push_back(node);
+}
+
+void TraceTables::load_buckets(std::span<const Bucket> buckets) {
+  if (buckets_.size() + buckets.size() >= BucketId::kInvalidValue) throw Error("too many buckets for 32-bit ids");
+  for (const Bucket& bucket : buckets) buckets_.push_back(bucket);
+}
+
 StackId TraceTables::intern_stack_looked_up(FrameId frame, StackId parent) {
   for (; stacks_indexed_ < stacks_.size(); ++stacks_indexed_) {
     stack_ids_.add(stacks_, static_cast<std::uint32_t>(stacks_indexed_));

@@ -206,12 +206,14 @@ void append_live_segment(std::string& out, std::uint32_t number, const SourceInf
 
 namespace {
 
-// A journal's bytes: a file mapped (its columns and tables, most of it, are
+// A journal's bytes, 8-aligned, and what keeps them: a file mapped, or a
+// copy of bytes in memory. The store views its stack and bucket tables'
+// whole chunks where they lie; the rest (the columns, the other tables) is
 // copied once, into the store: a segment read into a buffer of its own
-// first cost as many page faults again, a third of a query's time), or
-// bytes in memory.
+// first cost as many page faults again, a third of a query's time.
 struct JournalBytes {
   std::string_view bytes;
+  std::shared_ptr<const void> owner;
   std::uint64_t size() const { return bytes.size(); }
   // Copies [at, at + n) into `into`; false when fewer bytes were there.
   bool read(std::uint64_t at, std::size_t n, char* into) const {
@@ -319,18 +321,46 @@ class JournalColumn {
   std::vector<std::uint32_t> tail_;
 };
 
-// The store's columns and big tables, gathered from every segment: the
-// store views them, and keeps this alive.
+// The store's columns, gathered from every segment, and the journal's bytes:
+// the store views them, and keeps this alive.
 struct JournalColumns {
-  std::deque<std::string> string_parts;  // the strings are viewed in place
-  std::vector<StackNode> stacks;
-  std::vector<Bucket> buckets;
+  std::shared_ptr<const void> bytes_owner;  // the stack and bucket tables' chunks are viewed in place
+  std::deque<std::string> string_parts;     // the strings are viewed in place
   JournalColumn bucket{0}, alloc_seq{0}, free_order{StoreColumns::kFreeRotation};
   std::vector<TimeChange> time_changes;
   std::vector<BucketSum> sums;  // in order of first allocation
 };
 
 static_assert(sizeof(StackNode) == kStackBytes && sizeof(Bucket) == kBucketBytes && sizeof(bool) == 1);
+
+// A stack or bucket table as the segments so far sent it: its whole chunks
+// where they lie, and the rows past them of the latest part (sent again,
+// with the new ones, by the next segment that has new rows).
+template <class Row>
+struct JournalTable {
+  std::vector<std::span<const Row>> chunks;
+  std::span<const Row> rest;
+  std::size_t whole_rows() const { return chunks.size() * kLiveTableChunkRows; }
+  std::size_t size() const { return whole_rows() + rest.size(); }
+  // A part's rows, the first at whole_rows(): its whole chunks join the
+  // table, its rest replaces the one before.
+  void add(std::span<const Row> rows) {
+    const std::size_t whole = rows.size() - rows.size() % kLiveTableChunkRows;
+    for (std::size_t at = 0; at < whole; at += kLiveTableChunkRows) chunks.push_back(rows.subspan(at, kLiveTableChunkRows));
+    rest = rows.subspan(whole);
+  }
+};
+
+// A part's records where they lie: the journal's bytes are 8-aligned and
+// so is every part.
+template <class Row>
+std::span<const Row> rows_in_place(std::string_view data) {
+  static_assert(alignof(Row) <= 8);
+  if (reinterpret_cast<std::uintptr_t>(data.data()) % alignof(Row) != 0) {
+    throw Error("internal error: a live journal's part is not aligned");
+  }
+  return {reinterpret_cast<const Row*>(data.data()), data.size() / sizeof(Row)};
+}
 
 // A bucket sum's five fields, a varint byte each at least.
 constexpr std::uint64_t kLeastSumBytes = 5;
@@ -341,6 +371,7 @@ class JournalParser {
       : name_(std::move(name)), writer_alive_(writer_alive), columns_(std::make_shared<JournalColumns>()) {}
 
   LiveJournalRead parse(const JournalBytes& in) {
+    columns_->bytes_owner = in.owner;
     reserve_tables(in);
     std::array<char, kLiveSegmentHeaderBytes> header{};
     std::uint64_t at = 0;
@@ -388,11 +419,11 @@ class JournalParser {
   }
 
  private:
-  // The stack and bucket tables grow by every segment; reserved at once
-  // from the part heads (a look at each, nothing checked), they are not
-  // copied as they grow. What a head says is bounded by the file's size.
+  // The sums and the columns grow by every segment; reserved at once from
+  // the part heads (a look at each, nothing checked), they are not copied
+  // as they grow. What a head says is bounded by the file's size.
   void reserve_tables(const JournalBytes& in) {
-    std::uint64_t stacks = 0, buckets = 0;
+    std::uint64_t buckets = 0;
     std::array<std::uint64_t, 3> column_bytes{};  // bucket, alloc_seq, free_order
     std::array<char, kPartHeadBytes> head{};
     for (std::uint64_t at = 0; in.size() - at >= kLiveSegmentHeaderBytes;) {
@@ -406,7 +437,6 @@ class JournalParser {
         if (!in.read(part, head.size(), head.data())) break;
         const auto kind = get<std::uint32_t>(head.data(), 0);
         const auto bytes = get<std::uint64_t>(head.data(), 16);
-        if (kind == static_cast<std::uint32_t>(Section::kStacks)) stacks += bytes / kStackBytes;
         if (kind == static_cast<std::uint32_t>(Section::kBuckets)) buckets += bytes / kBucketBytes;
         if (kind == static_cast<std::uint32_t>(Section::kBlockBucket)) column_bytes[0] += bytes;
         if (kind == static_cast<std::uint32_t>(Section::kBlockAllocSeq)) column_bytes[1] += bytes;
@@ -416,9 +446,8 @@ class JournalParser {
       }
       at = end;
     }
-    columns_->stacks.reserve(std::min(stacks, in.size() / kStackBytes));
-    columns_->buckets.reserve(std::min(buckets, in.size() / kBucketBytes));
-    // A bucket has one sum at most (its latest), of five varints at least.
+    // A bucket has one sum at most (its latest), of five varints at least
+    // (its rows are counted once for every part that sent them).
     columns_->sums.reserve(std::min(buckets, in.size() / kLeastSumBytes));
     columns_->bucket.reserve(std::min(column_bytes[0], in.size()));
     columns_->alloc_seq.reserve(std::min(column_bytes[1], in.size()));
@@ -475,23 +504,25 @@ class JournalParser {
         case static_cast<std::uint32_t>(Section::kFrames): need(kFrameBytes, "frames"); read_frames(data, data_at); break;
         case static_cast<std::uint32_t>(Section::kStacks): {
           need(kStackBytes, "stacks");
-          const std::size_t first = columns_->stacks.size();
-          append_rows(columns_->stacks, data);
-          const std::span<const StackNode> added = std::span<const StackNode>(columns_->stacks).subspan(first);
-          if (const auto bad = first_bad_stack_node(added, first, tables_.frame_count())) {
+          const std::span<const StackNode> rows = rows_in_place<StackNode>(data);
+          check_table_part(stacks_, rows.size(), part_at, "stack nodes");
+          const std::size_t first = stacks_.whole_rows();
+          if (const auto bad = first_bad_stack_node(rows, first, tables_.frame_count())) {
             fail(data_at + (bad->index - first) * kStackBytes, fmt::format("a stack node: {}", bad->what));
           }
+          stacks_.add(rows);
           break;
         }
         case static_cast<std::uint32_t>(Section::kProcesses): need(kProcessBytes, "processes"); read_processes(data, data_at); break;
         case static_cast<std::uint32_t>(Section::kHeaps): need(kHeapBytes, "heaps"); read_heaps(data, data_at); break;
         case static_cast<std::uint32_t>(Section::kBuckets): {
           need(kBucketBytes, "buckets");
-          const std::size_t first = columns_->buckets.size();
-          if (const auto bad = first_bad_bucket(data, first, columns_->stacks.size(), tables_.heap_count())) {
+          check_table_part(buckets_, items, part_at, "buckets");
+          const std::size_t first = buckets_.whole_rows();
+          if (const auto bad = first_bad_bucket(data, first, stacks_.size(), tables_.heap_count())) {
             fail(data_at + (bad->index - first) * kBucketBytes, fmt::format("a bucket: {}", bad->what));
           }
-          append_rows(columns_->buckets, data);
+          buckets_.add(rows_in_place<Bucket>(data));
           break;
         }
         case static_cast<std::uint32_t>(Section::kBlockBucket): add_packed(columns_->bucket, data, items, data_at); break;
@@ -553,6 +584,18 @@ class JournalParser {
     }
     if (!progress) fail(base, "a segment without its progress");
     if (!source_) fail(base, "the first segment does not start with the source");
+  }
+
+  // A stacks or buckets part starts at the table's last whole chunk and
+  // holds at least the rows the one before sent past it: a table never
+  // loses a row that another part may refer to.
+  template <class Row>
+  void check_table_part(const JournalTable<Row>& table, std::uint64_t rows, std::uint64_t part_at,
+                        std::string_view what) const {
+    if (rows < table.rest.size()) {
+      fail(part_at, fmt::format("{} {} from row {}, fewer than the {} the segment before sent from there", rows, what,
+                                table.whole_rows(), table.rest.size()));
+    }
   }
 
   template <class T>
@@ -622,7 +665,7 @@ class JournalParser {
         if (!take_varint(data, next, field)) fail(data_at + next, "a bucket sum cut short or past 64 bits");
       }
       const std::int64_t bucket = previous + unzigzag(fields[0]);
-      if (bucket < 0 || static_cast<std::uint64_t>(bucket) >= columns_->buckets.size() ||
+      if (bucket < 0 || static_cast<std::uint64_t>(bucket) >= buckets_.size() ||
           fields[4] > 0xFFFFFFFFu) {
         fail(data_at + at, "a bucket sum that does not fit the tables");
       }
@@ -669,10 +712,10 @@ class JournalParser {
     if (sums_in_id_order_) {
       if (bucket <= sums.size()) return bucket;
       sums_in_id_order_ = false;
-      sum_at_.assign(columns_->buckets.size(), kNoSum);
+      sum_at_.assign(buckets_.size(), kNoSum);
       for (std::uint32_t i = 0; i < sums.size(); ++i) sum_at_[i] = i;
     }
-    if (sum_at_.size() < columns_->buckets.size()) sum_at_.resize(columns_->buckets.size(), kNoSum);
+    if (sum_at_.size() < buckets_.size()) sum_at_.resize(buckets_.size(), kNoSum);
     std::uint32_t& position = sum_at_[bucket];
     if (position == kNoSum) position = static_cast<std::uint32_t>(sums.size());
     return position;
@@ -714,8 +757,10 @@ class JournalParser {
 
   LiveJournalRead finish(std::uint64_t file_bytes) {
     JournalColumns& c = *columns_;
-    tables_.view_stacks(c.stacks);
-    tables_.view_buckets(c.buckets);
+    for (const std::span<const StackNode> chunk : stacks_.chunks) tables_.view_stack_chunk(chunk);
+    tables_.load_stacks(stacks_.rest);
+    for (const std::span<const Bucket> chunk : buckets_.chunks) tables_.view_bucket_chunk(chunk);
+    tables_.load_buckets(buckets_.rest);
     SourceInfo info = std::move(source_->info);
     info.end_ns = time_ns_;
     info.live = LiveProgress{name_, time_ns_};
@@ -744,6 +789,8 @@ class JournalParser {
   bool writer_alive_;
   std::shared_ptr<JournalColumns> columns_;
   TraceTables tables_;
+  JournalTable<StackNode> stacks_;
+  JournalTable<Bucket> buckets_;
   std::optional<SourceRecord> source_;
   bool first_string_seen_ = false;
   std::uint64_t segments_ = 0;
@@ -763,14 +810,19 @@ class JournalParser {
 }  // namespace
 
 LiveJournalRead read_live_journal_bytes(std::string_view bytes, const std::string& name, bool writer_alive) {
-  return JournalParser(name, writer_alive).parse(JournalBytes{bytes});
+  // A copy, 8-aligned as a mapping is, which the store keeps (it views its
+  // tables' chunks in place).
+  auto copy = std::make_shared<std::vector<std::uint64_t>>((bytes.size() + 7) / 8);
+  if (!bytes.empty()) std::memcpy(copy->data(), bytes.data(), bytes.size());
+  const std::string_view aligned(reinterpret_cast<const char*>(copy->data()), bytes.size());
+  return JournalParser(name, writer_alive).parse(JournalBytes{aligned, std::move(copy)});
 }
 
 LiveJournalRead read_live_journal(const std::string& path, bool writer_alive) {
   // The writer only appends: the size it has when mapped is all there is
   // to read, and the mapping stays whole when the journal is removed.
   const MappedFile journal = map_file(path, "live journal");
-  return JournalParser(path, writer_alive).parse(JournalBytes{journal.bytes});
+  return JournalParser(path, writer_alive).parse(JournalBytes{journal.bytes, journal.owner});
 }
 
 std::unique_ptr<TraceStore> rebuilt_through_builder(const TraceStore& journal_store) {

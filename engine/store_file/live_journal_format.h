@@ -26,7 +26,7 @@
 namespace heapql::store_file {
 
 inline constexpr char kLiveJournalMagic[8] = {'H', 'Q', 'L', 'I', 'V', 'E', 'J', '1'};
-inline constexpr std::uint32_t kLiveJournalVersion = 2;
+inline constexpr std::uint32_t kLiveJournalVersion = 3;
 inline constexpr std::uint64_t kLiveSegmentHeaderBytes = 40;
 // Where a segment header's fields lie: the magic at 0, u32 version, u32
 // segment number, u64 payload bytes, u64 the payload's checksum, u64 the
@@ -46,13 +46,23 @@ inline constexpr std::uint64_t kLiveProgressBytes = 48;
 // that order), so the latest of each bucket's are the sums so far.
 inline constexpr std::uint64_t kLiveHasBucketSums = 1;
 
+// The stack and bucket tables go in chunks of this many rows, each viewed
+// where it lies by a reader; the rows past a part's last whole chunk go
+// again, with the new ones, in the next segment that has new rows.
+inline constexpr std::size_t kLiveTableChunkRows = TraceTables::kViewedChunkRows;
+// Where a segment's stacks (or buckets) part starts, when the segments
+// before it published `published` rows of that table.
+inline std::size_t live_table_part_start(std::size_t published) { return published - published % kLiveTableChunkRows; }
+
 // Of a block column's `values` new in a segment, those its part packs (whole
 // blocks of 64); the writer keeps the rest to send again in the next.
 inline std::size_t live_packed_values(std::size_t values) { return values - values % 64; }
 
-// What the writer appends in one segment: the new rows of each table (from
-// `first_*` on) and of each block column (those not yet packed: the tail
-// the segment before sent plain comes first), and the progress after them.
+// What the writer appends in one segment: the rows of each table from
+// `first_*` on (the new ones; for the stacks and buckets, from
+// live_table_part_start when there are new ones) and of each block column
+// (those not yet packed: the tail the segment before sent plain comes
+// first), and the progress after them.
 struct LiveSegmentRows {
   const TraceTables* tables = nullptr;
   std::size_t first_string = 0, first_frame = 0, first_stack = 0, first_process = 0, first_heap = 0,

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -55,6 +56,7 @@ class ChunkedVector {
     chunks_.clear();
     blocks_.clear();
     size_ = 0;
+    borrowed_chunks_ = 0;
     for (std::size_t i = 0; i < other.size_; ++i) push_back(other[i]);
     return *this;
   }
@@ -93,8 +95,20 @@ class ChunkedVector {
     grow_to(n, value);
   }
 
+  // Appends kChunkSize elements that live elsewhere, at `rows`, viewed in
+  // place: for a table read from a file in whole chunks (a live journal's).
+  // `rows` must outlive the vector (and its moves) and is never written;
+  // only while every chunk is full, so that no push_back writes to it.
+  void append_borrowed_chunk(const T* rows) {
+    if (size_ != chunks_.size() * kChunkSize) throw std::logic_error("ChunkedVector: a borrowed chunk after a partial one");
+    chunks_.push_back(const_cast<T*>(rows));
+    size_ += kChunkSize;
+    ++borrowed_chunks_;
+  }
+
+  // Owned memory only: borrowed chunks belong to their file.
   std::size_t memory_bytes() const {
-    return chunks_.size() * kChunkSize * sizeof(T) + blocks_.size() * kChunkAlignment +
+    return (chunks_.size() - borrowed_chunks_) * kChunkSize * sizeof(T) + blocks_.size() * kChunkAlignment +
            chunks_.capacity() * sizeof(T*) + blocks_.capacity() * sizeof(Block);
   }
 
@@ -112,9 +126,10 @@ class ChunkedVector {
     void operator()(void* block) const { ::operator delete(block); }
   };
   using Block = std::unique_ptr<void, FreeBlock>;
-  std::vector<T*> chunks_;     // in order; each in one of blocks_
+  std::vector<T*> chunks_;     // in order; each in one of blocks_, or borrowed
   std::vector<Block> blocks_;  // what was allocated: a chunk, or several at once
   std::size_t size_ = 0;
+  std::size_t borrowed_chunks_ = 0;
 };
 
 }  // namespace heapql

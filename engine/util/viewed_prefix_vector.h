@@ -2,8 +2,9 @@
 // whose records have the entries' own layout) and whose later ones, if any
 // are ever added, are owned. Opening a store then copies neither of its big
 // tables and touches none of their pages (a table is checked, whole, when a
-// query first reads it: TraceStore). A copy owns all its entries, so it
-// never depends on the mapping.
+// query first reads it: TraceStore). A live journal's tables, whose rows
+// lie in many pieces, are viewed a whole chunk at a time instead. A copy
+// owns all its entries, so it never depends on the mapping.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +18,12 @@ namespace heapql {
 template <class T>
 class ViewedPrefixVector {
  public:
+  // The added entries' chunks, of a fixed size in every build (the fuzz
+  // builds' smaller chunks included): a live journal sends its tables in
+  // chunks of this many rows, each viewed in place (view_chunk).
+  static constexpr std::size_t kChunkBits = 12;
+  static constexpr std::size_t kChunkRows = std::size_t{1} << kChunkBits;
+
   ViewedPrefixVector() = default;
   ViewedPrefixVector(const ViewedPrefixVector& other) {
     for (std::size_t i = 0; i < other.size(); ++i) added_.push_back(other[i]);
@@ -34,6 +41,13 @@ class ViewedPrefixVector {
     viewed_ = entries;
   }
 
+  // Appends kChunkRows entries viewed in place (memory that must outlive
+  // the vector), after the viewed prefix and any whole chunks added before.
+  void view_chunk(std::span<const T> rows) {
+    if (rows.size() != kChunkRows) throw std::logic_error("ViewedPrefixVector: a chunk of the wrong size");
+    added_.append_borrowed_chunk(rows.data());
+  }
+
   const T& operator[](std::size_t i) const { return i < viewed_.size() ? viewed_[i] : added_[i - viewed_.size()]; }
   std::size_t size() const { return viewed_.size() + added_.size(); }
   bool empty() const { return size() == 0; }
@@ -43,7 +57,7 @@ class ViewedPrefixVector {
 
  private:
   std::span<const T> viewed_;
-  ChunkedVector<T> added_;
+  ChunkedVector<T, kChunkBits> added_;
 };
 
 }  // namespace heapql

@@ -1,11 +1,12 @@
 // ChunkedVector: elements never move as it grows, one by one or many chunks
-// at once (grow_at_once_to), a copy or a move keeps every value, and every
-// chunk starts on a cache line.
+// at once (grow_at_once_to), a copy or a move keeps every value, every
+// chunk starts on a cache line, and a borrowed chunk is read where it lies.
 #include "engine/util/chunked_vector.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -77,6 +78,32 @@ TEST(ChunkedVector, EveryChunkStartsOnACacheLineSoNoElementOf32BytesStraddlesTwo
       ASSERT_EQ(at % 64, 0u) << i;
     }
   }
+}
+
+// A whole chunk borrowed from elsewhere (a live journal's rows) is read in
+// place; what is pushed after it goes to a chunk of the vector's own; a
+// copy owns everything; only owned chunks count as its memory; and a
+// borrowed chunk after a partly filled one is refused (push_back would
+// write into the borrowed one).
+TEST(ChunkedVector, ABorrowedChunkIsReadInPlaceAndNeverWritten) {
+  std::vector<std::uint32_t> outside(SmallChunks::kChunkSize);
+  for (std::size_t i = 0; i < outside.size(); ++i) outside[i] = static_cast<std::uint32_t>(100 + i);
+  const std::vector<std::uint32_t> before = outside;
+  SmallChunks v;
+  v.append_borrowed_chunk(outside.data());
+  const std::size_t borrowed_only = v.memory_bytes();
+  v.push_back(7);
+  EXPECT_EQ(v.size(), SmallChunks::kChunkSize + 1);
+  const SmallChunks& read = v;
+  EXPECT_EQ(&read[3], &outside[3]);  // in place
+  EXPECT_EQ(read[SmallChunks::kChunkSize], 7u);
+  EXPECT_EQ(outside, before);  // never written
+  EXPECT_GE(v.memory_bytes() - borrowed_only, SmallChunks::kChunkSize * sizeof(std::uint32_t));
+  EXPECT_LT(borrowed_only, SmallChunks::kChunkSize * sizeof(std::uint32_t));
+  EXPECT_THROW(v.append_borrowed_chunk(outside.data()), std::logic_error);
+  const SmallChunks copy = v;
+  EXPECT_NE(&copy[3], &outside[3]);  // a copy owns its elements
+  for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(copy[i], read[i]) << i;
 }
 
 }  // namespace

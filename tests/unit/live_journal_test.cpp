@@ -495,6 +495,93 @@ TEST(LiveJournal, BucketSumsOfBucketsAllocatedOutOfIdOrder) {
   EXPECT_EQ(read.store->columns().peak.blocks, live.size());
 }
 
+// The stack and bucket tables go in whole chunks of kLiveTableChunkRows
+// rows, each viewed where it lies in the journal, and the rows past the
+// last one go again with the next new rows: tables of many chunks, grown
+// between segments by row counts that are no multiple of a chunk (and in
+// one segment not at all), read back row for row after every segment,
+// without the reader owning more than one chunk of each.
+TEST(LiveJournal, TablesOfManyChunksReadBackRowForRowViewedInPlace) {
+  TempDir dir;
+  const std::string recording = dir.file("tables.zst");
+  TraceStore built;
+  TraceTables& t = built.tables();
+  TraceStore::Builder builder(built);
+  SourceInfo reading;
+  reading.path = recording;
+  reading.source = "heaptrack";
+  LiveJournalWriter writer(recording, t, reading, builder, &builder.sums_so_far(), std::chrono::hours(1));
+  const StringId module = t.intern_string("prog");
+  const std::size_t chunk = store_file::kLiveTableChunkRows;
+  StackId stack;
+  std::uint32_t blocks = 0;
+  std::uint64_t bytes = 0;
+  for (const std::size_t added : {chunk / 2, chunk + 3, std::size_t{0}, 2 * chunk - 1, std::size_t{1}, chunk}) {
+    for (std::size_t i = 0; i < added; ++i) {
+      // Chains of 64 nodes, each headed by a frame of its own: every node
+      // is new, and so is its bucket, with few frames and shallow stacks.
+      const bool head = blocks % 64 == 0;
+      stack = t.intern_stack(t.intern_frame(module, StringId(), head ? 0x100000 + blocks : blocks % 64),
+                             head ? StackId() : stack);
+      Bucket b;
+      b.size = 16 + blocks % 100;
+      b.stack = stack;
+      const BucketId bucket = t.intern_bucket(b);
+      writer.on_alloc(LiveBlock{BlockId(blocks), bucket, blocks, std::int64_t{blocks} * 1000});
+      bytes += 16 + blocks % 100;
+      ++blocks;
+    }
+    writer.publish_now();
+    const LiveJournalRead read = read_live_journal(live_journal_beside(recording), true);
+    const TraceTables& r = read.store->tables();
+    ASSERT_EQ(r.stack_count(), t.stack_count());
+    ASSERT_EQ(r.bucket_count(), t.bucket_count());
+    for (std::uint32_t i = 0; i < t.stack_count(); ++i) {
+      ASSERT_EQ(r.stack(StackId(i)).frame, t.stack(StackId(i)).frame) << i;
+      ASSERT_EQ(r.stack(StackId(i)).parent, t.stack(StackId(i)).parent) << i;
+    }
+    for (std::uint32_t i = 0; i < t.bucket_count(); ++i) ASSERT_EQ(r.bucket(BucketId(i)), t.bucket(BucketId(i))) << i;
+    // Copied, the tables would own every row (32 bytes a bucket and its stack).
+    EXPECT_LT(r.memory_bytes(), 2 * chunk * (sizeof(StackNode) + sizeof(Bucket)) + 16384);
+    const Result answer = by_stack(*read.store);
+    EXPECT_EQ(answer.totals.stc, blocks);
+    EXPECT_EQ(answer.totals.st, bytes);
+  }
+  EXPECT_GT(t.stack_count(), 4 * chunk);
+}
+
+// A stacks part starts where the table's last whole chunk ends, and holds
+// at least the rows the part before sent past it: one that holds fewer (a
+// writer that sent only its new rows) would drop rows, and is refused.
+TEST(LiveJournal, AStacksPartThatWouldDropRowsIsRefused) {
+  TraceTables t;
+  const FrameId frame = t.intern_frame(t.intern_string("prog"), t.intern_string("work"), 0);
+  StackId stack;
+  for (int i = 0; i < 10; ++i) stack = t.intern_stack(frame, stack);
+  SourceInfo reading;
+  reading.source = "heaptrack";
+  store_file::LiveSegmentRows rows;
+  rows.tables = &t;
+  std::string bytes;
+  store_file::append_live_segment(bytes, 0, &reading, rows);
+  const std::uint64_t second = bytes.size();
+  for (int i = 0; i < 2; ++i) stack = t.intern_stack(frame, stack);
+  rows.first_string = t.string_count();
+  rows.first_frame = t.frame_count();
+  rows.first_process = t.process_count();
+  rows.first_heap = t.heap_count();
+  rows.first_stack = 10;  // the new rows only: 2, where 12 belong
+  store_file::append_live_segment(bytes, 1, nullptr, rows);
+  const std::string part_at = "j.hqlive: byte " + std::to_string(second + store_file::kLiveSegmentHeaderBytes);
+  expect_contains(dead_error(bytes), part_at + ": 2 stack nodes from row 0, fewer than the 10 the segment before sent");
+  EXPECT_THROW(read_live_journal_bytes(bytes, "j.hqlive", true), Error);
+  // Sent from where the part belongs, the same rows read back.
+  bytes.resize(second);
+  rows.first_stack = store_file::live_table_part_start(10);
+  store_file::append_live_segment(bytes, 1, nullptr, rows);
+  EXPECT_EQ(read_live_journal_bytes(bytes, "j.hqlive", false).store->tables().stack_count(), 12u);
+}
+
 TEST(LiveJournal, CraftedSegmentsWithRightChecksumsAreRefusedNeverCrash) {
   const WholeJournal j = whole_journal();
   std::mt19937_64 random(7);
