@@ -223,6 +223,17 @@ struct JournalBytes {
   }
 };
 
+// A part's records where they lie: the journal's bytes are 8-aligned and
+// so is every part.
+template <class Row>
+std::span<const Row> rows_in_place(std::string_view data) {
+  static_assert(alignof(Row) <= 8);
+  if (reinterpret_cast<std::uintptr_t>(data.data()) % alignof(Row) != 0) {
+    throw Error("internal error: a live journal's part is not aligned");
+  }
+  return {reinterpret_cast<const Row*>(data.data()), data.size() / sizeof(Row)};
+}
+
 // A block column gathered from the segments' packed parts: their blocks'
 // words one after another and their directory entries, each moved on by
 // the words before it; and the latest part's tail. finish() makes it the
@@ -250,18 +261,9 @@ class JournalColumn {
       return fmt::format("{} bytes do not hold {} packed values and {} more", data.size(), packed, tail);
     }
     const std::size_t word_count = (data.size() - 8 - tail * 4) / 8;
-    // Read where they lie when aligned (a mapped journal's are: its parts
-    // start at multiples of 8), else from a copy (bytes in memory).
-    const char* first_word = data.data() + 8;
-    std::vector<std::uint64_t> copied;
-    std::span<const std::uint64_t> words;
-    if (reinterpret_cast<std::uintptr_t>(first_word) % alignof(std::uint64_t) == 0) {
-      words = {reinterpret_cast<const std::uint64_t*>(first_word), word_count};
-    } else {
-      copied.resize(word_count);
-      std::memcpy(copied.data(), first_word, word_count * 8);
-      words = copied;
-    }
+    // Read where they lie (the journal's parts start at multiples of 8).
+    const std::span<const std::uint64_t> words =
+        rows_in_place<std::uint64_t>(data.substr(8, word_count * 8));
     PackedColumn column;
     if (std::string wrong = PackedColumn::view(words, packed, rotation_, column); !wrong.empty()) return wrong;
     // The directory: each block's words within the part's, at most 32.
@@ -354,16 +356,6 @@ struct JournalTable {
   }
 };
 
-// A part's records where they lie: the journal's bytes are 8-aligned and
-// so is every part.
-template <class Row>
-std::span<const Row> rows_in_place(std::string_view data) {
-  static_assert(alignof(Row) <= 8);
-  if (reinterpret_cast<std::uintptr_t>(data.data()) % alignof(Row) != 0) {
-    throw Error("internal error: a live journal's part is not aligned");
-  }
-  return {reinterpret_cast<const Row*>(data.data()), data.size() / sizeof(Row)};
-}
 
 // A bucket sum's five fields, a varint byte each at least.
 constexpr std::uint64_t kLeastSumBytes = 5;
