@@ -287,7 +287,7 @@ class JournalColumn {
     words_.insert(words_.end(), words.begin(), words.begin() + static_cast<std::ptrdiff_t>(packed_words));
     packed_values_ += packed;
     tail_.resize(tail);
-    std::memcpy(tail_.data(), data.data() + 8 + word_count * 8, tail * 4);
+    if (tail != 0) std::memcpy(tail_.data(), data.data() + 8 + word_count * 8, tail * 4);  // (no null pointer)
     return {};
   }
 
@@ -597,7 +597,7 @@ class JournalParser {
   static void append_rows(std::vector<T>& to, std::string_view data) {
     const std::size_t first = to.size();
     to.resize(first + data.size() / sizeof(T));
-    std::memcpy(reinterpret_cast<char*>(to.data() + first), data.data(), data.size());
+    if (!data.empty()) std::memcpy(reinterpret_cast<char*>(to.data() + first), data.data(), data.size());
   }
 
   StringId string_id(std::uint32_t id, bool optional, std::uint64_t at) const {
