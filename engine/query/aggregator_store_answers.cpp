@@ -75,7 +75,7 @@ void Aggregator::answer_from(const TraceStore& store, const WindowIndex* window_
                              const WholeTraceViews* views) {
   if (answer_from_view(store)) return;
   if (views != nullptr && answer_from_session_view(store, *views)) return;
-  if (answer_from_sums(store.columns(), [&] { store.check_bucket_sums(); })) return;
+  if (answer_from_sums(store.columns_but_blocks(), [&] { store.check_bucket_sums(); })) return;
   if (window_index != nullptr && answer_from_window_index(store, *window_index)) return;
   // Nothing at or after the window's end changes the answer but how the
   // blocks alive then end (record(): freed after T2 is not freed in it).
@@ -225,7 +225,7 @@ bool Aggregator::answer_from_view(const TraceStore& store) {
   }
   view_store_ = &store;
   view_types_ = types;
-  read_view(*view, store.columns());
+  read_view(*view, store.columns_but_blocks());
   return true;
 }
 
@@ -243,7 +243,7 @@ void Aggregator::subset_totals_from_view(Result& r) const {
 bool Aggregator::answer_from_session_view(const TraceStore& store, const WholeTraceViews& views) {
   const StackView* view = views.answering(plan_.query());
   if (view == nullptr) return false;
-  read_view(*view, store.columns());
+  read_view(*view, store.columns_but_blocks());
   return true;
 }
 

@@ -9,7 +9,7 @@
 namespace heapql {
 
 WholeTraceViews::WholeTraceViews(const TraceStore& store, std::span<const StackId> default_culled) {
-  const StoreColumns& columns = store.columns();
+  const StoreColumns& columns = store.columns_but_blocks();
   const BucketSumChunks sums = [&](const std::function<void(std::span<const BucketSum>)>& chunk) {
     columns.bucket_sums.each_chunk(chunk);
   };

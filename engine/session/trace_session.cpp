@@ -86,7 +86,7 @@ void TraceSession::prepare_for_many_queries() {
       [&] {
         try {
           store_->check_bucket_sums();
-          if (store_->columns().has_bucket_sums()) {
+          if (store_->columns_but_blocks().has_bucket_sums()) {
             whole_trace_views_ = std::make_shared<const WholeTraceViews>(*store_, *default_culled_);
           }
           // The store's own view is checked when first read: here, not in the first query.

@@ -25,6 +25,10 @@ TraceStore::TraceStore(TraceTables tables, SourceInfo source, StoreColumns colum
       sums_check_(std::move(checks.bucket_sums)),
       columns_(columns) {}
 
+void TraceStore::gather_blocks_when_read(std::function<void(StoreColumns&)> gather) {
+  blocks_gather_ = LazyCheck([this, gather = std::move(gather)] { gather(columns_); });
+}
+
 void TraceStore::attach_stack_view(StackView view, std::function<void()> check) {
   stack_view_ = view;
   stack_view_check_ = LazyCheck(std::move(check));
@@ -246,6 +250,7 @@ void TraceStore::skip_back_from_checkpoint(EventConsumer& consumer, const LiveCh
 }
 
 std::size_t TraceStore::buckets_met_before(std::int64_t until_ns) const {
+  blocks_gather_.run();
   const std::size_t allocs = allocs_before(columns_, first_event_at(columns_, until_ns));
   const std::size_t buckets = tables_.bucket_count();
   // Past an eighth of the blocks most buckets are met (they are numbered
@@ -268,6 +273,7 @@ void TraceStore::hand_over_skipped(EventConsumer& consumer, std::span<const std:
 }
 
 void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns, const std::function<void()>& first) const {
+  blocks_gather_.run();
   const auto replay_here = [&] {
     if (first) first();
     replay_blocks(consumer, until_ns);

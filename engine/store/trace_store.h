@@ -51,7 +51,19 @@ class TraceStore {
   const TraceTables& tables() const { return tables_; }
   SourceInfo& source() { return source_; }
   const SourceInfo& source() const { return source_; }
-  const StoreColumns& columns() const { return columns_; }
+  const StoreColumns& columns() const {
+    blocks_gather_.run();
+    return columns_;
+  }
+  // All but the three block columns, which may not be gathered yet (below):
+  // the bucket sums, the peak, the time changes, the event count and the
+  // end. For a whole-trace answer from the sums.
+  const StoreColumns& columns_but_blocks() const { return columns_; }
+  // A live journal's store: its three block columns are put together by
+  // `gather`, into the store's columns, when a query first reads them
+  // (columns(), replay() and the rest), once; an answer from the bucket
+  // sums never does. `gather` must not throw.
+  void gather_blocks_when_read(std::function<void(StoreColumns&)> gather);
   // A store file's parts are checked when first read, each once (the first
   // call runs its check, which throws Error; later calls wait for it):
   // - the stack tree and the buckets (check_tables) before a query reads
@@ -78,7 +90,7 @@ class TraceStore {
   // reader of them other than replay() (which checks them beside itself).
   void check_blocks() const { blocks_check_.run(); }
 
-  std::size_t block_count() const { return columns_.block_count(); }
+  std::size_t block_count() const { return columns().block_count(); }
   std::uint64_t event_count() const { return columns_.event_count; }
 
   // Feeds every event, in the original order, then the blocks still alive,
@@ -106,7 +118,7 @@ class TraceStore {
   std::size_t buckets_met_before(std::int64_t until_ns) const;
 
   // Bytes of the per-block columns, and of everything (columns + tables).
-  std::size_t column_bytes() const { return columns_.bytes(); }
+  std::size_t column_bytes() const { return columns().bytes(); }
   std::size_t memory_bytes() const { return column_bytes() + tables_.memory_bytes(); }
 
   // The consumer that fills a store in memory from a reader.
@@ -166,6 +178,7 @@ class TraceStore {
   LazyCheck sums_check_;
   std::optional<StackView> stack_view_;
   LazyCheck stack_view_check_;
+  LazyCheck blocks_gather_;             // not a check: run once, when the block columns are first read
   StoreColumns columns_;                // views of one or the other
 };
 

@@ -237,15 +237,15 @@ std::span<const Row> rows_in_place(std::string_view data) {
 // A block column gathered from the segments' packed parts: their blocks'
 // words one after another and their directory entries, each moved on by
 // the words before it; and the latest part's tail. finish() makes it the
-// store's column: the tail packed as the last block, then the directory.
+// store's column: the parts' words copied (found where they lie until then,
+// and copied only when a query first reads the column: a whole-trace
+// answer from the sums never does), the tail packed as the last block,
+// then the directory.
 class JournalColumn {
  public:
   explicit JournalColumn(unsigned rotation) : rotation_(rotation) {}
 
   std::uint64_t size() const { return packed_values_ + tail_.size(); }
-  // Room for the words of parts of `bytes` in all (a look at their heads):
-  // the column is not copied as it grows.
-  void reserve(std::uint64_t bytes) { words_.reserve(bytes / 8 + 2); }
 
   // A part's bytes: u64 packed values, a packed column of them, the tail.
   // Empty text when it fits; else what is wrong, and where (its byte).
@@ -277,14 +277,15 @@ class JournalColumn {
                            PackedColumn::kMaxWidth);
       }
     }
-    if (words_.size() + packed_words > 0xFFFFFFFFu) return "a packed column of more than 2^32-1 words";
-    const std::uint64_t moved = words_.size();
+    if (word_count_ + packed_words > 0xFFFFFFFFu) return "a packed column of more than 2^32-1 words";
+    const std::uint64_t moved = word_count_;
     for (std::uint64_t k = 0; k < blocks; ++k) {
       const std::uint64_t entry = words[packed_words + k];
       directory_.push_back(PackedColumn::directory_entry(static_cast<std::uint32_t>(entry),
                                                          static_cast<std::uint32_t>((entry >> 32) + moved)));
     }
-    words_.insert(words_.end(), words.begin(), words.begin() + static_cast<std::ptrdiff_t>(packed_words));
+    pieces_.push_back(words.first(packed_words));
+    word_count_ += packed_words;
     packed_values_ += packed;
     tail_.resize(tail);
     if (tail != 0) std::memcpy(tail_.data(), data.data() + 8 + word_count * 8, tail * 4);  // (no null pointer)
@@ -293,6 +294,9 @@ class JournalColumn {
 
   // The store's column, viewing this one's words (once).
   PackedColumn finish() {
+    words_.reserve(word_count_ + PackedColumn::kMaxWidth * 2 + directory_.size() + 2);
+    for (const std::span<const std::uint64_t> piece : pieces_) words_.insert(words_.end(), piece.begin(), piece.end());
+    std::vector<std::span<const std::uint64_t>>().swap(pieces_);
     if (!tail_.empty()) {
       std::vector<std::uint64_t> last;
       PackedColumnWriter<std::vector<std::uint64_t>> packer(last, rotation_);
@@ -317,7 +321,9 @@ class JournalColumn {
 
  private:
   unsigned rotation_;
-  std::vector<std::uint64_t> words_;      // the packed blocks' words
+  std::vector<std::span<const std::uint64_t>> pieces_;  // each part's packed words, where they lie
+  std::uint64_t word_count_ = 0;                        // theirs
+  std::vector<std::uint64_t> words_;      // the packed blocks' words, once finished
   std::vector<std::uint64_t> directory_;  // theirs, first words counted in words_
   std::uint64_t packed_values_ = 0;
   std::vector<std::uint32_t> tail_;
@@ -414,12 +420,11 @@ class JournalParser {
   }
 
  private:
-  // The sums and the columns grow by every segment; reserved at once from
-  // the part heads (a look at each, nothing checked), they are not copied
-  // as they grow. What a head says is bounded by the file's size.
+  // The sums grow by every segment; reserved at once from the part heads
+  // (a look at each, nothing checked), they are not copied as they grow.
+  // What a head says is bounded by the file's size.
   void reserve_tables(const JournalBytes& in) {
     std::uint64_t buckets = 0;
-    std::array<std::uint64_t, 3> column_bytes{};  // bucket, alloc_seq, free_order
     std::array<char, kPartHeadBytes> head{};
     for (std::uint64_t at = 0; in.size() - at >= kLiveSegmentHeaderBytes;) {
       std::uint64_t payload = 0;
@@ -433,9 +438,6 @@ class JournalParser {
         const auto kind = get<std::uint32_t>(head.data(), 0);
         const auto bytes = get<std::uint64_t>(head.data(), 16);
         if (kind == static_cast<std::uint32_t>(Section::kBuckets)) buckets += bytes / kBucketBytes;
-        if (kind == static_cast<std::uint32_t>(Section::kBlockBucket)) column_bytes[0] += bytes;
-        if (kind == static_cast<std::uint32_t>(Section::kBlockAllocSeq)) column_bytes[1] += bytes;
-        if (kind == static_cast<std::uint32_t>(Section::kFreeOrder)) column_bytes[2] += bytes;
         if (bytes > end - part - kPartHeadBytes) break;
         part += kPartHeadBytes + (bytes + 7) / 8 * 8;
       }
@@ -444,9 +446,6 @@ class JournalParser {
     // A bucket has one sum at most (its latest), of five varints at least
     // (its rows are counted once for every part that sent them).
     columns_->sums.reserve(std::min(buckets, in.size() / kLeastSumBytes));
-    columns_->bucket.reserve(std::min(column_bytes[0], in.size()));
-    columns_->alloc_seq.reserve(std::min(column_bytes[1], in.size()));
-    columns_->free_order.reserve(std::min(column_bytes[2], in.size()));
   }
 
   // A segment that is not (or not wholly) there: not yet written while the
@@ -771,9 +770,6 @@ class JournalParser {
     info.end_ns = time_ns_;
     info.live = LiveProgress{name_, time_ns_};
     StoreColumns columns;
-    columns.bucket = c.bucket.finish();
-    columns.alloc_seq = c.alloc_seq.finish();
-    columns.free_order = c.free_order.finish();
     columns.time_changes = c.time_changes;
     columns.event_count = events_;
     columns.end_ns = time_ns_;
@@ -787,7 +783,13 @@ class JournalParser {
     read.file_bytes = file_bytes;
     read.events = events_;
     read.time_ns = time_ns_;
+    JournalColumns* gathered = columns_.get();  // kept alive by the store, its owner
     read.store = std::make_unique<TraceStore>(std::move(tables_), std::move(info), columns, std::move(columns_));
+    read.store->gather_blocks_when_read([gathered](StoreColumns& store_columns) {
+      store_columns.bucket = gathered->bucket.finish();
+      store_columns.alloc_seq = gathered->alloc_seq.finish();
+      store_columns.free_order = gathered->free_order.finish();
+    });
     return read;
   }
 

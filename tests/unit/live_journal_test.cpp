@@ -500,7 +500,8 @@ TEST(LiveJournal, BucketSumsOfBucketsAllocatedOutOfIdOrder) {
 // last one go again with the next new rows: tables of many chunks, grown
 // between segments by row counts that are no multiple of a chunk (and in
 // one segment not at all), read back row for row after every segment,
-// without the reader owning more than one chunk of each.
+// without the reader owning more than one chunk of each; the block columns
+// are gathered only when first read.
 TEST(LiveJournal, TablesOfManyChunksReadBackRowForRowViewedInPlace) {
   TempDir dir;
   const std::string recording = dir.file("tables.zst");
@@ -546,6 +547,11 @@ TEST(LiveJournal, TablesOfManyChunksReadBackRowForRowViewedInPlace) {
     const Result answer = by_stack(*read.store);
     EXPECT_EQ(answer.totals.stc, blocks);
     EXPECT_EQ(answer.totals.st, bytes);
+    // That answer came from the bucket sums: the block columns are still
+    // where they lie in the journal, put together when first read.
+    EXPECT_EQ(read.store->columns_but_blocks().bucket.size(), 0u);
+    EXPECT_EQ(read.store->block_count(), blocks);
+    EXPECT_EQ(read.store->columns_but_blocks().bucket.size(), blocks);
   }
   EXPECT_GT(t.stack_count(), 4 * chunk);
 }
