@@ -109,11 +109,12 @@ void LiveJournalWriter::publish_now() {
   rows.first_frame = frames_;
   // The stack and bucket tables' rows past their last whole chunk go again
   // with the new ones, so that a reader views every chunk in place.
-  rows.first_stack = tables_.stack_count() > stacks_ ? store_file::live_table_part_start(stacks_) : stacks_;
+  rows.first_stack = tables_.stack_count() > stacks_ ? store_file::live_table_part_start(stacks_, store_file::kLiveStackChunkRows)
+                                                   : stacks_;
   rows.first_process = processes_;
   rows.first_heap = heaps_;
   rows.first_bucket = tables_.bucket_count() > buckets_published_
-                          ? store_file::live_table_part_start(buckets_published_)
+                          ? store_file::live_table_part_start(buckets_published_, store_file::kLiveBucketChunkRows)
                           : buckets_published_;
   rows.block_buckets = buckets_;
   rows.alloc_seqs = alloc_seqs_;

@@ -99,10 +99,11 @@ class TraceTables {
   // that table is empty.
   void view_stacks(std::span<const StackNode> nodes);
   void view_buckets(std::span<const Bucket> buckets);
-  // The same a chunk of kViewedChunkRows at a time (a live journal's tables,
-  // whose rows lie in many pieces), then the last rows copied (load_*):
-  // appended after what is there, still without indexing.
-  static constexpr std::size_t kViewedChunkRows = ViewedPrefixVector<StackNode>::kChunkRows;
+  // The same a chunk at a time (a live journal's tables, whose rows lie in
+  // many pieces), then the last rows copied (load_*): appended after what
+  // is there, still without indexing.
+  static constexpr std::size_t kStackChunkRows = ViewedPrefixVector<StackNode>::kChunkRows;
+  static constexpr std::size_t kBucketChunkRows = ViewedPrefixVector<Bucket>::kChunkRows;
   void view_stack_chunk(std::span<const StackNode> nodes);
   void view_bucket_chunk(std::span<const Bucket> buckets);
   void load_stacks(std::span<const StackNode> nodes);

@@ -347,17 +347,17 @@ static_assert(sizeof(StackNode) == kStackBytes && sizeof(Bucket) == kBucketBytes
 // A stack or bucket table as the segments so far sent it: its whole chunks
 // where they lie, and the rows past them of the latest part (sent again,
 // with the new ones, by the next segment that has new rows).
-template <class Row>
+template <class Row, std::size_t kChunkRows>
 struct JournalTable {
   std::vector<std::span<const Row>> chunks;
   std::span<const Row> rest;
-  std::size_t whole_rows() const { return chunks.size() * kLiveTableChunkRows; }
+  std::size_t whole_rows() const { return chunks.size() * kChunkRows; }
   std::size_t size() const { return whole_rows() + rest.size(); }
   // A part's rows, the first at whole_rows(): its whole chunks join the
   // table, its rest replaces the one before.
   void add(std::span<const Row> rows) {
-    const std::size_t whole = rows.size() - rows.size() % kLiveTableChunkRows;
-    for (std::size_t at = 0; at < whole; at += kLiveTableChunkRows) chunks.push_back(rows.subspan(at, kLiveTableChunkRows));
+    const std::size_t whole = rows.size() - rows.size() % kChunkRows;
+    for (std::size_t at = 0; at < whole; at += kChunkRows) chunks.push_back(rows.subspan(at, kChunkRows));
     rest = rows.subspan(whole);
   }
 };
@@ -583,8 +583,8 @@ class JournalParser {
   // A stacks or buckets part starts at the table's last whole chunk and
   // holds at least the rows the one before sent past it: a table never
   // loses a row that another part may refer to.
-  template <class Row>
-  void check_table_part(const JournalTable<Row>& table, std::uint64_t rows, std::uint64_t part_at,
+  template <class Table>
+  void check_table_part(const Table& table, std::uint64_t rows, std::uint64_t part_at,
                         std::string_view what) const {
     if (rows < table.rest.size()) {
       fail(part_at, fmt::format("{} {} from row {}, fewer than the {} the segment before sent from there", rows, what,
@@ -797,8 +797,8 @@ class JournalParser {
   bool writer_alive_;
   std::shared_ptr<JournalColumns> columns_;
   TraceTables tables_;
-  JournalTable<StackNode> stacks_;
-  JournalTable<Bucket> buckets_;
+  JournalTable<StackNode, kLiveStackChunkRows> stacks_;
+  JournalTable<Bucket, kLiveBucketChunkRows> buckets_;
   std::optional<SourceRecord> source_;
   bool first_string_seen_ = false;
   std::uint64_t segments_ = 0;

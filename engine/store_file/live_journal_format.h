@@ -46,13 +46,18 @@ inline constexpr std::uint64_t kLiveProgressBytes = 48;
 // that order), so the latest of each bucket's are the sums so far.
 inline constexpr std::uint64_t kLiveHasBucketSums = 1;
 
-// The stack and bucket tables go in chunks of this many rows, each viewed
-// where it lies by a reader; the rows past a part's last whole chunk go
-// again, with the new ones, in the next segment that has new rows.
-inline constexpr std::size_t kLiveTableChunkRows = TraceTables::kViewedChunkRows;
+// The stack and bucket tables go in chunks of these many rows (256 KiB of
+// stack nodes, 192 KiB of buckets), each viewed where it lies by a reader;
+// the rows past a part's last whole chunk go again, with the new ones, in
+// the next segment that has new rows.
+inline constexpr std::size_t kLiveStackChunkRows = TraceTables::kStackChunkRows;    // 32,768
+inline constexpr std::size_t kLiveBucketChunkRows = TraceTables::kBucketChunkRows;  // 8,192
+static_assert(kLiveStackChunkRows == 32768 && kLiveBucketChunkRows == 8192, "the journal's format");
 // Where a segment's stacks (or buckets) part starts, when the segments
-// before it published `published` rows of that table.
-inline std::size_t live_table_part_start(std::size_t published) { return published - published % kLiveTableChunkRows; }
+// before it published `published` rows of that table, in chunks of `chunk_rows`.
+inline std::size_t live_table_part_start(std::size_t published, std::size_t chunk_rows) {
+  return published - published % chunk_rows;
+}
 
 // Of a block column's `values` new in a segment, those its part packs (whole
 // blocks of 64); the writer keeps the rest to send again in the next.

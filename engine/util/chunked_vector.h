@@ -27,13 +27,18 @@ namespace heapql {
 // quarantine); small chunks also cross a chunk boundary far more often,
 // which is worth fuzzing.
 template <class T>
+constexpr std::size_t chunk_bits_of_256_kib() {
+  std::size_t bits = 8;
+  while (bits < 16 && (std::size_t{2} << bits) * sizeof(T) <= (std::size_t{256} << 10)) ++bits;
+  return bits;
+}
+
+template <class T>
 constexpr std::size_t default_chunk_bits() {
 #ifdef HEAPQL_CHUNK_BITS
   return HEAPQL_CHUNK_BITS;
 #else
-  std::size_t bits = 8;
-  while (bits < 16 && (std::size_t{2} << bits) * sizeof(T) <= (std::size_t{256} << 10)) ++bits;
-  return bits;
+  return chunk_bits_of_256_kib<T>();
 #endif
 }
 

@@ -18,10 +18,12 @@ namespace heapql {
 template <class T>
 class ViewedPrefixVector {
  public:
-  // The added entries' chunks, of a fixed size in every build (the fuzz
-  // builds' smaller chunks included): a live journal sends its tables in
-  // chunks of this many rows, each viewed in place (view_chunk).
-  static constexpr std::size_t kChunkBits = 12;
+  // The added entries' chunks: about 256 KiB (chunked_vector.h; big enough
+  // for the chunk warmer to fault their pages in ahead), in every build,
+  // the fuzz builds' too, whose other chunks are smaller: a live journal
+  // sends its tables in chunks of this many rows, each viewed in place
+  // (view_chunk).
+  static constexpr std::size_t kChunkBits = chunk_bits_of_256_kib<T>();
   static constexpr std::size_t kChunkRows = std::size_t{1} << kChunkBits;
 
   ViewedPrefixVector() = default;

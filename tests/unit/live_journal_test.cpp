@@ -495,8 +495,8 @@ TEST(LiveJournal, BucketSumsOfBucketsAllocatedOutOfIdOrder) {
   EXPECT_EQ(read.store->columns().peak.blocks, live.size());
 }
 
-// The stack and bucket tables go in whole chunks of kLiveTableChunkRows
-// rows, each viewed where it lies in the journal, and the rows past the
+// The stack and bucket tables go in whole chunks (kLiveStackChunkRows and
+// kLiveBucketChunkRows rows), each viewed where it lies in the journal, and the rows past the
 // last one go again with the next new rows: tables of many chunks, grown
 // between segments by row counts that are no multiple of a chunk (and in
 // one segment not at all), read back row for row after every segment,
@@ -513,7 +513,8 @@ TEST(LiveJournal, TablesOfManyChunksReadBackRowForRowViewedInPlace) {
   reading.source = "heaptrack";
   LiveJournalWriter writer(recording, t, reading, builder, &builder.sums_so_far(), std::chrono::hours(1));
   const StringId module = t.intern_string("prog");
-  const std::size_t chunk = store_file::kLiveTableChunkRows;
+  // Grown by counts of the bigger chunk (stack nodes'), so both tables span several.
+  const std::size_t chunk = store_file::kLiveStackChunkRows;
   StackId stack;
   std::uint32_t blocks = 0;
   std::uint64_t bytes = 0;
@@ -542,8 +543,11 @@ TEST(LiveJournal, TablesOfManyChunksReadBackRowForRowViewedInPlace) {
       ASSERT_EQ(r.stack(StackId(i)).parent, t.stack(StackId(i)).parent) << i;
     }
     for (std::uint32_t i = 0; i < t.bucket_count(); ++i) ASSERT_EQ(r.bucket(BucketId(i)), t.bucket(BucketId(i))) << i;
-    // Copied, the tables would own every row (32 bytes a bucket and its stack).
-    EXPECT_LT(r.memory_bytes(), 2 * chunk * (sizeof(StackNode) + sizeof(Bucket)) + 16384);
+    // Copied, the tables would own every row (32 bytes a bucket and its
+    // stack: 4.7 MB at the end); viewed, at most a chunk of each, the
+    // frames and the strings.
+    EXPECT_LT(r.memory_bytes(), store_file::kLiveStackChunkRows * sizeof(StackNode) +
+                                    store_file::kLiveBucketChunkRows * sizeof(Bucket) + (128 << 10));
     const Result answer = by_stack(*read.store);
     EXPECT_EQ(answer.totals.stc, blocks);
     EXPECT_EQ(answer.totals.st, bytes);
@@ -583,7 +587,7 @@ TEST(LiveJournal, AStacksPartThatWouldDropRowsIsRefused) {
   EXPECT_THROW(read_live_journal_bytes(bytes, "j.hqlive", true), Error);
   // Sent from where the part belongs, the same rows read back.
   bytes.resize(second);
-  rows.first_stack = store_file::live_table_part_start(10);
+  rows.first_stack = store_file::live_table_part_start(10, store_file::kLiveStackChunkRows);
   store_file::append_live_segment(bytes, 1, nullptr, rows);
   EXPECT_EQ(read_live_journal_bytes(bytes, "j.hqlive", false).store->tables().stack_count(), 12u);
 }
