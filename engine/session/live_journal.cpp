@@ -109,8 +109,9 @@ void LiveJournalWriter::publish_now() {
   rows.first_frame = frames_;
   // The stack and bucket tables' rows past their last whole chunk go again
   // with the new ones, so that a reader views every chunk in place.
-  rows.first_stack = tables_.stack_count() > stacks_ ? store_file::live_table_part_start(stacks_, store_file::kLiveStackChunkRows)
-                                                   : stacks_;
+  rows.first_stack = tables_.stack_count() > stacks_
+                         ? store_file::live_table_part_start(stacks_, store_file::kLiveStackChunkRows)
+                         : stacks_;
   rows.first_process = processes_;
   rows.first_heap = heaps_;
   rows.first_bucket = tables_.bucket_count() > buckets_published_

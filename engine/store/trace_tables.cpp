@@ -13,9 +13,15 @@ std::size_t mix(std::size_t seed, std::uint64_t v) {
   return seed ^ (v * 0x9E3779B97F4A7C15ull + 0x7F4A7C15u + (seed << 6) + (seed >> 2));
 }
 
+// Throws unless a table of `count` entries has an id for each.
+template <class IdT>
+void check_ids_fit(std::size_t count, std::string_view what) {
+  if (count >= IdT::kInvalidValue) throw Error(fmt::format("too many {} for 32-bit ids", what));
+}
+
 template <class IdT, class Vec>
 IdT next_id(const Vec& table, std::string_view what) {
-  if (table.size() >= IdT::kInvalidValue) throw Error(fmt::format("too many {} for 32-bit ids", what));
+  check_ids_fit<IdT>(table.size(), what);
   return IdT(static_cast<std::uint32_t>(table.size()));
 }
 
@@ -104,32 +110,32 @@ std::string TraceTables::frame_text(FrameId id) const {
 }
 
 void TraceTables::view_stacks(std::span<const StackNode> nodes) {
-  if (nodes.size() >= StackId::kInvalidValue) throw Error("too many stack nodes for 32-bit ids");
+  check_ids_fit<StackId>(nodes.size(), "stack nodes");
   stacks_.view(nodes);
 }
 
 void TraceTables::view_buckets(std::span<const Bucket> buckets) {
-  if (buckets.size() >= BucketId::kInvalidValue) throw Error("too many buckets for 32-bit ids");
+  check_ids_fit<BucketId>(buckets.size(), "buckets");
   buckets_.view(buckets);
 }
 
 void TraceTables::view_stack_chunk(std::span<const StackNode> nodes) {
-  if (stacks_.size() + nodes.size() >= StackId::kInvalidValue) throw Error("too many stack nodes for 32-bit ids");
+  check_ids_fit<StackId>(stacks_.size() + nodes.size(), "stack nodes");
   stacks_.view_chunk(nodes);
 }
 
 void TraceTables::view_bucket_chunk(std::span<const Bucket> buckets) {
-  if (buckets_.size() + buckets.size() >= BucketId::kInvalidValue) throw Error("too many buckets for 32-bit ids");
+  check_ids_fit<BucketId>(buckets_.size() + buckets.size(), "buckets");
   buckets_.view_chunk(buckets);
 }
 
 void TraceTables::load_stacks(std::span<const StackNode> nodes) {
-  if (stacks_.size() + nodes.size() >= StackId::kInvalidValue) throw Error("too many stack nodes for 32-bit ids");
+  check_ids_fit<StackId>(stacks_.size() + nodes.size(), "stack nodes");
   for (const StackNode& node : nodes) stacks_.push_back(node);
 }
 
 void TraceTables::load_buckets(std::span<const Bucket> buckets) {
-  if (buckets_.size() + buckets.size() >= BucketId::kInvalidValue) throw Error("too many buckets for 32-bit ids");
+  check_ids_fit<BucketId>(buckets_.size() + buckets.size(), "buckets");
   for (const Bucket& bucket : buckets) buckets_.push_back(bucket);
 }
 
