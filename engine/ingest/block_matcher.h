@@ -128,14 +128,29 @@ class BlockMatcher {
     return free_bucket_block(bucket, thread);
   }
   // Hints for an event of `bucket` that comes soon, where they apply
-  // (takes_hints: bucket LIFO, blocks kept): far ahead, its list's top and
-  // the consumer's state; near, the block a free pops (its top read by then).
-  bool takes_hints() const { return !counting_ && pairing_ != FreePairing::kByAddress; }
+  // (takes_hints: blocks kept): far ahead, its list's top and the
+  // consumer's state; near, the block a free pops (its top read by then).
+  // By address, the list is the order that tells out-of-order ends, kept
+  // only while they are reported; the block is found by its address
+  // (prefetch_address).
+  bool takes_hints() const { return !counting_; }
   void prefetch_far(BucketId bucket) const {
-    lists_.prefetch_top(bucket);
+    if (pairing_ != FreePairing::kByAddress) {
+      lists_.prefetch_top(bucket);
+    } else if (out_of_order_ends_ != nullptr) {
+      order_.prefetch_top(bucket);
+    }
     consumer_.prefetch_bucket(bucket);
   }
-  void prefetch_near_free(BucketId bucket) const { lists_.prefetch_top_block(bucket); }
+  void prefetch_near_free(BucketId bucket) const {
+    if (pairing_ != FreePairing::kByAddress) {
+      lists_.prefetch_top_block(bucket);
+    } else if (out_of_order_ends_ != nullptr) {
+      order_.prefetch_top_block(bucket);
+    }
+  }
+  // kExact: an allocation or free at `address_key` comes soon.
+  void prefetch_address(std::uint64_t address_key) const { live_by_address_.prefetch(address_key); }
   // Bucket-LIFO sources whose consumer counts (counting() is true) may pass
   // runs of events at the current time instead (EventConsumer::on_bucket_run:
   // bucket << 1, | 1 for a free). Returns how many were applied; the event

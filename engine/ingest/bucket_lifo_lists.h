@@ -35,6 +35,10 @@ class BucketLifoLists {
       pool_.push_back(Pooled{});
     } else {
       free_slot_ = pool_[slot].next;
+      // The free slots are chained through the pool, most recently freed
+      // first; after a run of frees the next one's link is a random place
+      // that the next push would wait for.
+      if (free_slot_ != kNone) prefetch_hint(&pool_[free_slot_]);
     }
     pool_[slot] = Pooled{block, top_[b]};
     top_[b] = slot;

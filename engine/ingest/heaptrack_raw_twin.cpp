@@ -38,6 +38,14 @@ bool RawTwin::next_line(const RawEvent*& event, std::string_view& line) {
   return true;
 }
 
+void RawTwin::prefetch_address_ahead(const BlockMatcher& matcher) const {
+  if (batch_ == nullptr || next_in_batch_ + kAddressAhead >= batch_->codes.size()) return;
+  const std::uint32_t code = batch_->codes[next_in_batch_ + kAddressAhead];
+  if (code & HeaptrackLinePipeline::kRecordBit) {
+    matcher.prefetch_address(batch_->raw_events[code & ~HeaptrackLinePipeline::kRecordBit].address);
+  }
+}
+
 void RawTwin::mismatch(const Asker& here, const std::string& interpreted, const std::string& raw) const {
   throw Error(here.location(), fmt::format("the raw twin disagrees: this file has {} where {}:{} has {}", interpreted,
                                            lines_->path(), line_number_, raw));
@@ -71,6 +79,7 @@ RawTwin::Alloc RawTwin::advance(char wanted, BlockMatcher& matcher, const Asker&
   const RawEvent* event = nullptr;
   std::string_view line;
   while (true) {
+    prefetch_address_ahead(matcher);
     if (!next_line(event, line)) {
       mismatch(here, fmt::format("a '{}' record", wanted),
                "the end of the file (a twin cut short: --no-raw reads this file alone)");

@@ -71,6 +71,10 @@ class RawTwin {
   bool free_on_the_way(std::uint64_t address, char wanted, BlockMatcher& matcher, const Asker& here);
   // The next line: decoded by the reading thread (`event`), or its text.
   bool next_line(const RawEvent*& event, std::string_view& line);
+  // A hint for the event kAddressAhead lines on: its address's slot among
+  // the live blocks, a random place in a big table, is fetched now.
+  static constexpr std::size_t kAddressAhead = 16;
+  void prefetch_address_ahead(const BlockMatcher& matcher) const;
   void on_module(Fields& f);
 
   // Read and split on another thread; only walked here.

@@ -65,9 +65,10 @@ class RecordParser {
 
   // Hints: the event of allocation info `index` comes soon, far ahead or
   // near. Only while takes_event_hints(): apply_event then takes events to
-  // the matcher's bucket lists.
+  // the matcher's bucket lists (with a raw twin, to its order of each
+  // bucket's blocks, which tells the out-of-order ends).
   bool takes_event_hints() const {
-    return matcher_ && !raw_ && format_version_ >= 1 && !command_.open() && matcher_->takes_hints();
+    return matcher_ && format_version_ >= 1 && !command_.open() && matcher_->takes_hints();
   }
   void prefetch_event_far(std::uint32_t index) const {
     if (index < alloc_infos_.size()) matcher_->prefetch_far(alloc_info_bucket(index));

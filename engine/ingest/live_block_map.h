@@ -12,6 +12,7 @@
 #include "engine/store/events.h"
 #include "engine/util/flat_index.h"
 #include "engine/util/huge_page_allocator.h"
+#include "engine/util/prefetch_hint.h"
 
 namespace heapql {
 
@@ -64,6 +65,11 @@ class LiveBlockMap {
     slots_[hole] = Slot{};
     --size_;
     return true;
+  }
+
+  // A hint: the key is looked up soon (its probe run starts in its slot).
+  void prefetch(std::uint64_t key) const {
+    if (!slots_.empty()) prefetch_hint(&slots_[slot_of(key)]);
   }
 
   std::size_t size() const { return size_; }
