@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 #include <string_view>
+#include <thread>
 
 #include "cli/arguments.h"
 #include "cli/child_process.h"
@@ -35,6 +36,15 @@ constexpr int kZstdLevel = 3;
 constexpr auto kFlushEvery = std::chrono::seconds(1);
 constexpr int kPollMs = 250;
 constexpr std::size_t kChunk = std::size_t{1} << 20;
+// heaptrack's library writes the stream a few KiB at a time, and a reader
+// that takes each piece as it comes makes hundreds of thousands of reads
+// and hand-offs (walk: 7 KiB a read on average, and as many writes on to
+// heaptrack_interpret), each waking another thread, which on a VM costs an
+// interrupt. After a short read the pump and the copier let their pipe fill
+// for a moment: the 1 MiB pipes hold more than arrives meanwhile, and a
+// query of the recording sees the events a few milliseconds later.
+constexpr std::size_t kShortRead = std::size_t{256} << 10;
+constexpr auto kLetThePipeFill = std::chrono::milliseconds(2);
 
 // A pipe holds 64 KiB by default: the program's library, heaptrack_interpret
 // and the pump then wake each other every 64 KiB, and on a VM each wake-up
@@ -224,6 +234,7 @@ void LiveRecording::pump() {
     // An interpreter that has gone is told by its exit status, at the end.
     if (interpreter_reads) interpreter_reads = write_all(interpreter_in_, whole);
     partial.assign(bytes.substr(last + 1));
+    if (static_cast<std::size_t>(got) < kShortRead) std::this_thread::sleep_for(kLetThePipeFill);
   }
   // The recording is over once its writer has gone: a process the program
   // execs may load heaptrack's library again (LD_PRELOAD stays when the
@@ -276,6 +287,7 @@ void LiveRecording::copy_interpreted() {
         }
       }
       interpreted_queue_.push(bytes);
+      if (static_cast<std::size_t>(got) < kShortRead) std::this_thread::sleep_for(kLetThePipeFill);
     }
     if (file && file->unflushed() && Clock::now() - flushed >= kFlushEvery) {
       try {
