@@ -43,8 +43,10 @@ constexpr std::size_t kChunk = std::size_t{1} << 20;
 // interrupt. After a short read the pump and the copier let their pipe fill
 // for a moment: the 1 MiB pipes hold more than arrives meanwhile, and a
 // query of the recording sees the events a few milliseconds later.
-constexpr std::size_t kShortRead = std::size_t{256} << 10;
-constexpr auto kLetThePipeFill = std::chrono::milliseconds(2);
+void let_the_pipe_fill_after(ssize_t got) {
+  constexpr std::size_t kShortRead = std::size_t{256} << 10;
+  if (static_cast<std::size_t>(got) < kShortRead) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+}
 
 // A pipe holds 64 KiB by default: the program's library, heaptrack_interpret
 // and the pump then wake each other every 64 KiB, and on a VM each wake-up
@@ -234,7 +236,7 @@ void LiveRecording::pump() {
     // An interpreter that has gone is told by its exit status, at the end.
     if (interpreter_reads) interpreter_reads = write_all(interpreter_in_, whole);
     partial.assign(bytes.substr(last + 1));
-    if (static_cast<std::size_t>(got) < kShortRead) std::this_thread::sleep_for(kLetThePipeFill);
+    let_the_pipe_fill_after(got);
   }
   // The recording is over once its writer has gone: a process the program
   // execs may load heaptrack's library again (LD_PRELOAD stays when the
@@ -287,7 +289,7 @@ void LiveRecording::copy_interpreted() {
         }
       }
       interpreted_queue_.push(bytes);
-      if (static_cast<std::size_t>(got) < kShortRead) std::this_thread::sleep_for(kLetThePipeFill);
+      let_the_pipe_fill_after(got);
     }
     if (file && file->unflushed() && Clock::now() - flushed >= kFlushEvery) {
       try {

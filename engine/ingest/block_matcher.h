@@ -135,19 +135,11 @@ class BlockMatcher {
   // (prefetch_address).
   bool takes_hints() const { return !counting_; }
   void prefetch_far(BucketId bucket) const {
-    if (pairing_ != FreePairing::kByAddress) {
-      lists_.prefetch_top(bucket);
-    } else if (out_of_order_ends_ != nullptr) {
-      order_.prefetch_top(bucket);
-    }
+    with_hinted_lists([&](const auto& lists) { lists.prefetch_top(bucket); });
     consumer_.prefetch_bucket(bucket);
   }
   void prefetch_near_free(BucketId bucket) const {
-    if (pairing_ != FreePairing::kByAddress) {
-      lists_.prefetch_top_block(bucket);
-    } else if (out_of_order_ends_ != nullptr) {
-      order_.prefetch_top_block(bucket);
-    }
+    with_hinted_lists([&](const auto& lists) { lists.prefetch_top_block(bucket); });
   }
   // kExact: an allocation or free at `address_key` comes soon.
   void prefetch_address(std::uint64_t address_key) const { live_by_address_.prefetch(address_key); }
@@ -180,6 +172,17 @@ class BlockMatcher {
   std::uint64_t live_count() const { return live_count_; }
 
  private:
+  // Calls f with the bucket lists that events of a bucket walk: the live
+  // blocks' (bucket LIFO), or the order that tells out-of-order ends (by
+  // address, while they are reported); none otherwise.
+  template <class F>
+  void with_hinted_lists(F&& f) const {
+    if (pairing_ != FreePairing::kByAddress) {
+      f(lists_);
+    } else if (out_of_order_ends_ != nullptr) {
+      f(order_);
+    }
+  }
   // The frees among run words (bit 0), two words to an add.
   static std::uint64_t count_frees(std::span<const std::uint32_t> events) {
     std::uint64_t pairs = 0;  // low half: even words' frees, high half: odd words'
