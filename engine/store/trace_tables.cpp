@@ -155,7 +155,7 @@ void TraceTables::release_indexes() {
   frames_indexed_ = 0;
   stack_ids_ = StackNodeIndex();
   stacks_indexed_ = 0;
-  bucket_ids_ = FlatIndex();
+  bucket_ids_ = FlatIndex(kBucketIndexMostFull);
   stacks_with_buckets_ = IdBits();
   buckets_indexed_ = 0;
 }

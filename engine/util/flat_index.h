@@ -8,11 +8,12 @@
 // tag from the hash: a probe compares keys only when the tag matches, instead
 // of reading a random key for every occupied slot it passes.
 //
-// The table is at most half full. Most lookups while interning are for
-// keys not there yet, and such a lookup (and an insert) walks to the next
-// empty slot: at 3/4 full that is 8.5 slots on average, often into the next
-// cache line, a second miss; at half full, 2.5. Measured faster for about
-// the same memory (docs/one-shot-speed.md).
+// The table is at most half full by default. Most lookups while interning
+// are for keys not there yet, and such a lookup (and an insert) walks to the
+// next empty slot: at 3/4 full that is 8.5 slots on average, often into the
+// next cache line, a second miss; at half full, 2.5. Measured faster for
+// about the same memory (docs/one-shot-speed.md). An index looked up far
+// less often than it holds memory may take up to 3/4 full instead.
 //
 // Inserts wait in a short queue and go into the table a batch at a time,
 // each slot fetched as its id is queued, so that their cache misses overlap
@@ -35,6 +36,10 @@ namespace heapql {
 class FlatIndex {
  public:
   static constexpr std::uint32_t kAbsent = 0xFFFFFFFFu;
+
+  // How full the table gets before it doubles.
+  enum class MostFull { kHalf, kThreeQuarters };
+  explicit FlatIndex(MostFull most_full = MostFull::kHalf) : most_full_(most_full) {}
 
   // The id whose key equals the probe (`is_key(id)`), among those stored
   // with `hash`; kAbsent if none.
@@ -94,7 +99,7 @@ class FlatIndex {
     mask_ = slot_count - 1;
     std::uint32_t id_bits = 0;
     while (id_bits < 32 && (std::size_t{1} << id_bits) < slot_count) ++id_bits;
-    // Fewer ids than slots, at most half: an id never sets all its bits, so a
+    // Fewer ids than slots, at most 3/4: an id never sets all its bits, so a
     // slot is never kAbsent by accident.
     id_mask_ = id_bits >= 32 ? 0xFFFFFFFFu : (1u << id_bits) - 1;
   }
@@ -108,9 +113,9 @@ class FlatIndex {
   template <class HashOf>
   void place_queue(HashOf&& hash_of) {
     const std::size_t placed = size_ - queued_;
-    if (size_ * 2 > slots_.size()) {
+    if (too_many_for(slots_.size())) {
       std::size_t slot_count = slots_.empty() ? 1024 : slots_.size() * 2;
-      while (size_ * 2 > slot_count) slot_count *= 2;
+      while (too_many_for(slot_count)) slot_count *= 2;
       resize(slot_count);
       std::array<std::uint64_t, kQueueLength> hashes;
       for (std::size_t first = 0; first < placed; first += kQueueLength) {
@@ -126,12 +131,17 @@ class FlatIndex {
     queued_ = 0;
   }
 
+  bool too_many_for(std::size_t slot_count) const {
+    return most_full_ == MostFull::kHalf ? size_ * 2 > slot_count : size_ * 4 > slot_count * 3;
+  }
+
   void place(std::uint64_t hash, std::uint32_t id) {
     std::size_t i = slot_of(hash);
     while (slots_[i] != kAbsent) i = (i + 1) & mask_;
     slots_[i] = id | tag_of(hash);
   }
 
+  MostFull most_full_;
   std::vector<std::uint32_t, HugePageAllocator<std::uint32_t>> slots_;
   std::size_t mask_ = 0;
   std::uint32_t id_mask_ = 0xFFFFFFFFu;

@@ -12,6 +12,7 @@ namespace {
 
 // Keys kept beside the index, as the trace tables keep them.
 struct Table {
+  explicit Table(FlatIndex::MostFull most_full = FlatIndex::MostFull::kHalf) : index(most_full) {}
   std::vector<std::uint64_t> keys;
   std::vector<std::uint64_t> hashes;
   FlatIndex index;
@@ -97,6 +98,34 @@ TEST(FlatIndex, TheTableStaysAtMostHalfFull) {
   for (std::uint64_t k = 512; k < 600; ++k) t.intern(k, FlatIndex::mix(k));
   EXPECT_EQ(t.index.memory_bytes(), 2048 * sizeof(std::uint32_t));
   for (std::uint64_t k = 0; k < 600; ++k) EXPECT_EQ(t.find(k, FlatIndex::mix(k)), k);
+}
+
+TEST(FlatIndex, AThreeQuartersIndexFillsToThreeQuartersAndStillFindsEveryKey) {
+  // The bucket index's choice (trace_tables.h): half the memory of a half
+  // full table for counts between 1/2 and 3/4 of its slots.
+  Table t(FlatIndex::MostFull::kThreeQuarters);
+  for (std::uint64_t k = 0; k < 768; ++k) t.intern(k, FlatIndex::mix(k));
+  EXPECT_EQ(t.index.memory_bytes(), 1024 * sizeof(std::uint32_t));
+  for (std::uint64_t k = 768; k < 800; ++k) t.intern(k, FlatIndex::mix(k));
+  EXPECT_EQ(t.index.memory_bytes(), 2048 * sizeof(std::uint32_t));
+  for (std::uint64_t k = 0; k < 800; ++k) EXPECT_EQ(t.find(k, FlatIndex::mix(k)), k);
+  for (std::uint64_t k = 800; k < 1'800; ++k) EXPECT_EQ(t.find(k, FlatIndex::mix(k)), FlatIndex::kAbsent);
+}
+
+TEST(FlatIndex, AThreeQuartersIndexRoundTripsCollidingHashes) {
+  // Slots and tags colliding often, the table as full as it gets: no slot
+  // may read as empty by accident (an id with all its bits set).
+  Table t(FlatIndex::MostFull::kThreeQuarters);
+  std::mt19937_64 rng(11);
+  std::vector<std::uint64_t> hashes;
+  for (int i = 0; i < 3'072; ++i) {
+    const std::uint64_t hash = rng() % 512 * 0x9E37'79B9'7F4A'7C15ull;
+    hashes.push_back(hash);
+    ASSERT_EQ(t.intern(static_cast<std::uint64_t>(i), hash), static_cast<std::uint32_t>(i));
+  }
+  EXPECT_EQ(t.index.memory_bytes(), 4096 * sizeof(std::uint32_t));
+  for (int i = 0; i < 3'072; ++i) EXPECT_EQ(t.find(static_cast<std::uint64_t>(i), hashes[i]), static_cast<std::uint32_t>(i));
+  EXPECT_EQ(t.find(5'000, hashes[0]), FlatIndex::kAbsent);
 }
 
 TEST(FlatIndex, IdsMustBeInsertedDenselyInOrder) {
