@@ -74,6 +74,7 @@ class Aggregator final : public EventConsumer {
   std::size_t on_bucket_run(std::span<const std::uint32_t> events, std::int64_t ns, std::uint32_t& last_alloc) override;
   // Before T1 events only move live counts and the outstanding level.
   std::int64_t skippable_before_ns() const override { return plan_.t1(); }
+  std::int64_t still_alive_wanted_from_ns() const override;
   void on_skipped_events(const SkippedEvents& skipped) override;
 
   // Feeds the aggregator from a store: from its stack view when the query

@@ -109,6 +109,18 @@ void Aggregator::on_still_alive(const LiveBlock& block) {
   with_layout([&]<class S>() { complete<S>(block, kNeverNs, false); });
 }
 
+std::int64_t Aggregator::still_alive_wanted_from_ns() const {
+  // What complete() does with a block that outlives the replay, by when it
+  // was allocated.
+  switch (plan_.layout()) {
+    case BucketLayout::kWholeTrace: return 0;
+    case BucketLayout::kOpenWindow: return plan_.t1();  // before T1: in no set
+    case BucketLayout::kFull: return plan_.may_count_outstanding_from_before() ? 0 : plan_.t1();
+    case BucketLayout::kPeak: break;
+  }
+  return kNeverNs;  // the peak's layout counts no block as it ends
+}
+
 void Aggregator::on_bucket_alloc(BucketId bucket, std::int64_t ns) {
   with_layout([&]<class S>() { bucket_alloc<S>(bucket, ns); });
 }

@@ -84,6 +84,13 @@ class QueryPlan {
   // open window). A lifetime is known from block events only; the paths
   // without them (bucket events, sums) are taken only without lifetimes.
   // Inline: on the per-event path.
+  // Whether a block allocated before T1 and outstanding at T2 (§7's AOFO)
+  // may count: the impacting mode with that type asked for, and not only
+  // temporary blocks (a lifetime range is told per block: it may).
+  bool may_count_outstanding_from_before() const {
+    return impacting_mode_ && counts_block(Impacting::kAofo, BlockEnd{});
+  }
+
   bool counts_block(Impacting type, const BlockEnd& end) const {
     if (!has_block_filters_) return true;
     if (impacting_mask_ != 0 && (impacting_mask_ & (1u << static_cast<unsigned>(type))) == 0) return false;

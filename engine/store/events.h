@@ -35,8 +35,14 @@ class EventConsumer {
   // Called in seq order.
   virtual void on_alloc(const LiveBlock& block) = 0;
   virtual void on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) = 0;
-  // After the last event: once for every block still alive, in allocation order, then on_finish.
+  // After the last event: once for every block still alive, in allocation
+  // order (those allocated from still_alive_wanted_from_ns on, at least), then on_finish.
   virtual void on_still_alive(const LiveBlock& block) = 0;
+  // The blocks still alive at the end that were allocated before this time
+  // count in nothing this consumer keeps (a window's query that counts no
+  // block allocated before its window and outstanding at its end): a
+  // source may leave them out of on_still_alive. 0: every block.
+  virtual std::int64_t still_alive_wanted_from_ns() const { return 0; }
   // end_ns: the trace's last timestamp.
   virtual void on_finish(std::int64_t end_ns) = 0;
   // The trace's clock has reached `ns` between events (heaptrack's `c`

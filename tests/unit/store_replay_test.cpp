@@ -108,6 +108,89 @@ TEST(StoreReplay, AllocationSequenceNumbersOutOfOrderAreRefused) {
   EXPECT_NE(replay_error(columns, 0), "");
 }
 
+// Which blocks a replay reports still alive, asking for those allocated
+// from `from_ns` on.
+class StillAliveRecorder final : public EventConsumer {
+ public:
+  explicit StillAliveRecorder(std::int64_t from_ns) : from_ns_(from_ns) {}
+  void on_alloc(const LiveBlock&) override {}
+  void on_free(const LiveBlock&, std::uint64_t, std::int64_t, bool) override {}
+  void on_still_alive(const LiveBlock& block) override { alive.push_back(block.id.value); }
+  void on_finish(std::int64_t) override {}
+  std::int64_t still_alive_wanted_from_ns() const override { return from_ns_; }
+  std::vector<std::uint32_t> alive;
+
+ private:
+  std::int64_t from_ns_;
+};
+
+// 130 blocks, block i allocated at event i and i ms (three words of the
+// replay's freed bits), blocks 5 and 70 freed after them all.
+struct ManyBlocks {
+  CraftedColumns columns;
+  ManyBlocks() {
+    columns.bucket.clear();
+    columns.alloc_seq.clear();
+    columns.time_changes.clear();
+    for (std::uint32_t i = 0; i < 130; ++i) {
+      columns.bucket.push_back(i % 2);
+      columns.alloc_seq.push_back(i);
+      columns.time_changes.push_back(TimeChange{i, 0, std::int64_t{i} * 1'000'000});
+    }
+    columns.free_order = {5, 70};
+  }
+  std::vector<std::uint32_t> alive_from(std::int64_t from_ns) const {
+    const TraceStore store = columns.store();
+    StillAliveRecorder recorder(from_ns);
+    store.replay(recorder, kNeverNs);
+    return recorder.alive;
+  }
+};
+
+std::vector<std::uint32_t> blocks_from(std::uint32_t first) {
+  std::vector<std::uint32_t> blocks;
+  for (std::uint32_t i = first; i < 130; ++i) {
+    if (i != 5 && i != 70) blocks.push_back(i);
+  }
+  return blocks;
+}
+
+TEST(StoreReplay, StillAliveBlocksComeFromTheTimeTheConsumerWantsThemOn) {
+  const ManyBlocks trace;
+  EXPECT_EQ(trace.alive_from(0), blocks_from(0));
+  EXPECT_EQ(trace.alive_from(3'000'000), blocks_from(3));
+  EXPECT_EQ(trace.alive_from(64'000'000), blocks_from(64));  // a word's first bit
+  EXPECT_EQ(trace.alive_from(66'500'000), blocks_from(67));  // between two allocations
+  EXPECT_EQ(trace.alive_from(129'000'000), blocks_from(129));
+  EXPECT_EQ(trace.alive_from(kNeverNs), std::vector<std::uint32_t>{});
+}
+
+// The aggregator wants the blocks alive at the end of a window's replay
+// from T1 on unless a block allocated before T1 and outstanding at T2
+// (AOFO) may count in its answer; none for the blocks at the peak.
+TEST(StoreReplay, AWindowsQueryWantsTheBlocksStillAliveFromItsStartUnlessAofoCounts) {
+  const CraftedColumns columns;
+  const TraceStore store = columns.store();
+  const auto wanted_from = [&](const Query& q) { return Aggregator(store.tables(), q).still_alive_wanted_from_ns(); };
+  Query q = window_query(2);
+  EXPECT_EQ(wanted_from(q), 2'000'000);  // AIFO, AOFI
+  q.impacting = {Impacting::kAofo};
+  EXPECT_EQ(wanted_from(q), 0);
+  q.impacting.clear();
+  EXPECT_EQ(wanted_from(q), 0);  // every type
+  q.impacting = {Impacting::kAofo};
+  q.temporary_only = true;  // an outstanding block is never temporary
+  EXPECT_EQ(wanted_from(q), 2'000'000);
+  Query plain;
+  plain.window.begin_ns = 3'000'000;
+  plain.by = {GroupBy::kStack};
+  EXPECT_EQ(wanted_from(plain), 3'000'000);  // not WPA's set: a block from before T1 is in none
+  plain.window.begin_ns = 0;
+  EXPECT_EQ(wanted_from(plain), 0);
+  plain.block_set = BlockSet::kAtPeak;
+  EXPECT_EQ(wanted_from(plain), kNeverNs);
+}
+
 // A window with no event inside: the replay skips to its start and stops at
 // once, yet the blocks alive then keep their allocation times (a lifetime
 // filter reads them). ScriptedTrace::run fails on any path that differs.
