@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "engine/error.h"
+#include "engine/store/free_column_ahead.h"
 #include "engine/util/on_both_cores.h"
 #include "engine/util/prefetch_hint.h"
 
@@ -127,17 +128,6 @@ void count_allocations(const StoreColumns& c, std::size_t from, std::size_t to, 
   }
 }
 
-// A free names its block, whose bucket is a random read in a big column:
-// fetched some frees ahead of free `f` (of those before `end`), if its block
-// is one of the first `allocs`.
-void prefetch_bucket_of_free(const StoreColumns& c, PackedReader& free_order_ahead, std::size_t f, std::size_t end,
-                             std::size_t allocs) {
-  constexpr std::size_t kAhead = 16;
-  if (f + kAhead >= end) return;
-  const std::uint32_t ahead = free_order_ahead[f + kAhead] & StoreColumns::kBlockMask;
-  if (ahead < allocs) prefetch_hint(c.bucket.bits_address(ahead));
-}
-
 }  // namespace
 
 template <class MarkFreed>
@@ -147,10 +137,9 @@ void TraceStore::skip_events(EventConsumer& consumer, std::size_t allocs, std::s
   std::vector<std::uint32_t> allocated(buckets, 0), freed(buckets, 0);
   on_both_cores(
       [&] {
-        PackedReader free_order(c.free_order), free_order_ahead(c.free_order);
+        FreeColumnAhead free_order(c, 0, frees, allocs);
         for (std::size_t f = 0; f < frees; ++f) {
-          prefetch_bucket_of_free(c, free_order_ahead, f, frees, allocs);
-          const std::uint32_t i = free_order[f] & StoreColumns::kBlockMask;
+          const std::uint32_t i = free_order.word(f) & StoreColumns::kBlockMask;
           if (i >= allocs) inconsistent("a free of a block not yet allocated");
           mark_freed(i);
           const std::uint32_t bucket = c.bucket[i];
@@ -190,10 +179,9 @@ void TraceStore::skip_from_checkpoint(EventConsumer& consumer, const LiveCheckpo
   }
   // Then the events from the checkpoint on, one by one.
   count_allocations(c, allocs_then, allocs, live);
-  PackedReader free_order(c.free_order), free_order_ahead(c.free_order);
+  FreeColumnAhead free_order(c, frees_then, frees, allocs);
   for (std::size_t f = frees_then; f < frees; ++f) {
-    prefetch_bucket_of_free(c, free_order_ahead, f, frees, allocs);
-    const std::uint32_t i = free_order[f] & StoreColumns::kBlockMask;
+    const std::uint32_t i = free_order.word(f) & StoreColumns::kBlockMask;
     if (i >= allocs) inconsistent("a free of a block not yet allocated");
     mark_freed(i);
     const std::uint32_t bucket = c.bucket[i];
@@ -238,10 +226,9 @@ void TraceStore::skip_back_from_checkpoint(EventConsumer& consumer, const LiveCh
     if (i >= allocs) break;  // the rest were allocated after the skipped events
     alive_then(i);
   }
-  PackedReader free_order(c.free_order), free_order_ahead(c.free_order);
+  FreeColumnAhead free_order(c, frees, frees_then, allocs);
   for (std::size_t f = frees; f < frees_then; ++f) {
-    prefetch_bucket_of_free(c, free_order_ahead, f, frees_then, allocs);
-    const std::uint32_t i = free_order[f] & StoreColumns::kBlockMask;
+    const std::uint32_t i = free_order.word(f) & StoreColumns::kBlockMask;
     if (i >= allocs_then) inconsistent("a free of a block not yet allocated");
     if (i < allocs) alive_then(i);  // (a later block's free is replayed, or skipped, after)
   }
@@ -367,29 +354,10 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
       },
       [&] {
         std::int64_t now = 0;
-        PackedReader alloc_seqs(c.alloc_seq), alloc_buckets(c.bucket), free_order(c.free_order),
-            far_ahead(c.free_order), near_ahead(c.free_order);
-        // A free looks its block up in two packed columns, each a directory
-        // entry and then the bits it points to: the entries are fetched 16
-        // frees ahead, the bits (their entries read by then) 8 ahead.
-        constexpr std::size_t kFar = 16, kNear = 8;
+        PackedReader alloc_seqs(c.alloc_seq), alloc_buckets(c.bucket);
+        // A free looks its block up in two packed columns, fetched ahead.
         const std::size_t frees = c.free_order.size();
-        const auto fetch_ahead = [&](std::size_t f) {
-          if (f + kFar < frees) {
-            const std::uint32_t block = far_ahead[f + kFar] & StoreColumns::kBlockMask;
-            if (block < blocks) {
-              prefetch_hint(c.bucket.entry_address(block));
-              prefetch_hint(c.alloc_seq.entry_address(block));
-            }
-          }
-          if (f + kNear < frees) {
-            const std::uint32_t block = near_ahead[f + kNear] & StoreColumns::kBlockMask;
-            if (block < blocks) {
-              prefetch_hint(c.bucket.bits_address(block));
-              prefetch_hint(c.alloc_seq.bits_address(block));
-            }
-          }
-        };
+        FreeColumnAhead free_order(c, next_free, frees, blocks, FreeColumnAhead::Lookups::kBucketAndAllocation);
         for (std::uint64_t seq = skipped; seq < cut; ++seq) {
           while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq <= seq) {
             now = c.time_changes[next_change++].ns;
@@ -402,8 +370,7 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
             continue;
           }
           if (next_free >= frees) inconsistent("an event is neither an allocation nor a free");
-          fetch_ahead(next_free);
-          const std::uint32_t word = free_order[next_free++];
+          const std::uint32_t word = free_order.word(next_free++);
           const std::uint32_t i = word & StoreColumns::kBlockMask;
           if (i >= next_alloc) inconsistent("a free of a block not yet allocated");
           mark_freed(i);
