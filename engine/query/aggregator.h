@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -248,6 +249,9 @@ class Aggregator final : public EventConsumer {
   ChunkedVector<OpenWindowState> open_window_states_;
   ChunkedVector<FullState> full_states_;
   ChunkedVector<PeakState> peak_states_;
+  // A chunk of unplanned states that the states' chunks a window's replay
+  // never writes stand in for (ChunkedVector::grow_sparse_to).
+  std::shared_ptr<const void> unplanned_chunk_;
   // Partial group keys (one value per level; the impacting level's is 0):
   // numbered densely by rank_keys(), before the roll-up.
   GroupKeyTable keys_;

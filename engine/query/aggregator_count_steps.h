@@ -40,7 +40,7 @@ S& Aggregator::plan_bucket(BucketId id) {
   // Up to this bucket only: a window's query meets a part of the buckets,
   // and a state for each of millions it never meets cost most of its time.
   if (all.size() <= id.index()) all.grow_to(std::size_t{id.index()} + 1);
-  S& state = all[id.index()];
+  S& state = all.writable(id.index());
   if (state.key != kUnplanned) return state;
   const Bucket& bucket = tables_.bucket(id);
   checked_bytes(bucket.size);

@@ -79,12 +79,19 @@ void Aggregator::answer_from(const TraceStore& store, const WindowIndex* window_
   if (window_index != nullptr && answer_from_window_index(store, *window_index)) return;
   // Nothing at or after the window's end changes the answer but how the
   // blocks alive then end (record(): freed after T2 is not freed in it).
-  // The states of the buckets the replay may meet are set at once (one
-  // block, huge pages), not as it meets them, each 4 KiB page then a fault
-  // of its own (docs/store.md, "From T1 to T2"), while the store's checks
-  // start on the other core.
+  // The states of the buckets the replay may meet are set at once, while
+  // the store's checks start on the other core: a chunk of them that the
+  // replay meets none of stays a stand-in, which takes no memory, and those
+  // it meets lie side by side in one block (docs/store.md, "From T1 to T2").
   store.replay(*this, plan_.t2(), [&] {
-    with_layout([&]<class S>() { states<S>().grow_at_once_to(store.buckets_met_before(plan_.t2())); });
+    with_layout([&]<class S>() {
+      const std::size_t met = store.buckets_met_before(plan_.t2());
+      ChunkedVector<S>& all = states<S>();
+      if (!all.empty()) return all.grow_at_once_to(met);  // set by sums that could not answer
+      auto unplanned = std::make_shared<std::vector<S>>(ChunkedVector<S>::kChunkSize);
+      all.grow_sparse_to(met, unplanned->data());
+      unplanned_chunk_ = std::move(unplanned);
+    });
   });
 }
 

@@ -62,6 +62,9 @@ class ChunkedVector {
     blocks_.clear();
     size_ = 0;
     borrowed_chunks_ = 0;
+    stand_in_ = nullptr;
+    stand_in_chunks_ = 0;
+    next_owned_ = nullptr;
     for (std::size_t i = 0; i < other.size_; ++i) push_back(other[i]);
     return *this;
   }
@@ -82,6 +85,34 @@ class ChunkedVector {
   // Grows to `n` elements, new ones set to `value`; never shrinks.
   void grow_to(std::size_t n, const T& value = T()) {
     while (size_ < n) push_back(value);
+  }
+
+  // grow_to(n) of an empty vector whose whole chunks are, until one of
+  // their elements is asked for writable(), a stand-in: `stand_in`,
+  // kChunkSize elements equal to the value new elements take, read in place
+  // (it must outlive the vector). For a state per bucket of which a pass
+  // meets a part (a window's replay of a store): the chunks it writes are
+  // taken in turn from one block reserved for them all, so that the memory
+  // touched is theirs alone, side by side (huge pages), and the chunks it
+  // never writes take none.
+  void grow_sparse_to(std::size_t n, const T* stand_in) {
+    if (size_ != 0) throw std::logic_error("ChunkedVector: sparse growth of a vector not empty");
+    stand_in_ = stand_in;
+    chunks_.assign(n >> kChunkBits, const_cast<T*>(stand_in));
+    stand_in_chunks_ = chunks_.size();
+    if (stand_in_chunks_ > 0) {
+      Block block(::operator new(stand_in_chunks_ * kChunkSize * sizeof(T) + kChunkAlignment));
+      next_owned_ = aligned(block.get());
+      blocks_.push_back(std::move(block));
+    }
+    size_ = chunks_.size() * kChunkSize;
+    grow_to(n, stand_in[0]);  // the last part chunk is the vector's own
+  }
+  // Element i to write to: in a chunk of the vector's own.
+  T& writable(std::size_t i) {
+    T*& chunk = chunks_[i >> kChunkBits];
+    if (chunk == stand_in_) [[unlikely]] own_stand_in(chunk);
+    return chunk[i & (kChunkSize - 1)];
   }
 
   // grow_to(n), the chunks it adds taken as one block: for a size known at
@@ -113,7 +144,8 @@ class ChunkedVector {
 
   // Owned memory only: borrowed chunks belong to their file.
   std::size_t memory_bytes() const {
-    return (chunks_.size() - borrowed_chunks_) * kChunkSize * sizeof(T) + blocks_.size() * kChunkAlignment +
+    return (chunks_.size() - borrowed_chunks_ - stand_in_chunks_) * kChunkSize * sizeof(T) +
+           blocks_.size() * kChunkAlignment +
            chunks_.capacity() * sizeof(T*) + blocks_.capacity() * sizeof(Block);
   }
 
@@ -126,6 +158,13 @@ class ChunkedVector {
     blocks_.push_back(std::move(chunk));
   }
   static T* aligned(void* block) { return round_up_to<T>(block, kChunkAlignment); }
+  [[gnu::noinline]] void own_stand_in(T*& chunk) {
+    T* const own = next_owned_;  // room for every stand-in chunk was reserved
+    next_owned_ += kChunkSize;
+    std::uninitialized_copy_n(stand_in_, kChunkSize, own);
+    chunk = own;
+    --stand_in_chunks_;
+  }
 
   struct FreeBlock {
     void operator()(void* block) const { ::operator delete(block); }
@@ -135,6 +174,9 @@ class ChunkedVector {
   std::vector<Block> blocks_;  // what was allocated: a chunk, or several at once
   std::size_t size_ = 0;
   std::size_t borrowed_chunks_ = 0;
+  const T* stand_in_ = nullptr;  // see grow_sparse_to
+  std::size_t stand_in_chunks_ = 0;
+  T* next_owned_ = nullptr;  // where the next chunk that stood in goes
 };
 
 }  // namespace heapql

@@ -1,6 +1,7 @@
 // ChunkedVector: elements never move as it grows, one by one or many chunks
 // at once (grow_at_once_to), a copy or a move keeps every value, every
-// chunk starts on a cache line, and a borrowed chunk is read where it lies.
+// chunk starts on a cache line, a borrowed chunk is read where it lies, and
+// a sparse one reads its stand-in until written.
 #include "engine/util/chunked_vector.h"
 
 #include <gtest/gtest.h>
@@ -104,6 +105,38 @@ TEST(ChunkedVector, ABorrowedChunkIsReadInPlaceAndNeverWritten) {
   const SmallChunks copy = v;
   EXPECT_NE(&copy[3], &outside[3]);  // a copy owns its elements
   for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(copy[i], read[i]) << i;
+}
+
+TEST(ChunkedVector, SparseGrowthReadsTheStandInUntilAChunkIsWrittenAndThenOwnsItSideBySide) {
+  const std::vector<std::uint32_t> stand_in(SmallChunks::kChunkSize, 5);
+  SmallChunks v;
+  v.grow_sparse_to(100, stand_in.data());  // six whole chunks stand in, the seventh (4 elements) is owned
+  ASSERT_EQ(v.size(), 100u);
+  const SmallChunks& read = v;
+  for (std::size_t i = 0; i < 100; ++i) ASSERT_EQ(read[i], 5u) << i;
+  EXPECT_EQ(&read[20], &stand_in[4]);  // read in place
+  const std::size_t unwritten = v.memory_bytes();
+  // Written chunks are owned, in the order written, side by side.
+  v.writable(70) = 1;
+  v.writable(20) = 2;
+  v.writable(21) = 3;
+  EXPECT_EQ(v.memory_bytes() - unwritten, 2 * SmallChunks::kChunkSize * sizeof(std::uint32_t));
+  EXPECT_EQ(&read[16] - &read[64], static_cast<std::ptrdiff_t>(SmallChunks::kChunkSize));
+  EXPECT_EQ(read[70], 1u);
+  EXPECT_EQ(read[20], 2u);
+  EXPECT_EQ(read[21], 3u);
+  EXPECT_EQ(read[64], 5u);  // the rest of an owned chunk keeps the stand-in's values
+  EXPECT_EQ(read[40], 5u);
+  EXPECT_EQ(stand_in, std::vector<std::uint32_t>(SmallChunks::kChunkSize, 5));  // never written
+  v.writable(99) = 4;  // the owned last chunk
+  v.push_back(6);      // and growth after it as before
+  EXPECT_EQ(read[99], 4u);
+  EXPECT_EQ(read[100], 6u);
+  const SmallChunks copy = v;
+  for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(copy[i], read[i]) << i;
+  SmallChunks not_empty;
+  not_empty.push_back(1);
+  EXPECT_THROW(not_empty.grow_sparse_to(100, stand_in.data()), std::logic_error);
 }
 
 }  // namespace
