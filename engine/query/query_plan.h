@@ -78,12 +78,6 @@ class QueryPlan {
   bool counts_every_bucket() const;
   StackId culled(StackId full_stack) { return stack_plan_.culled(full_stack); }
 
-  // Stage two, for blocks of a counted bucket as they end: of an impacting
-  // type asked for, temporary when only those count, and of a lifetime in
-  // the range asked (§4: an outstanding block lives until T2, for ever in an
-  // open window). A lifetime is known from block events only; the paths
-  // without them (bucket events, sums) are taken only without lifetimes.
-  // Inline: on the per-event path.
   // Whether a block allocated before T1 and outstanding at T2 (§7's AOFO)
   // may count: the impacting mode with that type asked for, and not only
   // temporary blocks (a lifetime range is told per block: it may).
@@ -91,6 +85,12 @@ class QueryPlan {
     return impacting_mode_ && counts_block(Impacting::kAofo, BlockEnd{});
   }
 
+  // Stage two, for blocks of a counted bucket as they end: of an impacting
+  // type asked for, temporary when only those count, and of a lifetime in
+  // the range asked (§4: an outstanding block lives until T2, for ever in an
+  // open window). A lifetime is known from block events only; the paths
+  // without them (bucket events, sums) are taken only without lifetimes.
+  // Inline: on the per-event path.
   bool counts_block(Impacting type, const BlockEnd& end) const {
     if (!has_block_filters_) return true;
     if (impacting_mask_ != 0 && (impacting_mask_ & (1u << static_cast<unsigned>(type))) == 0) return false;

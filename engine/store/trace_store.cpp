@@ -392,9 +392,8 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
   // allocated before the time the consumer wants them from are left out: a
   // window's query would look each up to count it in no set (a million
   // blocks on a program that frees little).
-  const std::size_t first_wanted = std::min<std::size_t>(
-      allocs_before(c, first_event_at(c, std::max<std::int64_t>(consumer.still_alive_wanted_from_ns(), 0))),
-      next_alloc);
+  const std::size_t first_wanted =
+      std::min(allocs_before(c, first_event_at(c, consumer.still_alive_wanted_from_ns())), next_alloc);
   std::size_t change_after = 0;  // the time changes at or before the block's allocation
   for (std::size_t word = first_wanted / 64; word * 64 < next_alloc; ++word) {
     std::uint64_t alive = ~freed[word];
