@@ -1,10 +1,13 @@
-// A table whose first entries are viewed in place (a store file's mapping,
-// whose records have the entries' own layout) and whose later ones, if any
-// are ever added, are owned. Opening a store then copies neither of its big
-// tables and touches none of their pages (a table is checked, whole, when a
-// query first reads it: TraceStore). A live journal's tables, whose rows
-// lie in many pieces, are viewed a whole chunk at a time instead. A copy
-// owns all its entries, so it never depends on the mapping.
+// A table whose first entries are viewed in place (a store file's mapping)
+// and whose later ones, if any are ever added, are owned. The viewed prefix
+// is either records in the entries' own layout, or packed rows that
+// `Layout` turns into entries (Layout::Rows, Layout::join: a store's stack
+// tree and buckets, docs/store-format.md, "Packed rows"), so entries are
+// read by value. Opening a store then copies neither of its big tables and
+// touches none of their pages (a table is checked, whole, when a query
+// first reads it: TraceStore). A live journal's tables, whose rows lie in
+// many pieces, are viewed a whole chunk at a time instead. A copy owns all
+// its entries, so it never depends on the mapping.
 #pragma once
 
 #include <cstddef>
@@ -15,7 +18,7 @@
 
 namespace heapql {
 
-template <class T>
+template <class T, class Layout>
 class ViewedPrefixVector {
  public:
   // The added entries' chunks: about 256 KiB (chunked_vector.h; big enough
@@ -39,8 +42,14 @@ class ViewedPrefixVector {
 
   // Only before anything was added; the viewed memory must outlive the vector.
   void view(std::span<const T> entries) {
-    if (!viewed_.empty() || !added_.empty()) throw std::logic_error("ViewedPrefixVector: view() on a filled vector");
+    if (size() != 0) throw std::logic_error("ViewedPrefixVector: view() on a filled vector");
     viewed_ = entries;
+    prefix_ = entries.size();
+  }
+  void view_packed(const typename Layout::Rows& rows) {
+    if (size() != 0) throw std::logic_error("ViewedPrefixVector: view_packed() on a filled vector");
+    packed_ = rows;
+    prefix_ = rows.size();
   }
 
   // Appends kChunkRows entries viewed in place (memory that must outlive
@@ -50,8 +59,16 @@ class ViewedPrefixVector {
     added_.append_borrowed_chunk(rows.data());
   }
 
-  const T& operator[](std::size_t i) const { return i < viewed_.size() ? viewed_[i] : added_[i - viewed_.size()]; }
-  std::size_t size() const { return viewed_.size() + added_.size(); }
+  T operator[](std::size_t i) const {
+    if (i < prefix_) return packed_.empty() ? viewed_[i] : Layout::join(packed_[i]);
+    return added_[i - prefix_];
+  }
+  std::size_t size() const { return prefix_ + added_.size(); }
+  // Where entry i lies (its packed row's directory entry), to fetch it ahead.
+  const void* address_of(std::size_t i) const {
+    if (i < prefix_) return packed_.empty() ? static_cast<const void*>(&viewed_[i]) : packed_.entry_address(i);
+    return &added_[i - prefix_];
+  }
   bool empty() const { return size() == 0; }
   void push_back(const T& value) { added_.push_back(value); }
   // Owned memory only: the viewed part belongs to its mapping.
@@ -59,6 +76,8 @@ class ViewedPrefixVector {
 
  private:
   std::span<const T> viewed_;
+  typename Layout::Rows packed_;
+  std::size_t prefix_ = 0;  // viewed_ or packed_'s entries
   ChunkedVector<T, kChunkBits> added_;
 };
 
