@@ -34,6 +34,16 @@ class PackedRows {
 
   static constexpr std::uint64_t block_count(std::uint64_t rows) { return (rows + kBlockRows - 1) / kBlockRows; }
 
+ private:
+  // A block's entry, its rows' words and its widths, checked (block()).
+  struct Block {
+    const std::uint64_t* entry;
+    const std::uint64_t* rows;
+    std::array<unsigned, kFields> widths;
+    std::uint64_t row_width;
+  };
+
+ public:
   PackedRows() = default;
 
   // A view of `count` rows in `words` (the rows' words, then the
@@ -83,27 +93,34 @@ class PackedRows {
     }
   }
 
-  // Field f of block k's rows: the least and the greatest value its base
-  // and width allow (every row's lies between: a rule they both meet needs
-  // no row decoded), and its values decoded into `out`.
+  // Block k's fields, its entry read and checked once: each field's least
+  // and greatest value its base and width allow (every row's lies between:
+  // a rule they both meet needs no row decoded), and its values decoded.
   struct FieldRange {
     std::uint64_t least, greatest;
     bool wraps;  // the greatest passes 2^64: no bound
   };
-  FieldRange field_range(std::size_t k, std::size_t f) const {
-    const Block b = block(k);
-    const std::uint64_t base = b.entry[1 + f];
-    const std::uint64_t greatest = base + mask(b.widths[f]);
-    return {base, greatest, greatest < base};
-  }
-  void decode_field(std::size_t k, std::size_t f, std::uint64_t* out) const {
-    const Block b = block(k);
-    std::uint64_t at = 0;
-    for (std::size_t g = 0; g < f; ++g) at += b.widths[g];
-    const std::uint64_t base = b.entry[1 + f];
-    const std::uint64_t m = mask(b.widths[f]);
-    for (std::size_t j = 0; j < kBlockRows; ++j, at += b.row_width) out[j] = base + (bits_at(b.rows, at) & m);
-  }
+  class BlockFields {
+   public:
+    FieldRange range(std::size_t f) const {
+      const std::uint64_t base = b_.entry[1 + f];
+      const std::uint64_t greatest = base + mask(b_.widths[f]);
+      return {base, greatest, greatest < base};
+    }
+    void decode(std::size_t f, std::uint64_t* out) const {
+      std::uint64_t at = 0;
+      for (std::size_t g = 0; g < f; ++g) at += b_.widths[g];
+      const std::uint64_t base = b_.entry[1 + f];
+      const std::uint64_t m = mask(b_.widths[f]);
+      for (std::size_t j = 0; j < kBlockRows; ++j, at += b_.row_width) out[j] = base + (bits_at(b_.rows, at) & m);
+    }
+
+   private:
+    friend class PackedRows;
+    explicit BlockFields(const Block& b) : b_(b) {}
+    Block b_;
+  };
+  BlockFields block_fields(std::size_t k) const { return BlockFields(block(k)); }
 
   // Where row i's directory entry lies, to fetch it ahead (prefetch_hint).
   const void* entry_address(std::size_t i) const { return directory_ + (i / kBlockRows) * kEntryWords; }
@@ -114,12 +131,6 @@ class PackedRows {
   }
 
  private:
-  struct Block {
-    const std::uint64_t* entry;
-    const std::uint64_t* rows;
-    std::array<unsigned, kFields> widths;
-    std::uint64_t row_width;
-  };
 
   // Block k's entry, its widths and place checked.
   Block block(std::size_t k) const {

@@ -79,13 +79,14 @@ std::optional<BadRecord> first_bad_stack_node(const StackNodeRows::Rows& nodes, 
   for (std::size_t k = 0; k * Rows::kBlockRows < nodes.size(); ++k) {
     const std::uint64_t first = k * Rows::kBlockRows;
     const std::size_t n = std::min<std::size_t>(Rows::kBlockRows, nodes.size() - first);
-    const auto frames_range = nodes.field_range(k, 0);
-    const auto parents_range = nodes.field_range(k, 1);
+    const Rows::BlockFields fields = nodes.block_fields(k);
+    const auto frames_range = fields.range(0);
+    const auto parents_range = fields.range(1);
     const bool frames_fit = !frames_range.wraps && frames_range.greatest < frames;
     const bool parents_fit = !parents_range.wraps && parents_range.greatest < first;
     if (frames_fit && parents_fit) continue;
-    if (!frames_fit) nodes.decode_field(k, 0, frame.data());
-    if (!parents_fit) nodes.decode_field(k, 1, parent.data());
+    if (!frames_fit) fields.decode(0, frame.data());
+    if (!parents_fit) fields.decode(1, parent.data());
     const auto faults = [&](std::size_t j) {
       return unsigned{!frames_fit && frame[j] >= frames} |
              unsigned{!parents_fit && parent[j] != kNone32 && parent[j] >= first + j} << 1;
@@ -103,14 +104,15 @@ std::optional<BadRecord> first_bad_bucket(const BucketRows::Rows& buckets, std::
   // leaves its rule in doubt (an id's range takes in the invalid id, or
   // passes the table's count).
   using Rows = BucketRows::Rows;
-  const auto within = [&](std::size_t k, std::size_t field, std::uint64_t count) {
-    const auto range = buckets.field_range(k, field);
+  const auto within = [&](const Rows::BlockFields& fields, std::size_t field, std::uint64_t count) {
+    const auto range = fields.range(field);
     return !range.wraps && (range.greatest < count || (range.least == kNone32 && range.greatest == kNone32));
   };
   std::array<Rows::Row, Rows::kBlockRows> block;
   for (std::size_t k = 0; k * Rows::kBlockRows < buckets.size(); ++k) {
-    if (within(k, BucketRows::kStack, stacks) && within(k, BucketRows::kHeap, heaps) &&
-        within(k, BucketRows::kFlags, 2) && within(k, BucketRows::kThread, kNone32 + 1)) {
+    const Rows::BlockFields fields = buckets.block_fields(k);
+    if (within(fields, BucketRows::kStack, stacks) && within(fields, BucketRows::kHeap, heaps) &&
+        within(fields, BucketRows::kFlags, 2) && within(fields, BucketRows::kThread, kNone32 + 1)) {
       continue;
     }
     buckets.decode_block(k, block.data());

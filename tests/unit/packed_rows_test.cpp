@@ -56,9 +56,10 @@ TEST(PackedRows, EveryRowReadsBackAtRandomAndByBlock) {
     std::array<std::uint64_t, Rows3::kBlockRows> field;
     for (std::size_t k = 0; k * 64 < n; ++k) {
       packed.decode_block(k, block.data());
+      const Rows3::BlockFields fields = packed.block_fields(k);
       for (std::size_t f = 0; f < 3; ++f) {
-        packed.decode_field(k, f, field.data());
-        const auto range = packed.field_range(k, f);
+        fields.decode(f, field.data());
+        const auto range = fields.range(f);
         for (std::size_t j = 0; j < 64 && k * 64 + j < n; ++j) {
           ASSERT_EQ(block[j], rows[k * 64 + j]);
           ASSERT_EQ(field[j], rows[k * 64 + j][f]);
@@ -112,7 +113,7 @@ TEST(PackedRows, ADamagedBlockThrowsWhenRead) {
     past[directory + 2 * Rows3::kEntryWords] = words.back();  // block 2 starts at its words' end
     const Rows3 rows = view(past, 130);
     EXPECT_THROW((void)rows[128], Error);
-    EXPECT_THROW((void)rows.field_range(2, 0), Error);
+    EXPECT_THROW((void)rows.block_fields(2), Error);
   }
 }
 
