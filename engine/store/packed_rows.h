@@ -16,6 +16,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 
@@ -86,9 +87,17 @@ class PackedRows {
     std::uint64_t offset = 0;
     for (std::size_t f = 0; f < kFields; ++f) {
       const std::uint64_t base = b.entry[1 + f];
+      if (b.widths[f] == 0) {  // one value (a bucket's heap and thread, mostly): no bits to read
+        for (std::size_t j = 0; j < kBlockRows; ++j) out[j][f] = base;
+        continue;
+      }
       const std::uint64_t m = mask(b.widths[f]);
       std::uint64_t at = offset;
-      for (std::size_t j = 0; j < kBlockRows; ++j, at += b.row_width) out[j][f] = base + (bits_at(b.rows, at) & m);
+      if (b.widths[f] <= kNarrow) {
+        for (std::size_t j = 0; j < kBlockRows; ++j, at += b.row_width) out[j][f] = base + (narrow_bits_at(b.rows, at) & m);
+      } else {
+        for (std::size_t j = 0; j < kBlockRows; ++j, at += b.row_width) out[j][f] = base + (bits_at(b.rows, at) & m);
+      }
       offset += b.widths[f];
     }
   }
@@ -160,6 +169,14 @@ class PackedRows {
     const std::uint64_t* word = words + (at >> 6);
     const auto shift = static_cast<unsigned>(at & 63);
     return (word[0] >> shift) | ((word[1] << 1) << (63 - shift));
+  }
+  // A field of at most kNarrow bits is read as the 8 bytes its first bit
+  // is in, one load (within the block's words and the word after them).
+  static constexpr unsigned kNarrow = 56;
+  static std::uint64_t narrow_bits_at(const std::uint64_t* words, std::uint64_t at) {
+    std::uint64_t v;
+    std::memcpy(&v, reinterpret_cast<const unsigned char*>(words) + (at >> 3), sizeof v);
+    return v >> (at & 7);
   }
   static std::uint64_t mask(unsigned width) { return width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1; }
 

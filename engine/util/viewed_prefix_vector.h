@@ -10,7 +10,10 @@
 // its entries, so it never depends on the mapping.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <stdexcept>
 
@@ -50,6 +53,8 @@ class ViewedPrefixVector {
     if (size() != 0) throw std::logic_error("ViewedPrefixVector: view_packed() on a filled vector");
     packed_ = rows;
     prefix_ = rows.size();
+    static std::atomic<std::uint64_t> tables{0};
+    packed_id_ = ++tables;
   }
 
   // Appends kChunkRows entries viewed in place (memory that must outlive
@@ -60,7 +65,7 @@ class ViewedPrefixVector {
   }
 
   T operator[](std::size_t i) const {
-    if (i < prefix_) return packed_.empty() ? viewed_[i] : Layout::join(packed_[i]);
+    if (i < prefix_) return packed_.empty() ? viewed_[i] : from_packed(i);
     return added_[i - prefix_];
   }
   std::size_t size() const { return prefix_ + added_.size(); }
@@ -75,8 +80,35 @@ class ViewedPrefixVector {
   std::size_t memory_bytes() const { return added_.memory_bytes(); }
 
  private:
+  // A packed row, through a small cache of decoded blocks on each thread:
+  // a query that reads a table whole (a plan of every bucket, the culled
+  // form of every stack) reads each block's rows together or close in
+  // time (a chain of stack nodes, buckets numbered in order of first use),
+  // where a row decoded alone costs its block's directory entry and its
+  // own bits. Keyed by the table's id, never reused, not its address.
+  T from_packed(std::size_t i) const {
+    using Rows = typename Layout::Rows;
+    struct Slot {
+      std::uint64_t table;  // 0: empty
+      std::size_t block;
+      std::array<typename Rows::Row, Rows::kBlockRows> rows;
+    };
+    static constexpr std::size_t kSlots = 16;
+    thread_local std::array<Slot, kSlots> cache;  // zero-initialized: no guard on each read
+    const std::size_t k = i / Rows::kBlockRows;
+    Slot& slot = cache[k % kSlots];
+    if (slot.table != packed_id_ || slot.block != k) [[unlikely]] {
+      slot.table = 0;  // (a damaged block throws here: the slot stays empty)
+      packed_.decode_block(k, slot.rows.data());
+      slot.table = packed_id_;
+      slot.block = k;
+    }
+    return Layout::join(slot.rows[i % Rows::kBlockRows]);
+  }
+
   std::span<const T> viewed_;
   typename Layout::Rows packed_;
+  std::uint64_t packed_id_ = 0;  // for from_packed's cache
   std::size_t prefix_ = 0;  // viewed_ or packed_'s entries
   ChunkedVector<T, kChunkBits> added_;
 };
