@@ -84,6 +84,22 @@ class PackedRows {
   // at a time.
   void decode_block(std::size_t k, Row* out) const {
     const Block b = block(k);
+    if (b.row_width <= kNarrow) {  // a row's fields all from one load (most blocks)
+      std::array<unsigned, kFields> shifts;
+      std::array<std::uint64_t, kFields> masks;
+      unsigned shift = 0;
+      for (std::size_t f = 0; f < kFields; ++f) {
+        shifts[f] = shift;
+        masks[f] = mask(b.widths[f]);
+        shift += b.widths[f];
+      }
+      std::uint64_t at = 0;
+      for (std::size_t j = 0; j < kBlockRows; ++j, at += b.row_width) {
+        const std::uint64_t v = b.row_width == 0 ? 0 : narrow_bits_at(b.rows, at);
+        for (std::size_t f = 0; f < kFields; ++f) out[j][f] = b.entry[1 + f] + ((v >> shifts[f]) & masks[f]);
+      }
+      return;
+    }
     std::uint64_t offset = 0;
     for (std::size_t f = 0; f < kFields; ++f) {
       const std::uint64_t base = b.entry[1 + f];
