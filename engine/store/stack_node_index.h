@@ -91,7 +91,7 @@ class StackNodeIndex {
     if (parent.valid()) {
       const std::size_t first_child = std::size_t{parent.value} + 1;
       if (first_child >= nodes.size() || made_recently(nodes, first_child)) return;
-      prefetch_hint(nodes.address_of(first_child));
+      prefetch_hint(&nodes[first_child]);
     }
     ids_.prefetch(hash(frame, parent));
   }

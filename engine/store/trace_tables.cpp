@@ -119,16 +119,6 @@ void TraceTables::view_buckets(std::span<const Bucket> buckets) {
   buckets_.view(buckets);
 }
 
-void TraceTables::view_stacks(const StackNodeRows::Rows& nodes) {
-  check_ids_fit<StackId>(nodes.size(), "stack nodes");
-  stacks_.view_packed(nodes);
-}
-
-void TraceTables::view_buckets(const BucketRows::Rows& buckets) {
-  check_ids_fit<BucketId>(buckets.size(), "buckets");
-  buckets_.view_packed(buckets);
-}
-
 void TraceTables::view_stack_chunk(std::span<const StackNode> nodes) {
   check_ids_fit<StackId>(stacks_.size() + nodes.size(), "stack nodes");
   stacks_.view_chunk(nodes);

@@ -17,7 +17,6 @@
 #include "engine/util/viewed_prefix_vector.h"
 #include "engine/util/flat_index.h"
 #include "engine/util/id_bits.h"
-#include "engine/store/packed_rows.h"
 #include "engine/store/stack_node_index.h"
 
 namespace heapql {
@@ -55,39 +54,6 @@ struct Bucket {
   bool is_realloc = false;
 
   friend bool operator==(const Bucket&, const Bucket&) = default;
-};
-
-// The stack tree's nodes and the buckets as a store file keeps them: packed
-// rows (packed_rows.h, docs/store-format.md "Packed rows"), a field each.
-// A field read from a damaged file may not fit its entry's: the tables'
-// checks (store_file/table_records.h) refuse such a row before a query
-// reads it.
-struct StackNodeRows {
-  using Rows = PackedRows<2>;
-  static Rows::Row split(const StackNode& node) { return {node.frame.value, node.parent.value}; }
-  static StackNode join(const Rows::Row& row) {
-    return StackNode{FrameId(static_cast<std::uint32_t>(row[0])), StackId(static_cast<std::uint32_t>(row[1]))};
-  }
-};
-
-struct BucketRows {
-  using Rows = PackedRows<5>;
-  enum Field : std::size_t { kSize, kStack, kHeap, kThread, kFlags };
-  // The flags: the kind in the low byte, is_realloc in the next.
-  static std::uint64_t flags(const Bucket& b) {
-    return std::uint64_t{static_cast<std::uint8_t>(b.kind)} | std::uint64_t{b.is_realloc ? 1u : 0u} << 8;
-  }
-  static Rows::Row split(const Bucket& b) { return {b.size, b.stack.value, b.heap.value, b.thread, flags(b)}; }
-  static Bucket join(const Rows::Row& row) {
-    Bucket b;
-    b.size = row[kSize];
-    b.stack = StackId(static_cast<std::uint32_t>(row[kStack]));
-    b.heap = HeapId(static_cast<std::uint32_t>(row[kHeap]));
-    b.thread = static_cast<std::uint32_t>(row[kThread]);
-    b.kind = static_cast<BlockKind>(row[kFlags] & 1);
-    b.is_realloc = (row[kFlags] >> 8 & 1) != 0;
-    return b;
-  }
 };
 
 class TraceTables {
@@ -133,14 +99,11 @@ class TraceTables {
   // that table is empty.
   void view_stacks(std::span<const StackNode> nodes);
   void view_buckets(std::span<const Bucket> buckets);
-  // The same, packed (a store file's tables since its format version 8).
-  void view_stacks(const StackNodeRows::Rows& nodes);
-  void view_buckets(const BucketRows::Rows& buckets);
   // The same a chunk at a time (a live journal's tables, whose rows lie in
   // many pieces), then the last rows copied (load_*): appended after what
   // is there, still without indexing.
-  static constexpr std::size_t kStackChunkRows = ViewedPrefixVector<StackNode, StackNodeRows>::kChunkRows;
-  static constexpr std::size_t kBucketChunkRows = ViewedPrefixVector<Bucket, BucketRows>::kChunkRows;
+  static constexpr std::size_t kStackChunkRows = ViewedPrefixVector<StackNode>::kChunkRows;
+  static constexpr std::size_t kBucketChunkRows = ViewedPrefixVector<Bucket>::kChunkRows;
   void view_stack_chunk(std::span<const StackNode> nodes);
   void view_bucket_chunk(std::span<const Bucket> buckets);
   void load_stacks(std::span<const StackNode> nodes);
@@ -155,7 +118,7 @@ class TraceTables {
   void prefetch_bucket(const Bucket& bucket) const {
     if (may_be_interned(bucket)) bucket_ids_.prefetch(bucket_hash(bucket));
   }
-  StackNode stack(StackId id) const { return stacks_[id.index()]; }
+  const StackNode& stack(StackId id) const { return stacks_[id.index()]; }
   std::size_t stack_count() const { return stacks_.size(); }
   // Frames of a stack, top first, appended to `out` after clearing it.
   void stack_frames(StackId id, std::vector<FrameId>& out) const;
@@ -173,9 +136,7 @@ class TraceTables {
   std::size_t heap_count() const { return heaps_.size(); }
 
   BucketId intern_bucket(const Bucket& bucket);
-  Bucket bucket(BucketId id) const { return buckets_[id.index()]; }
-  // Hint: bucket(id) is read soon.
-  void prefetch_bucket_entry(BucketId id) const { prefetch_hint(buckets_.address_of(id.index())); }
+  const Bucket& bucket(BucketId id) const { return buckets_[id.index()]; }
   ProcessId process_of(const Bucket& bucket) const {
     return bucket.heap.valid() ? heaps_[bucket.heap.index()].process : ProcessId();
   }
@@ -228,13 +189,13 @@ class TraceTables {
   std::vector<Frame> frames_;
   std::unordered_map<FrameKey, FrameId, FrameKeyHash> frame_ids_;
   std::size_t frames_indexed_ = 0;
-  ViewedPrefixVector<StackNode, StackNodeRows> stacks_;
+  ViewedPrefixVector<StackNode> stacks_;
   StackNodeIndex stack_ids_;
   std::size_t stacks_indexed_ = 0;   // stacks_[0, this) are in stack_ids_
   std::size_t buckets_indexed_ = 0;  // buckets_[0, this) are in bucket_ids_
   std::vector<Process> processes_;
   std::vector<Heap> heaps_;
-  ViewedPrefixVector<Bucket, BucketRows> buckets_;
+  ViewedPrefixVector<Bucket> buckets_;
   // Buckets by content. Looked up only for a bucket whose stack has one
   // already (once per heaptrack allocation info; an ETW or CSV event's bucket
   // is mostly found, a short probe at any fill), so the index may fill up to

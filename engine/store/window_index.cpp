@@ -51,7 +51,7 @@ WindowIndex::WindowIndex(const TraceTables& tables, const StoreColumns& columns)
       if (bucket >= buckets) inconsistent("a block's bucket is not in the bucket table");
       if (next_alloc + kAhead < blocks) {
         const std::uint32_t ahead = buckets_ahead[next_alloc + kAhead];
-        if (ahead < buckets) tables.prefetch_bucket_entry(BucketId(ahead));
+        if (ahead < buckets) prefetch_hint(&tables.bucket(BucketId(ahead)));
       }
       ++next_alloc;
       size = tables.bucket(BucketId(bucket)).size;

@@ -23,7 +23,7 @@ namespace heapql::store_file {
 static_assert(std::endian::native == std::endian::little, "the store maps its columns as they are on disk");
 
 inline constexpr std::array<char, 8> kMagic = {'H', 'E', 'A', 'P', 'Q', 'L', 'D', 'B'};
-inline constexpr std::uint32_t kFormatVersion = 8;
+inline constexpr std::uint32_t kFormatVersion = 7;
 inline constexpr std::uint64_t kHeaderBytes = 64;
 inline constexpr std::uint64_t kSectionAlignment = 64;
 inline constexpr std::uint64_t kTocEntryBytes = 40;
@@ -42,10 +42,10 @@ enum class Section : std::uint32_t {
   kSource = 1,        // what was read and how (source identity, SourceInfo, event count, end, peak)
   kStrings = 2,       // u64 length + bytes, each
   kFrames = 3,        // u32 module, u32 symbol, u64 address
-  kStacks = 4,        // packed rows (packed_rows.h): frame, parent
+  kStacks = 4,        // u32 frame, u32 parent
   kProcesses = 5,     // u64 pid, u32 name, u32 zero
   kHeaps = 6,         // u32 process, u32 name, u64 handle
-  kBuckets = 7,       // packed rows: size, stack, heap, thread, kind | is_realloc << 8
+  kBuckets = 7,       // u64 size, u32 stack, u32 heap, u32 thread, u8 kind, u8 is_realloc, u16 zero
   kBlockBucket = 8,   // per block, packed (packed_column.h)
   kBlockAllocSeq = 9, // per block, packed
   kFreeOrder = 10,    // per free, packed, rotated left a bit

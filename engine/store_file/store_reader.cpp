@@ -66,27 +66,6 @@ void check_table(const StoreSections& file, Section kind, std::uint64_t record_b
   }
 }
 
-// A table of packed rows: its checksum (piece by piece, copied where the
-// sections are read by copy), then its rows by their rules, a block at a
-// time (`first_bad()`). Damage is reported before the rows' faults.
-template <class FirstBad>
-void check_packed_table(const StoreSections& file, Section kind, FirstBad&& first_bad) {
-  constexpr std::uint64_t kPieceBytes = 256 << 10;
-  Checksum checksum;
-  file.for_each_piece(file.bytes(kind), kPieceBytes, [&](std::string_view piece) { checksum.add(piece.data(), piece.size()); });
-  if (checksum.value() != file.entry(kind).checksum) file.damaged(kind);
-  std::optional<BadRecord> bad;
-  try {
-    bad = first_bad();
-  } catch (const Error& e) {
-    file.fail(fmt::format("store section '{}': {}", section_name(kind), e.what()), file.entry(kind).offset);
-  }
-  if (bad) {
-    file.fail(fmt::format("store section '{}': {} (row {})", section_name(kind), bad->what, bad->index),
-              file.entry(kind).offset);
-  }
-}
-
 // The stack view's head and its columns viewed in place; its rows are
 // checked when a query reads them (check_stack_view). Columns that do not
 // fit the section leave the view without rows, and their check reports it.
@@ -268,23 +247,6 @@ void check_blocks(const StoreSections& file, const StoreColumns& c) {
 }
 
 // The small tables decoded (strings viewed in place), the big ones viewed.
-// A table of packed rows (packed_rows.h) viewed in place, its sizes
-// agreeing with its item count; its rows are checked when a query first
-// reads the table (check_packed_table).
-template <class Rows>
-Rows packed_rows(const StoreSections& file, Section kind) {
-  const SectionEntry& e = file.entry(kind);
-  const auto words = whole_words(file.bytes(kind));
-  std::string wrong = words ? std::string() : fmt::format("{} bytes are not whole words", e.bytes);
-  Rows rows;
-  if (wrong.empty()) wrong = Rows::view(*words, e.items, rows);
-  if (!wrong.empty()) {
-    file.verify(kind);  // damage explains it
-    file.fail(fmt::format("store section '{}': {}", section_name(kind), wrong), e.offset);
-  }
-  return rows;
-}
-
 TraceTables read_tables(const StoreSections& file) {
   TraceTables t;
   {
@@ -312,7 +274,7 @@ TraceTables read_tables(const StoreSections& file) {
       t.load_frame(Frame{module, symbol, address});
     }
   }
-  t.view_stacks(packed_rows<StackNodeRows::Rows>(file, Section::kStacks));
+  t.view_stacks(view_as<StackNode>(file.table(Section::kStacks, kStackBytes).rest_view()));
   {
     ByteReader in = file.table(Section::kProcesses, kProcessBytes);
     for (std::uint64_t i = 0; i < file.entry(Section::kProcesses).items; ++i) {
@@ -334,7 +296,7 @@ TraceTables read_tables(const StoreSections& file) {
       t.add_heap(h);
     }
   }
-  t.view_buckets(packed_rows<BucketRows::Rows>(file, Section::kBuckets));
+  t.view_buckets(view_as<Bucket>(file.table(Section::kBuckets, kBucketBytes).rest_view()));
   return t;
 }
 
@@ -400,11 +362,9 @@ StoreFileInfo describe(const StoreSections& file, const std::string& name, const
 OpenedStore open_bytes(std::shared_ptr<const void> owner, std::string_view bytes, const std::string& name,
                        const ReadOptions& options, ReadFileAt read_at) {
   const StoreSections file(bytes, name, options.accelerators);
-  // The same file, its checked sections read by copies: for the checksums of
+  // The same file, its checked sections read by copies: for the checks of
   // the sections a query then reads only in part (the stack view; the stack
-  // tree under it), whose pages it need not fault in whole for them (the
-  // stack tree's rules are checked on its packed rows in place, a block
-  // decoded only where its range leaves a rule in doubt). The sections a
+  // tree under it), whose pages it need not fault in whole. The sections a
   // query reads whole are checked in place: faulting them in serves it too.
   StoreSections copying = file;
   copying.read_by_copy(std::move(read_at));
@@ -440,16 +400,16 @@ OpenedStore open_bytes(std::shared_ptr<const void> owner, std::string_view bytes
   StoreFileChecks checks;
   const auto stack_tree_check = [frames = tables.frame_count()](const StoreSections& sections) {
     return [sections, frames] {
-      check_packed_table(sections, Section::kStacks, [&] {
-        return first_bad_stack_node(packed_rows<StackNodeRows::Rows>(sections, Section::kStacks), frames);
+      check_table(sections, Section::kStacks, kStackBytes, [&](std::string_view piece, std::uint64_t first) {
+        return first_bad_stack_node(view_as<StackNode>(piece), first, frames);
       });
     };
   };
   checks.stack_tree = stack_tree_check(file);
   checks.stack_tree_by_copy = stack_tree_check(copying);
   checks.buckets = [file, stacks = tables.stack_count(), heaps = tables.heap_count()] {
-    check_packed_table(file, Section::kBuckets, [&] {
-      return first_bad_bucket(packed_rows<BucketRows::Rows>(file, Section::kBuckets), stacks, heaps);
+    check_table(file, Section::kBuckets, kBucketBytes, [&](std::string_view piece, std::uint64_t first) {
+      return first_bad_bucket(piece, first, stacks, heaps);
     });
   };
   checks.blocks = [file, columns] { check_blocks(file, columns); };

@@ -18,7 +18,6 @@
 
 #include "engine/error.h"
 #include "engine/store/packed_column_writer.h"
-#include "engine/store/packed_rows_writer.h"
 #include "engine/store/packed_stack_view.h"
 #include "engine/store/packed_table.h"
 #include "engine/store/stack_view_sink.h"
@@ -83,25 +82,6 @@ class SectionWriter {
   OutputFile& out_;
   TocEntry entry_;
   Checksum checksum_;
-};
-
-// Words put into a section a MiB at a time.
-class PieceSink {
- public:
-  explicit PieceSink(SectionWriter& section) : section_(section) { words_.reserve(kFlushWords); }
-  void push_back(std::uint64_t word) {
-    words_.push_back(word);
-    if (words_.size() == kFlushWords) flush();
-  }
-  void flush() {
-    section_.put(words_.data(), words_.size() * sizeof(std::uint64_t));
-    words_.clear();
-  }
-
- private:
-  static constexpr std::size_t kFlushWords = (std::size_t{1} << 20) / sizeof(std::uint64_t);
-  SectionWriter& section_;
-  std::vector<std::uint64_t> words_;
 };
 
 // The bucket sums as a packed table of five columns (BucketSumColumn's order).
@@ -232,18 +212,6 @@ std::uint64_t StoreWriter::commit(const SourceRecordMaker& make_record, const St
     flush();
     toc.push_back(section.finish(rows));
   };
-  // A table's section as packed rows (packed_rows.h), written a MiB at a
-  // time as put_rows writes records; only the directory (a word or so for
-  // every 8 rows) is held until the end.
-  auto put_packed_rows = [&]<class Layout>(Section kind, std::size_t rows, const auto& row_at) {
-    SectionWriter section = begin_section(kind);
-    PieceSink sink(section);
-    PackedRowsWriter<Layout::Rows::kFieldCount, PieceSink> writer(sink);
-    for (std::size_t i = 0; i < rows; ++i) writer.push_back(Layout::split(row_at(i)));
-    writer.finish();
-    sink.flush();
-    toc.push_back(section.finish(rows));
-  };
   auto put_column = [&](Section kind, const auto& column, std::uint64_t item_bytes, std::uint64_t items) {
     // Copied from its scratch file, whose checksum was computed as it grew.
     TocEntry entry = begin_entry(kind);
@@ -267,8 +235,9 @@ std::uint64_t StoreWriter::commit(const SourceRecordMaker& make_record, const St
     const Frame& f = tables.frame(FrameId(static_cast<std::uint32_t>(i)));
     w.u32(f.module.value), w.u32(f.symbol.value), w.u64(f.address);
   });
-  put_packed_rows.template operator()<StackNodeRows>(Section::kStacks, tables.stack_count(), [&](std::size_t i) {
-    return tables.stack(StackId(static_cast<std::uint32_t>(i)));
+  put_rows(Section::kStacks, tables.stack_count(), [&](ByteWriter& w, std::size_t i) {
+    const StackNode& s = tables.stack(StackId(static_cast<std::uint32_t>(i)));
+    w.u32(s.frame.value), w.u32(s.parent.value);
   });
   put_rows(Section::kProcesses, tables.process_count(), [&](ByteWriter& w, std::size_t i) {
     const Process& p = tables.process(ProcessId(static_cast<std::uint32_t>(i)));
@@ -278,8 +247,10 @@ std::uint64_t StoreWriter::commit(const SourceRecordMaker& make_record, const St
     const Heap& h = tables.heap(HeapId(static_cast<std::uint32_t>(i)));
     w.u32(h.process.value), w.u32(h.name.value), w.u64(h.handle);
   });
-  put_packed_rows.template operator()<BucketRows>(Section::kBuckets, tables.bucket_count(), [&](std::size_t i) {
-    return tables.bucket(BucketId(static_cast<std::uint32_t>(i)));
+  put_rows(Section::kBuckets, tables.bucket_count(), [&](ByteWriter& w, std::size_t i) {
+    const Bucket& b = tables.bucket(BucketId(static_cast<std::uint32_t>(i)));
+    w.u64(b.size), w.u32(b.stack.value), w.u32(b.heap.value), w.u32(b.thread);
+    w.u8(static_cast<std::uint8_t>(b.kind)), w.u8(b.is_realloc ? 1 : 0), w.u16(0);
   });
   put_packed(Section::kBlockBucket, c.bucket);
   put_packed(Section::kBlockAllocSeq, c.alloc_seq);

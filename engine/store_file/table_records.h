@@ -1,11 +1,9 @@
 // The rules for the records of the store's two big tables, the stack tree
-// and the buckets (millions of records each): one validator per table, for
-// its records as a live journal holds them and for its packed rows as a
-// store file does. Each scans a piece of its table without a branch per
+// and the buckets (millions of records each), as they lie in the file: one
+// validator per table. Each scans a piece of its table without a branch per
 // record and, only when the piece has a bad record, names the first one. The
-// reader runs them when a query first reads the table (store_reader.cpp);
-// the records are then read in place, and no row of a packed table that
-// passed can throw when read.
+// reader runs them beside the sections' checksums when a query first reads
+// the table (store_reader.cpp); the records are then used in place.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +12,6 @@
 #include <string_view>
 
 #include "engine/store/stack_node_index.h"
-#include "engine/store/trace_tables.h"
 
 namespace heapql::store_file {
 
@@ -34,10 +31,5 @@ std::optional<BadRecord> first_bad_stack_node(std::span<const StackNode> nodes, 
 // kind and realloc flag be 0 or 1, its padding zero.
 std::optional<BadRecord> first_bad_bucket(std::string_view records, std::uint64_t first, std::size_t stacks,
                                           std::size_t heaps);
-
-// The same for the packed rows of a store file's tables, each block of 64
-// decoded (a damaged block throws Error, as a read of it would).
-std::optional<BadRecord> first_bad_stack_node(const StackNodeRows::Rows& nodes, std::size_t frames);
-std::optional<BadRecord> first_bad_bucket(const BucketRows::Rows& buckets, std::size_t stacks, std::size_t heaps);
 
 }  // namespace heapql::store_file

@@ -745,41 +745,22 @@ TEST_F(BadInputStore, AStackViewThatDoesNotFitIsRefused) {
 // Records with correct checksums that the tables refuse: each reported as
 // the record loop words it (read_tables checks the big tables with a tight
 // scan first, then names the first bad record).
-// The stack tree and the buckets are packed rows (store-format.md, "Packed
-// rows"): a row crafted with correct checksums to break its table's rules
-// is refused by name, and so is a damaged block or directory.
-TEST_F(BadInputStore, BadTableRowsWithCorrectChecksums) {
-  const CommandResult info = run_heapql("info " + shell_quote(good_) + " --format json");
-  const auto section_bytes = [&](const std::string& section) {
-    const std::size_t entry = info.out.find("{\"name\":\"" + section + "\"");
-    EXPECT_NE(entry, std::string::npos);
-    return std::stoull(info.out.substr(info.out.find("\"bytes\":", entry) + 8));
-  };
-  const auto crafted = [&](std::size_t at, std::uint64_t value) {
+TEST_F(BadInputStore, BadTableRecordsWithCorrectChecksums) {
+  const auto section_at = [&](const std::string& section) { return section_offset(good_, section); };
+  const auto crafted = [&](std::size_t at, std::uint32_t value) {
     std::string bad = bytes_;
     std::memcpy(bad.data() + at, &value, sizeof value);
     heapql::test::set_store_checksums(bad.data(), bad.size());
     return bad;
   };
-  // Each table here is one block: its rows' words, then the block's entry
-  // (its first word, a base per field, the widths), then the words' count.
-  const auto first_entry = [&](const std::string& section) {
-    const std::size_t at = section_offset(good_, section);
-    return at + u64_at(at + section_bytes(section) - 8) * 8;
-  };
-  const std::size_t stacks = first_entry("stacks"), buckets = first_entry("buckets");
-  // Stack node fields: frame, caller. Bucket fields: size, stack, heap, thread, flags (kind, realloc << 8).
-  expect_refused(crafted(stacks + 8, 0x7FFFFFFF), "store section 'stacks': a stack node's frame out of range (row 0)");
-  expect_refused(crafted(stacks + 16, 0x7FFFFFF0), "store section 'stacks': a stack node whose caller comes after it");
-  expect_refused(crafted(buckets + 16, 0x7FFFFFFF), "store section 'buckets': a bucket's stack out of range (row 0)");
-  expect_refused(crafted(buckets + 24, 0x7FFFFFFF), "a bucket's heap out of range");
-  expect_refused(crafted(buckets + 32, std::uint64_t{1} << 32), "a bucket's thread does not fit 32 bits");
-  expect_refused(crafted(buckets + 40, 2), "a bucket with an unknown kind or flag");
-  expect_refused(crafted(buckets + 40, 0x10000), "a bucket with an unknown kind or flag");
-  // A field wider than 64 bits, a block past the words, a count that is not the words'.
-  expect_refused(crafted(stacks + 24, 0x4141), "store section 'stacks': store is inconsistent: block 0 of a packed table has a field wider than 64 bits");
-  expect_refused(crafted(buckets, 1u << 20), "store section 'buckets': store is inconsistent: block 0 of a packed table lies past its words");
-  expect_refused(crafted(stacks + 32, 1u << 20), "store section 'stacks': its directory's last word is not the count of its rows' words");
+  const std::size_t stacks = section_at("stacks"), buckets = section_at("buckets");
+  // A stack node: u32 frame, u32 parent. A bucket: u64 size, u32 stack, u32 heap, u32 thread, u8 kind, u8 realloc, u16 zero.
+  expect_refused(crafted(stacks + 8, 0x7FFFFFFF), "a stack node's frame out of range");
+  expect_refused(crafted(stacks + 12, 1), "a stack node whose caller comes after it");
+  expect_refused(crafted(buckets + 8, 0x7FFFFFFF), "a bucket's stack out of range");
+  expect_refused(crafted(buckets + 12, 0x7FFFFFFF), "a bucket's heap out of range");
+  expect_refused(crafted(buckets + 20, 2), "a bucket with an unknown kind or flag");
+  expect_refused(crafted(buckets + 20, 0x00010000), "a bucket with an unknown kind or flag");
 }
 
 // The packed block columns (store-format.md, "Packed columns") crafted with
@@ -870,20 +851,19 @@ TEST_F(BadInputStore, WrongMagic) {
 
 TEST_F(BadInputStore, NewerFormatVersion) {
   std::string bad = bytes_;
-  bad[8] = 9;
-  expect_refused(bad, "store format version 9 is newer than this heapql reads (up to 8)");
+  bad[8] = 8;
+  expect_refused(bad, "store format version 8 is newer than this heapql reads (up to 7)");
 }
 
 TEST_F(BadInputStore, OlderFormatVersion) {
   // Older versions (1: CRC-32 checksums; 2: heaptrack's and ETW's details as
   // fields of their own; 3: no stack view; 4: no live checkpoints; 5: the
   // accelerators required and without revisions; 6: the block columns as
-  // plain u32s; 7: the stack tree and the buckets as records) are not read:
-  // a store is cheap to write again.
-  for (const char version : {1, 2, 3, 4, 5, 6, 7}) {
+  // plain u32s) are not read: a store is cheap to write again.
+  for (const char version : {1, 2, 3, 4, 5, 6}) {
     std::string bad = bytes_;
     bad[8] = version;
-    expect_refused(bad, fmt::format("store format version {} is older than this heapql reads (8); ingest the trace "
+    expect_refused(bad, fmt::format("store format version {} is older than this heapql reads (7); ingest the trace "
                                     "again",
                                     static_cast<int>(version)));
   }

@@ -40,9 +40,7 @@ done
 # checksums (store-format.md, "Packed columns"): a block whose width wraps
 # past 32 bits, one whose first word near 2^32 wraps to a small width (a
 # campaign's finding, 2026-12-02), an end entry counting words that are not
-# there, and a table of contents whose value count the directory cannot hold;
-# and the same for the packed rows of the stack tree and the buckets
-# ("Packed rows"): a field wider than 64 bits, a block past its words.
+# there, and a table of contents whose value count the directory cannot hold.
 python3 - "$out/worked_example_1.hqdb" "$out" <<'PY'
 import struct, sys
 seed, out = open(sys.argv[1], 'rb').read(), sys.argv[2]
@@ -74,16 +72,5 @@ at, offset, size, items = entries[10]  # frees
 counts = bytearray(store)
 struct.pack_into('<Q', counts, at + 32, items + 64 * 100)
 write('packed_count', counts)
-for kind, name in ((4, 'stacks'), (7, 'buckets')):
-    at, offset, size, items = entries[kind]
-    row_words, = struct.unpack_from('<Q', store, offset + size - 8)
-    entry = offset + row_words * 8
-    fields = 2 if kind == 4 else 5
-    wide = bytearray(store)
-    struct.pack_into('<Q', wide, entry + 8 * (1 + fields), 0x41)
-    write(f'rows_{name}_wide', wide)
-    past = bytearray(store)
-    struct.pack_into('<Q', past, entry, row_words + 1)
-    write(f'rows_{name}_past', past)
 PY
 ls -l "$out"

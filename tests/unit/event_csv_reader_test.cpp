@@ -66,7 +66,7 @@ struct Read {
   SourceInfo source;
   std::string warnings;
 
-  Bucket bucket(std::size_t block) const { return tables.bucket(recorder.blocks.at(block).bucket); }
+  const Bucket& bucket(std::size_t block) const { return tables.bucket(recorder.blocks.at(block).bucket); }
   std::vector<std::string> frames(std::size_t block) const { return stack_texts(tables, bucket(block).stack); }
   std::string process(std::size_t block) const {
     const Process& p = tables.process(tables.process_of(bucket(block)));
