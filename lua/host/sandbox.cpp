@@ -14,6 +14,7 @@
 #include "engine/session/files_beside_trace.h"
 #include "engine/text_file.h"
 #include "engine/windows_path_rules.h"
+#include "lua/host/embedded_chunk.h"
 #include "lua/host/embedded_modules.h"
 #include "lua/host/heapql_core.h"
 #include "lua/host/lua_strings.h"
@@ -172,12 +173,7 @@ void mark_frozen(lua_State* L, int index) {
 
 int load_embedded(lua_State* L) {
   const EmbeddedModule* module = &embedded_modules()[static_cast<std::size_t>(lua_tointeger(L, lua_upvalueindex(1)))];
-  lua_pushliteral(L, "@");
-  lua_pushlstring(L, module->source_path.data(), module->source_path.size());
-  lua_concat(L, 2);
-  if (luaL_loadbufferx(L, module->source.data(), module->source.size(), lua_tostring(L, -1), "t") != LUA_OK) {
-    return lua_error(L);
-  }
+  if (load_embedded_chunk(L, *module) != LUA_OK) return lua_error(L);
   push_run_value(L, RunValue::kEnvironment);
   if (!lua_isnil(L, -1)) {
     lua_setupvalue(L, -2, 1);

@@ -1,0 +1,17 @@
+// Loading one module of the embedded Lua library (embedded_modules.h): its
+// bytecode where the build made it, else its text.
+#pragma once
+
+#include <lua.hpp>
+
+#include "lua/host/embedded_modules.h"
+
+namespace heapql::lua {
+
+// Pushes the module's main chunk, as luaL_loadbufferx does, named
+// "@heapql/NAME.lua" (tracebacks name the same file and lines either way);
+// or its error message, returning the status. Bytecode this Lua does not
+// take (a luac of another release) leaves the text to parse.
+int load_embedded_chunk(lua_State* L, const EmbeddedModule& module);
+
+}  // namespace heapql::lua
