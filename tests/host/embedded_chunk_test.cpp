@@ -38,6 +38,8 @@ std::string text_dumped(lua_State* L, const EmbeddedModule& module) {
 }
 
 TEST(EmbeddedChunk, EveryModuleIsItsTextCompiled) {
+  // The tests run on the Lua they were built against.
+  EXPECT_TRUE(lua::embedded_bytecode_usable()) << lua_ident;
   lua::LuaState state;
   lua_State* L = state.get();
   ASSERT_FALSE(lua::embedded_modules().empty());
