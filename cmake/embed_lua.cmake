@@ -61,3 +61,5 @@ string(APPEND body "constexpr EmbeddedModule kModules[] = {\n${table}};\n}  // n
 string(APPEND body "std::span<const EmbeddedModule> embedded_modules() { return kModules; }\n\n}  // namespace heapql::lua\n")
 file(WRITE "${OUTPUT}.tmp" "${body}")
 file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)
+# Newer than its inputs even when unchanged, or every build would run this again.
+file(TOUCH_NOCREATE "${OUTPUT}")
