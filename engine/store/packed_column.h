@@ -24,13 +24,14 @@
 #include <string>
 
 #include "engine/error.h"
+#include "engine/store/bit_unpack.h"
 
 namespace heapql {
 
 class PackedColumn {
  public:
-  static constexpr std::size_t kBlockValues = 64;
-  static constexpr std::uint32_t kMaxWidth = 32;
+  static constexpr std::size_t kBlockValues = BitUnpack::kValues;
+  static constexpr std::uint32_t kMaxWidth = BitUnpack::kMaxWidth;
 
   static constexpr std::uint64_t block_count(std::uint64_t values) { return (values + kBlockValues - 1) / kBlockValues; }
   static constexpr std::uint64_t directory_entry(std::uint32_t base, std::uint32_t first_word) {
@@ -102,17 +103,9 @@ class PackedColumn {
       std::fill(out, out + kBlockValues, std::rotr(base, static_cast<int>(rotation_)));
       return;
     }
-    const std::uint64_t* words = words_ + first;
-    const std::uint64_t mask = (std::uint64_t{1} << width) - 1;
-    std::uint64_t at = 0;
-    for (std::size_t j = 0; j < kBlockValues; ++j, at += width) {
-      std::uint64_t v = 0;
-      if (width != 0) {
-        const unsigned shift = static_cast<unsigned>(at & 63);
-        v = words[at >> 6] >> shift;
-        if (shift + width > 64) v |= words[(at >> 6) + 1] << (64 - shift);
-      }
-      out[j] = std::rotr(base + static_cast<std::uint32_t>(v & mask), static_cast<int>(rotation_));
+    BitUnpack::block(width, words_ + first, base, out);
+    if (rotation_ != 0) {
+      for (std::size_t j = 0; j < kBlockValues; ++j) out[j] = std::rotr(out[j], static_cast<int>(rotation_));
     }
   }
 

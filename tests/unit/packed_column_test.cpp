@@ -134,6 +134,28 @@ std::string read_error(const std::vector<std::uint64_t>& words, std::uint64_t co
   return "";
 }
 
+// A whole block decoded at once (engine/store/bit_unpack.h: a function for
+// each width) gives what one value at a time gives, at every width, rotated
+// or not, up to the top of u32.
+TEST(PackedColumnTest, BlocksDecodedWholeAtEveryWidth) {
+  for (unsigned width = 0; width <= 32; ++width) {
+    for (const unsigned rotation : {0u, 1u}) {
+      SCOPED_TRACE("width " + std::to_string(width) + ", rotation " + std::to_string(rotation));
+      const std::uint32_t top = width == 32 ? 0 : 0xFFFFFFFFu - ((std::uint64_t{1} << width) - 1);
+      for (const std::uint32_t base : {std::uint32_t{0}, std::uint32_t{123457}, top}) {
+        const std::vector<std::uint32_t> values = values_of_width(64 * 4 + 9, width, base, width * 7 + rotation);
+        std::vector<std::uint64_t> words;
+        const PackedColumn column = pack_values(values, rotation, words);
+        PackedReader reader(column);
+        for (std::size_t i = 0; i < values.size(); ++i) {
+          ASSERT_EQ(reader[i], values[i]) << "value " << i << ", base " << base;
+          ASSERT_EQ(column[i], values[i]) << "value " << i << ", base " << base;
+        }
+      }
+    }
+  }
+}
+
 TEST(PackedColumnTest, DamagedDirectoriesAreErrors) {
   std::vector<std::uint64_t> words;
   pack_values(values_of_width(130, 5, 40, 1), 0, words);  // 3 blocks: 15 words, 3 entries, the last
