@@ -19,6 +19,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -27,6 +28,10 @@
 #include "engine/store/bit_unpack.h"
 
 namespace heapql {
+
+// Values are read as bytes of the u64 words (a value's 8 bytes from its
+// first): the words are little-endian, in the file and in memory.
+static_assert(std::endian::native == std::endian::little);
 
 class PackedColumn {
  public:
@@ -80,15 +85,15 @@ class PackedColumn {
     const auto first = static_cast<std::uint32_t>(entry >> 32);
     const auto end = static_cast<std::uint32_t>(directory_[k + 1] >> 32);
     const std::uint32_t width = checked_width(k, first, end);
-    std::uint32_t bits = 0;
-    if (width != 0) {
-      const std::uint64_t at = std::uint64_t{i % kBlockValues} * width;
-      const std::uint64_t* word = words_ + first + (at >> 6);
-      const unsigned shift = static_cast<unsigned>(at & 63);
-      std::uint64_t v = word[0] >> shift;
-      if (shift + width > 64) v |= word[1] << (64 - shift);  // the block's own next word
-      bits = static_cast<std::uint32_t>(v & ((std::uint64_t{1} << width) - 1));
-    }
+    // The 8 bytes from the value's first: at most 7 bits before it and 32
+    // of it, so one load and no branch (a replay's lookups pick blocks and
+    // widths at random). They may reach up to 7 bytes past the block's
+    // words: into the next block or the directory, which follows the words
+    // and has at least its end entry. A width-0 block's mask is 0.
+    const std::uint64_t bit = std::uint64_t{first} * 64 + std::uint64_t{i % kBlockValues} * width;
+    std::uint64_t v;
+    std::memcpy(&v, reinterpret_cast<const unsigned char*>(words_) + bit / 8, sizeof v);
+    const auto bits = static_cast<std::uint32_t>((v >> (bit % 8)) & ((std::uint64_t{1} << width) - 1));
     return std::rotr(static_cast<std::uint32_t>(entry) + bits, static_cast<int>(rotation_));
   }
 

@@ -91,10 +91,20 @@ std::int64_t time_of(std::span<const TimeChange> changes, std::uint32_t seq, std
     lo = lo > step ? lo - step : 0;
     step *= 2;
   }
-  const auto it = std::upper_bound(changes.begin() + static_cast<std::ptrdiff_t>(lo),
-                                   changes.begin() + static_cast<std::ptrdiff_t>(hi), seq,
-                                   [](std::uint32_t s, const TimeChange& c) { return s < c.first_seq; });
-  return it == changes.begin() ? 0 : std::prev(it)->ns;
+  // The last change in [lo, hi) at or before seq (none: the one before lo,
+  // whose first_seq is at or before seq, or no change at all), by halving
+  // without a branch on the data: the frees' blocks are of any age, so the
+  // halves' directions are random.
+  std::size_t at = lo, n = hi - lo;  // the answer is in [at - 1, at + n)
+  while (n > 0) {
+    const std::size_t half = n / 2;
+    // All ones when the answer lies past the middle change: then
+    // [at + half + 1, at + n), else [at, at + half).
+    const std::size_t past = std::size_t{0} - static_cast<std::size_t>(changes[at + half].first_seq <= seq);
+    at += (half + 1) & past;
+    n = half - (((n & 1) ^ 1) & past);
+  }
+  return at == 0 ? 0 : changes[at - 1].ns;
 }
 
 [[noreturn]] void inconsistent(const char* what) { throw Error(std::string("store is inconsistent: ") + what); }
