@@ -2,8 +2,8 @@
 // value j at bits j*w .. j*w+w-1 of the block's w words), by a function made
 // for each width: every value's word and shift are constants, so unpacking
 // is a load, a shift, an or where a value spans two words, and a mask, with
-// no branch. The replays decode most blocks they read whole (a store's
-// windowed query: nearly all its time on cxx, docs/store.md).
+// no branch. The replays decode most blocks they read whole (docs/store.md,
+// "Where a windowed query's time goes", has the measurements).
 #pragma once
 
 #include <array>
