@@ -103,12 +103,8 @@ class PackedColumn {
     const auto first = static_cast<std::uint32_t>(entry >> 32);
     const auto end = static_cast<std::uint32_t>(directory_[k + 1] >> 32);
     const std::uint32_t width = checked_width(k, first, end);
-    const auto base = static_cast<std::uint32_t>(entry);
-    if (width == 0) {  // a block of equal values (a view's high halves, mostly)
-      std::fill(out, out + kBlockValues, std::rotr(base, static_cast<int>(rotation_)));
-      return;
-    }
-    BitUnpack::block(width, words_ + first, base, out);
+    // (Width 0, a block of equal values, reads no word: a view's high halves, mostly.)
+    BitUnpack::block(width, words_ + first, static_cast<std::uint32_t>(entry), out);
     if (rotation_ != 0) {
       for (std::size_t j = 0; j < kBlockValues; ++j) out[j] = std::rotr(out[j], static_cast<int>(rotation_));
     }
