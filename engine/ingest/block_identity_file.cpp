@@ -9,7 +9,7 @@
 
 #include "engine/error.h"
 #include "engine/file_begins_with.h"
-#include "engine/ingest/zstd_memory.h"
+#include "engine/util/zstd_memory.h"
 #include "engine/binary_file/byte_codec.h"
 #include "engine/binary_file/checksum.h"
 #include "engine/binary_file/output_file.h"

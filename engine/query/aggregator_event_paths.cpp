@@ -368,12 +368,22 @@ void Aggregator::skip_events(const SkippedEvents& skipped) {
   // shows: rows are ordered by measure, then by the key's text, and
   // distinct keys render distinctly (tests/cli/store_test.cpp compares the
   // two byte for byte).
+  // Blocks that bucket runs will end (the youngest of a bucket first) are
+  // counted as bucket_alloc counts them: a filtered bucket's live count too
+  // (its frees look at it), a counted one's as allocated before T1.
   for (std::uint32_t b = 0; b < skipped.live.size(); ++b) {
     if (skipped.live[b] == 0) continue;
     S& state = plan<S>(BucketId(b));
-    if (state.key < 0) continue;
     const std::uint32_t live = skipped.live[b];
-    add_live(state, WindowPart::kInside, live);  // as block_alloc counts them
+    if (state.key < 0) {
+      if (skipped.ended_by_bucket_runs) increment_count(state.live_inside, live);
+      continue;
+    }
+    if constexpr (S::kBefore) {
+      add_live(state, skipped.ended_by_bucket_runs ? WindowPart::kBefore : WindowPart::kInside, live);
+    } else {
+      add_live(state, WindowPart::kInside, live);  // as block_alloc counts them
+    }
     raise_level(live, bytes_times(live, size_of(state, b)));
   }
 }

@@ -27,6 +27,10 @@ struct LiveBlock {
 // the blocks alive then.
 struct SkippedEvents {
   std::span<const std::uint32_t> live;
+  // How those blocks end later: by on_free, each with its allocation time
+  // (false), or by bucket runs (on_bucket_run), a bucket's youngest first
+  // (true: a source that holds the trace as its events, store_events.h).
+  bool ended_by_bucket_runs = false;
 };
 
 class EventConsumer {
