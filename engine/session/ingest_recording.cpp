@@ -21,7 +21,10 @@ namespace heapql {
 IngestResult ingest_recording(const RecordingStreams& streams, std::string* warnings) {
   const std::string& trace = streams.interpreted_path;
   TraceTables tables;
-  store_file::StoreWriter writer(store_beside(trace), tables);
+  // Exact identity (below): its frees need not end their bucket's youngest
+  // block, so the store keeps the block columns, and spends nothing on events.
+  store_file::StoreWriter writer(store_beside(trace), tables, store_file::kAccelerators,
+                                 store_file::StoreBlockFacts::kColumns);
 
   // The reader feeds the store writer through the live journal, which
   // publishes the recording so far for other processes' queries each second

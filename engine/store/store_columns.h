@@ -19,6 +19,7 @@
 #include <cstring>
 #include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/error.h"
@@ -28,6 +29,7 @@
 #include "engine/store/bucket_sums_so_far.h"
 #include "engine/store/events.h"
 #include "engine/store/packed_column.h"
+#include "engine/store/store_events.h"
 #include "engine/store/trace_tables.h"
 
 namespace heapql {
@@ -78,13 +80,26 @@ struct StoreColumns {
   std::int64_t end_ns = 0;
   std::span<const LiveCheckpoint> checkpoints;    // seq ascending
   PackedColumn checkpoint_ids;                    // their live blocks, packed
+  // A store file may hold its blocks as the trace's events instead
+  // (store_events.h): then the three block columns above are made from
+  // them when first read (TraceStore::columns()), and a replay for bucket
+  // runs reads the events themselves.
+  bool has_events = false;
+  StoreEvents events;
+  bool has_live_counts = false;
+  StoreLiveCounts live_counts;
+  std::string live_counts_unreadable;  // what is wrong with a live counts section that does not fit
 
-  std::size_t block_count() const { return bucket.size(); }
+  std::size_t block_count() const { return has_events ? events.allocation_count() : bucket.size(); }
+  std::size_t free_count() const {
+    return has_events ? events.event_count() - events.allocation_count() : free_order.size();
+  }
   // A store file may leave the bucket sums out (an accelerator); every trace
   // with events has some.
   bool has_bucket_sums() const { return !bucket_sums.empty() || event_count == 0; }
   std::size_t bytes() const {
-    return bucket.bytes() + alloc_seq.bytes() + free_order.bytes() + time_changes.size() * sizeof(TimeChange);
+    return (has_events ? events.bytes() : bucket.bytes() + alloc_seq.bytes() + free_order.bytes()) +
+           time_changes.size() * sizeof(TimeChange);
   }
 };
 

@@ -104,8 +104,8 @@ std::string StoreEvents::view(std::string_view bytes, std::uint64_t event_count)
   if (bytes.size() < 16) return "shorter than its head";
   chunk_events_ = u64_at(bytes, 0);
   const std::uint64_t chunks = u64_at(bytes, 8);
-  if (chunk_events_ < 64 || chunk_events_ > (std::uint64_t{1} << 26) || (chunk_events_ & (chunk_events_ - 1)) != 0) {
-    return fmt::format("{} events a chunk, not a power of two from 64 to 2^26", chunk_events_);
+  if (chunk_events_ == 0 || chunk_events_ > (std::uint64_t{1} << 26) || (chunk_events_ & (chunk_events_ - 1)) != 0) {
+    return fmt::format("{} events a chunk, not a power of two up to 2^26", chunk_events_);
   }
   if (chunks != (event_count + chunk_events_ - 1) / chunk_events_) {
     return fmt::format("{} chunks for {} events of {} a chunk", chunks, event_count, chunk_events_);
@@ -132,7 +132,8 @@ std::uint64_t StoreEvents::events_in(std::size_t k) const {
   return std::min(chunk_events_, event_count_ - first_event(k));
 }
 
-void StoreEvents::decode(std::size_t k, FrameDecoder& decoder, std::vector<std::uint32_t>& words) const {
+void StoreEvents::decode(std::size_t k, FrameDecoder& decoder, std::vector<std::uint32_t>& words,
+                         std::size_t buckets) const {
   const EventChunkEntry& e = entries_[k];
   const std::string_view frame = frames_.substr(e.frame_offset, entries_[k + 1].frame_offset - e.frame_offset);
   words.resize(events_in(k));
@@ -140,7 +141,14 @@ void StoreEvents::decode(std::size_t k, FrameDecoder& decoder, std::vector<std::
     inconsistent(fmt::format("the events' chunk {} is damaged", k));
   }
   std::uint64_t allocs = 0;
-  for (const std::uint32_t w : words) allocs += (w & 1) ^ 1;
+  std::uint32_t highest = 0;
+  for (const std::uint32_t w : words) {
+    allocs += (w & 1) ^ 1;
+    highest = std::max(highest, w);
+  }
+  if (words.size() > 0 && (highest >> 1) >= buckets) {
+    inconsistent(fmt::format("the events' chunk {} names a bucket past the bucket table", k));
+  }
   if (allocs != entries_[k + 1].allocs_before - e.allocs_before) {
     inconsistent(fmt::format("the events' chunk {} holds other allocations than its entry says", k));
   }

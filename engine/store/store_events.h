@@ -96,9 +96,10 @@ class StoreEvents {
   std::size_t bytes() const { return bytes_; }
 
   // Chunk k's words into `words` (resized to its events); throws Error
-  // ("store is inconsistent: ...") when its frame is damaged or its
-  // allocations are not what its entries say.
-  void decode(std::size_t k, FrameDecoder& decoder, std::vector<std::uint32_t>& words) const;
+  // ("store is inconsistent: ...") when its frame is damaged, its
+  // allocations are not what its entries say, or a word names a bucket past
+  // `buckets`.
+  void decode(std::size_t k, FrameDecoder& decoder, std::vector<std::uint32_t>& words, std::size_t buckets) const;
 
  private:
   std::uint64_t event_count_ = 0;

@@ -73,9 +73,11 @@ void TraceStore::Builder::on_finish(std::int64_t end_ns) {
   owned.bucket_sums = columns_.take_bucket_sums();
   owned.checkpoints = columns_.checkpoints();
   const PackedColumn checkpoint_ids = pack_values(columns_.checkpoint_ids(), 0, owned.checkpoint_ids);
-  store_.columns_ = StoreColumns{bucket,            alloc_seq,         free_order,            owned.time_changes,
-                                 BucketSumList(owned.bucket_sums), columns_.peak(),   columns_.event_count(), columns_.end_ns(),
-                                 owned.checkpoints, checkpoint_ids};
+  StoreColumns& c = store_.columns_;
+  c = StoreColumns{};
+  c.bucket = bucket, c.alloc_seq = alloc_seq, c.free_order = free_order, c.time_changes = owned.time_changes;
+  c.bucket_sums = BucketSumList(owned.bucket_sums), c.peak = columns_.peak(), c.event_count = columns_.event_count();
+  c.end_ns = columns_.end_ns(), c.checkpoints = owned.checkpoints, c.checkpoint_ids = checkpoint_ids;
 }
 
 namespace {
@@ -247,6 +249,7 @@ void TraceStore::skip_back_from_checkpoint(EventConsumer& consumer, const LiveCh
 }
 
 std::size_t TraceStore::buckets_met_before(std::int64_t until_ns) const {
+  if (columns_.has_events) return tables_.bucket_count();  // without reading the events twice
   blocks_gather_.run();
   const std::size_t allocs = allocs_before(columns_, first_event_at(columns_, until_ns));
   const std::size_t buckets = tables_.bucket_count();
@@ -270,10 +273,15 @@ void TraceStore::hand_over_skipped(EventConsumer& consumer, std::span<const std:
 }
 
 void TraceStore::replay(EventConsumer& consumer, std::int64_t until_ns, const std::function<void()>& first) const {
-  blocks_gather_.run();
+  const bool from_events = columns_.has_events && !consumer.needs_blocks();
+  if (!from_events) blocks_gather_.run();
   const auto replay_here = [&] {
     if (first) first();
-    replay_blocks(consumer, until_ns);
+    if (from_events) {
+      replay_events(consumer, until_ns);
+    } else {
+      replay_blocks(consumer, until_ns);
+    }
   };
   if (!blocks_check_.pending() && !buckets_check_.pending() && !stack_tree_check_.pending()) return replay_here();
   // The sections' checks run beside the replay (on the core its window
@@ -415,6 +423,94 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
       while (change_after < next_change && c.time_changes[change_after].first_seq <= alloc_seq) ++change_after;
       const std::int64_t alloc_ns = change_after == 0 ? 0 : c.time_changes[change_after - 1].ns;
       consumer.on_still_alive(LiveBlock{BlockId(static_cast<std::uint32_t>(i)), BucketId(c.bucket[i]), alloc_seq, alloc_ns});
+    }
+  }
+  consumer.on_finish(c.end_ns);
+}
+
+void TraceStore::replay_events(EventConsumer& consumer, std::int64_t until_ns) const {
+  const StoreColumns& c = columns_;
+  const StoreEvents& events = c.events;
+  const std::size_t buckets = tables_.bucket_count();
+  const std::uint64_t cut = first_event_at(c, until_ns);
+  const std::uint64_t skipped = std::min(first_event_at(c, consumer.skippable_before_ns()), cut);
+  FrameDecoder decoder;
+  std::vector<std::uint32_t> words;
+  std::size_t decoded = events.chunk_count();  // which chunk `words` holds: none yet
+  const auto read_chunk = [&](std::size_t k) {
+    if (decoded != k) events.decode(k, decoder, words, buckets);
+    decoded = k;
+  };
+  std::uint32_t last_alloc = EventConsumer::kNoAllocation;  // the bucket the event before allocated in
+  std::size_t k = 0;
+  if (skipped > 0) {
+    // The blocks alive before the skipped events' end, per bucket: from the
+    // last live counts at or before it, then counting the events between.
+    std::vector<std::uint32_t> live(buckets, 0);
+    std::uint64_t seq = 0;
+    if (!c.live_counts_unreadable.empty()) throw Error("store section 'live counts': " + c.live_counts_unreadable);
+    if (c.has_live_counts) {
+      const StoreLiveCounts& lists = c.live_counts;
+      std::size_t j = lists.count();
+      while (j > 0 && lists.seq(j - 1) > skipped) --j;
+      if (j > 0) {
+        seq = lists.seq(j - 1);
+        lists.decode(j - 1, decoder, live, events.allocs_before_chunk(seq / events.chunk_events()));
+      }
+    }
+    for (k = seq / events.chunk_events(); seq < skipped; ++k) {
+      read_chunk(k);
+      const std::uint64_t first = events.first_event(k);
+      const std::uint64_t stop = std::min<std::uint64_t>(skipped - first, words.size());
+      for (std::uint64_t e = seq - first; e < stop; ++e) {
+        const std::uint32_t w = words[e];
+        if (w & 1) {
+          if (live[w >> 1] == 0) inconsistent("a free of a bucket with no live block");
+          --live[w >> 1];
+          last_alloc = EventConsumer::kNoAllocation;
+        } else {
+          ++live[w >> 1];
+          last_alloc = w >> 1;
+        }
+      }
+      seq = first + stop;
+      if (seq == skipped) break;  // in this chunk: the window starts here
+    }
+    check_tables();  // the consumer reads the tables from here on
+    consumer.on_skipped_events(SkippedEvents{live, true});
+  } else {
+    check_tables();
+  }
+  // The events up to the cut, in runs of one time.
+  std::size_t next_change = 0;
+  std::int64_t now = 0;
+  for (std::uint64_t seq = skipped; seq < cut;) {
+    k = static_cast<std::size_t>(seq / events.chunk_events());
+    read_chunk(k);
+    const std::uint64_t first = events.first_event(k);
+    const std::uint64_t end = std::min<std::uint64_t>(cut, first + words.size());
+    while (seq < end) {
+      while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq <= seq) {
+        now = c.time_changes[next_change++].ns;
+      }
+      const std::uint64_t run_end = next_change < c.time_changes.size()
+                                        ? std::min<std::uint64_t>(end, c.time_changes[next_change].first_seq)
+                                        : end;
+      const std::span<const std::uint32_t> run(words.data() + (seq - first), run_end - seq);
+      if (consumer.on_bucket_run(run, now, last_alloc) != run.size()) {
+        inconsistent("a free of a bucket with no live block");
+      }
+      seq = run_end;
+    }
+  }
+  // A temporary free just past the cut (of the block allocated just before
+  // it) ends in the window, as replay_blocks feeds it.
+  if (cut < c.event_count && last_alloc != EventConsumer::kNoAllocation) {
+    k = static_cast<std::size_t>(cut / events.chunk_events());
+    read_chunk(k);
+    const std::uint32_t w = words[cut - events.first_event(k)];
+    if ((w & 1) && (w >> 1) == last_alloc && !consumer.on_bucket_free(BucketId(w >> 1), until_ns, true)) {
+      inconsistent("a free of a bucket with no live block");
     }
   }
   consumer.on_finish(c.end_ns);

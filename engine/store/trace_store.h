@@ -59,10 +59,12 @@ class TraceStore {
   // the bucket sums, the peak, the time changes, the event count and the
   // end. For a whole-trace answer from the sums.
   const StoreColumns& columns_but_blocks() const { return columns_; }
-  // A live journal's store: its three block columns are put together by
-  // `gather`, into the store's columns, when a query first reads them
-  // (columns(), replay() and the rest), once; an answer from the bucket
-  // sums never does. `gather` must not throw.
+  // A live journal's store, or a store file of events: its three block
+  // columns are put together by `gather`, into the store's columns, when a
+  // query first reads them (columns(), a replay for a consumer that needs
+  // each block, and the rest), once; an answer from the bucket sums, or a
+  // replay of the events as bucket runs, never does. A `gather` that throws
+  // (damaged events) throws again at the next read.
   void gather_blocks_when_read(std::function<void(StoreColumns&)> gather);
   // A store file's parts are checked when first read, each once (the first
   // call runs its check, which throws Error; later calls wait for it):
@@ -90,7 +92,8 @@ class TraceStore {
   // reader of them other than replay() (which checks them beside itself).
   void check_blocks() const { blocks_check_.run(); }
 
-  std::size_t block_count() const { return columns().block_count(); }
+  // (A store of events knows its count without making its block columns.)
+  std::size_t block_count() const { return columns_.has_events ? columns_.block_count() : columns().block_count(); }
   std::uint64_t event_count() const { return columns_.event_count; }
 
   // Feeds every event, in the original order, then the blocks still alive,
@@ -158,6 +161,9 @@ class TraceStore {
   // the tables it reads from then on are checked.
   void hand_over_skipped(EventConsumer& consumer, std::span<const std::uint32_t> live) const;
   void replay_blocks(EventConsumer& consumer, std::int64_t until_ns) const;
+  // The same from a store file's events, as bucket runs, for a consumer
+  // that needs no block of its own (EventConsumer::needs_blocks).
+  void replay_events(EventConsumer& consumer, std::int64_t until_ns) const;
 
   struct OwnedColumns {
     std::vector<std::uint64_t> bucket, alloc_seq, free_order;  // packed (packed_column.h)

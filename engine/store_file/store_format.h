@@ -5,7 +5,7 @@
 // has no valid one.
 //
 // A section holds facts or an accelerator. The facts (the source, the tables,
-// the block columns) are what the trace said; the format version names their
+// the block columns or the events) are what the trace said; the format version names their
 // layout, and only a change of facts changes it. An accelerator (the bucket
 // sums, the live checkpoints, the stack view) is part of an answer worked out
 // at ingest: optional, with a revision of its own, so that adding or changing
@@ -23,7 +23,7 @@ namespace heapql::store_file {
 static_assert(std::endian::native == std::endian::little, "the store maps its columns as they are on disk");
 
 inline constexpr std::array<char, 8> kMagic = {'H', 'E', 'A', 'P', 'Q', 'L', 'D', 'B'};
-inline constexpr std::uint32_t kFormatVersion = 7;
+inline constexpr std::uint32_t kFormatVersion = 8;
 inline constexpr std::uint64_t kHeaderBytes = 64;
 inline constexpr std::uint64_t kSectionAlignment = 64;
 inline constexpr std::uint64_t kTocEntryBytes = 40;
@@ -54,11 +54,17 @@ enum class Section : std::uint32_t {
   kBucketSums = 12,   // per bucket with blocks, in order of first allocation: a packed table of five columns
   kStackView = 13,    // the stack view (stack_view.h): a 64-byte head, then a packed table of its columns
   kLiveCheckpoints = 14,  // LiveCheckpoint (24 bytes) each, then their blocks' ids, a packed column
+  // A fact: the trace's events (store_events.h), in place of the three
+  // block columns when every free ends its bucket's youngest live block.
+  kEvents = 15,
+  // An accelerator of the events: the live blocks' count per bucket, every few chunks.
+  kLiveCounts = 16,
 };
-inline constexpr std::uint32_t kFactKinds = 11;
-inline constexpr std::uint32_t kSectionKinds = 14;  // the kinds this build has code for
+inline constexpr std::uint32_t kSectionKinds = 16;  // the kinds this build has code for
 
-inline constexpr bool is_fact(std::uint32_t kind) { return kind >= 1 && kind <= kFactKinds; }
+inline constexpr bool is_fact(std::uint32_t kind) { return (kind >= 1 && kind <= 11) || kind == 15; }
+// The blocks' facts are either the three block columns or the events.
+inline constexpr bool is_block_column(std::uint32_t kind) { return kind >= 8 && kind <= 10; }
 
 // An accelerator at one revision of its layout and meaning.
 struct Accelerator {
@@ -70,10 +76,11 @@ struct Accelerator {
 // The accelerators this build writes and reads. Raise an accelerator's
 // revision whenever what it holds, or what it means, changes: readers of the
 // other revision then pass it over and replay instead.
-inline constexpr std::array<Accelerator, 3> kAccelerators = {{
+inline constexpr std::array<Accelerator, 4> kAccelerators = {{
     {Section::kBucketSums, 2},
     {Section::kStackView, 2},
     {Section::kLiveCheckpoints, 2},
+    {Section::kLiveCounts, 1},
 }};
 
 inline constexpr std::string_view section_name(Section s) {
@@ -92,6 +99,8 @@ inline constexpr std::string_view section_name(Section s) {
     case Section::kBucketSums: return "bucket sums";
     case Section::kStackView: return "stack view";
     case Section::kLiveCheckpoints: return "live checkpoints";
+    case Section::kEvents: return "events";
+    case Section::kLiveCounts: return "live counts";
   }
   return "unknown";
 }

@@ -9,6 +9,7 @@
 
 #include "engine/error.h"
 #include "engine/file_begins_with.h"
+#include "engine/store/columns_from_events.h"
 #include "engine/store/packed_table.h"
 #include "engine/util/on_both_cores.h"
 #include "engine/binary_file/byte_codec.h"
@@ -210,7 +211,7 @@ void check_bucket_sums(const StoreSections& file, const StoreColumns& c, std::si
   try {
     c.bucket_sums.each_chunk([&](std::span<const BucketSum> sums) {
       for (const BucketSum& s : sums) {
-        if (s.bucket >= buckets || seen[s.bucket] || s.allocs == 0 || s.allocs > c.bucket.size() ||
+        if (s.bucket >= buckets || seen[s.bucket] || s.allocs == 0 || s.allocs > c.block_count() ||
             s.frees > s.allocs || s.temporary_frees > s.frees || s.live_at_peak > s.allocs) {
           file.fail(fmt::format("bucket sum {} does not fit the tables", i), sums_at);
         }
@@ -224,7 +225,7 @@ void check_bucket_sums(const StoreSections& file, const StoreColumns& c, std::si
     if (!e.where().file.empty()) throw;  // fail()'s own
     file.fail(fmt::format("store section '{}': {}", section_name(Section::kBucketSums), e.message()), sums_at);
   }
-  if (allocs != c.bucket.size() || frees != c.free_order.size()) {
+  if (allocs != c.block_count() || frees != c.free_count()) {
     file.fail("the bucket sums do not add up to the blocks and frees", sums_at);
   }
 }
@@ -233,10 +234,13 @@ void check_bucket_sums(const StoreSections& file, const StoreColumns& c, std::si
 // it goes: that the time changes are in order. The live checkpoints, which
 // stand for the columns, with them.
 void check_blocks(const StoreSections& file, const StoreColumns& c) {
-  for (const Section kind : {Section::kBlockBucket, Section::kBlockAllocSeq, Section::kFreeOrder,
-                             Section::kTimeChanges}) {
-    file.verify(kind);
+  if (c.has_events) {
+    file.verify(Section::kEvents);
+    if (file.has(Section::kLiveCounts)) file.verify(Section::kLiveCounts);
+  } else {
+    for (const Section kind : {Section::kBlockBucket, Section::kBlockAllocSeq, Section::kFreeOrder}) file.verify(kind);
   }
+  file.verify(Section::kTimeChanges);
   for (std::size_t i = 1; i < c.time_changes.size(); ++i) {
     if (c.time_changes[i].first_seq <= c.time_changes[i - 1].first_seq) {
       file.fail("time changes are out of order",
@@ -325,15 +329,43 @@ PackedColumn packed_column(const StoreSections& file, Section kind, unsigned rot
 
 // The block columns and the time changes viewed, and what their lengths
 // must be.
+// The events (store_events.h) viewed in place, their sizes checked; each
+// chunk is checked when read.
+void read_events(const StoreSections& file, StoreColumns& c) {
+  const SectionEntry& e = file.entry(Section::kEvents);
+  if (e.items != c.event_count) {
+    file.fail("the events section holds another count of events than the source says", e.offset);
+  }
+  const std::string wrong = c.events.view(file.bytes(Section::kEvents), c.event_count);
+  if (!wrong.empty()) {
+    file.verify(Section::kEvents);  // checked by checksum only when used: damage explains it
+    file.fail(fmt::format("store section '{}': {}", section_name(Section::kEvents), wrong), e.offset);
+  }
+  c.has_events = true;
+}
+
+// The live counts, checked to fit the events; when they do not, the
+// windowed replay that would start from them reports it, after the
+// section's checksum (damage explains it).
+void read_live_counts(const StoreSections& file, StoreColumns& c) {
+  if (!c.has_events) return;
+  c.live_counts_unreadable = c.live_counts.view(file.bytes(Section::kLiveCounts), c.events);
+  c.has_live_counts = c.live_counts_unreadable.empty();
+}
+
 StoreColumns read_columns(const StoreSections& file, const SourceRecord& record) {
   StoreColumns c;
-  c.bucket = packed_column(file, Section::kBlockBucket, 0);
-  c.alloc_seq = packed_column(file, Section::kBlockAllocSeq, 0);
-  c.free_order = packed_column(file, Section::kFreeOrder, StoreColumns::kFreeRotation);
   c.time_changes = column<TimeChange>(file, Section::kTimeChanges);
   c.peak = record.peak;
   c.event_count = record.event_count;
   c.end_ns = record.end_ns;
+  if (file.has(Section::kEvents)) {
+    read_events(file, c);
+    return c;
+  }
+  c.bucket = packed_column(file, Section::kBlockBucket, 0);
+  c.alloc_seq = packed_column(file, Section::kBlockAllocSeq, 0);
+  c.free_order = packed_column(file, Section::kFreeOrder, StoreColumns::kFreeRotation);
   if (c.alloc_seq.size() != c.bucket.size()) {
     file.fail("the block columns differ in length", file.entry(Section::kBlockAllocSeq).offset);
   }
@@ -387,7 +419,8 @@ OpenedStore open_bytes(std::shared_ptr<const void> owner, std::string_view bytes
         tables = read_tables(file);
         columns = read_columns(file, record);
         if (file.has(Section::kBucketSums)) columns.bucket_sums = read_bucket_sums(file);
-        if (file.has(Section::kLiveCheckpoints)) read_checkpoints(file, columns);
+        if (file.has(Section::kLiveCheckpoints) && !columns.has_events) read_checkpoints(file, columns);
+        if (file.has(Section::kLiveCounts)) read_live_counts(file, columns);
         if (file.has(Section::kStackView)) view = read_stack_view(file);
       });
   OpenedStore opened;
@@ -419,11 +452,19 @@ OpenedStore open_bytes(std::shared_ptr<const void> owner, std::string_view bytes
     };
   }
   const std::size_t stacks = tables.stack_count();
+  const std::size_t buckets = tables.bucket_count();
   opened.store = std::make_unique<TraceStore>(std::move(tables), std::move(record.info), columns, std::move(owner),
                                               std::move(checks));
+  if (columns.has_events) {
+    // The block columns, made from the events when a query first needs each block.
+    opened.store->gather_blocks_when_read(
+        [buckets, words = std::make_shared<PackedBlockColumns>()](StoreColumns& c) {
+          columns_from_events(buckets, *words, c);
+        });
+  }
   if (view) {
-    opened.store->attach_stack_view(*view, [copying, view = *view, stacks, blocks = columns.bucket.size(),
-                                            frees = columns.free_order.size()] {
+    opened.store->attach_stack_view(*view, [copying, view = *view, stacks, blocks = columns.block_count(),
+                                            frees = columns.free_count()] {
       check_stack_view(copying, view, stacks, blocks, frees);
     });
   }

@@ -114,8 +114,14 @@ void StoreSections::read_toc(std::span<const Accelerator> accelerators) {
     if (slot) fail(fmt::format("section '{}' appears twice", name_of(e.kind)), entry_at);
     slot = e;
   }
-  for (std::uint32_t kind = 1; kind <= kFactKinds; ++kind) {
-    if (!used_[kind - 1]) fail(fmt::format("section '{}' is missing", name_of(kind)));
+  const bool events = used_[static_cast<std::uint32_t>(Section::kEvents) - 1].has_value();
+  for (std::uint32_t kind = 1; kind <= kSectionKinds; ++kind) {
+    if (!is_fact(kind)) continue;
+    const bool wanted = kind == static_cast<std::uint32_t>(Section::kEvents) ? false : !(events && is_block_column(kind));
+    if (wanted && !used_[kind - 1]) fail(fmt::format("section '{}' is missing", name_of(kind)));
+    if (events && is_block_column(kind) && used_[kind - 1]) {
+      fail(fmt::format("section '{}' beside the events, which stand for it", name_of(kind)));
+    }
   }
 }
 

@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +27,8 @@
 #include "engine/binary_file/checksum.h"
 #include "engine/binary_file/output_file.h"
 #include "engine/binary_file/scratch_column.h"
+#include "engine/platform/positioned_io.h"
+#include "engine/store/store_events.h"
 #include "engine/store_file/store_format.h"
 
 namespace heapql::store_file {
@@ -52,7 +56,9 @@ struct TocEntry {
 };
 
 // Test hook: HEAPQL_STORE_CHECKPOINT_EVENTS=N lists the live blocks every N
-// events whatever their number, so that small traces have live checkpoints.
+// events whatever their number, so that small traces have live checkpoints;
+// and, for a store of events, makes their chunks the largest power of two
+// at most N events, with live counts at every chunk.
 CheckpointRule checkpoint_rule() {
   CheckpointRule rule;
   if (const char* every = std::getenv("HEAPQL_STORE_CHECKPOINT_EVENTS")) {
@@ -60,6 +66,27 @@ CheckpointRule checkpoint_rule() {
     rule.any_size = true;
   }
   return rule;
+}
+
+// Test hook: HEAPQL_STORE_BLOCK_COLUMNS=1 writes the block columns whatever
+// the pairing, so that the tests of those sections can make them from any trace.
+StoreBlockFacts block_facts(StoreBlockFacts asked) {
+  const char* columns = std::getenv("HEAPQL_STORE_BLOCK_COLUMNS");
+  return columns != nullptr && std::string_view(columns) == "1" ? StoreBlockFacts::kColumns : asked;
+}
+
+struct EventChunking {
+  std::uint64_t chunk_events = kEventChunkEvents;
+  std::uint64_t live_count_every = kLiveCountEveryChunks;
+};
+EventChunking event_chunking() {
+  EventChunking chunking;
+  if (const char* every = std::getenv("HEAPQL_STORE_CHECKPOINT_EVENTS")) {
+    const std::uint64_t n = std::max<std::uint64_t>(1, std::strtoull(every, nullptr, 10));
+    chunking.chunk_events = std::min<std::uint64_t>(std::bit_floor(n), kEventChunkEvents);
+    chunking.live_count_every = 1;
+  }
+  return chunking;
 }
 
 // One section as it is written: its bytes go to the file, and into its
@@ -119,17 +146,79 @@ struct PackedScratch {
   PackedColumnWriter<ScratchColumn<std::uint64_t>> packer;
 };
 
+// The reader's events on to the column builder, and as bucket runs to the
+// events' chunks, with the live counts listed every few chunks (from the
+// builder's counts, before the event at the list's start).
+class EventsTee final : public EventConsumer {
+ public:
+  EventsTee(EventConsumer& builder, const BucketSumsSoFar& sums, StoreEventsWriter& events,
+            StoreLiveCountsWriter& live_counts, EventChunking chunking)
+      : builder_(builder), sums_(sums), events_(events), live_counts_(live_counts), chunking_(chunking) {}
+  void on_alloc(const LiveBlock& block) override {
+    before_event();
+    builder_.on_alloc(block);
+    events_.push(word(block.bucket, 0));
+  }
+  void on_free(const LiveBlock& block, std::uint64_t free_seq, std::int64_t free_ns, bool temporary) override {
+    before_event();
+    builder_.on_free(block, free_seq, free_ns, temporary);
+    events_.push(word(block.bucket, 1));
+  }
+  void on_still_alive(const LiveBlock& block) override { builder_.on_still_alive(block); }
+  void on_finish(std::int64_t end_ns) override {
+    builder_.on_finish(end_ns);
+    events_.finish();
+  }
+  void on_clock(std::int64_t ns) override { builder_.on_clock(ns); }
+  void prefetch_bucket(BucketId bucket) const override { builder_.prefetch_bucket(bucket); }
+
+ private:
+  static std::uint32_t word(BucketId bucket, std::uint32_t free) {
+    if (bucket.value >= 0x80000000u) throw Error("trace has more than 2^31 buckets, the store's events' limit");
+    return bucket.value << 1 | free;
+  }
+  void before_event() {
+    if (!events_.at_chunk_start() || events_.event_count() == 0 ||
+        (events_.event_count() / chunking_.chunk_events) % chunking_.live_count_every != 0) {
+      return;
+    }
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> live;
+    for (std::size_t i = 0; i < sums_.buckets_allocated(); ++i) {
+      const std::uint32_t bucket = sums_.bucket_allocated(i);
+      const BucketSum sum = sums_.sum_now(bucket);
+      if (sum.allocs > sum.frees) live.emplace_back(bucket, static_cast<std::uint32_t>(sum.allocs - sum.frees));
+    }
+    live_counts_.list(events_.event_count(), std::move(live));
+  }
+  EventConsumer& builder_;
+  const BucketSumsSoFar& sums_;
+  StoreEventsWriter& events_;
+  StoreLiveCountsWriter& live_counts_;
+  EventChunking chunking_;
+};
+
 struct StoreWriter::Columns {
-  Columns(const std::string& folder, const TraceTables& tables)
+  Columns(const std::string& folder, const TraceTables& tables, StoreBlockFacts facts)
       : bucket(folder, 0), alloc_seq(folder, 0), free_order(folder, StoreColumns::kFreeRotation), time_changes(folder),
-        builder(tables, bucket, alloc_seq, free_order, time_changes, checkpoint_rule()) {}
+        builder(tables, bucket, alloc_seq, free_order, time_changes, checkpoint_rule()), event_frames(folder),
+        events([this](std::span<const std::uint8_t> frame) { event_frames.append(frame); },
+               event_chunking().chunk_events),
+        tee(builder, builder, events, live_counts, event_chunking()), consumer(facts == StoreBlockFacts::kColumns
+                                                                 ? static_cast<EventConsumer&>(builder)
+                                                                 : static_cast<EventConsumer&>(tee)) {}
   PackedScratch bucket, alloc_seq, free_order;
   ScratchColumn<TimeChange> time_changes;
   ColumnBuilder<PackedScratch, ScratchColumn<TimeChange>> builder;
+  ScratchColumn<std::uint8_t> event_frames;
+  StoreEventsWriter events;
+  StoreLiveCountsWriter live_counts;
+  EventsTee tee;
+  EventConsumer& consumer;
 };
 
-StoreWriter::StoreWriter(std::string path, const TraceTables& tables, std::span<const Accelerator> accelerators)
-    : path_(std::move(path)), tables_(tables) {
+StoreWriter::StoreWriter(std::string path, const TraceTables& tables, std::span<const Accelerator> accelerators,
+                         StoreBlockFacts facts)
+    : path_(std::move(path)), tables_(tables), facts_(block_facts(facts)) {
   for (const Accelerator& a : accelerators) {
     // It writes each at its one revision, this build's.
     if (std::find(kAccelerators.begin(), kAccelerators.end(), a) == kAccelerators.end()) {
@@ -139,7 +228,7 @@ StoreWriter::StoreWriter(std::string path, const TraceTables& tables, std::span<
     accelerators_.push_back(a.kind);
   }
   try {
-    columns_ = std::make_unique<Columns>(folder_of(path_), tables);
+    columns_ = std::make_unique<Columns>(folder_of(path_), tables, facts_);
   } catch (const Error& e) {
     throw Error(SourceLocation::of_file(path_), "cannot write the store: " + e.message());
   }
@@ -151,12 +240,13 @@ bool StoreWriter::writes(Section accelerator) const {
   return std::find(accelerators_.begin(), accelerators_.end(), accelerator) != accelerators_.end();
 }
 
-EventConsumer& StoreWriter::consumer() { return columns_->builder; }
+EventConsumer& StoreWriter::consumer() { return columns_->consumer; }
 const BucketSumsSoFar& StoreWriter::sums_so_far() const { return columns_->builder; }
 
 std::uint64_t StoreWriter::block_count() const { return columns_->builder.block_count(); }
 std::uint64_t StoreWriter::free_count() const { return columns_->builder.event_count() - block_count(); }
 std::uint64_t StoreWriter::column_bytes() const {
+  if (wrote_events_) return columns_->events.head().size() + columns_->events.frame_bytes();
   return columns_->bucket.packer.bytes() + columns_->alloc_seq.packer.bytes() + columns_->free_order.packer.bytes();
 }
 
@@ -167,6 +257,16 @@ std::uint64_t StoreWriter::commit(SourceRecord record, const StackViewMaker& mak
 std::uint64_t StoreWriter::commit(const SourceRecordMaker& make_record, const StackViewMaker& make_view) {
   const TraceTables& tables = tables_;
   Columns& c = *columns_;
+  // The events stand for the block columns when the reading paired each
+  // free with its bucket's youngest live block (its record says so; asked
+  // for first, then, as it is ready by now in such a reading).
+  std::optional<SourceRecord> early_record;
+  if (facts_ == StoreBlockFacts::kEventsWhenPaired) {
+    early_record = make_record();
+    wrote_events_ = early_record->info.block_identity == BlockIdentity::kBucketLifo;
+  }
+  c.events.finish();
+  c.event_frames.flush();
   for (PackedScratch* packed : {&c.bucket, &c.alloc_seq, &c.free_order}) {
     packed->packer.finish();
     packed->words.flush();
@@ -252,11 +352,32 @@ std::uint64_t StoreWriter::commit(const SourceRecordMaker& make_record, const St
     w.u64(b.size), w.u32(b.stack.value), w.u32(b.heap.value), w.u32(b.thread);
     w.u8(static_cast<std::uint8_t>(b.kind)), w.u8(b.is_realloc ? 1 : 0), w.u16(0);
   });
-  put_packed(Section::kBlockBucket, c.bucket);
-  put_packed(Section::kBlockAllocSeq, c.alloc_seq);
-  put_packed(Section::kFreeOrder, c.free_order);
+  if (wrote_events_) {
+    // Their head, then their frames, read back from the scratch file.
+    SectionWriter section = begin_section(Section::kEvents);
+    const std::vector<std::uint8_t> head = c.events.head();
+    section.put(head.data(), head.size());
+    std::vector<char> buffer(std::size_t{1} << 20);
+    for (std::uint64_t at = 0; at < c.event_frames.count();) {
+      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), c.event_frames.count() - at));
+      const std::int64_t got = read_at(c.event_frames.fd(), buffer.data(), want, at);
+      if (got <= 0) throw Error(SourceLocation::of_file(path_), "cannot read the store's events back from their scratch file");
+      section.put(buffer.data(), static_cast<std::size_t>(got));
+      at += static_cast<std::uint64_t>(got);
+    }
+    toc.push_back(section.finish(c.events.event_count()));
+  } else {
+    put_packed(Section::kBlockBucket, c.bucket);
+    put_packed(Section::kBlockAllocSeq, c.alloc_seq);
+    put_packed(Section::kFreeOrder, c.free_order);
+  }
   put_column(Section::kTimeChanges, c.time_changes, sizeof(TimeChange), c.time_changes.count());
-  if (writes(Section::kLiveCheckpoints)) {
+  if (wrote_events_ && writes(Section::kLiveCounts)) {
+    const std::vector<std::uint8_t> lists = c.live_counts.bytes();
+    put_pieces(Section::kLiveCounts, {std::string_view(reinterpret_cast<const char*>(lists.data()), lists.size())},
+               c.live_counts.count());
+  }
+  if (!wrote_events_ && writes(Section::kLiveCheckpoints)) {
     // Written from where the builder keeps them (a quarter of the blocks'
     // ids at most), not copied into one string first.
     const std::vector<LiveCheckpoint>& checkpoints = c.builder.checkpoints();
@@ -295,7 +416,7 @@ std::uint64_t StoreWriter::commit(const SourceRecordMaker& make_record, const St
     release_sums();  // (again, when the maker has: it is idempotent)
   }
   {
-    SourceRecord record = make_record();
+    SourceRecord record = early_record ? std::move(*early_record) : make_record();
     record.event_count = c.builder.event_count();
     record.end_ns = c.builder.end_ns();
     record.peak = c.builder.peak();

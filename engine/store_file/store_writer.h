@@ -23,13 +23,21 @@
 
 namespace heapql::store_file {
 
+// What a store's blocks are written as: the trace's events when its
+// reading paired each free with its bucket's youngest live block (decided
+// at commit from the source record), else the three block columns; or the
+// columns whatever the pairing (a recording with exact identity, which then
+// spends nothing on events).
+enum class StoreBlockFacts { kEventsWhenPaired, kColumns };
+
 class StoreWriter {
  public:
   // Throws Error naming the folder when it cannot be written. `tables` are
   // the ones the reader interns into (the writer reads bucket sizes).
   // `accelerators`: those the store gets, of this build's (kAccelerators).
   StoreWriter(std::string path, const TraceTables& tables,
-              std::span<const Accelerator> accelerators = kAccelerators);
+              std::span<const Accelerator> accelerators = kAccelerators,
+              StoreBlockFacts facts = StoreBlockFacts::kEventsWhenPaired);
   ~StoreWriter();
   StoreWriter(const StoreWriter&) = delete;
   StoreWriter& operator=(const StoreWriter&) = delete;
@@ -60,7 +68,7 @@ class StoreWriter {
   const std::string& path() const { return path_; }
   std::uint64_t block_count() const;
   std::uint64_t free_count() const;
-  std::uint64_t column_bytes() const;  // of the block and free columns
+  std::uint64_t column_bytes() const;  // of the block and free columns, or of the events after commit
 
  private:
   struct Columns;
@@ -68,6 +76,8 @@ class StoreWriter {
 
   std::string path_;
   const TraceTables& tables_;
+  StoreBlockFacts facts_;
+  bool wrote_events_ = false;
   std::vector<Section> accelerators_;
   std::unique_ptr<Columns> columns_;
 };

@@ -25,6 +25,8 @@ namespace fs = std::filesystem;
 
 const std::string kExample = example_trace();
 const std::string kWorked = worked_example();
+// A test hook of the store writer: block columns, whatever the pairing.
+constexpr const char* kBlockColumns = "HEAPQL_STORE_BLOCK_COLUMNS=1";
 
 // ---- answers from a store are the trace's, byte for byte ----
 
@@ -136,7 +138,9 @@ class StoreBeside : public ::testing::Test {
                                            "HEAPQL_STORE_CHECKPOINT_EVENTS=3");
     ASSERT_EQ(again.exit_code, 0) << again.err;
     const CommandResult info = run_heapql("info " + shell_quote(checkpointed) + " --format json");
-    const std::size_t section = info.out.find("{\"name\":\"live checkpoints\"");
+    // Live checkpoints in a store of block columns, live counts in one of events.
+    std::size_t section = info.out.find("{\"name\":\"live checkpoints\"");
+    if (section == std::string::npos) section = info.out.find("{\"name\":\"live counts\"");
     ASSERT_NE(section, std::string::npos) << info.out;
     const std::size_t items = info.out.find("\"items\":", section);
     ASSERT_NE(items, std::string::npos);
@@ -423,7 +427,9 @@ class BadInputStore : public ::testing::Test {
  protected:
   void SetUp() override {
     fs::copy_file(kWorked, trace_);
-    ASSERT_EQ(run_heapql("ingest " + shell_quote(trace_) + " -o " + shell_quote(good_)).exit_code, 0);
+    // A store of block columns (a test hook: the worked example's pairing
+    // would make it a store of events, whose own tests are below).
+    ASSERT_EQ(run_heapql("ingest " + shell_quote(trace_) + " -o " + shell_quote(good_), kBlockColumns).exit_code, 0);
     bytes_ = read_file(good_);
     fs::remove(trace_);  // the stores below are judged by their bytes alone
   }
@@ -628,7 +634,7 @@ TEST_F(BadInputStore, LiveCheckpointsThatDoNotFitAreRefused) {
   const std::string checkpointed = dir_.file("checkpointed.hqdb");
   fs::copy_file(kWorked, trace_);
   ASSERT_EQ(run_heapql("ingest " + shell_quote(trace_) + " -o " + shell_quote(checkpointed),
-                       "HEAPQL_STORE_CHECKPOINT_EVENTS=3")
+                       std::string(kBlockColumns) + " HEAPQL_STORE_CHECKPOINT_EVENTS=3")
                 .exit_code,
             0);
   const std::string good = read_file(checkpointed);
@@ -835,12 +841,76 @@ TEST_F(BadInputStore, PackedSectionsThatAreNotWholeWordsAreRefused) {
   fs::remove(dir_.file("source.hqdb"));
   fs::copy_file(kWorked, trace_);
   ASSERT_EQ(run_heapql("ingest " + shell_quote(trace_) + " -o " + shell_quote(dir_.file("source.hqdb")),
-                       "HEAPQL_STORE_CHECKPOINT_EVENTS=3")
+                       std::string(kBlockColumns) + " HEAPQL_STORE_CHECKPOINT_EVENTS=3")
                 .exit_code,
             0);
   expect_query_refused(shortened_by_four(read_file(dir_.file("source.hqdb")), "live checkpoints"),
                        " --window 300ms.. --impacting AIFO,AOFO --by impacting,stack",
                        "live checkpoint ids that are not whole words");
+}
+
+// A store of events (the worked example's pairing, docs/store-format.md,
+// "Events"): each section's damage named by the query that reads it, and
+// crafted bytes with correct checksums refused, never read past.
+TEST_F(BadInputStore, DamagedEventsAreRefusedByTheQueryThatReadsThem) {
+  const std::string events_store = dir_.file("events.hqdb");
+  fs::copy_file(kWorked, trace_);
+  ASSERT_EQ(run_heapql("ingest " + shell_quote(trace_) + " -o " + shell_quote(events_store),
+                       "HEAPQL_STORE_CHECKPOINT_EVENTS=4")
+                .exit_code,
+            0);
+  const std::string good = read_file(events_store);
+  const std::size_t at = section_offset(events_store, "events");
+  ASSERT_NE(at, 0u);
+  const std::size_t counts_at = section_offset(events_store, "live counts");
+  ASSERT_NE(counts_at, 0u);
+  const std::string series = " --series 3 --format csv";
+  const std::string window = " --window 300ms.. --impacting AIFO,AOFO --by impacting,stack --format csv";
+  const std::string whole = " --by frame --format csv";
+  const auto answer = [&](const std::string& bytes, const std::string& args) {
+    const std::string path = dir_.file("bad.hqdb");
+    write_file(path, bytes);
+    return run_heapql("query " + shell_quote(path) + args);
+  };
+  std::uint64_t chunks = 0;
+  std::memcpy(&chunks, good.data() + at + 8, 8);
+  const std::size_t frames_at = at + 16 + (chunks + 1) * 16;
+  // Flipped in a frame: the events' checksum, named by a replay; the
+  // bucket sums answer without them.
+  std::string flipped = good;
+  flipped[frames_at + 2] = static_cast<char>(flipped[frames_at + 2] ^ 0x01);
+  expect_query_refused(flipped, series, "section 'events' is damaged (its checksum does not match)");
+  const CommandResult sums = answer(flipped, whole);
+  EXPECT_EQ(sums.exit_code, 0) << sums.err;
+  EXPECT_EQ(sums.out, answer(good, whole).out);
+  flipped = good;
+  flipped[counts_at + 20] = static_cast<char>(flipped[counts_at + 20] ^ 0x01);
+  expect_query_refused(flipped, window, "section 'live counts' is damaged (its checksum does not match)");
+  // Crafted, the checksums set again. The head: events a chunk, then chunks.
+  const auto crafted = [&](std::size_t offset, std::uint64_t value) {
+    std::string bad = good;
+    std::memcpy(bad.data() + offset, &value, 8);
+    heapql::test::set_store_checksums(bad.data(), bad.size());
+    return bad;
+  };
+  expect_refused(crafted(at, 3), "store section 'events': 3 events a chunk, not a power of two", true);
+  expect_refused(crafted(at + 8, 1000), "store section 'events': 1000 chunks for", true);
+  // A chunk's frame past the section, and one with its bytes changed.
+  expect_refused(crafted(at + 16 + 16, 1u << 30), "chunk 0's frame does not lie within the section", true);
+  std::string changed = good;
+  changed[frames_at + 1] = static_cast<char>(changed[frames_at + 1] ^ 0x5A);  // its zstd magic number
+  heapql::test::set_store_checksums(changed.data(), changed.size());
+  expect_query_refused(changed, series, "store is inconsistent: the events' chunk 0");
+  // The table of contents' count of events, against the source's.
+  const std::size_t toc_entry = toc_entry_of(good, at);
+  ASSERT_NE(toc_entry, std::string::npos);
+  expect_refused(crafted(toc_entry + 32, 5), "the events section holds another count of events than the source says");
+  // Live counts that do not fit the events: refused by the window that
+  // would start from them; a whole-trace query does not read them.
+  expect_query_refused(crafted(counts_at + 16, 3), window,
+                       "store section 'live counts': list 0 is not at a chunk's start");
+  const CommandResult unread = answer(crafted(counts_at + 16, 3), whole);
+  EXPECT_EQ(unread.exit_code, 0) << unread.err;
 }
 
 TEST_F(BadInputStore, WrongMagic) {
@@ -851,19 +921,19 @@ TEST_F(BadInputStore, WrongMagic) {
 
 TEST_F(BadInputStore, NewerFormatVersion) {
   std::string bad = bytes_;
-  bad[8] = 8;
-  expect_refused(bad, "store format version 8 is newer than this heapql reads (up to 7)");
+  bad[8] = 9;
+  expect_refused(bad, "store format version 9 is newer than this heapql reads (up to 8)");
 }
 
 TEST_F(BadInputStore, OlderFormatVersion) {
   // Older versions (1: CRC-32 checksums; 2: heaptrack's and ETW's details as
   // fields of their own; 3: no stack view; 4: no live checkpoints; 5: the
   // accelerators required and without revisions; 6: the block columns as
-  // plain u32s) are not read: a store is cheap to write again.
-  for (const char version : {1, 2, 3, 4, 5, 6}) {
+  // plain u32s; 7: no events) are not read: a store is cheap to write again.
+  for (const char version : {1, 2, 3, 4, 5, 6, 7}) {
     std::string bad = bytes_;
     bad[8] = version;
-    expect_refused(bad, fmt::format("store format version {} is older than this heapql reads (7); ingest the trace "
+    expect_refused(bad, fmt::format("store format version {} is older than this heapql reads (8); ingest the trace "
                                     "again",
                                     static_cast<int>(version)));
   }
@@ -930,11 +1000,16 @@ TEST(StoreWriting, AWriterKilledAtAnyStepLeavesNoStoreAReaderAccepts) {
   TempDir dir;
   const std::string trace = dir.file("memory_test_app.zst");
   fs::copy_file(kExample, trace);
-  for (const char* step : {"source", "strings", "buckets", "block buckets", "frees", "time changes",
-                           "live checkpoints", "bucket sums", "stack view", "table of contents", "header", "rename"}) {
-    SCOPED_TRACE(step);
-    const CommandResult r =
-        run_command("HEAPQL_STORE_KILL_AT=" + shell_quote(step) + " " + heapql() + " ingest " + shell_quote(trace));
+  // A store of events (this trace's pairing), then one of block columns (a test hook).
+  const std::vector<std::pair<std::string, std::vector<const char*>>> forms = {
+      {"", {"source", "strings", "buckets", "events", "time changes", "live counts", "bucket sums", "stack view",
+            "table of contents", "header", "rename"}},
+      {std::string(kBlockColumns) + " ", {"block buckets", "frees", "live checkpoints"}}};
+  for (const auto& [hook, steps] : forms)
+  for (const char* step : steps) {
+    SCOPED_TRACE(hook + step);
+    const CommandResult r = run_command(hook + "HEAPQL_STORE_KILL_AT=" + shell_quote(step) + " " + heapql() +
+                                        " ingest " + shell_quote(trace));
     EXPECT_EQ(r.exit_code, 128 + 9) << "killed by SIGKILL at " << step << ": " << r.err;
     std::vector<std::string> left;
     for (const auto& entry : fs::directory_iterator(dir.path())) left.push_back(entry.path().filename().string());

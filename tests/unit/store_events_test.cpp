@@ -56,7 +56,7 @@ TEST(StoreEventsTest, ChunksReadBackAsWritten) {
     std::uint64_t allocs = 0;
     for (std::size_t k = 0; k < events.chunk_count(); ++k) {
       EXPECT_EQ(events.allocs_before_chunk(k), allocs);
-      events.decode(k, decoder, words);
+      events.decode(k, decoder, words, 17);
       for (const std::uint32_t word : words) allocs += (word & 1) ^ 1;
       all.insert(all.end(), words.begin(), words.end());
     }
@@ -73,7 +73,7 @@ TEST(StoreEventsTest, SizesThatDisagreeAreRefusedAtView) {
   ASSERT_EQ(events.view(as_view(w.bytes), 999), "");
   FrameDecoder decoder;
   std::vector<std::uint32_t> words;
-  EXPECT_THROW(events.decode(events.chunk_count() - 1, decoder, words), Error);
+  EXPECT_THROW(events.decode(events.chunk_count() - 1, decoder, words, 17), Error);
   EXPECT_NE(events.view(as_view(w.bytes), 1100), "");
   EXPECT_NE(events.view(as_view(w.bytes).substr(0, 100), 1000), "");
   EXPECT_NE(events.view(as_view(w.bytes).substr(0, w.bytes.size() - 1), 1000), "");  // the last frame cut
@@ -104,7 +104,7 @@ TEST(StoreEventsTest, ADamagedFrameIsAnErrorWhenRead) {
     bool refused = false;
     for (std::size_t k = 0; k < events.chunk_count(); ++k) {
       try {
-        events.decode(k, decoder, words);
+        events.decode(k, decoder, words, 17);
       } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("store is inconsistent: the events' chunk"), std::string::npos) << e.what();
         refused = true;
@@ -125,7 +125,7 @@ TEST(StoreEventsTest, AChunkWhoseAllocationsDifferFromItsEntryIsRefused) {
   ASSERT_EQ(events.view(as_view(moved), 128), "");
   FrameDecoder decoder;
   std::vector<std::uint32_t> words;
-  EXPECT_THROW(events.decode(0, decoder, words), Error);
+  EXPECT_THROW(events.decode(0, decoder, words, 5), Error);
 }
 
 TEST(StoreEventsTest, LiveCountsReadBack) {
