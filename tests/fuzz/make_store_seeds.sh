@@ -28,20 +28,26 @@ printf 'time,event,process,thread,heap,address,size,old_address,stack\n0,alloc,p
 for fix in 0 1; do
   { printf "\\x0$fix"; cat "$work/huge_end.hqdb"; } > "$out/huge_end_$fix.hqdb"
 done
-# One with live checkpoints every few events (a test hook), which the
-# target's windowed queries start from.
+# One with live counts every few events (a test hook: chunks of 2 events),
+# which the target's windowed queries start from; the same trace's store of
+# block columns (a test hook), with live checkpoints, and without.
 cp tests/data/worked_example.txt "$work/"
 HEAPQL_STORE_CHECKPOINT_EVENTS=3 "$heapql" ingest "$work/worked_example.txt" -o "$work/checkpointed.hqdb" \
   --no-progress 2>/dev/null
-for fix in 0 1; do
-  { printf "\\x0$fix"; cat "$work/checkpointed.hqdb"; } > "$out/checkpointed_$fix.hqdb"
+HEAPQL_STORE_BLOCK_COLUMNS=1 HEAPQL_STORE_CHECKPOINT_EVENTS=3 "$heapql" ingest "$work/worked_example.txt" \
+  -o "$work/checkpointed_columns.hqdb" --no-progress 2>/dev/null
+HEAPQL_STORE_BLOCK_COLUMNS=1 "$heapql" ingest "$work/worked_example.txt" -o "$work/columns.hqdb" --no-progress 2>/dev/null
+for name in checkpointed checkpointed_columns columns; do
+  for fix in 0 1; do
+    { printf "\\x0$fix"; cat "$work/$name.hqdb"; } > "$out/${name}_$fix.hqdb"
+  done
 done
 # Packed columns crafted where only the fix-checksum half gets past the
 # checksums (store-format.md, "Packed columns"): a block whose width wraps
 # past 32 bits, one whose first word near 2^32 wraps to a small width (a
 # campaign's finding, 2026-12-02), an end entry counting words that are not
 # there, and a table of contents whose value count the directory cannot hold.
-python3 - "$out/worked_example_1.hqdb" "$out" <<'PY'
+python3 - "$out/columns_1.hqdb" "$out" <<'PY'
 import struct, sys
 seed, out = open(sys.argv[1], 'rb').read(), sys.argv[2]
 store = bytearray(seed[1:])
