@@ -164,6 +164,9 @@ class TraceStore {
   // The same from a store file's events, as bucket runs, for a consumer
   // that needs no block of its own (EventConsumer::needs_blocks).
   void replay_events(EventConsumer& consumer, std::int64_t until_ns) const;
+  // The same from the events for a consumer that needs each block: a stack
+  // of live blocks per bucket, the ids in allocation order.
+  void replay_event_blocks(EventConsumer& consumer, std::int64_t until_ns) const;
 
   struct OwnedColumns {
     std::vector<std::uint64_t> bucket, alloc_seq, free_order;  // packed (packed_column.h)

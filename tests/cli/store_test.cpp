@@ -156,6 +156,9 @@ class StoreBeside : public ::testing::Test {
       "--window 100ms..400ms --impacting AIFO,AOFI --by impacting,stack --format csv",
       "--at-peak --by frame --format csv",
       "--lifetime 1ms.. --by image --format csv",
+      // Lifetimes in a window: each block's own times, the events before it skipped.
+      "--window 300ms.. --lifetime 1ms.. --by stack --format csv",
+      "--window 100ms..400ms --lifetime ..50ms --impacting AIFO,AOFI,AIFI,AOFO --by impacting,stack --format csv",
       "--window 1ms.. --series 7 --totals --format json",
       "--temporary --by frame --format csv",
       // The stack view's query (whole trace, --by stack, the built-in cull
