@@ -1,6 +1,7 @@
 #include "engine/store/columns_from_events.h"
 
 #include "engine/error.h"
+#include "engine/store/live_block_stacks.h"
 #include "engine/store/packed_column_writer.h"
 
 namespace heapql {
@@ -9,15 +10,8 @@ void columns_from_events(std::size_t buckets, PackedBlockColumns& out, StoreColu
   const StoreEvents& events = columns.events;
   using Writer = PackedColumnWriter<std::vector<std::uint64_t>>;
   Writer bucket(out.bucket, 0), alloc_seq(out.alloc_seq, 0), free_order(out.free_order, StoreColumns::kFreeRotation);
-  // Each bucket's live blocks, youngest on top: a stack of nodes per bucket.
-  constexpr std::uint32_t kNone = 0xFFFFFFFFu;
-  struct Node {
-    std::uint32_t id;
-    std::uint32_t below;
-  };
-  std::vector<std::uint32_t> top(buckets, kNone);
-  std::vector<Node> nodes;
-  std::vector<std::uint32_t> spare;
+  LiveBlockStacks live(buckets);
+  constexpr std::uint32_t kNone = LiveBlockStacks::kNone;
   std::uint32_t next_id = 0;
   std::uint32_t just_allocated = kNone;  // the block the event before allocated
   FrameDecoder decoder;
@@ -28,25 +22,12 @@ void columns_from_events(std::size_t buckets, PackedBlockColumns& out, StoreColu
     for (const std::uint32_t w : words) {
       const std::uint32_t b = w >> 1;
       if ((w & 1) == 0) {
-        std::uint32_t n;
-        if (spare.empty()) {
-          n = static_cast<std::uint32_t>(nodes.size());
-          nodes.push_back({});
-        } else {
-          n = spare.back();
-          spare.pop_back();
-        }
-        nodes[n] = {next_id, top[b]};
-        top[b] = n;
+        live.push(b, next_id, seq);
         bucket.push_back(b);
         alloc_seq.push_back(seq);
         just_allocated = next_id++;
       } else {
-        const std::uint32_t n = top[b];
-        if (n == kNone) throw Error("store is inconsistent: a free of a bucket with no live block");
-        const std::uint32_t id = nodes[n].id;
-        top[b] = nodes[n].below;
-        spare.push_back(n);
+        const std::uint32_t id = live.pop(b).id;
         free_order.push_back(id | (id == just_allocated ? StoreColumns::kTemporaryBit : 0u));
         just_allocated = kNone;
       }

@@ -5,6 +5,7 @@
 
 #include "engine/error.h"
 #include "engine/store/free_column_ahead.h"
+#include "engine/store/live_block_stacks.h"
 #include "engine/util/on_both_cores.h"
 #include "engine/util/prefetch_hint.h"
 
@@ -524,25 +525,13 @@ void TraceStore::replay_event_blocks(EventConsumer& consumer, std::int64_t until
   const std::size_t buckets = tables_.bucket_count();
   const std::uint64_t cut = first_event_at(c, until_ns);
   const std::uint64_t skipped = std::min(first_event_at(c, consumer.skippable_before_ns()), cut);
-  // Each bucket's live blocks, youngest on top.
-  constexpr std::uint32_t kNone = 0xFFFFFFFFu;
-  struct Node {
-    std::uint32_t id, below, alloc_seq;
-  };
-  std::vector<std::uint32_t> top(buckets, kNone);
-  std::vector<Node> nodes;
-  std::vector<std::uint32_t> spare;
+  LiveBlockStacks live(buckets);
+  constexpr std::uint32_t kNone = LiveBlockStacks::kNone;
+  using Node = LiveBlockStacks::Node;
   std::vector<std::uint32_t> skipped_live(skipped > 0 ? buckets : 0, 0);
   std::uint32_t next_id = 0, just_allocated = kNone;
   std::size_t next_change = 0;
   std::int64_t now = 0;
-  const auto pop = [&](std::uint32_t b) {
-    const std::uint32_t n = top[b];
-    if (n == kNone) inconsistent("a free of a bucket with no live block");
-    top[b] = nodes[n].below;
-    spare.push_back(n);
-    return nodes[n];
-  };
   const auto block_of = [&](const Node& node, std::uint32_t b) {
     return LiveBlock{BlockId(node.id), BucketId(b), node.alloc_seq, time_of(c.time_changes, node.alloc_seq, next_change)};
   };
@@ -562,29 +551,19 @@ void TraceStore::replay_event_blocks(EventConsumer& consumer, std::int64_t until
       while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq <= seq) {
         now = c.time_changes[next_change++].ns;
       }
-      // The bucket states of an event a few ahead, fetched now: its bucket's
-      // top here, the consumer's own.
-      // Two steps: a bucket's top 16 events ahead, then, 8 ahead, the node a
-      // free will end (an old block's is far from the recent ones).
-      if (seq + 2 * kPrefetchAhead < end) prefetch_hint(&top[words[seq + 2 * kPrefetchAhead - first] >> 1]);
+      // The states of an event ahead, fetched now in two steps: its bucket's
+      // top 16 events ahead; 8 ahead, the node a free will end (an old
+      // block's lies far from the recent ones) and the consumer's state.
+      if (seq + 2 * kPrefetchAhead < end) live.prefetch_top(words[seq + 2 * kPrefetchAhead - first] >> 1);
       if (seq + kPrefetchAhead < end) {
         const std::uint32_t ahead = words[seq + kPrefetchAhead - first];
-        if ((ahead & 1) && top[ahead >> 1] != kNone) prefetch_hint(&nodes[top[ahead >> 1]]);
+        if (ahead & 1) live.prefetch_youngest(ahead >> 1);
         if (seq + kPrefetchAhead >= skipped) consumer.prefetch_bucket(BucketId(ahead >> 1));
       }
       const std::uint32_t w = words[seq - first];
       const std::uint32_t b = w >> 1;
       if ((w & 1) == 0) {
-        std::uint32_t n;
-        if (spare.empty()) {
-          n = static_cast<std::uint32_t>(nodes.size());
-          nodes.push_back({});
-        } else {
-          n = spare.back();
-          spare.pop_back();
-        }
-        nodes[n] = {next_id, top[b], static_cast<std::uint32_t>(seq)};
-        top[b] = n;
+        live.push(b, next_id, static_cast<std::uint32_t>(seq));
         if (seq >= skipped) {
           consumer.on_alloc(LiveBlock{BlockId(next_id), BucketId(b), seq, now});
         } else {
@@ -592,7 +571,7 @@ void TraceStore::replay_event_blocks(EventConsumer& consumer, std::int64_t until
         }
         just_allocated = next_id++;
       } else {
-        const Node node = pop(b);
+        const Node node = live.pop(b);
         if (seq >= skipped) {
           consumer.on_free(block_of(node, b), seq, now, node.id == just_allocated);
         } else {
@@ -612,8 +591,8 @@ void TraceStore::replay_event_blocks(EventConsumer& consumer, std::int64_t until
     const std::size_t k = static_cast<std::size_t>(cut / events.chunk_events());
     events.decode(k, decoder, words, buckets);
     const std::uint32_t w = words[cut - events.first_event(k)];
-    if ((w & 1) && top[w >> 1] != kNone && nodes[top[w >> 1]].id == just_allocated) {
-      const Node node = pop(w >> 1);
+    if ((w & 1) && live.youngest(w >> 1) == just_allocated) {
+      const Node node = live.pop(w >> 1);
       consumer.on_free(block_of(node, w >> 1), cut, until_ns, true);
     }
   }
@@ -621,18 +600,16 @@ void TraceStore::replay_event_blocks(EventConsumer& consumer, std::int64_t until
   // time the consumer wants them.
   const std::uint64_t wanted_from = first_event_at(c, consumer.still_alive_wanted_from_ns());
   struct Alive {
-    std::uint32_t id, node, bucket;
+    std::uint32_t id, alloc_seq, bucket;
   };
   std::vector<Alive> alive;
-  for (std::uint32_t b = 0; b < buckets; ++b) {
-    for (std::uint32_t n = top[b]; n != kNone; n = nodes[n].below) {
-      if (nodes[n].alloc_seq >= wanted_from) alive.push_back({nodes[n].id, n, b});
-    }
-  }
+  live.each_alive([&](std::uint32_t b, const Node& node) {
+    if (node.alloc_seq >= wanted_from) alive.push_back({node.id, node.alloc_seq, b});
+  });
   std::sort(alive.begin(), alive.end(), [](const Alive& x, const Alive& y) { return x.id < y.id; });
   std::size_t change_after = 0;
   for (const Alive& a : alive) {
-    const std::uint32_t seq = nodes[a.node].alloc_seq;
+    const std::uint32_t seq = a.alloc_seq;
     while (change_after < next_change && c.time_changes[change_after].first_seq <= seq) ++change_after;
     const std::int64_t alloc_ns = change_after == 0 ? 0 : c.time_changes[change_after - 1].ns;
     consumer.on_still_alive(LiveBlock{BlockId(a.id), BucketId(a.bucket), seq, alloc_ns});
