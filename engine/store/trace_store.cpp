@@ -112,6 +112,28 @@ std::int64_t time_of(std::span<const TimeChange> changes, std::uint32_t seq, std
 
 [[noreturn]] void inconsistent(const char* what) { throw Error(std::string("store is inconsistent: ") + what); }
 
+// The trace's clock followed through events in ascending order: the time
+// at an event, and how many changes lie at or before it (those after are
+// later: time_of's `after`, and where a run of one time ends).
+class ClockFollower {
+ public:
+  explicit ClockFollower(std::span<const TimeChange> changes) : changes_(changes) {}
+  std::int64_t at(std::uint64_t seq) {
+    while (next_ < changes_.size() && changes_[next_].first_seq <= seq) now_ = changes_[next_++].ns;
+    return now_;
+  }
+  std::size_t passed() const { return next_; }
+  // The first event of the next change, or `otherwise` when none is left.
+  std::uint64_t next_change_seq(std::uint64_t otherwise) const {
+    return next_ < changes_.size() ? changes_[next_].first_seq : otherwise;
+  }
+
+ private:
+  std::span<const TimeChange> changes_;
+  std::size_t next_ = 0;
+  std::int64_t now_ = 0;
+};
+
 // The first event at or after `ns` (times never decrease; events before the
 // first time change are at 0).
 std::uint64_t first_event_at(const StoreColumns& c, std::int64_t ns) {
@@ -360,7 +382,7 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
   const std::uint64_t frees_before_cut = cut - std::min<std::uint64_t>(cut, allocs_before_cut);
   std::size_t next_alloc = skipped_allocs;
   std::size_t next_free = skipped_frees;
-  std::size_t next_change = 0;
+  ClockFollower clock(c.time_changes);
   check_tables();  // done by now if events were skipped; the consumer reads the tables from here on
   on_both_cores(
       [&] {
@@ -374,15 +396,12 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
         }
       },
       [&] {
-        std::int64_t now = 0;
         PackedReader alloc_seqs(c.alloc_seq), alloc_buckets(c.bucket);
         // A free looks its block up in two packed columns, fetched ahead.
         const std::size_t frees = c.free_order.size();
         FreeColumnAhead free_order(c, next_free, frees, blocks, FreeColumnAhead::Lookups::kBucketAndAllocation);
         for (std::uint64_t seq = skipped; seq < cut; ++seq) {
-          while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq <= seq) {
-            now = c.time_changes[next_change++].ns;
-          }
+          const std::int64_t now = clock.at(seq);
           if (next_alloc < allocs_before_cut && alloc_seqs[next_alloc] == seq) {
             const auto i = static_cast<std::uint32_t>(next_alloc++);
             const std::uint32_t bucket = alloc_buckets[i];
@@ -395,17 +414,17 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
           const std::uint32_t i = word & StoreColumns::kBlockMask;
           if (i >= next_alloc) inconsistent("a free of a block not yet allocated");
           mark_freed(i);
-          consumer.on_free(block_at(i, next_change), seq, now, (word & StoreColumns::kTemporaryBit) != 0);
+          consumer.on_free(block_at(i, clock.passed()), seq, now, (word & StoreColumns::kTemporaryBit) != 0);
         }
       });
   // From here on, blocks looked up were allocated before the cut.
-  while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq < cut) ++next_change;
+  if (cut > 0) clock.at(cut - 1);
   if (next_alloc != allocs_before_cut || next_free != frees_before_cut) {
     inconsistent("allocation sequence numbers are not ascending");
   }
   for (const std::uint32_t i : late_temporary) {
     mark_freed(i);
-    consumer.on_free(block_at(i, next_change), cut, until_ns, true);
+    consumer.on_free(block_at(i, clock.passed()), cut, until_ns, true);
   }
   // The blocks never freed: a word of 64 at a time, most of them all freed.
   // They come in the order of their allocation times, so their times are
@@ -415,7 +434,7 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
   // blocks on a program that frees little).
   const std::size_t first_wanted =
       std::min(allocs_before(c, first_event_at(c, consumer.still_alive_wanted_from_ns())), next_alloc);
-  std::size_t change_after = 0;  // the time changes at or before the block's allocation
+  ClockFollower alloc_clock(c.time_changes.first(clock.passed()));  // the changes before the cut
   for (std::size_t word = first_wanted / 64; word * 64 < next_alloc; ++word) {
     std::uint64_t alive = ~freed[word];
     if (word == first_wanted / 64) alive &= ~std::uint64_t{0} << (first_wanted % 64);
@@ -423,8 +442,7 @@ void TraceStore::replay_blocks(EventConsumer& consumer, std::int64_t until_ns) c
     for (; alive != 0; alive &= alive - 1) {
       const std::size_t i = word * 64 + static_cast<std::size_t>(std::countr_zero(alive));
       const std::uint32_t alloc_seq = c.alloc_seq[i];
-      while (change_after < next_change && c.time_changes[change_after].first_seq <= alloc_seq) ++change_after;
-      const std::int64_t alloc_ns = change_after == 0 ? 0 : c.time_changes[change_after - 1].ns;
+      const std::int64_t alloc_ns = alloc_clock.at(alloc_seq);
       consumer.on_still_alive(LiveBlock{BlockId(static_cast<std::uint32_t>(i)), BucketId(c.bucket[i]), alloc_seq, alloc_ns});
     }
   }
@@ -485,20 +503,15 @@ void TraceStore::replay_events(EventConsumer& consumer, std::int64_t until_ns) c
     check_tables();
   }
   // The events up to the cut, in runs of one time.
-  std::size_t next_change = 0;
-  std::int64_t now = 0;
+  ClockFollower clock(c.time_changes);
   for (std::uint64_t seq = skipped; seq < cut;) {
     k = static_cast<std::size_t>(seq / events.chunk_events());
     read_chunk(k);
     const std::uint64_t first = events.first_event(k);
     const std::uint64_t end = std::min<std::uint64_t>(cut, first + words.size());
     while (seq < end) {
-      while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq <= seq) {
-        now = c.time_changes[next_change++].ns;
-      }
-      const std::uint64_t run_end = next_change < c.time_changes.size()
-                                        ? std::min<std::uint64_t>(end, c.time_changes[next_change].first_seq)
-                                        : end;
+      const std::int64_t now = clock.at(seq);
+      const std::uint64_t run_end = std::min<std::uint64_t>(end, clock.next_change_seq(end));
       const std::span<const std::uint32_t> run(words.data() + (seq - first), run_end - seq);
       if (consumer.on_bucket_run(run, now, last_alloc) != run.size()) {
         inconsistent("a free of a bucket with no live block");
@@ -530,10 +543,10 @@ void TraceStore::replay_event_blocks(EventConsumer& consumer, std::int64_t until
   using Node = LiveBlockStacks::Node;
   std::vector<std::uint32_t> skipped_live(skipped > 0 ? buckets : 0, 0);
   std::uint32_t next_id = 0, just_allocated = kNone;
-  std::size_t next_change = 0;
-  std::int64_t now = 0;
+  ClockFollower clock(c.time_changes);
   const auto block_of = [&](const Node& node, std::uint32_t b) {
-    return LiveBlock{BlockId(node.id), BucketId(b), node.alloc_seq, time_of(c.time_changes, node.alloc_seq, next_change)};
+    return LiveBlock{BlockId(node.id), BucketId(b), node.alloc_seq,
+                     time_of(c.time_changes, node.alloc_seq, clock.passed())};
   };
   FrameDecoder decoder;
   std::vector<std::uint32_t> words;
@@ -548,9 +561,7 @@ void TraceStore::replay_event_blocks(EventConsumer& consumer, std::int64_t until
         check_tables();  // the consumer reads the tables from here on
         consumer.on_skipped_events(SkippedEvents{skipped_live, false});
       }
-      while (next_change < c.time_changes.size() && c.time_changes[next_change].first_seq <= seq) {
-        now = c.time_changes[next_change++].ns;
-      }
+      const std::int64_t now = clock.at(seq);
       // The states of an event ahead, fetched now in two steps: its bucket's
       // top 16 events ahead; 8 ahead, the node a free will end (an old
       // block's lies far from the recent ones) and the consumer's state.
@@ -607,12 +618,9 @@ void TraceStore::replay_event_blocks(EventConsumer& consumer, std::int64_t until
     if (node.alloc_seq >= wanted_from) alive.push_back({node.id, node.alloc_seq, b});
   });
   std::sort(alive.begin(), alive.end(), [](const Alive& x, const Alive& y) { return x.id < y.id; });
-  std::size_t change_after = 0;
+  ClockFollower alloc_clock(c.time_changes.first(clock.passed()));  // the changes before the cut
   for (const Alive& a : alive) {
-    const std::uint32_t seq = a.alloc_seq;
-    while (change_after < next_change && c.time_changes[change_after].first_seq <= seq) ++change_after;
-    const std::int64_t alloc_ns = change_after == 0 ? 0 : c.time_changes[change_after - 1].ns;
-    consumer.on_still_alive(LiveBlock{BlockId(a.id), BucketId(a.bucket), seq, alloc_ns});
+    consumer.on_still_alive(LiveBlock{BlockId(a.id), BucketId(a.bucket), a.alloc_seq, alloc_clock.at(a.alloc_seq)});
   }
   consumer.on_finish(c.end_ns);
 }

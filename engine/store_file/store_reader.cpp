@@ -327,8 +327,6 @@ PackedColumn packed_column(const StoreSections& file, Section kind, unsigned rot
   return c;
 }
 
-// The block columns and the time changes viewed, and what their lengths
-// must be.
 // The events (store_events.h) viewed in place, their sizes checked; each
 // chunk is checked when read.
 void read_events(const StoreSections& file, StoreColumns& c) {
@@ -353,6 +351,8 @@ void read_live_counts(const StoreSections& file, StoreColumns& c) {
   c.has_live_counts = c.live_counts_unreadable.empty();
 }
 
+// The block columns (or the events) and the time changes viewed, and what
+// their lengths must be.
 StoreColumns read_columns(const StoreSections& file, const SourceRecord& record) {
   StoreColumns c;
   c.time_changes = column<TimeChange>(file, Section::kTimeChanges);
