@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/binary_file/varint.h"
 #include "engine/error.h"
 #include "engine/util/zstd_memory.h"
 
@@ -28,25 +29,13 @@ void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
   out.insert(out.end(), p, p + 8);
 }
 
-void put_varint(std::vector<std::uint8_t>& out, std::uint64_t v) {
-  for (; v >= 0x80; v >>= 7) out.push_back(static_cast<std::uint8_t>(v | 0x80));
-  out.push_back(static_cast<std::uint8_t>(v));
-}
-
-// A varint of at most 5 bytes (a u32) from [p, end); false past the end or wider.
-bool get_varint32(const std::uint8_t*& p, const std::uint8_t* end, std::uint32_t& v) {
+// A varint of a u32 (at most 5 bytes, the most a u32 needs) at `at` of `bytes`.
+bool take_varint32(std::string_view bytes, std::size_t& at, std::uint32_t& v) {
+  const std::size_t from = at;
   std::uint64_t value = 0;
-  for (int shift = 0; shift < 35; shift += 7) {
-    if (p == end) return false;
-    const std::uint8_t b = *p++;
-    value |= std::uint64_t{b & 0x7fu} << shift;
-    if (b < 0x80) {
-      if (value > 0xFFFFFFFFu) return false;
-      v = static_cast<std::uint32_t>(value);
-      return true;
-    }
-  }
-  return false;
+  if (!take_varint(bytes, at, value) || at - from > 5 || value > 0xFFFFFFFFu) return false;
+  v = static_cast<std::uint32_t>(value);
+  return true;
 }
 
 // Views `n` entries of T at `at` of `bytes`, and the frames after them.
@@ -187,13 +176,13 @@ void StoreLiveCounts::decode(std::size_t k, FrameDecoder& decoder, std::span<std
   std::vector<std::uint8_t> list(static_cast<std::size_t>(size));
   if (!decoder.decode(frame, list)) inconsistent(fmt::format("live counts {} are damaged", k));
   std::fill(live.begin(), live.end(), 0);
-  const std::uint8_t* p = list.data();
-  const std::uint8_t* end = p + list.size();
+  const std::string_view bytes(reinterpret_cast<const char*>(list.data()), list.size());
+  std::size_t at = 0;
   std::uint64_t bucket = 0, total = 0;
   bool first = true;
-  while (p != end) {
+  while (at != bytes.size()) {
     std::uint32_t delta = 0, count = 0;
-    if (!get_varint32(p, end, delta) || !get_varint32(p, end, count)) {
+    if (!take_varint32(bytes, at, delta) || !take_varint32(bytes, at, count)) {
       inconsistent(fmt::format("live counts {} end inside a varint", k));
     }
     bucket += delta;
@@ -240,7 +229,7 @@ std::vector<std::uint8_t> StoreEventsWriter::head() const {
 
 void StoreLiveCountsWriter::list(std::uint64_t seq, std::vector<std::pair<std::uint32_t, std::uint32_t>> live) {
   std::sort(live.begin(), live.end());
-  std::vector<std::uint8_t> raw;
+  std::string raw;
   std::uint32_t previous = 0;
   for (const auto& [bucket, count] : live) {
     put_varint(raw, bucket - previous);
@@ -248,7 +237,8 @@ void StoreLiveCountsWriter::list(std::uint64_t seq, std::vector<std::pair<std::u
     previous = bucket;
   }
   entries_.push_back({seq, frames_.size()});
-  const std::vector<std::uint8_t>& frame = encoder_.encode(raw);
+  const std::vector<std::uint8_t>& frame =
+      encoder_.encode({reinterpret_cast<const std::uint8_t*>(raw.data()), raw.size()});
   frames_.insert(frames_.end(), frame.begin(), frame.end());
 }
 

@@ -201,15 +201,16 @@ struct StoreWriter::Columns {
   Columns(const std::string& folder, const TraceTables& tables, StoreBlockFacts facts)
       : bucket(folder, 0), alloc_seq(folder, 0), free_order(folder, StoreColumns::kFreeRotation), time_changes(folder),
         builder(tables, bucket, alloc_seq, free_order, time_changes, checkpoint_rule()), event_frames(folder),
-        events([this](std::span<const std::uint8_t> frame) { event_frames.append(frame); },
-               event_chunking().chunk_events),
-        tee(builder, builder, events, live_counts, event_chunking()), consumer(facts == StoreBlockFacts::kColumns
+        chunking(event_chunking()),
+        events([this](std::span<const std::uint8_t> frame) { event_frames.append(frame); }, chunking.chunk_events),
+        tee(builder, builder, events, live_counts, chunking), consumer(facts == StoreBlockFacts::kColumns
                                                                  ? static_cast<EventConsumer&>(builder)
                                                                  : static_cast<EventConsumer&>(tee)) {}
   PackedScratch bucket, alloc_seq, free_order;
   ScratchColumn<TimeChange> time_changes;
   ColumnBuilder<PackedScratch, ScratchColumn<TimeChange>> builder;
   ScratchColumn<std::uint8_t> event_frames;
+  EventChunking chunking;
   StoreEventsWriter events;
   StoreLiveCountsWriter live_counts;
   EventsTee tee;
@@ -358,12 +359,12 @@ std::uint64_t StoreWriter::commit(const SourceRecordMaker& make_record, const St
     const std::vector<std::uint8_t> head = c.events.head();
     section.put(head.data(), head.size());
     std::vector<char> buffer(std::size_t{1} << 20);
-    for (std::uint64_t at = 0; at < c.event_frames.count();) {
+    for (std::uint64_t at = 0; at < c.event_frames.count(); at += buffer.size()) {
       const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), c.event_frames.count() - at));
-      const std::int64_t got = read_at(c.event_frames.fd(), buffer.data(), want, at);
-      if (got <= 0) throw Error(SourceLocation::of_file(path_), "cannot read the store's events back from their scratch file");
-      section.put(buffer.data(), static_cast<std::size_t>(got));
-      at += static_cast<std::uint64_t>(got);
+      if (!read_all_at(c.event_frames.fd(), buffer.data(), want, at)) {
+        throw Error(SourceLocation::of_file(path_), "cannot read the store's events back from their scratch file");
+      }
+      section.put(buffer.data(), want);
     }
     toc.push_back(section.finish(c.events.event_count()));
   } else {
